@@ -1,0 +1,57 @@
+# respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
+#                  [HEADER_ONLY])
+#
+# Generates C codecs from respgen specs at build time and adds them to <target>:
+# - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
+#   ${CMAKE_CURRENT_BINARY_DIR}/respgen/<target>; only these outputs are marked GENERATED;
+# - the outputs are regenerated when a spec or the respgen executable changes;
+# - OUT_DIR joins <target>'s include path (PUBLIC) and respgen::runtime its link libraries.
+# Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
+# two calls would generate the same file name.
+function(respgen_generate)
+  cmake_parse_arguments(RG "HEADER_ONLY" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
+  if(NOT RG_TARGET OR NOT RG_SPECS)
+    message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
+  endif()
+  if(RG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "respgen_generate: unknown arguments: ${RG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET respgen::respgen)
+    message(FATAL_ERROR "respgen_generate: no respgen::respgen executable target; "
+                        "add_subdirectory(respgen) or find_package(respgen) first")
+  endif()
+  if(NOT RG_OUT_DIR)
+    set(RG_OUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/respgen/${RG_TARGET}")
+  endif()
+
+  set(options -o "${RG_OUT_DIR}")
+  if(RG_PREFIX)
+    list(APPEND options --prefix "${RG_PREFIX}")
+  endif()
+  if(RG_HEADER_ONLY)
+    list(APPEND options --header-only)
+  endif()
+
+  set(all_outputs "")
+  foreach(spec IN LISTS RG_SPECS)
+    get_filename_component(spec_abs "${spec}" ABSOLUTE)
+    get_filename_component(stem "${spec}" NAME_WE)
+    set(outputs "${RG_OUT_DIR}/${stem}.h")
+    if(NOT RG_HEADER_ONLY)
+      list(APPEND outputs "${RG_OUT_DIR}/${stem}.c")
+    endif()
+    add_custom_command(
+      OUTPUT ${outputs}
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
+      COMMAND respgen::respgen ${options} "${spec_abs}"
+      DEPENDS "${spec_abs}" respgen::respgen
+      COMMENT "respgen: generating ${stem} codec from ${spec}"
+      VERBATIM)
+    list(APPEND all_outputs ${outputs})
+  endforeach()
+
+  set_source_files_properties(${all_outputs} PROPERTIES GENERATED TRUE)
+  target_sources(${RG_TARGET} PRIVATE ${all_outputs})
+  target_include_directories(${RG_TARGET} PUBLIC "${RG_OUT_DIR}")
+  target_link_libraries(${RG_TARGET} PUBLIC respgen::runtime)
+endfunction()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: a Release build and its ctest suite, the same suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and every fuzz target for a bounded time.
+# Usage: scripts/test.sh            (FUZZ_SECONDS=N to change the fuzzing time per target)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "release build and tests (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+step "ASan + UBSan build and tests (build-asan/)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRG_SANITIZE=ON -DRG_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+step "fuzzing (${FUZZ_SECONDS:-60} s per target)"
+scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+
+step "all tests passed"
