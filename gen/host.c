@@ -1,0 +1,227 @@
+/* The `host` Lua module: what the Lua generator cannot do in plain Lua (embedded files, atomic
+ * writes, the C dump tool), and the require() searcher for the embedded modules. */
+#include "host.h"
+
+#include "dump.h"
+#include "embed.h"
+#include "rg.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LUA_PREFIX      "gen/lua/"
+#define TEMPLATE_PREFIX "templates/"
+
+static int compare_path(const void *key, const void *elem) {
+    return strcmp(key, ((const rg_embedded_file *)elem)->path);
+}
+
+static const rg_embedded_file *embedded_find(const char *path) {
+    return bsearch(path, rg_embedded_files, rg_embedded_count, sizeof rg_embedded_files[0],
+                   compare_path);
+}
+
+static const char *const module_patterns[] = {LUA_PREFIX "%s.lua", LUA_PREFIX "%s/init.lua"};
+
+/* The embedded file that holds module `name` ("a.b" -> gen/lua/a/b.lua or gen/lua/a/b/init.lua),
+ * or NULL. Leaves the name as a relative path ("a/b") on the stack. */
+static const rg_embedded_file *module_find(lua_State *L, const char *name) {
+    const char *rel = luaL_gsub(L, name, ".", "/");
+    const rg_embedded_file *f = NULL;
+    for (size_t i = 0; i < sizeof module_patterns / sizeof module_patterns[0] && !f; i++) {
+        f = embedded_find(lua_pushfstring(L, module_patterns[i], rel));
+        lua_pop(L, 1);
+    }
+    return f;
+}
+
+/* package.searchers entry: returns the module's chunk and its path, or why it is not there. */
+static int embedded_searcher(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    const rg_embedded_file *f = module_find(L, name);
+    if (!f) {
+        const char *rel = lua_tostring(L, -1);
+        lua_pushfstring(L,
+                        "no embedded module '" LUA_PREFIX "%s.lua' or '" LUA_PREFIX "%s/init.lua'",
+                        rel, rel);
+        return 1;
+    }
+    /* The '@' makes Lua report errors as "gen/lua/name.lua:LINE:". Text only: the embedded
+     * files are sources, and refusing bytecode keeps a stray binary chunk from being run. */
+    const char *chunkname = lua_pushfstring(L, "@%s", f->path);
+    if (luaL_loadbufferx(L, f->data, f->size, chunkname, "t") != LUA_OK)
+        return luaL_error(L, "error loading module '%s' from '%s':\n\t%s", name, f->path,
+                          lua_tostring(L, -1));
+    lua_pushstring(L, f->path);
+    return 2;
+}
+
+static int host_has_module(lua_State *L) {
+    lua_pushboolean(L, module_find(L, luaL_checkstring(L, 1)) != NULL);
+    return 1;
+}
+
+static int host_template(lua_State *L) {
+    const char *name = luaL_checkstring(L, 1);
+    const rg_embedded_file *f = embedded_find(lua_pushfstring(L, TEMPLATE_PREFIX "%s", name));
+    if (f)
+        lua_pushlstring(L, f->data, f->size);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* The embedded table is sorted, so the templates form one sorted run. */
+static int host_templates(lua_State *L) {
+    const size_t plen = strlen(TEMPLATE_PREFIX);
+    lua_Integer n = 0;
+    lua_newtable(L);
+    for (size_t i = 0; i < rg_embedded_count; i++) {
+        const char *path = rg_embedded_files[i].path;
+        if (strncmp(path, TEMPLATE_PREFIX, plen) != 0) continue;
+        lua_pushstring(L, path + plen);
+        lua_rawseti(L, -2, ++n);
+    }
+    return 1;
+}
+
+/* host.dump({args...}) -> exit status of `respgen dump args...`. */
+static int host_dump(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const size_t argc = (size_t)luaL_len(L, 1);
+    /* A userdata, so the array is freed even if a bad argument raises an error below. */
+    const char **argv = lua_newuserdatauv(L, (argc + 1) * sizeof *argv, 0);
+    for (size_t i = 0; i < argc; i++) {
+        /* The strings stay alive in the argument table, which is on the stack. */
+        if (lua_rawgeti(L, 1, (lua_Integer)i + 1) != LUA_TSTRING)
+            return luaL_error(L, "host.dump: argument %d is not a string", (int)i + 1);
+        argv[i] = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    argv[argc] = NULL;
+    fflush(stdout); /* whatever Lua printed comes first */
+    lua_pushinteger(L, rg_dump_main(argc, argv, stdout, stderr));
+    return 1;
+}
+
+/* The io library's failure convention: nil, "path: reason". */
+static int push_errno(lua_State *L, const char *path, int err) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", path, strerror(err));
+    return 2;
+}
+
+static int host_read_file(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    FILE *f = fopen(path, "rb");
+    if (!f) return push_errno(L, path, errno);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    size_t got;
+    do {
+        char *p = luaL_prepbuffer(&b);
+        got = fread(p, 1, LUAL_BUFFERSIZE, f);
+        luaL_addsize(&b, got);
+    } while (got == LUAL_BUFFERSIZE);
+    const int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (err) return push_errno(L, path, err);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* New files get the mode open(2) would give them; replaced files keep theirs. */
+static mode_t target_mode(const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0) return st.st_mode & 07777;
+    const mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+static int write_all(int fd, const char *data, size_t len) {
+    while (len > 0) {
+        const ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Writes data to tmp (an open mkstemp file) and renames it over path. 0 or an errno value. */
+static int replace_with(int fd, const char *tmp, const char *path, const char *data, size_t len) {
+    int err = fchmod(fd, target_mode(path)) == 0 ? 0 : errno;
+    if (!err) err = write_all(fd, data, len);
+    /* No fsync: generated files are reproducible, and the rename alone already guarantees
+     * readers see the old or the new content, never a mix. */
+    if (close(fd) != 0 && !err) err = errno;
+    if (!err && rename(tmp, path) != 0) err = errno;
+    return err;
+}
+
+/* host.write_file_atomic(path, data) -> true, or nil, err. The temp file sits next to the
+ * target, since rename(2) is only atomic within one file system. */
+static int host_write_file_atomic(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    size_t len;
+    const char *data = luaL_checklstring(L, 2, &len);
+    const char *pattern = lua_pushfstring(L, "%s.tmp.XXXXXX", path);
+    const size_t tlen = strlen(pattern) + 1;
+    char *tmp = memcpy(lua_newuserdatauv(L, tlen, 0), pattern, tlen);
+    const int fd = mkstemp(tmp);
+    if (fd < 0) return push_errno(L, path, errno);
+    const int err = replace_with(fd, tmp, path, data, len);
+    if (err) {
+        unlink(tmp);
+        return push_errno(L, path, err);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+int rg_host_open(lua_State *L) {
+    static const luaL_Reg funcs[] = {
+        {"template", host_template},
+        {"templates", host_templates},
+        {"has_module", host_has_module},
+        {"dump", host_dump},
+        {"read_file", host_read_file},
+        {"write_file_atomic", host_write_file_atomic},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, funcs);
+    lua_pushliteral(L, RG_VERSION_STRING);
+    lua_setfield(L, -2, "version");
+    lua_pushliteral(L, LUA_RELEASE);
+    lua_setfield(L, -2, "lua_release");
+    return 1;
+}
+
+void rg_host_install(lua_State *L) {
+    luaL_requiref(L, "host", rg_host_open, 0);
+    lua_pop(L, 1);
+
+    lua_getglobal(L, LUA_LOADLIBNAME);
+    /* Keep the preload searcher (1); the embedded one replaces the file and C searchers. */
+    lua_getfield(L, -1, "searchers");
+    lua_pushcfunction(L, embedded_searcher);
+    lua_rawseti(L, -2, 2);
+    for (lua_Integer i = luaL_len(L, -1); i > 2; i--) {
+        lua_pushnil(L);
+        lua_rawseti(L, -2, i);
+    }
+    lua_pop(L, 1);
+    lua_pushliteral(L, "");
+    lua_setfield(L, -2, "path");
+    lua_pushliteral(L, "");
+    lua_setfield(L, -2, "cpath");
+    lua_pop(L, 1);
+}
