@@ -1,0 +1,52 @@
+/* Test support: a real redis-server started on a free loopback port, and a blocking client that
+ * renders replies as compact text for assertions.
+ *
+ * Every integration test starts its own server with --save '' --appendonly no in a fresh
+ * temporary directory and stops it, so tests never share state or touch a system Redis.
+ */
+#ifndef RG_TEST_REDIS_H
+#define RG_TEST_REDIS_H
+
+#include "rg_dec.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct test_redis {
+    pid_t pid;
+    int port;
+    char dir[64]; /* the server's working directory, removed by test_redis_stop */
+} test_redis;
+
+/* Starts redis-server with the extra arguments (NULL-terminated list, or NULL) and waits until it
+ * answers PING. Returns 0, or -1 with a reason on stderr (redis-server missing, no port). */
+int test_redis_start(test_redis *s, const char *const *extra_args);
+
+/* Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Idempotent. */
+void test_redis_stop(test_redis *s);
+
+/* A blocking connection with its own read buffer and decoder. */
+typedef struct test_conn {
+    int fd;
+    char *buf; /* owned; grows to hold the largest unconsumed reply */
+    size_t cap, len, pos;
+    rg_reader reader;
+} test_conn;
+
+/* Connects to 127.0.0.1:port. Returns 0 or -1. */
+int test_conn_open(test_conn *c, int port);
+void test_conn_close(test_conn *c);
+
+/* Writes all bytes. Returns 0 or -1. */
+int test_conn_send(test_conn *c, const char *bytes, size_t len);
+
+/* Reads one whole top-level reply and renders it into out (NUL-terminated, truncated to cap):
+ *   +OK  -ERR msg  :42  hello (a bulk)  (nil) (any null)  #t  ,1.5  (123  !err  =txt:text
+ *   *[a,b]  %{k:v,k2:v2}  ~[a]  >[a]  |{k:v}value  (streamed strings joined)
+ * Returns 0, or -1 on a closed connection, timeout (10 s) or protocol error. */
+int test_conn_reply(test_conn *c, char *out, size_t cap);
+
+/* Sends an argv command (encoded with rg_argv_encode) and renders its reply. */
+int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv);
+
+#endif
