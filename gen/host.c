@@ -187,21 +187,36 @@ static int host_write_file_atomic(lua_State *L) {
     return 1;
 }
 
+/* host.mkdir_p(path) -> true, or nil, err: makes path and its missing parents, like mkdir -p. */
+static int host_mkdir_p(lua_State *L) {
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    char *dir = memcpy(lua_newuserdatauv(L, len + 1, 0), path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (dir[i] != '/' && dir[i] != '\0') continue;
+        const char saved = dir[i];
+        dir[i] = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return push_errno(L, dir, errno);
+        dir[i] = saved;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 int rg_host_open(lua_State *L) {
     static const luaL_Reg funcs[] = {
-        {"template", host_template},
-        {"templates", host_templates},
-        {"has_module", host_has_module},
-        {"dump", host_dump},
-        {"read_file", host_read_file},
-        {"write_file_atomic", host_write_file_atomic},
-        {NULL, NULL},
+        {"template", host_template},     {"templates", host_templates},
+        {"has_module", host_has_module}, {"dump", host_dump},
+        {"read_file", host_read_file},   {"write_file_atomic", host_write_file_atomic},
+        {"mkdir_p", host_mkdir_p},       {NULL, NULL},
     };
     luaL_newlib(L, funcs);
     lua_pushliteral(L, RG_VERSION_STRING);
     lua_setfield(L, -2, "version");
     lua_pushliteral(L, LUA_RELEASE);
     lua_setfield(L, -2, "lua_release");
+    lua_pushinteger(L, RG_ABI_VERSION);
+    lua_setfield(L, -2, "abi_version");
     return 1;
 }
 

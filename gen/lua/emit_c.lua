@@ -1,0 +1,660 @@
+-- Renders a model (model.lua) as C text: a header and a source file, or one header with every
+-- definition static inline. Pure functions from the model to strings; the layout follows the
+-- project's .clang-format (see layout.lua).
+
+local layout = require("layout")
+local resp = require("resp")
+local template = require("template")
+
+local M = {}
+
+local LIMIT = layout.LIMIT
+local IND = layout.INDENT
+
+-- The lists given, one after another, as a new list.
+local function concat(...)
+    local out = {}
+    for _, list in ipairs({ ... }) do
+        for _, x in ipairs(list) do out[#out + 1] = x end
+    end
+    return out
+end
+
+---------------------------------------------------------------------------------------------
+-- Statements: small trees rendered with clang-format's rules for short if/for/case bodies.
+--   { t = "call", lead, name, args }   a call statement ("lead" as in layout.call)
+--   { t = "text", text }              any other one-line statement
+--   { t = "if", cond, body }  { t = "for", count, body }
+--   { t = "switch", expr, cases = { { label, body } } }
+
+local function call(lead, name, args)
+    return { t = "call", lead = lead, name = name, args = args }
+end
+
+local function text(s)
+    return { t = "text", text = s }
+end
+
+local function flat(s)
+    if s.t == "call" then return s.lead .. s.name .. "(" .. table.concat(s.args, ", ") .. ");" end
+    if s.t == "text" then return s.text end
+    return nil
+end
+
+local render_list
+
+-- The "if (...)" or "for (...)" line; a condition too long for it breaks after its comparison
+-- operator, continuing under the condition's start.
+local function control_head(ind, s)
+    if s.t == "for" then return { ind .. "for (size_t i = 0; i < " .. s.count .. "; i++)" } end
+    local one = ind .. "if (" .. s.cond .. ")"
+    local left, op, right = s.cond:match("^(.-) ([!=<>]=?) (.*)$")
+    if #one <= LIMIT or not left then return { one } end
+    return { ind .. "if (" .. left .. " " .. op, ind .. "    " .. right .. ")" }
+end
+
+local function render_one(s, indent, out)
+    local ind = layout.spaces(indent)
+    if s.t == "call" then
+        out[#out + 1] = layout.call({ indent = indent, lead = s.lead, name = s.name, args = s.args,
+            tail = ");" })
+    elseif s.t == "text" then
+        out[#out + 1] = ind .. s.text
+    elseif s.t == "if" or s.t == "for" then
+        local head = control_head(ind, s)
+        local only = #s.body == 1 and flat(s.body[1])
+        if only and #head == 1 and #head[1] + 1 + #only <= LIMIT then
+            out[#out + 1] = head[1] .. " " .. only
+        elseif only then
+            for _, l in ipairs(head) do out[#out + 1] = l end
+            render_one(s.body[1], indent + IND, out)
+        else
+            head[#head] = head[#head] .. " {"
+            for _, l in ipairs(head) do out[#out + 1] = l end
+            render_list(s.body, indent + IND, out)
+            out[#out + 1] = ind .. "}"
+        end
+    elseif s.t == "switch" then
+        out[#out + 1] = ind .. "switch (" .. s.expr .. ") {"
+        for _, c in ipairs(s.cases) do
+            local label = c.label == "default" and "default:" or ("case " .. c.label .. ":")
+            label = ind .. label
+            local parts = {}
+            for _, b in ipairs(c.body) do parts[#parts + 1] = flat(b) or false end
+            local one = #parts <= 2 and label
+            for _, p in ipairs(parts) do one = one and p and (one .. " " .. p) end
+            if one and #one <= LIMIT then
+                out[#out + 1] = one
+            else
+                out[#out + 1] = label
+                render_list(c.body, indent + IND, out)
+            end
+        end
+        out[#out + 1] = ind .. "}"
+    end
+end
+
+render_list = function(stmts, indent, out)
+    for _, s in ipairs(stmts) do render_one(s, indent, out) end
+    return out
+end
+
+-- A function definition: signature laid out like clang-format, then the body.
+local function func(lead, name, params, body)
+    if #params == 0 then params = { "void" } end
+    local out = { layout.call({ indent = 0, lead = lead, name = name, args = params,
+        tail = ") {", decl = true }) }
+    render_list(body, IND, out)
+    out[#out + 1] = "}"
+    return table.concat(out, "\n")
+end
+
+local function proto(lead, name, params)
+    if #params == 0 then params = { "void" } end
+    return layout.call({ indent = 0, lead = lead, name = name, args = params, tail = ");",
+        decl = true })
+end
+
+---------------------------------------------------------------------------------------------
+-- Ops to statements, in two modes: measuring (size) and putting (writing the bytes).
+
+-- An emitter of op lists: remembers which helpers (templates/helpers.c) the code uses.
+local Ops = {}
+Ops.__index = Ops
+
+local function new_ops(model, used)
+    return setmetatable({ p = model.prefix, used = used }, Ops)
+end
+
+function Ops:helper(name)
+    self.used[name] = true
+    return self.p .. "_" .. name
+end
+
+-- Statements measuring each kind of op (m: the measure struct).
+local MEASURE = {
+    lit = function(self, o)
+        return call("", self:helper("meas_lit"), { "m", tostring(o.argc), tostring(#o.bytes) })
+    end,
+    view = function(self, o)
+        if o.max_len then
+            return call("", self:helper("meas_view_max"), { "m", o.expr, tostring(o.max_len) })
+        end
+        return call("", self:helper("meas_view"), { "m", o.expr })
+    end,
+    i64 = function(self, o) return call("", self:helper("meas_i64"), { "m", o.expr }) end,
+    dbl = function(self, o) return call("", self:helper("meas_double"), { "m", o.expr }) end,
+    enum = function(_, o) return call("", o.type.cname .. "_measure", { "m", o.expr }) end,
+    call = function(_, o) return call("", o.type.cname .. "_measure", { "m", o.expr }) end,
+    check = function(_, o)
+        return { t = "if", cond = o.cond, body = { text("m->bad = true;") } }
+    end,
+}
+
+-- Statements writing each kind of op at dst (w: the iovec writer, NULL for one buffer).
+local PUT = {
+    view = function(self, o)
+        return call("dst = ", self:helper("put_view"), { "dst", "w", o.expr })
+    end,
+    i64 = function(_, o) return call("dst = ", "rg_put_bulk_i64", { "dst", o.expr }) end,
+    dbl = function(_, o) return call("dst = ", "rg_put_bulk_double", { "dst", o.expr }) end,
+    enum = function(_, o) return call("dst = ", o.type.cname .. "_put", { "dst", o.expr }) end,
+    call = function(_, o)
+        local args = o.type.has_views and { "dst", "w", o.expr } or { "dst", o.expr }
+        return call("dst = ", o.type.cname .. "_put", args)
+    end,
+}
+
+-- `dst = rg_put_raw(dst, "<literal>", n);`, cut into several writes when a line would be too
+-- long (clang-format would otherwise break the string literal itself).
+local function put_lit(o, indent, out)
+    local room = LIMIT - indent - #'dst = rg_put_raw(dst, "' - #'", 9999);'
+    for _, piece in ipairs(resp.split_literal(o.bytes, room)) do
+        out[#out + 1] = call("dst = ", "rg_put_raw",
+            { "dst", '"' .. resp.c_escape(piece) .. '"', tostring(#piece) })
+    end
+end
+
+-- Renders ops in one of the two modes: `mode` is MEASURE or PUT, `default` the statements of a
+-- switch's default case. Top-level constants of a command are skipped when measuring (they are
+-- in its FIXED_SIZE).
+function Ops:render(ops, mode, indent, out, skip_lits)
+    for _, o in ipairs(ops) do
+        local k = o.op
+        if k == "if" or k == "each" then
+            local body = self:render(o.body, mode, indent + IND, {})
+            out[#out + 1] = { t = k == "if" and "if" or "for", cond = o.cond, count = o.count,
+                body = body }
+        elseif k == "switch" then
+            out[#out + 1] = self:switch(o, mode, indent)
+        elseif k == "lit" and mode == PUT then
+            put_lit(o, indent, out)
+        elseif mode[k] and not (k == "lit" and skip_lits) then
+            out[#out + 1] = mode[k](self, o)
+        end
+    end
+    return out
+end
+
+-- A oneof's switch: one case per alternative, and a default that rejects (measuring) or
+-- writes nothing (putting: never reached, measuring rejected it first).
+function Ops:switch(o, mode, indent)
+    local cases = {}
+    for _, c in ipairs(o.cases) do
+        local body = self:render(c.body, mode, indent + IND, {})
+        body[#body + 1] = text("break;")
+        cases[#cases + 1] = { label = c.label, body = body }
+    end
+    local default = mode == MEASURE and { text("m->bad = true;"), text("break;") } or
+        { text("break;") }
+    cases[#cases + 1] = { label = "default", body = default }
+    return { t = "switch", expr = o.expr, cases = cases }
+end
+
+function Ops:measure(ops, indent, out, skip_lits)
+    return self:render(ops, MEASURE, indent, out, skip_lits)
+end
+
+function Ops:put(ops, indent, out)
+    return self:render(ops, PUT, indent, out)
+end
+
+---------------------------------------------------------------------------------------------
+-- Declarations (header).
+
+local function decl_text(d)
+    return d[1] .. d[2] .. ";"
+end
+
+local function enum_decl(name, labels)
+    local out = { "typedef enum " .. name .. " {" }
+    for _, l in ipairs(labels) do out[#out + 1] = layout.spaces(IND) .. l .. "," end
+    out[#out + 1] = "} " .. name .. ";"
+    return table.concat(out, "\n")
+end
+
+local function struct_decl(name, lines)
+    local out = { "typedef struct " .. name .. " {" }
+    for _, l in ipairs(lines) do out[#out + 1] = l end
+    out[#out + 1] = "} " .. name .. ";"
+    return table.concat(out, "\n")
+end
+
+-- Member declarations; one too long for a line continues with its name on the next.
+local function member_lines(decls, indent)
+    local out = {}
+    for _, d in ipairs(decls) do
+        local line = layout.spaces(indent) .. decl_text(d)
+        if #line > LIMIT and not d[1]:match("%*$") then
+            out[#out + 1] = layout.spaces(indent) .. d[1]:gsub(" $", "")
+            line = layout.spaces(indent + IND) .. d[2] .. ";"
+        end
+        out[#out + 1] = line
+    end
+    return out
+end
+
+local function labels_of(t)
+    local labels = { t.none }
+    for _, alt in ipairs(t.alts) do labels[#labels + 1] = alt.label end
+    return labels
+end
+
+local function type_decl(t)
+    if t.enum then return enum_decl(t.cname, labels_of(t)) end
+    if t.kind == "block" then return struct_decl(t.cname, member_lines(t.fields, IND)) end
+    local kind = t.cname .. "_kind"
+    local lines = { layout.spaces(IND) .. kind .. " kind;" }
+    if #t.members > 0 then
+        lines[#lines + 1] = layout.spaces(IND) .. "union {"
+        for _, m in ipairs(t.members) do
+            if m.multiple then
+                lines[#lines + 1] = layout.spaces(2 * IND) .. "struct {"
+                for _, l in ipairs(member_lines(m.decls, 3 * IND)) do lines[#lines + 1] = l end
+                lines[#lines + 1] = layout.spaces(2 * IND) .. "};"
+            else
+                for _, l in ipairs(member_lines(m.decls, 2 * IND)) do lines[#lines + 1] = l end
+            end
+        end
+        lines[#lines + 1] = layout.spaces(IND) .. "};"
+    end
+    return enum_decl(kind, labels_of(t)) .. "\n\n" .. struct_decl(t.cname, lines)
+end
+
+-- A bound: a constant plus multiples of runtime macros.
+local function bound_value(bytes, terms)
+    local parts = { tostring(bytes) }
+    for _, t in ipairs(terms) do
+        if t[1] == 1 then
+            parts[#parts + 1] = t[2]
+        elseif t[1] > 1 then
+            parts[#parts + 1] = t[1] .. " * " .. t[2]
+        end
+    end
+    if #parts == 1 then return parts[1] end
+    return "(" .. table.concat(parts, " + ") .. ")"
+end
+
+local function command_macros(cm)
+    local defs = { { cm.MACRO .. "_FIXED_SIZE", tostring(cm.fixed_bytes) } }
+    local b = cm.bound
+    if not b.many and not b.open then
+        defs[#defs + 1] = { cm.MACRO .. "_MAX_SIZE",
+            bound_value(b.bytes, { { b.doubles, "RG_DOUBLE_MAX_LEN" } }) }
+    end
+    if not b.many then
+        defs[#defs + 1] = { cm.MACRO .. "_IOV_MAX", tostring(2 * b.views + 1) }
+        defs[#defs + 1] = { cm.MACRO .. "_SCRATCH_MAX", bound_value(b.scratch,
+            { { b.copies, "RG_IOV_COPY_MIN" }, { b.doubles, "RG_DOUBLE_MAX_LEN" } }) }
+    end
+    return table.concat(layout.macros(defs), "\n")
+end
+
+local function opts_param(cm)
+    return cm.has_opts and { "const " .. cm.opts_type .. " *opts" } or {}
+end
+
+local function param_texts(cm)
+    local out = {}
+    for _, d in ipairs(cm.params) do out[#out + 1] = d[1] .. d[2] end
+    return concat(out, opts_param(cm))
+end
+
+local function arg_names(cm)
+    local out = {}
+    for _, d in ipairs(cm.params) do out[#out + 1] = d[2] end
+    if cm.has_opts then out[#out + 1] = "opts" end
+    return out
+end
+
+-- The public functions of a command: name suffix -> leading parameters.
+local PUBLIC = {
+    { "size", {} },
+    { "encode", { "char *dst", "size_t cap" } },
+    { "iov_count", {} },
+    { "scratch_size", {} },
+    { "encode_iov", { "rg_iov *iov", "size_t iov_cap", "char *scratch", "size_t scratch_cap" } },
+}
+
+local function command_doc(cm)
+    return layout.comment(0, resp.comment_escape(cm.syntax))
+end
+
+local function command_header(cm, header_only)
+    local parts = { command_doc(cm) .. "\n" .. command_macros(cm) }
+    for _, t in ipairs(cm.types) do parts[#parts + 1] = type_decl(t) end
+    if cm.has_opts then
+        parts[#parts + 1] = layout.comment(0,
+            "Optional arguments of " .. resp.comment_escape(cm.name) ..
+            ": zeroed members (or opts == NULL) send none.") ..
+            "\n" .. struct_decl(cm.opts_type, member_lines(cm.opts_fields, IND))
+    end
+    if not header_only then
+        local protos = {}
+        for _, f in ipairs(PUBLIC) do
+            protos[#protos + 1] = proto("size_t ", cm.fn .. "_" .. f[1],
+                concat(f[2], param_texts(cm)))
+        end
+        parts[#parts + 1] = table.concat(protos, "\n")
+    end
+    return table.concat(parts, "\n\n")
+end
+
+---------------------------------------------------------------------------------------------
+-- Definitions (source, or header-only).
+
+-- The enum's table entries, relative to the function body: one designated initializer per
+-- value. One that does not fit on a line breaks inside its braces when that fits, else after
+-- '=' (clang-format's penalties for the two).
+local function bulk_entries(t)
+    local out = {}
+    for _, alt in ipairs(t.alts) do
+        local head = "[" .. alt.label .. "] = "
+        local lit, len = '{"' .. resp.c_escape(alt.bulk) .. '",', #alt.bulk .. "},"
+        local col = 2 * IND + #head
+        if col + #lit + 1 + #len <= LIMIT then
+            out[#out + 1] = text(layout.spaces(IND) .. head .. lit .. " " .. len)
+        elseif col + #lit <= LIMIT then
+            out[#out + 1] = text(layout.spaces(IND) .. head .. lit)
+            out[#out + 1] = text(layout.spaces(col + 1 - IND) .. len)
+        else
+            out[#out + 1] = text(layout.spaces(IND) .. head:gsub(" $", ""))
+            out[#out + 1] = text(layout.spaces(2 * IND) .. lit .. " " .. len)
+        end
+    end
+    return out
+end
+
+-- A pure-token oneof: a table of its values' bulks, and measure and put through it.
+local function enum_defs(t, ops, static)
+    local body = concat({ text("static const rg_view bulks[] = {") }, bulk_entries(t), {
+        text("};"),
+        text("return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};"),
+    })
+    local bulk = t.cname .. "_bulk"
+    local lookup = call("const rg_view b = ", bulk, { "v" })
+    local value = t.cname .. " v"
+    return table.concat({
+        layout.comment(0, "The bulk of each choice; {NULL, 0} for none or out of range.") .. "\n" ..
+            func(static .. " rg_view ", bulk, { value }, body),
+        func(static .. " void ", t.cname .. "_measure", { ops.p .. "_meas *m", value },
+            { lookup, call("", ops:helper("meas_bulk"), { "m", "b" }) }),
+        func(static .. " char *", t.cname .. "_put", { "char *dst", value },
+            { lookup, call("return ", ops:helper("put_bulk"), { "dst", "b" }) }),
+    }, "\n\n")
+end
+
+local function type_defs(t, ops, static)
+    if t.enum then return enum_defs(t, ops, static) end
+    local v = "const " .. t.cname .. " *v"
+    local m = func(static .. " void ", t.cname .. "_measure",
+        { ops.p .. "_meas *m", v }, ops:measure(t.ops, IND, {}))
+    local put_params = { "char *dst", v }
+    if t.has_views then put_params = { "char *dst", ops.p .. "_iovw *w", v } end
+    local put_body = ops:put(t.ops, IND, {})
+    put_body[#put_body + 1] = text("return dst;")
+    local p = func(static .. " char *", t.cname .. "_put", put_params, put_body)
+    return m .. "\n\n" .. p
+end
+
+local function opts_default(cm)
+    if not cm.has_opts then return {} end
+    return { text("static const " .. cm.opts_type .. " none;"), { t = "if", cond = "!opts",
+        body = { text("opts = &none;") } } }
+end
+
+local function measure_def(cm, ops, static)
+    local P = ops.p
+    local body = opts_default(cm)
+    body[#body + 1] = call("", ops:helper("meas_start"),
+        { "m", tostring(cm.fixed_argc), cm.MACRO .. "_FIXED_SIZE" })
+    ops:measure(cm.ops, IND, body, true)
+    local total = cm.const_argc and "meas_total" or "meas_total_array"
+    body[#body + 1] = call("return ", ops:helper(total), { "m" })
+    return func(static .. " size_t ", cm.fn .. "_measure",
+        concat({ P .. "_meas *m" }, param_texts(cm)), body)
+end
+
+local function put_params(cm, ops)
+    local params = { "char *dst" }
+    if cm.has_views then params[#params + 1] = ops.p .. "_iovw *w" end
+    if not cm.const_argc then params[#params + 1] = "size_t argc" end
+    return concat(params, param_texts(cm))
+end
+
+local function put_def(cm, ops, static)
+    local body = opts_default(cm)
+    if not cm.const_argc then
+        body[#body + 1] = call("dst = ", "rg_put_array_header", { "dst", "argc" })
+    end
+    ops:put(cm.ops, IND, body)
+    body[#body + 1] = text("return dst;")
+    return func(static .. " char *", cm.fn .. "_put", put_params(cm, ops), body)
+end
+
+-- Arguments of the internal put call: destination, writer, word count, then the caller's.
+local function put_args(cm, dst, writer)
+    local args = { dst }
+    if cm.has_views then args[#args + 1] = writer end
+    if not cm.const_argc then args[#args + 1] = "m.argc" end
+    return concat(args, arg_names(cm))
+end
+
+local function public_defs(cm, ops, lead)
+    local P = ops.p
+    local meas = text(P .. "_meas m;")
+    local measure_args = concat({ "&m" }, arg_names(cm))
+    local measure_n = call("const size_t n = ", cm.fn .. "_measure", measure_args)
+    local params = param_texts(cm)
+    local defs = {}
+    defs[1] = func(lead, cm.fn .. "_size", params,
+        { meas, call("return ", cm.fn .. "_measure", measure_args) })
+    defs[2] = func(lead, cm.fn .. "_encode", concat(PUBLIC[2][2], params), {
+        meas, measure_n,
+        { t = "if", cond = "n == 0 || n > cap", body = { text("return 0;") } },
+        call("const char *end = ", cm.fn .. "_put", put_args(cm, "dst", "NULL")),
+        text("assert((size_t)(end - dst) == n);"),
+        text("(void)end;"),
+        text("return n;"),
+    })
+    defs[3] = func(lead, cm.fn .. "_iov_count", params, {
+        meas, measure_n, text("return n ? 2 * m.views + 1 : 0;"),
+    })
+    defs[4] = func(lead, cm.fn .. "_scratch_size", params, {
+        meas, measure_n, text("return n ? n - m.payload : 0;"),
+    })
+    defs[5] = func(lead, cm.fn .. "_encode_iov", concat(PUBLIC[5][2], params), {
+        meas, measure_n,
+        { t = "if", cond = "!" .. ops:helper("iov_fits") .. "(&m, n, iov_cap, scratch_cap)",
+            body = { text("return 0;") } },
+        text(ops:helper("iovw") .. " w = {iov, 0, scratch};"),
+        call("const char *end = ", cm.fn .. "_put", put_args(cm, "scratch", "&w")),
+        call("return ", ops:helper("iov_finish"), { "&w", "end", "&m" }),
+    })
+    ops:helper("meas")
+    return table.concat(defs, "\n\n")
+end
+
+local function command_defs(cm, ops, header_only)
+    local static = header_only and "static inline" or "static"
+    local parts = {}
+    for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
+    parts[#parts + 1] = measure_def(cm, ops, static)
+    parts[#parts + 1] = put_def(cm, ops, static)
+    parts[#parts + 1] = public_defs(cm, ops, header_only and "static inline size_t " or "size_t ")
+    return table.concat(parts, "\n\n")
+end
+
+---------------------------------------------------------------------------------------------
+-- File-level parts.
+
+local function banner(model)
+    return "/* Generated by respgen " .. model.version .. " from " .. model.file ..
+        ". Do not edit: change the spec and regenerate. */"
+end
+
+local function flag_macros(model)
+    if #model.flags == 0 then return nil end
+    local defs = {}
+    for _, f in ipairs(model.flags) do
+        defs[#defs + 1] = { f.macro, "(UINT32_C(1) << " .. f.bit .. ")" }
+    end
+    return layout.comment(0, "Command flags (command_flags in the spec), the bits of the flags " ..
+        "column of " .. model.PREFIX .. "_COMMANDS.") .. "\n" ..
+        table.concat(layout.macros(defs), "\n")
+end
+
+-- One X(...) entry of the command list; long flag lists wrap as clang-format wraps them inside
+-- a macro (arguments aligned after "X(", then after each '|').
+local function x_entry(cm, flag_macro)
+    local flags = {}
+    for _, f in ipairs(cm.flags) do flags[#flags + 1] = flag_macro[f] end
+    local flag_expr = #flags > 0 and table.concat(flags, " | ") or "0"
+    local head = "    X(" .. cm.id .. ', "' .. resp.c_escape(cm.name) .. '", ' .. cm.arity .. ", "
+    local room = LIMIT - 2 -- the line continues with " \"
+    if #head + #flag_expr + 1 <= room then return { head .. flag_expr .. ")" } end
+    local lines = { (head:gsub(" $", "")) }
+    -- The flags start under the first argument; lines after a break at '|' are indented once more.
+    local col = #"    X("
+    local cur = layout.spaces(col)
+    for i, f in ipairs(flags) do
+        local piece = f .. (i < #flags and " |" or ")")
+        if #cur > col and cur:match("%S") and #cur + 1 + #piece > room then
+            lines[#lines + 1] = cur
+            cur = layout.spaces(col + IND) .. piece
+        else
+            cur = cur .. (cur:match("%S") and " " or "") .. piece
+        end
+    end
+    lines[#lines + 1] = cur
+    return lines
+end
+
+local function command_list(model)
+    local flag_macro = {}
+    for _, f in ipairs(model.flags) do flag_macro[f.name] = f.macro end
+    local lines = { "#define " .. model.PREFIX .. "_COMMANDS(X)" }
+    for _, cm in ipairs(model.commands) do
+        for _, l in ipairs(x_entry(cm, flag_macro)) do lines[#lines + 1] = l end
+    end
+    -- Backslashes line up one column after the longest line that has one (AlignEscapedNewlines).
+    local width = 0
+    for i = 1, #lines - 1 do width = math.max(width, #lines[i]) end
+    for i = 1, #lines - 1 do lines[i] = lines[i] .. layout.spaces(width - #lines[i] + 1) .. "\\" end
+    return layout.comment(0, "Every command: X(id, name, arity, flags), id as in " ..
+        model.prefix .. "_<id>_encode.") .. "\n" .. table.concat(lines, "\n")
+end
+
+local function uses_double_bounds(model)
+    for _, cm in ipairs(model.commands) do
+        if cm.bound.doubles > 0 and not cm.bound.many then return true end
+    end
+    return false
+end
+
+-- Function definitions in templates are written on one line; with a long prefix they need the
+-- same wrapping as generated signatures.
+local function relayout_signatures(text)
+    local out = {}
+    for line in (text .. "\n"):gmatch("(.-)\n") do
+        local lead, name, params = line:match("^(%S.-[ *])([%w_]+)%((.*)%) {$")
+        if lead and #line > LIMIT then
+            local args = {}
+            for a in params:gmatch("[^,]+") do args[#args + 1] = a:match("^%s*(.-)%s*$") end
+            line = layout.call({ indent = 0, lead = lead, name = name, args = args, tail = ") {",
+                decl = true })
+        end
+        out[#out + 1] = line
+    end
+    return table.concat(out, "\n")
+end
+
+-- The helpers the code uses and the ones those use, in template order.
+local function helpers_text(model, used, header_only)
+    local chunks = template.sections(template.load("helpers.c"))
+    local function need(name)
+        assert(chunks[name], "no helper " .. name .. " in templates/helpers.c")
+        used[name] = true
+        for _, dep in ipairs(chunks.needs[name]) do need(dep) end
+    end
+    for _, name in ipairs(chunks.order) do if used[name] then need(name) end end
+    local vars = { p = model.prefix, static = header_only and "static inline" or "static" }
+    local out = {}
+    for _, name in ipairs(chunks.order) do
+        if used[name] then
+            out[#out + 1] = relayout_signatures(template.fill(chunks[name], vars))
+        end
+    end
+    return table.concat(out, "\n\n")
+end
+
+local function header_text(model, header_only, defs)
+    local body = {}
+    body[#body + 1] = flag_macros(model)
+    body[#body + 1] = #model.commands > 0 and command_list(model) or nil
+    for _, cm in ipairs(model.commands) do body[#body + 1] = command_header(cm, header_only) end
+    if defs then body[#body + 1] = defs end
+    local list = {}
+    for _, b in ipairs(body) do if b then list[#list + 1] = b end end
+    local checks = ""
+    if uses_double_bounds(model) then
+        checks = "\n#if RG_DOUBLE_MAX_LEN > 99\n" ..
+            "#error \"the MAX_SIZE macros assume doubles of at most 99 characters\"\n#endif\n"
+    end
+    return template.fill(template.load("header.h"), {
+        banner = banner(model),
+        guard = model.guard,
+        abi = tostring(model.abi),
+        name = model.stem .. ".h",
+        assert_include = header_only and "\n#include <assert.h>" or "",
+        checks = checks,
+        body = table.concat(list, "\n\n"),
+    })
+end
+
+-- Returns { { suffix = ".h", text = ... }, { suffix = ".c", text = ... } } (header only: one).
+function M.emit(model, header_only)
+    local used = {}
+    local ops = new_ops(model, used)
+    local defs = {}
+    for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, ops, header_only) end
+    local helpers = helpers_text(model, used, header_only)
+    local code = {}
+    if helpers ~= "" then code[1] = helpers end
+    for _, d in ipairs(defs) do code[#code + 1] = d end
+    local code_text = table.concat(code, "\n\n")
+    if header_only then
+        return { { suffix = ".h", text = header_text(model, true, code_text) } }
+    end
+    local source = template.fill(template.load("source.c"), {
+        banner = banner(model),
+        header = model.stem .. ".h",
+        body = code_text,
+    })
+    return {
+        { suffix = ".h", text = header_text(model, false, nil) },
+        { suffix = ".c", text = source },
+    }
+end
+
+return M

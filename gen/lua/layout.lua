@@ -1,0 +1,175 @@
+-- Line layout of emitted C, matching what clang-format produces with the project's .clang-format
+-- (LLVM based, 4-space indent, 100 columns), so generated files pass `clang-format --dry-run
+-- --Werror` without clang-format being needed to make them.
+--
+-- Only the shapes the emitter produces are handled: calls and declarations with a flat argument
+-- list, short if/for/case bodies, aligned macro groups, and comments. For a call or declaration
+-- that does not fit on one line clang-format picks the layout with the lowest penalty; the
+-- candidates and penalties below are the ones its LLVM style assigns to these shapes.
+
+local M = {}
+
+M.LIMIT = 100
+M.INDENT = 4
+
+-- clang-format penalties (LLVM style) for the breaks these shapes allow. A break inside the
+-- argument parentheses costs 20 per nesting level on top of its own penalty.
+-- Each break costs 20 times the binding strength of the token after it (1 outside the argument
+-- parentheses, 2 inside) plus the penalty of the break's position.
+local PENALTY = {
+    comma = 40 + 1,        -- after a ',' of the argument list (comma precedence)
+    open_call = 40 + 19,   -- after '(' of a call (PenaltyBreakBeforeFirstCallParameter)
+    open_decl = 160,       -- after '(' of a function declaration (fitted to clang-format 14)
+    return_type = 100,     -- between return type and name (fitted to clang-format 14)
+    assignment = 20 + 2,   -- after '=' (PenaltyBreakAssignment)
+}
+
+local function spaces(n)
+    return string.rep(" ", n)
+end
+M.spaces = spaces
+
+-- Fills args into lines: the first line starts at column `first_col` (text already there), the
+-- others at `cont_col`. Returns the lines and the number of breaks, or nil when an argument does
+-- not fit. `tail` follows the last argument.
+local function pack(args, first_col, cont_col, tail)
+    local lines, cur, col = {}, "", first_col
+    local breaks = 0
+    for i, a in ipairs(args) do
+        local piece = a .. (i < #args and "," or tail)
+        local sep = (cur == "") and "" or " "
+        if cur ~= "" and col + #sep + #piece > M.LIMIT then
+            lines[#lines + 1] = cur
+            cur, col, breaks = "", cont_col, breaks + 1
+            sep = ""
+        end
+        if col + #sep + #piece > M.LIMIT then return nil end
+        cur = cur .. sep .. piece
+        col = col + #sep + #piece
+    end
+    lines[#lines + 1] = cur
+    return lines, breaks
+end
+
+-- A layout with the arguments starting right after "prefix(" and continuing aligned under the
+-- first one: { cost, lines }, or nil when an argument does not fit.
+local function aligned(prefix, args, tail, cost)
+    local col = #prefix + 1
+    local lines, breaks = pack(args, col, col, tail)
+    if not lines then return nil end
+    local out = { prefix .. "(" .. lines[1] }
+    for i = 2, #lines do out[i] = spaces(col) .. lines[i] end
+    return { cost = cost + breaks * PENALTY.comma, lines = out }
+end
+
+-- A layout broken after "prefix(", the arguments from column `cont` on.
+local function broken(prefix, cont, args, tail, cost)
+    if #prefix + 1 > M.LIMIT then return nil end
+    local lines, breaks = pack(args, cont, cont, tail)
+    if not lines then return nil end
+    local out = { prefix .. "(" }
+    for _, l in ipairs(lines) do out[#out + 1] = spaces(cont) .. l end
+    return { cost = cost + breaks * PENALTY.comma, lines = out }
+end
+
+local function after_line(first, layout)
+    if layout then table.insert(layout.lines, 1, first) end
+    return layout
+end
+
+-- Lays out `<lead><name>(<args>)<tail>`:
+--   s.indent: column of the statement
+--   s.lead:   text before the function name: "", "return ", "dst = ", "size_t n = "; for a
+--             declaration, the return type with its trailing space or '*' ("size_t ", "char *")
+--   s.name:   the function name
+--   s.args:   argument (or parameter) texts
+--   s.tail:   ");" or ") {"
+--   s.decl:   true for declarations and definitions
+-- Returns the text (lines joined with "\n", no trailing newline). Of the candidate layouts the
+-- cheapest wins, the earlier one on a tie, as in clang-format's search.
+function M.call(s)
+    local ind = spaces(s.indent)
+    local one = ind .. s.lead .. s.name .. "(" .. table.concat(s.args, ", ") .. s.tail
+    if #one <= M.LIMIT then return one end
+    local head, cont = ind .. s.lead .. s.name, s.indent + M.INDENT
+    local candidates = {}
+    local function add(layout) candidates[#candidates + 1] = layout or false end
+    add(aligned(head, s.args, s.tail, 0))
+    if s.decl then
+        -- The return type alone on a line, the name at the statement's column.
+        local rtype, name_line = ind .. s.lead:gsub(" $", ""), ind .. s.name
+        add(after_line(rtype, aligned(name_line, s.args, s.tail, PENALTY.return_type)))
+        add(after_line(rtype, broken(name_line, cont, s.args, s.tail,
+            PENALTY.return_type + PENALTY.open_decl)))
+        add(broken(head, cont, s.args, s.tail, PENALTY.open_decl))
+    else
+        add(broken(head, cont, s.args, s.tail, PENALTY.open_call))
+        local lhs = s.lead:match("^(.-) = $")
+        if lhs then
+            -- Broken after '=', the call one continuation in (and maybe after its '(' too).
+            local lhs_line, call_line = ind .. lhs .. " =", spaces(cont) .. s.name
+            add(after_line(lhs_line, aligned(call_line, s.args, s.tail, PENALTY.assignment)))
+            add(after_line(lhs_line, broken(call_line, cont + M.INDENT, s.args, s.tail,
+                PENALTY.assignment + PENALTY.open_call)))
+        end
+    end
+    local best
+    for _, c in ipairs(candidates) do
+        if c and (not best or c.cost < best.cost) then best = c end
+    end
+    return best and table.concat(best.lines, "\n") or one
+end
+
+-- Consecutive #define lines, as AlignConsecutiveMacros lays them out: a definition too long for
+-- one line continues on the next line after a backslash, and the others align their values in
+-- runs that such a definition interrupts. defs: list of { name, value }; returns the lines.
+function M.macros(defs)
+    local out, run = {}, {}
+    local function flush()
+        local width = 0
+        for _, d in ipairs(run) do width = math.max(width, #d[1]) end
+        for _, d in ipairs(run) do
+            out[#out + 1] = "#define " .. d[1] .. spaces(width - #d[1] + 1) .. d[2]
+        end
+        run = {}
+    end
+    for _, d in ipairs(defs) do
+        if #"#define " + #d[1] + 1 + #d[2] > M.LIMIT then
+            flush()
+            out[#out + 1] = "#define " .. d[1] .. " \\"
+            out[#out + 1] = spaces(M.INDENT) .. d[2]
+        else
+            run[#run + 1] = d
+        end
+    end
+    flush()
+    return out
+end
+
+-- A block comment wrapped at word boundaries: "/* text */" when it fits, else "/* ..." with
+-- " * " continuation lines and the closing "*/" on the last text line.
+function M.comment(indent, text)
+    local ind = spaces(indent)
+    local one = ind .. "/* " .. text .. " */"
+    if #one <= M.LIMIT then return one end
+    local lines, cur = {}, nil
+    local words = {}
+    for w in text:gmatch("%S+") do words[#words + 1] = w end
+    for i, w in ipairs(words) do
+        local closing = (i == #words) and " */" or ""
+        if cur and #ind + #cur + 1 + #w + #closing <= M.LIMIT then
+            cur = cur .. " " .. w
+        else
+            if cur then lines[#lines + 1] = ind .. cur end
+            cur = ((#lines == 0 and not cur) and "/* " or " * ") .. w
+        end
+    end
+    lines[#lines + 1] = ind .. cur .. " */"
+    if #lines[#lines] > M.LIMIT then
+        lines[#lines] = ind .. cur
+        lines[#lines + 1] = ind .. " */"
+    end
+    return table.concat(lines, "\n")
+end
+
+return M

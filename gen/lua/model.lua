@@ -1,0 +1,607 @@
+-- From a validated spec to what the C emitter needs: C names for everything, the C types that
+-- carry each argument, and for every command a small intermediate program (ops) that both the
+-- size and the write functions are rendered from, with its constant parts already folded.
+--
+-- Ops (lists of records with an `op` field):
+--   lit    bytes, argc      constant words, e.g. "$2\r\nEX\r\n" (merged when adjacent)
+--   view   expr, max_len    a caller's byte string as a bulk
+--   i64    expr             an int64_t as a bulk
+--   dbl    expr             a double as a bulk
+--   enum   type, expr       the bulk of a pure-token choice, looked up in the type's table
+--   call   type, expr       a block or oneof value, through the type's own functions
+--   if     cond, body       an optional argument
+--   each   count, body      a multiple argument; the body uses index i
+--   check  cond             measure only: the arguments are invalid when cond holds
+--   switch expr, cases      one case per oneof alternative ({ label, body })
+
+local naming = require("naming")
+local resp = require("resp")
+local spec_mod = require("spec")
+local template = require("template")
+
+local M = {}
+
+local VIEW_KINDS = { key = true, string = true, pattern = true }
+local INT_KINDS = { integer = true, ["unix-time"] = true }
+
+local SCALAR_CTYPE = {
+    key = "rg_view", string = "rg_view", pattern = "rg_view",
+    integer = "int64_t", ["unix-time"] = "int64_t", double = "double",
+}
+
+-- Names every command owns besides its types: functions and the options struct.
+local COMMAND_SUFFIXES = { "size", "encode", "iov_count", "scratch_size", "encode_iov", "measure",
+    "put", "opts" }
+local MACRO_SUFFIXES = { "FIXED_SIZE", "MAX_SIZE", "IOV_MAX", "SCRATCH_MAX" }
+
+-- Helpers the emitter may define once per generated file: the pieces of templates/helpers.c.
+local function helper_names()
+    return template.sections(template.load("helpers.c")).order
+end
+
+---------------------------------------------------------------------------------------------
+-- Argument analysis.
+
+-- A valueless argument sends only constants: a pure-token, or a block of required valueless
+-- arguments. It needs no C value, only a presence flag when optional.
+local function is_valueless(a)
+    if a.kind == "pure-token" then return true end
+    if a.kind ~= "block" then return false end
+    for _, c in ipairs(a.args) do
+        if c.optional or c.multiple or not is_valueless(c) then return false end
+    end
+    return true
+end
+
+-- A oneof whose alternatives are single pure-tokens becomes a plain enum.
+local function is_enum_oneof(a)
+    if a.kind ~= "oneof" then return false end
+    for _, c in ipairs(a.args) do
+        if c.kind ~= "pure-token" or c.multiple then return false end
+    end
+    return true
+end
+
+-- Nodes that get a generated C type, with their name paths, in dependency order (children
+-- first), so each type is declared before the types that contain it.
+local function collect_type_nodes(args, path, out)
+    for _, a in ipairs(args) do
+        local p = {}
+        for i, n in ipairs(path) do p[i] = n end
+        p[#p + 1] = naming.ident(a.name)
+        collect_type_nodes(a.args, p, out)
+        if a.kind == "oneof" or (a.kind == "block" and not is_valueless(a)) then
+            out[#out + 1] = { node = a, path = p }
+        end
+    end
+    return out
+end
+
+-- Shortest unique type names: the argument's own name, lengthened with its parents' names
+-- where two types of a command (or a type and a command function) would share a name.
+local function assign_type_names(cmd_id, entries)
+    local taken = {}
+    for _, s in ipairs(COMMAND_SUFFIXES) do taken[s] = true end
+    for _, e in ipairs(entries) do e.depth = 1 end
+    local function suffix(e)
+        return table.concat(e.path, "_", #e.path - e.depth + 1, #e.path)
+    end
+    for _ = 1, 64 do
+        local groups = {}
+        for _, e in ipairs(entries) do
+            local s = suffix(e)
+            groups[s] = groups[s] or {}
+            table.insert(groups[s], e)
+        end
+        local changed = false
+        for s, g in pairs(groups) do
+            if #g > 1 or taken[s] then
+                for _, e in ipairs(g) do
+                    if e.depth < #e.path then e.depth, changed = e.depth + 1, true end
+                end
+            end
+        end
+        if not changed then break end
+    end
+    for _, e in ipairs(entries) do e.node.tname = cmd_id .. "_" .. suffix(e) end
+end
+
+---------------------------------------------------------------------------------------------
+-- Declarations.
+
+-- The C type of one value of an argument (nil for valueless arguments).
+local function value_ctype(a)
+    if SCALAR_CTYPE[a.kind] then return SCALAR_CTYPE[a.kind] end
+    return a.cname
+end
+
+-- The members of a struct, or the parameters of a function, that hold argument a: pairs of
+-- { type text, name }.
+local function field_decls(a)
+    local id, vt = a.id, value_ctype(a)
+    if a.multiple then
+        return { { "const " .. vt .. " *", id }, { "size_t ", a.ident .. "_count" } }
+    end
+    if a.optional then
+        if VIEW_KINDS[a.kind] or a.kind == "oneof" then return { { vt .. " ", id } } end
+        if not vt then return { { "bool ", id } } end
+        return { { "bool ", "has_" .. a.ident }, { vt .. " ", id } }
+    end
+    if not vt then return {} end
+    return { { vt .. " ", id } }
+end
+
+-- The condition under which an optional argument is present.
+local function presence(a, base)
+    local x = base .. a.id
+    if VIEW_KINDS[a.kind] then return x .. ".ptr" end
+    if a.kind == "oneof" then
+        if a.enum then return x .. " != " .. a.none end
+        return x .. ".kind != " .. a.none
+    end
+    if not value_ctype(a) then return x end
+    return base .. "has_" .. a.ident
+end
+
+---------------------------------------------------------------------------------------------
+-- Ops.
+
+local function lit(bytes, argc)
+    return { op = "lit", bytes = bytes, argc = argc }
+end
+
+local function token_lit(token)
+    return lit(resp.bulk(token), 1)
+end
+
+local node_ops
+
+local function append(dst, src)
+    for _, x in ipairs(src) do dst[#dst + 1] = x end
+    return dst
+end
+
+-- Ops that send one value of a (its token excluded) held in C expression `expr`.
+local function value_ops(a, expr, addr)
+    if VIEW_KINDS[a.kind] then return { { op = "view", expr = expr, max_len = a.max_len } } end
+    if INT_KINDS[a.kind] then return { { op = "i64", expr = expr } } end
+    if a.kind == "double" then return { { op = "dbl", expr = expr } } end
+    if a.kind == "pure-token" then return { token_lit(a.token) } end
+    if a.kind == "block" and a.valueless then
+        local ops = {}
+        for _, c in ipairs(a.args) do append(ops, node_ops(c, "", false)) end
+        return ops
+    end
+    if a.enum then return { { op = "enum", type = a, expr = expr } } end
+    return { { op = "call", type = a, expr = addr } }
+end
+
+-- Ops for argument a stored at `base .. a.id` (base: "", "opts->", "v->").
+node_ops = function(a, base, in_oneof)
+    local tok = (a.token and a.kind ~= "pure-token") and token_lit(a.token) or nil
+    local x = base .. a.id
+    if a.multiple then
+        local count = base .. a.ident .. "_count"
+        local body = {}
+        if tok and a.multiple_token then body[1] = tok end
+        append(body, value_ops(a, x .. "[i]", "&" .. x .. "[i]"))
+        local seq = { { op = "each", count = count, body = body } }
+        if tok and not a.multiple_token then table.insert(seq, 1, tok) end
+        if a.optional then
+            if tok and not a.multiple_token then
+                return { { op = "if", cond = count .. " > 0", body = seq } }
+            end
+            return seq
+        end
+        table.insert(seq, 1, { op = "check", cond = count .. " == 0" })
+        return seq
+    end
+    local seq = {}
+    if tok then seq[1] = tok end
+    append(seq, value_ops(a, x, "&" .. x))
+    if a.optional and not in_oneof then
+        return { { op = "if", cond = presence(a, base), body = seq } }
+    end
+    return seq
+end
+
+-- Moves checks to the front (they only affect validity) and merges adjacent constants.
+local function fold(ops)
+    local checks, rest = {}, {}
+    for _, o in ipairs(ops) do
+        if o.body then o.body = fold(o.body) end
+        if o.cases then for _, c in ipairs(o.cases) do c.body = fold(c.body) end end
+        if o.op == "check" then
+            checks[#checks + 1] = o
+        elseif o.op == "lit" and #rest > 0 and rest[#rest].op == "lit" then
+            local prev = rest[#rest]
+            rest[#rest] = lit(prev.bytes .. o.bytes, prev.argc + o.argc)
+        else
+            rest[#rest + 1] = o
+        end
+    end
+    return append(checks, rest)
+end
+
+---------------------------------------------------------------------------------------------
+-- Bounds: what the largest request needs, per op list.
+-- { bytes = largest request, doubles = double bulks counted apart (their length is the
+--   runtime's RG_DOUBLE_MAX_LEN), argc, views = caller strings an iovec encoding may reference,
+--   open = true when a string has no max_len (no byte bound), many = true when a multiple makes
+--   everything unbounded, scratch = bytes of an iovec encoding's scratch buffer, copies = strings
+--   without max_len, each adding at most RG_IOV_COPY_MIN + 24 scratch bytes (copied when shorter
+--   than RG_IOV_COPY_MIN, else a header of at most 23 bytes and a CRLF) }
+
+local DOUBLE_FIXED = 1 + 2 + 2 + 2 -- "$NN\r\n" + "\r\n" around at most 99 digits
+
+local function zero()
+    return { bytes = 0, doubles = 0, argc = 0, views = 0, scratch = 0, copies = 0 }
+end
+
+local function add(a, b)
+    return {
+        bytes = a.bytes + b.bytes, doubles = a.doubles + b.doubles, argc = a.argc + b.argc,
+        views = a.views + b.views, scratch = a.scratch + b.scratch, copies = a.copies + b.copies,
+        open = a.open or b.open, many = a.many or b.many,
+    }
+end
+
+local function max_of(a, b)
+    return {
+        bytes = math.max(a.bytes, b.bytes), doubles = math.max(a.doubles, b.doubles),
+        argc = math.max(a.argc, b.argc), views = math.max(a.views, b.views),
+        scratch = math.max(a.scratch, b.scratch), copies = math.max(a.copies, b.copies),
+        open = a.open or b.open, many = a.many or b.many,
+    }
+end
+
+local bound_ops
+
+local function bound_op(o)
+    local b = zero()
+    if o.op == "lit" then
+        b.bytes, b.argc, b.scratch = #o.bytes, o.argc, #o.bytes
+    elseif o.op == "view" then
+        b.argc, b.views = 1, 1
+        if o.max_len then
+            b.bytes = resp.bulk_size(o.max_len)
+            b.scratch = b.bytes
+        else
+            b.open, b.scratch, b.copies = true, 24, 1
+        end
+    elseif o.op == "i64" then
+        b.bytes, b.argc = resp.bulk_size(20), 1
+        b.scratch = b.bytes
+    elseif o.op == "dbl" then
+        b.bytes, b.doubles, b.argc, b.scratch = DOUBLE_FIXED, 1, 1, DOUBLE_FIXED
+    elseif o.op == "enum" then
+        for _, alt in ipairs(o.type.alts) do b.bytes = math.max(b.bytes, #alt.bulk) end
+        b.argc, b.scratch = 1, b.bytes
+    elseif o.op == "call" then
+        b = o.type.bound
+    elseif o.op == "if" then
+        b = bound_ops(o.body)
+    elseif o.op == "each" then
+        b = bound_ops(o.body)
+        b.many = true
+    elseif o.op == "switch" then
+        for _, c in ipairs(o.cases) do b = max_of(b, bound_ops(c.body)) end
+    end
+    return b
+end
+
+bound_ops = function(ops)
+    local b = zero()
+    for _, o in ipairs(ops) do b = add(b, bound_op(o)) end
+    return b
+end
+
+local function uses_views(ops)
+    for _, o in ipairs(ops) do
+        if o.op == "view" then return true end
+        if o.op == "call" and o.type.has_views then return true end
+        if o.body and uses_views(o.body) then return true end
+        if o.cases then
+            for _, c in ipairs(o.cases) do if uses_views(c.body) then return true end end
+        end
+    end
+    return false
+end
+
+---------------------------------------------------------------------------------------------
+-- Types.
+
+local function build_enum(a, PREFIX_T)
+    a.enum = true
+    a.none = PREFIX_T .. "_NONE"
+    a.alts = {}
+    for _, c in ipairs(a.args) do
+        a.alts[#a.alts + 1] = { label = PREFIX_T .. "_" .. naming.upper(naming.ident(c.name)),
+            bulk = resp.bulk(c.token), node = c }
+    end
+end
+
+local function union_member(c)
+    local vt = value_ctype(c)
+    if c.multiple then return { multiple = true, decls = field_decls(c) } end
+    if not vt then return nil end
+    return { decls = { { vt .. " ", c.id } } }
+end
+
+local function build_union(a, PREFIX_T)
+    a.none = PREFIX_T .. "_NONE"
+    a.alts, a.members = {}, {}
+    local cases = {}
+    for _, c in ipairs(a.args) do
+        local label = PREFIX_T .. "_" .. naming.upper(naming.ident(c.name))
+        a.alts[#a.alts + 1] = { label = label, node = c }
+        a.members[#a.members + 1] = union_member(c)
+        cases[#cases + 1] = { label = label, body = node_ops(c, "v->", true) }
+    end
+    a.ops = fold({ { op = "switch", expr = "v->kind", cases = cases } })
+end
+
+local function build_struct(a)
+    a.fields, a.ops = {}, {}
+    for _, c in ipairs(a.args) do
+        append(a.fields, field_decls(c))
+        append(a.ops, node_ops(c, "v->", false))
+    end
+    a.ops = fold(a.ops)
+end
+
+local function build_type(a, prefix)
+    local T = naming.upper(prefix .. "_" .. a.tname)
+    a.cname = prefix .. "_" .. a.tname
+    if is_enum_oneof(a) then
+        build_enum(a, T)
+    elseif a.kind == "oneof" then
+        build_union(a, T)
+    else
+        build_struct(a)
+    end
+    if a.ops then
+        a.bound = bound_ops(a.ops)
+        a.has_views = uses_views(a.ops)
+    end
+end
+
+---------------------------------------------------------------------------------------------
+-- Commands.
+
+local function annotate(args)
+    for _, a in ipairs(args) do
+        a.ident = naming.ident(a.name)
+        a.id = naming.member(a.name)
+        a.valueless = is_valueless(a)
+        annotate(a.args)
+    end
+end
+
+-- Redis-style syntax line for documentation comments: SET key value [NX | XX] ...
+local function syntax_of(a, in_oneof)
+    local s
+    if a.kind == "pure-token" then
+        s = a.token == "" and '""' or a.token
+    elseif a.kind == "block" then
+        local parts = {}
+        for _, c in ipairs(a.args) do parts[#parts + 1] = syntax_of(c, false) end
+        s = table.concat(parts, " ")
+    elseif a.kind == "oneof" then
+        local parts = {}
+        for _, c in ipairs(a.args) do parts[#parts + 1] = syntax_of(c, true) end
+        s = table.concat(parts, " | ")
+        if not a.optional or a.multiple or in_oneof or a.token then s = "<" .. s .. ">" end
+    else
+        s = a.display or a.name
+    end
+    local tok = (a.token and a.kind ~= "pure-token") and (a.token == "" and '""' or a.token)
+    if tok then s = tok .. " " .. s end
+    if a.multiple then
+        -- The repeated part: with the token when it repeats too (GET a [GET a ...]).
+        local again = s
+        if tok and not a.multiple_token then again = s:sub(#tok + 2) end
+        s = s .. " [" .. again .. " ...]"
+    end
+    if a.optional and not in_oneof then s = "[" .. s .. "]" end
+    return s
+end
+
+local function command_syntax(c)
+    local syn = { table.concat(c.words, " ") }
+    for _, a in ipairs(c.args) do syn[#syn + 1] = syntax_of(a, false) end
+    return table.concat(syn, " ")
+end
+
+-- The command's ops, parameters and options members: required arguments are parameters, optional
+-- ones members of the options struct.
+local function command_ops(cm, c)
+    local ops = {}
+    for _, w in ipairs(c.words) do ops[#ops + 1] = token_lit(w) end
+    cm.params, cm.opts_fields = {}, {}
+    for _, a in ipairs(c.args) do
+        if a.optional then
+            append(cm.opts_fields, field_decls(a))
+            append(ops, node_ops(a, "opts->", false))
+        else
+            append(cm.params, field_decls(a))
+            append(ops, node_ops(a, "", false))
+        end
+    end
+    ops = fold(ops)
+    if cm.const_argc then
+        -- The array header is a constant too: it joins the command name's literal.
+        local first = 1
+        while ops[first].op ~= "lit" do first = first + 1 end
+        ops[first] = lit(resp.array_header(c.min_words) .. ops[first].bytes, ops[first].argc)
+    end
+    return ops
+end
+
+-- What every request of the command has (the top-level constants), and the largest one.
+local function command_sizes(cm)
+    cm.fixed_argc, cm.fixed_bytes = 0, 0
+    for _, o in ipairs(cm.ops) do
+        if o.op == "lit" then
+            cm.fixed_argc, cm.fixed_bytes = cm.fixed_argc + o.argc, cm.fixed_bytes + #o.bytes
+        end
+    end
+    local b = bound_ops(cm.ops)
+    if not cm.const_argc then
+        local header = #resp.array_header(b.argc)
+        b.bytes, b.scratch = b.bytes + header, b.scratch + header
+    end
+    cm.bound = b
+end
+
+local function build_command(c, prefix, PREFIX)
+    local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {} }
+    cm.id = naming.ident(table.concat(c.words, "_"))
+    cm.fn = prefix .. "_" .. cm.id
+    cm.MACRO = PREFIX .. "_" .. naming.upper(cm.id)
+    cm.opts_type = cm.fn .. "_opts"
+    cm.const_argc = c.min_words == c.max_words
+    cm.syntax = command_syntax(c)
+    annotate(c.args)
+    local entries = collect_type_nodes(c.args, {}, {})
+    assign_type_names(cm.id, entries)
+    cm.types = {}
+    for _, e in ipairs(entries) do
+        build_type(e.node, prefix)
+        cm.types[#cm.types + 1] = e.node
+    end
+    cm.ops = command_ops(cm, c)
+    cm.has_opts = #cm.opts_fields > 0
+    cm.has_views = uses_views(cm.ops)
+    command_sizes(cm)
+    return cm
+end
+
+---------------------------------------------------------------------------------------------
+-- Name collisions: every generated identifier must be unique in its scope.
+
+local function new_scope(report)
+    local s = { names = {} }
+    function s.claim(name, line, cmd, arg_path, what)
+        local prev = s.names[name]
+        if prev then
+            report.add(line, cmd, arg_path, "generated " .. what .. " '" .. name ..
+                "' is also the " .. prev.what .. " of " .. prev.owner)
+            return
+        end
+        local owner = cmd and ("command '" .. cmd .. "'") or "the generated file"
+        if arg_path then owner = owner .. ", argument '" .. arg_path .. "'" end
+        s.names[name] = { what = what, owner = owner }
+    end
+    return s
+end
+
+local function claim_members(decls, line, cmd, arg_path, report)
+    local scope = new_scope(report)
+    for _, d in ipairs(decls) do scope.claim(d[2], line, cmd, arg_path, "member") end
+end
+
+local function check_type_names(t, global, cmd, report)
+    global.claim(t.cname, t.line, cmd.name, t.path, "type")
+    global.claim(t.cname .. "_measure", t.line, cmd.name, t.path, "function")
+    global.claim(t.cname .. "_put", t.line, cmd.name, t.path, "function")
+    if t.enum then
+        global.claim(t.none, t.line, cmd.name, t.path, "enumerator")
+        for _, alt in ipairs(t.alts) do
+            global.claim(alt.label, t.line, cmd.name, t.path, "enumerator")
+        end
+        global.claim(t.cname .. "_bulk", t.line, cmd.name, t.path, "function")
+        return
+    end
+    if t.kind == "oneof" then
+        global.claim(t.cname .. "_kind", t.line, cmd.name, t.path, "type")
+        global.claim(t.none, t.line, cmd.name, t.path, "enumerator")
+        local decls = { { "", "kind" } }
+        for _, alt in ipairs(t.alts) do
+            global.claim(alt.label, t.line, cmd.name, t.path, "enumerator")
+        end
+        for _, m in ipairs(t.members) do append(decls, m.decls) end
+        claim_members(decls, t.line, cmd.name, t.path, report)
+    else
+        claim_members(t.fields, t.line, cmd.name, t.path, report)
+    end
+end
+
+local function check_names(model, report)
+    local global = new_scope(report)
+    for _, h in ipairs(helper_names()) do
+        global.claim(model.prefix .. "_" .. h, 1, nil, nil, "helper")
+    end
+    global.claim(model.PREFIX .. "_COMMANDS", 1, nil, nil, "macro")
+    global.claim(model.guard, 1, nil, nil, "include guard")
+    for _, f in ipairs(model.flags) do global.claim(f.macro, 1, nil, nil, "macro") end
+    for _, cm in ipairs(model.commands) do
+        for _, s in ipairs(COMMAND_SUFFIXES) do
+            global.claim(cm.fn .. "_" .. s, cm.line, cm.name, nil, "name")
+        end
+        for _, s in ipairs(MACRO_SUFFIXES) do
+            global.claim(cm.MACRO .. "_" .. s, cm.line, cm.name, nil, "macro")
+        end
+        for _, t in ipairs(cm.types) do check_type_names(t, global, cm, report) end
+        local params = { { "", "dst" }, { "", "cap" }, { "", "opts" } }
+        append(params, cm.params)
+        claim_members(params, cm.line, cm.name, nil, report)
+        claim_members(cm.opts_fields, cm.line, cm.name, nil, report)
+    end
+end
+
+---------------------------------------------------------------------------------------------
+
+local function flag_table(commands, PREFIX)
+    local used = {}
+    for _, cm in ipairs(commands) do
+        for _, f in ipairs(cm.flags) do used[f] = true end
+    end
+    local flags = {}
+    for bit, f in ipairs(spec_mod.COMMAND_FLAGS) do
+        if used[f] then
+            flags[#flags + 1] = { name = f, bit = bit - 1, macro = PREFIX .. "_FLAG_" .. f }
+        end
+    end
+    return flags
+end
+
+-- A repeated argument must carry a value: repeating constants has no C representation.
+local function check_repeatable(cmd, args, report)
+    for _, a in ipairs(args) do
+        if a.multiple and is_valueless(a) then
+            report.add(a.line, cmd, a.path,
+                "a multiple argument needs a value; this one sends only tokens")
+        end
+        check_repeatable(cmd, a.args, report)
+    end
+end
+
+-- Builds the model of one spec. opts: prefix, file (spec file name), stem, version, abi.
+-- Returns the model, or nil and a list of error lines.
+function M.build(spec, opts)
+    local prefix = opts.prefix
+    local PREFIX = naming.upper(prefix)
+    local stem_id = naming.upper(naming.ident(opts.stem) or "")
+    local model = {
+        prefix = prefix, PREFIX = PREFIX, file = opts.file, stem = opts.stem,
+        version = opts.version, abi = opts.abi, commands = {},
+        guard = (stem_id == PREFIX or stem_id == "") and PREFIX .. "_H" or
+            PREFIX .. "_" .. stem_id .. "_H",
+    }
+    local report = spec_mod.new_reporter(spec.path)
+    for _, c in ipairs(spec.commands) do check_repeatable(c.name, c.args, report) end
+    if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
+    for _, c in ipairs(spec.commands) do
+        if not c.container then
+            model.commands[#model.commands + 1] = build_command(c, prefix, PREFIX)
+        end
+    end
+    table.sort(model.commands, function(a, b) return a.id < b.id end)
+    model.flags = flag_table(model.commands, PREFIX)
+    if #report.list == 0 then check_names(model, report) end
+    if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
+    return model
+end
+
+return M

@@ -1,0 +1,611 @@
+-- The spec language: loading a spec file in a sandbox and validating what it declares.
+--
+-- A spec is Lua code that calls the DSL functions below (see docs/spec-language.md). It runs
+-- with nothing but those functions in scope: no io, os, require or load, so a spec can only
+-- describe commands. Every command and argument remembers the line it was written on, and every
+-- mistake is reported as "file:line: command 'X', argument 'y': what is wrong".
+
+local naming = require("naming")
+
+local M = {}
+
+-- Instructions a spec may run; data-only specs need a tiny fraction of this.
+local INSTRUCTION_LIMIT = 50000000
+
+-- Argument kinds: DSL function name -> kind as the Redis JSON specs spell it.
+local KINDS = {
+    key = "key",
+    string = "string",
+    pattern = "pattern",
+    integer = "integer",
+    double = "double",
+    unix_time = "unix-time",
+    pure_token = "pure-token",
+    oneof = "oneof",
+    block = "block",
+}
+M.KINDS = KINDS
+
+-- Command flags (JSON "command_flags"), in the order that fixes their bit in generated masks.
+-- Append only: reordering would change the numbers generated code was built with.
+M.COMMAND_FLAGS = {
+    "WRITE", "READONLY", "DENYOOM", "MODULE", "ADMIN", "PUBSUB", "NOSCRIPT", "BLOCKING",
+    "LOADING", "STALE", "SKIP_MONITOR", "SKIP_SLOWLOG", "ASKING", "FAST", "NO_AUTH",
+    "MAY_REPLICATE", "SENTINEL", "ONLY_SENTINEL", "NO_MANDATORY_KEYS", "PROTECTED",
+    "NO_ASYNC_LOADING", "NO_MULTI", "MOVABLE_KEYS", "ALLOW_BUSY", "TOUCHES_ARBITRARY_KEYS",
+}
+
+local KEY_SPEC_FLAGS = {
+    "RO", "RW", "OW", "RM", "ACCESS", "UPDATE", "INSERT", "DELETE", "NOT_KEY", "INCOMPLETE",
+    "VARIABLE_FLAGS",
+}
+local DOC_FLAGS = { "DEPRECATED", "SYSCMD" }
+local SCHEMA_TYPES = { "string", "array", "integer", "null", "object", "number", "boolean" }
+
+local function set_of(list)
+    local s = {}
+    for _, v in ipairs(list) do s[v] = true end
+    return s
+end
+
+local FLAG_SET, KEY_FLAG_SET = set_of(M.COMMAND_FLAGS), set_of(KEY_SPEC_FLAGS)
+local DOC_FLAG_SET, SCHEMA_TYPE_SET = set_of(DOC_FLAGS), set_of(SCHEMA_TYPES)
+
+local function sorted_keys(t)
+    local keys = {}
+    for k in pairs(t) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    return keys
+end
+
+---------------------------------------------------------------------------------------------
+-- Value checkers: each returns nil when v is acceptable, else a description of the problem.
+
+local function is_list(v)
+    if type(v) ~= "table" then return false end
+    local n = #v
+    for k in pairs(v) do
+        if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+    end
+    return true
+end
+
+-- A value as a message shows it: strings quoted, numbers as they are, other things by type.
+local function show(v)
+    if type(v) == "string" then return string.format("%q", v) end
+    if type(v) == "number" or type(v) == "boolean" then return tostring(v) end
+    return "a " .. type(v)
+end
+
+local function check_string(v)
+    if type(v) ~= "string" then return "must be a string, got " .. show(v) end
+end
+
+local function check_bool(v)
+    if type(v) ~= "boolean" then return "must be true or false, got " .. show(v) end
+end
+
+local function check_version(v)
+    if type(v) ~= "string" or not v:match("^%d+%.%d+%.%d+$") then
+        return "must be a version string like \"6.2.0\""
+    end
+end
+
+local function check_int_min(min)
+    return function(v)
+        if math.type(v) ~= "integer" or v < min then
+            return "must be an integer >= " .. min .. ", got " .. show(v)
+        end
+    end
+end
+
+local function check_arity(v)
+    if math.type(v) ~= "integer" or v == 0 then
+        return "must be a non-zero integer (negative: at least that many words), got " .. show(v)
+    end
+end
+
+local function check_list_of(check_item)
+    return function(v)
+        if not is_list(v) then return "must be a list" end
+        for i, item in ipairs(v) do
+            local err = check_item(item)
+            if err then return "item " .. i .. " " .. err end
+        end
+    end
+end
+
+local function check_member(set, what)
+    return function(v)
+        if type(v) ~= "string" or not set[v] then
+            return "'" .. tostring(v) .. "' is not a known " .. what
+        end
+    end
+end
+
+-- A table with exactly the given fields (name -> checker); required ones listed in `need`.
+local function check_record(fields, need)
+    return function(v)
+        if type(v) ~= "table" then return "must be a table" end
+        for _, k in ipairs(sorted_keys(v)) do
+            if not fields[k] then return "has unknown field '" .. tostring(k) .. "'" end
+            local err = fields[k](v[k])
+            if err then return "field '" .. k .. "' " .. err end
+        end
+        for _, k in ipairs(need or {}) do
+            if v[k] == nil then return "needs field '" .. k .. "'" end
+        end
+    end
+end
+
+-- A table with exactly one of the given variants, or the string "unknown".
+local function check_variant(variants)
+    return function(v)
+        if v == "unknown" then return nil end
+        if type(v) ~= "table" then return "must be \"unknown\" or a table" end
+        local keys = sorted_keys(v)
+        if #keys ~= 1 or not variants[keys[1]] then
+            return "must have exactly one of: " .. table.concat(sorted_keys(variants), ", ")
+        end
+        local err = variants[keys[1]](v[keys[1]])
+        if err then return "'" .. keys[1] .. "' " .. err end
+    end
+end
+
+local int0 = check_int_min(0)
+local any_int = check_int_min(math.mininteger)
+
+local check_key_spec = check_record({
+    notes = check_string,
+    flags = check_list_of(check_member(KEY_FLAG_SET, "key spec flag")),
+    begin_search = check_variant({
+        index = check_record({ pos = int0 }, { "pos" }),
+        keyword = check_record({ keyword = check_string, startfrom = any_int },
+            { "keyword", "startfrom" }),
+    }),
+    find_keys = check_variant({
+        range = check_record({ lastkey = any_int, step = int0, limit = int0 },
+            { "lastkey", "step", "limit" }),
+        keynum = check_record({ keynumidx = int0, firstkey = int0, step = int0 },
+            { "keynumidx", "firstkey", "step" }),
+    }),
+}, { "flags", "begin_search", "find_keys" })
+
+local function check_history_entry(v)
+    if not is_list(v) or #v ~= 2 or check_version(v[1]) or type(v[2]) ~= "string" then
+        return "must be { \"<version>\", \"<text>\" }"
+    end
+end
+
+-- The reply: the JSON-schema subset of the Redis command specs, written as Lua tables.
+local check_schema
+
+local function check_schema_map(v)
+    if type(v) ~= "table" then return "must be a table of schemas" end
+    for _, k in ipairs(sorted_keys(v)) do
+        if type(k) ~= "string" then return "keys must be strings" end
+        local err = check_schema(v[k])
+        if err then return "'" .. k .. "' " .. err end
+    end
+end
+
+local function check_schema_or_list(v)
+    if is_list(v) and #v > 0 then
+        return check_list_of(function(x) return check_schema(x) end)(v)
+    end
+    return check_schema(v)
+end
+
+local function check_schema_or_bool(v)
+    if type(v) == "boolean" then return nil end
+    return check_schema(v)
+end
+
+local function check_const(v)
+    local t = type(v)
+    if t ~= "string" and t ~= "number" and t ~= "boolean" then
+        return "must be a string, number or boolean"
+    end
+end
+
+local SCHEMA_FIELDS = {
+    type = check_member(SCHEMA_TYPE_SET, "schema type"),
+    description = check_string,
+    const = check_const,
+    items = check_schema_or_list,
+    additionalItems = function(v) return check_schema(v) end,
+    oneOf = check_list_of(function(v) return check_schema(v) end),
+    anyOf = check_list_of(function(v) return check_schema(v) end),
+    minItems = int0,
+    maxItems = int0,
+    minimum = any_int,
+    pattern = check_string,
+    uniqueItems = check_bool,
+    properties = check_schema_map,
+    patternProperties = check_schema_map,
+    additionalProperties = check_schema_or_bool,
+    ["$ref"] = check_string,
+}
+
+check_schema = function(v)
+    return check_record(SCHEMA_FIELDS)(v)
+end
+
+-- Command fields other than the arguments (which are the body's list part).
+local COMMAND_FIELDS = {
+    summary = check_string,
+    complexity = check_string,
+    group = check_string,
+    since = check_version,
+    deprecated_since = check_version,
+    replaced_by = check_string,
+    arity = check_arity,
+    flags = check_list_of(check_member(FLAG_SET, "command flag")),
+    acl_categories = check_list_of(check_string),
+    command_tips = check_list_of(check_string),
+    doc_flags = check_list_of(check_member(DOC_FLAG_SET, "doc flag")),
+    history = check_list_of(check_history_entry),
+    key_specs = check_list_of(check_key_spec),
+    reply = check_schema,
+    container = check_bool,
+}
+
+-- Argument options (the table after the name).
+local ARG_FIELDS = {
+    token = check_string,
+    optional = check_bool,
+    multiple = check_bool,
+    multiple_token = check_bool,
+    since = check_version,
+    deprecated_since = check_version,
+    display = check_string,
+    key_spec_index = int0,
+    max_len = check_int_min(1),
+}
+
+---------------------------------------------------------------------------------------------
+-- Evaluation: the DSL functions build plain records; validation happens afterwards, when the
+-- command an argument belongs to is known.
+
+local function caller_line(level)
+    return debug.getinfo(level + 1, "l").currentline
+end
+
+-- A copy of a library table, so a spec cannot change the generator's own.
+local function copy(t)
+    local c = {}
+    for k, v in pairs(t) do c[k] = v end
+    return c
+end
+
+-- The spec's environment. Arguments are opaque handles the spec can call once with their option
+-- table; what they hold lives in `args` (handle -> record), out of the spec's reach.
+local function new_env(commands, args)
+    local handle_mt = {
+        __newindex = function() error("arguments cannot be changed", 2) end,
+        __call = function(self, opts)
+            local r = args[self]
+            if r.opts then error("argument '" .. r.name .. "' has two option tables", 2) end
+            if type(opts) ~= "table" then
+                error("argument '" .. r.name .. "' options must be a table, got " .. type(opts), 2)
+            end
+            r.opts = opts
+            return self
+        end,
+    }
+    local env = {
+        ipairs = ipairs, pairs = pairs, select = select, type = type, tostring = tostring,
+        tonumber = tonumber, error = error, math = copy(math), table = copy(table),
+    }
+    for fn_name, kind in pairs(KINDS) do
+        env[fn_name] = function(name)
+            if type(name) ~= "string" then
+                error(fn_name .. " needs a name string, got " .. type(name), 2)
+            end
+            local handle = setmetatable({}, handle_mt)
+            args[handle] = { kind = kind, name = name, line = caller_line(2) }
+            return handle
+        end
+    end
+    env.command = function(name)
+        if type(name) ~= "string" then
+            error("command needs a name string, got " .. type(name), 2)
+        end
+        local cmd = { name = name, line = caller_line(2) }
+        commands[#commands + 1] = cmd
+        return function(body)
+            if type(body) ~= "table" then
+                error("command '" .. name .. "' body must be a table, got " .. type(body), 2)
+            end
+            cmd.body = body
+        end
+    end
+    return env
+end
+
+-- Lua reports positions as "<chunkname>:<line>:"; the chunk name is kept short (Lua truncates
+-- long ones) and replaced by the spec's path here.
+local CHUNK = "spec"
+
+local DSL_NAMES = "command, key, string, pattern, integer, double, unix_time, pure_token, " ..
+    "oneof, block"
+
+local function relocate(msg, path)
+    msg = tostring(msg)
+    local line, rest = msg:match("^" .. CHUNK .. ":(%d+): (.*)$")
+    if not line then line, rest = "1", msg end
+    -- Unknown globals are mostly misspelt DSL functions or library calls the sandbox leaves out.
+    if rest:match("%(global '[^']*'%)$") then
+        rest = rest .. "; a spec sees only " .. DSL_NAMES .. " and plain Lua"
+    end
+    return path .. ":" .. line .. ": " .. rest
+end
+
+-- Runs the spec text; returns the raw command records and the argument records (handle ->
+-- record), or nil and an error message.
+local function evaluate(text, path)
+    local commands, args = {}, {}
+    local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args))
+    if not chunk then return nil, relocate(err, path) end
+    debug.sethook(function() error("spec runs too long", 2) end, "", INSTRUCTION_LIMIT)
+    local ok, run_err = pcall(chunk)
+    debug.sethook()
+    if not ok then return nil, relocate(run_err, path) end
+    return commands, args
+end
+
+---------------------------------------------------------------------------------------------
+-- Validation.
+
+-- Collects problems as { line, message } and formats them for stderr.
+local function new_reporter(path)
+    local r = { path = path, list = {} }
+    function r.add(line, cmd, arg_path, msg)
+        local where = ""
+        if cmd then where = "command '" .. cmd .. "'" end
+        if arg_path then where = where .. ", argument '" .. arg_path .. "'" end
+        if where ~= "" then where = where .. ": " end
+        r.list[#r.list + 1] = { line = line, text = path .. ":" .. line .. ": " .. where .. msg }
+    end
+    return r
+end
+
+-- Splits a body table into its list part and its named fields; reports stray keys.
+local function split_body(body, report, line, cmd, arg_path)
+    local items, fields = {}, {}
+    local n = #body
+    for _, k in ipairs(sorted_keys(body)) do
+        if math.type(k) == "integer" and k >= 1 and k <= n then
+            items[k] = body[k]
+        elseif type(k) == "string" then
+            fields[k] = body[k]
+        else
+            report.add(line, cmd, arg_path, "unexpected key " .. tostring(k))
+        end
+    end
+    return items, fields
+end
+
+-- Checks named fields against a checker table and copies the good ones into out.
+local function copy_fields(fields, checkers, out, report, line, cmd, arg_path, what)
+    for _, k in ipairs(sorted_keys(fields)) do
+        local check = checkers[k]
+        if not check then
+            report.add(line, cmd, arg_path, "unknown " .. what .. " field '" .. k .. "'")
+        else
+            local err = check(fields[k])
+            if err then
+                report.add(line, cmd, arg_path, "field '" .. k .. "' " .. err)
+            else
+                out[k] = fields[k]
+            end
+        end
+    end
+end
+
+local validate_args
+
+-- Rules that involve more than one field of an argument.
+local function check_arg_rules(a, report, cmd, arg_path)
+    local function bad(msg) report.add(a.line, cmd, arg_path, msg) end
+    local valued = a.kind ~= "pure-token" and a.kind ~= "oneof" and a.kind ~= "block"
+    if a.kind == "pure-token" and a.token == nil then bad("pure-token needs a token") end
+    if a.kind == "pure-token" and a.multiple then bad("a pure-token cannot be multiple") end
+    if a.token == "" and a.kind ~= "pure-token" then bad("token must not be empty") end
+    if a.multiple_token and not (a.multiple and a.token) then
+        bad("multiple_token needs multiple = true and a token")
+    end
+    if a.max_len and not (a.kind == "key" or a.kind == "string" or a.kind == "pattern") then
+        bad("max_len applies to key, string and pattern arguments only")
+    end
+    if a.key_spec_index and not (a.kind == "key" or a.kind == "pattern") then
+        bad("key_spec_index applies to key and pattern arguments only")
+    end
+    if a.kind == "oneof" and #a.args < 2 then
+        bad("oneof needs at least 2 alternatives, has " .. #a.args)
+    end
+    if a.kind == "block" and #a.args == 0 then bad("block needs at least one argument") end
+    if valued and #a.args > 0 then bad(a.kind .. " argument cannot have nested arguments") end
+end
+
+local function validate_arg(raw, report, cmd, parent_path)
+    local a = { kind = raw.kind, name = raw.name, line = raw.line, args = {} }
+    local arg_path = parent_path and (parent_path .. "." .. raw.name) or raw.name
+    a.path = arg_path
+    local items, fields = split_body(raw.opts or {}, report, raw.line, cmd, arg_path)
+    copy_fields(fields, ARG_FIELDS, a, report, raw.line, cmd, arg_path, "argument")
+    a.args = validate_args(items, report, cmd, arg_path, raw.line)
+    if not naming.ident(raw.name) then
+        report.add(raw.line, cmd, arg_path, "name cannot become a C identifier")
+    end
+    check_arg_rules(a, report, cmd, arg_path)
+    return a
+end
+
+-- Validates a list of raw arguments (one nesting level); names must stay distinct as C
+-- identifiers because they become parameters, members and enumerators.
+validate_args = function(items, report, cmd, parent_path, parent_line)
+    local out, seen = {}, {}
+    for i, item in ipairs(items) do
+        local raw = report.args[item]
+        if not raw then
+            report.add(parent_line, cmd, parent_path,
+                "item " .. i .. " is a " .. type(item) .. ", not an argument")
+        else
+            local a = validate_arg(raw, report, cmd, parent_path)
+            local id = naming.ident(a.name)
+            if id and seen[id] then
+                local first = seen[id]
+                local same = first.name == a.name and "duplicate argument name" or
+                    "name maps to the same C identifier '" .. id .. "' as '" .. first.name .. "'"
+                report.add(a.line, cmd, a.path, same .. " (line " .. first.line .. ")")
+            elseif id then
+                seen[id] = a
+            end
+            out[#out + 1] = a
+        end
+    end
+    return out
+end
+
+-- Smallest and largest number of request words an argument produces (nil = unbounded). Inside a
+-- oneof, "optional" on a single alternative means nothing: choosing it sends it.
+local function arg_words(a, in_oneof)
+    local tok = (a.token and a.kind ~= "pure-token") and 1 or 0
+    local lo, hi = 1, 1
+    if a.kind == "block" then
+        lo, hi = 0, 0
+        for _, c in ipairs(a.args) do
+            local clo, chi = arg_words(c, false)
+            lo, hi = lo + clo, hi and chi and hi + chi
+        end
+    elseif a.kind == "oneof" then
+        lo, hi = math.huge, 0
+        for _, c in ipairs(a.args) do
+            local clo, chi = arg_words(c, true)
+            lo, hi = math.min(lo, clo), hi and chi and math.max(hi, chi)
+        end
+    end
+    lo, hi = lo + tok, hi and hi + tok
+    if a.multiple then hi = nil end
+    if a.optional and (a.multiple or not in_oneof) then lo = 0 end
+    return lo, hi
+end
+M.arg_words = arg_words
+
+local function words_of(name)
+    local words = {}
+    for w in name:gmatch("%S+") do words[#words + 1] = w end
+    return words
+end
+
+local function check_arity_against_args(c, report)
+    local lo, hi = #c.words, #c.words
+    for _, a in ipairs(c.args) do
+        local alo, ahi = arg_words(a, false)
+        lo = lo + alo
+        hi = hi and ahi and hi + ahi
+    end
+    c.min_words, c.max_words = lo, hi
+    if not c.arity then
+        c.arity = (hi == lo) and lo or -lo
+        return
+    end
+    if c.arity > 0 and (lo ~= c.arity or hi ~= c.arity) then
+        report.add(c.line, c.name, nil, "arity " .. c.arity .. " says exactly " .. c.arity ..
+            " words, the arguments allow " .. lo .. (hi == lo and "" or (" to " ..
+            (hi and tostring(hi) or "any number"))))
+    elseif c.arity < 0 and hi and hi < -c.arity then
+        -- A negative arity is the server's minimum; arguments that can never reach it are wrong.
+        -- (Fewer is fine: the server may demand more than the argument tree shows.)
+        report.add(c.line, c.name, nil, "arity " .. c.arity .. " says at least " .. -c.arity ..
+            " words, the arguments allow at most " .. hi)
+    end
+end
+
+local function check_key_spec_refs(c, args, report)
+    for _, a in ipairs(args) do
+        local n = c.key_specs and #c.key_specs or 0
+        if a.key_spec_index and a.key_spec_index >= n then
+            report.add(a.line, c.name, a.path, "key_spec_index " .. a.key_spec_index ..
+                " but the command has " .. n .. " key_specs (indexes start at 0)")
+        end
+        check_key_spec_refs(c, a.args, report)
+    end
+end
+
+local function validate_command(raw, report)
+    local before = #report.list
+    local c = { name = raw.name, line = raw.line, words = words_of(raw.name) }
+    if not raw.body then
+        report.add(raw.line, raw.name, nil, "missing body: write command \"NAME\" { ... }")
+        c.args = {}
+        return c
+    end
+    local bad_name = #c.words == 0 or #c.words > 2 or c.name ~= table.concat(c.words, " ") or
+        c.name:match("[%c\"\\]")
+    if bad_name then
+        report.add(raw.line, raw.name, nil,
+            "name must be one word or a container and a subcommand separated by one space")
+    elseif not naming.ident(table.concat(c.words, "_")) then
+        report.add(raw.line, raw.name, nil, "name cannot become a C identifier")
+    end
+    local items, fields = split_body(raw.body, report, raw.line, raw.name)
+    copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command")
+    c.args = validate_args(items, report, raw.name, nil, raw.line)
+    check_key_spec_refs(c, c.args, report)
+    if c.container and #c.args > 0 then
+        report.add(raw.line, raw.name, nil, "a container has subcommands, not arguments")
+    elseif #report.list == before and not c.container then
+        check_arity_against_args(c, report)
+    end
+    return c
+end
+
+local function validate_commands(raws, report)
+    local out, seen = {}, {}
+    for _, raw in ipairs(raws) do
+        local before = #report.list
+        local c = validate_command(raw, report)
+        local id = naming.ident(table.concat(c.words, "_"))
+        if id and seen[id] then
+            local first = seen[id]
+            local what = first.name == c.name and "duplicate command" or
+                "maps to the same C name '" .. id .. "' as command '" .. first.name .. "'"
+            report.add(c.line, c.name, nil, what .. " (line " .. first.line .. ")")
+        elseif id and #report.list == before then
+            seen[id] = c
+        end
+        out[#out + 1] = c
+    end
+    return out
+end
+
+local function sorted_messages(report)
+    table.sort(report.list, function(a, b)
+        if a.line ~= b.line then return a.line < b.line end
+        return a.text < b.text
+    end)
+    local texts = {}
+    for i, e in ipairs(report.list) do texts[i] = e.text end
+    return texts
+end
+
+-- Loads and validates spec text. Returns the spec, or nil and a list of error lines.
+function M.load(text, path)
+    local raws, args = evaluate(text, path)
+    if not raws then return nil, { args } end
+    local report = new_reporter(path)
+    report.args = args
+    local commands = validate_commands(raws, report)
+    if #commands == 0 and #report.list == 0 then
+        report.add(1, nil, nil, "spec declares no commands")
+    end
+    if #report.list > 0 then return nil, sorted_messages(report) end
+    return { path = path, commands = commands }
+end
+
+M.new_reporter = new_reporter
+M.sorted_messages = sorted_messages
+
+return M

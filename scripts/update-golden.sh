@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Regenerates the golden files of the generator tests (tests/gen/golden/) with a built respgen.
+# Run it after an intended change of the generated code, then review `git diff tests/gen/golden`
+# before committing: the golden tests (ctest -R gen_golden) compare respgen's output with these
+# files byte for byte.
+#
+# Usage: scripts/update-golden.sh [path/to/respgen]
+#   default: build/respgen, or else the newest build*/respgen
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+respgen=${1:-}
+if [[ -z $respgen ]]; then
+  if [[ -x build/respgen ]]; then
+    respgen=build/respgen
+  else
+    respgen=$(ls -t build*/respgen 2>/dev/null | head -n 1 || true)
+  fi
+fi
+if [[ -z $respgen || ! -x $respgen ]]; then
+  echo "update-golden: no respgen found; build it first or pass its path" >&2
+  exit 1
+fi
+
+golden=tests/gen/golden
+# One directory per spec (the same list as tests/gen/CMakeLists.txt), plus one header-only case.
+specs=(specs/example.lua tests/gen/specs/*.lua)
+rm -rf "$golden"
+for spec in "${specs[@]}"; do
+  stem=$(basename "$spec" .lua)
+  mkdir -p "$golden/$stem"
+  "$respgen" -o "$golden/$stem" "$spec"
+done
+mkdir -p "$golden/kinds-header-only"
+"$respgen" --header-only -o "$golden/kinds-header-only" tests/gen/specs/kinds.lua
+echo "update-golden: regenerated $golden with $respgen"

@@ -1,0 +1,6 @@
+${banner}
+#include "${header}"
+
+#include <assert.h>
+
+${body}

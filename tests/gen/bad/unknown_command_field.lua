@@ -1,0 +1,5 @@
+-- expect: bad/unknown_command_field.lua:3: command 'X': unknown command field 'summery'
+-- A misspelt command field is an error, not ignored.
+command "X" {
+    summery = "Typo.",
+}
