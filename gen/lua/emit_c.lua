@@ -633,7 +633,9 @@ local function header_text(model, header_only, defs)
 end
 
 -- Returns { { suffix = ".h", text = ... }, { suffix = ".c", text = ... } } (header only: one).
-function M.emit(model, header_only)
+-- opts.header_only: one header holding the definitions too.
+function M.emit(model, opts)
+    local header_only = opts.header_only
     local used = {}
     local ops = new_ops(model, used)
     local defs = {}

@@ -17,45 +17,24 @@ local M = {}
 -- Bumped with runtime/rg.h's RG_ABI_VERSION; the host may tell the value it was built with.
 local ABI_VERSION = 1
 
-local USAGE = "usage: respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] SPEC..."
-
 local function eprint(msg)
     io.stderr:write(msg, "\n")
 end
 
--- Options that take a value, and flags.
-local VALUE_OPTIONS = { ["-o"] = "outdir", ["--prefix"] = "prefix" }
-local FLAG_OPTIONS = { ["--header-only"] = "header_only", ["--check"] = "check" }
+-- The parts of a codec. Each emitter turns a command model into files ({ suffix, text }) and
+-- may add command-line options (shaped like cli.lua's GEN_OPTIONS) that switch it on or tune it.
+local EMITTERS = { emit_c }
+
+M.options = {}
+for _, e in ipairs(EMITTERS) do
+    for name, opt in pairs(e.options or {}) do M.options[name] = opt end
+end
 
 local function check_options(o)
     if #o.specs == 0 then return "no spec given" end
     if o.prefix and not naming.valid_prefix(o.prefix) then
         return "--prefix must be a C identifier not ending in '_'"
     end
-end
-
-local function parse_args(argv)
-    local o = { outdir = ".", specs = {} }
-    local i = 1
-    while i <= #argv do
-        local a = argv[i]
-        if VALUE_OPTIONS[a] then
-            if i == #argv then return nil, a .. " needs a value" end
-            o[VALUE_OPTIONS[a]] = argv[i + 1]
-            i = i + 2
-        elseif FLAG_OPTIONS[a] then
-            o[FLAG_OPTIONS[a]] = true
-            i = i + 1
-        elseif a:sub(1, 1) == "-" and a ~= "-" then
-            return nil, "unknown option " .. a
-        else
-            o.specs[#o.specs + 1] = a
-            i = i + 1
-        end
-    end
-    local err = check_options(o)
-    if err then return nil, err end
-    return o
 end
 
 local function file_name(path)
@@ -83,8 +62,10 @@ local function render(path, o)
     })
     if not m then return nil, merrs end
     local outputs = {}
-    for _, f in ipairs(emit_c.emit(m, o.header_only)) do
-        outputs[#outputs + 1] = { path = o.outdir .. "/" .. stem .. f.suffix, text = f.text }
+    for _, e in ipairs(EMITTERS) do
+        for _, f in ipairs(e.emit(m, o)) do
+            outputs[#outputs + 1] = { path = o.outdir .. "/" .. stem .. f.suffix, text = f.text }
+        end
     end
     return outputs
 end
@@ -138,22 +119,14 @@ local function write(outputs, outdir)
     return 0
 end
 
--- argv: the command line like Lua's `arg` (argv[1..n] the arguments). opts: the command line
--- as cli.lua parsed it ({ outdir, prefix, header_only, check, specs }); parsed here when absent.
--- Returns the exit status.
-function M.main(argv, opts)
-    local o, err
-    if opts then
-        o = { outdir = opts.outdir or ".", prefix = opts.prefix, header_only = opts.header_only,
-            check = opts.check, specs = opts.specs or {} }
-        err = check_options(o)
-        if err then o = nil end
-    else
-        o, err = parse_args(argv)
-    end
-    if not o then
+-- opts: the command line as cli.lua parsed it ({ outdir, prefix, header_only, check, specs, and
+-- the fields of M.options }). Returns the exit status.
+function M.main(_, opts)
+    local o = setmetatable({ outdir = opts.outdir or "." }, { __index = opts })
+    o.specs = opts.specs or {}
+    local err = check_options(o)
+    if err then
         eprint("respgen: " .. err)
-        eprint(USAGE)
         return 2
     end
     local outputs, errors = render_all(o)

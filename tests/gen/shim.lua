@@ -26,6 +26,9 @@ package.loaded.host = {
     template = function(name)
         return read_file(root .. "/templates/" .. name)
     end,
+    mkdir_p = function(path)
+        return os.execute("mkdir -p '" .. path:gsub("'", "'\\''") .. "'") or nil, "mkdir failed"
+    end,
     write_file_atomic = function(path, data)
         local tmp = path .. ".tmp"
         local f, err = io.open(tmp, "wb")
