@@ -8,18 +8,38 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 step() { printf '\n== %s\n' "$*"; }
 
+# Runs ctest and adds its counts to the totals printed at the end.
+passed=0 failed=0
+run_ctest() {
+  local log
+  log=$(mktemp)
+  set +e
+  ctest "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  local total bad
+  total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+  bad=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
+  rm -f "$log"
+  passed=$((passed + ${total:-0} - ${bad:-0}))
+  failed=$((failed + ${bad:-0}))
+  return "$rc"
+}
+
 step "release build and tests (build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
-ctest --test-dir build --output-on-failure -j"$jobs"
+run_ctest --test-dir build --output-on-failure -j"$jobs"
 
 step "ASan + UBSan build and tests (build-asan/)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRG_SANITIZE=ON -DRG_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_ctest --test-dir build-asan --output-on-failure -j"$jobs"
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
 step "fuzzing (${FUZZ_SECONDS:-60} s per target)"
 scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 
-step "all tests passed"
+step "summary"
+echo "$passed passed, $failed failed"
