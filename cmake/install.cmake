@@ -7,7 +7,8 @@ set(RG_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/respgen")
 install(TARGETS respgen EXPORT respgenTargets RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(TARGETS respgen_runtime EXPORT respgenTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
-install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h
+install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
+              runtime/rg_args.h runtime/rg_reply.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 install(EXPORT respgenTargets NAMESPACE respgen:: DESTINATION "${RG_CMAKE_DIR}")
 

@@ -7,9 +7,11 @@
 # target crashed, leaked or timed out. libFuzzer's own output goes to a log shown only on failure.
 set -eu
 
-# Each target: its CMake target name, its seed corpus (relative to the repo), its dictionary.
+# Each target: its CMake target name, its seed corpus (relative to the repo), its dictionary
+# (- for none).
 TARGETS="
 fuzz_dec tests/fuzz/corpus/dec tests/fuzz/resp.dict
+fuzz_keys tests/keys/corpus -
 "
 
 secs=${1:-60}
@@ -37,8 +39,11 @@ fuzz() {
     dir="$work/$name"
     mkdir -p "$dir/corpus"
     cp "$root/$corpus"/* "$dir/corpus/"
+    dict_opt=""
+    [ "$dict" = "-" ] || dict_opt="-dict=$root/$dict"
+    # shellcheck disable=SC2086
     (cd "$dir" && "$exe" -max_total_time="$secs" -jobs="$jobs" -workers="$jobs" -timeout=10 \
-        -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -dict="$root/$dict" \
+        -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 $dict_opt \
         -artifact_prefix="$build/fuzz-artifacts/$name-" "$dir/corpus" >"$dir/run.log" 2>&1)
     rc=$?
     # With -jobs the parent's status does not reliably carry a worker's crash; logs and artifacts do.
