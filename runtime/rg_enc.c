@@ -16,8 +16,8 @@ _Static_assert(SIZE_MAX <= UINT64_MAX, "lengths are written through rg_put_u64")
 
 /* ---- integers ---------------------------------------------------------------------------- */
 
-/* "00" "01" ... "99": two digits per division halves the divisions of a digit-at-a-time loop. */
-static const char rg_digit_pairs[200] =
+/* Two digits per division halves the divisions of a digit-at-a-time loop. */
+const char rg_digit_pairs[200] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546"
     "4748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293"
     "949596979899";
@@ -584,65 +584,10 @@ size_t rg_fmt_double(char *dst, double v) {
     return (size_t)(put_decimal(p, strip_trailing_zeros(to_decimal(bq, t))) - dst);
 }
 
-/* ---- RESP pieces --------------------------------------------------------------------------- */
-
-static char *put_crlf(char *dst) {
-    dst[0] = '\r';
-    dst[1] = '\n';
-    return dst + 2;
-}
-
-/* Up to 16 bytes as two overlapping fixed-size moves: most arguments are this short, and a call
- * into the library's memcpy costs more than such a copy (-10..25% per argument in rg_argv_encode).
- */
-static void copy_short(char *dst, const char *src, size_t len) {
-    if (len >= 8) {
-        memcpy(dst, src, 8);
-        memcpy(dst + len - 8, src + len - 8, 8);
-    } else if (len >= 4) {
-        memcpy(dst, src, 4);
-        memcpy(dst + len - 4, src + len - 4, 4);
-    } else if (len != 0) {
-        dst[0] = src[0];
-        dst[len / 2] = src[len / 2];
-        dst[len - 1] = src[len - 1];
-    }
-}
-
-/* A view's bytes; ptr may be NULL when len is 0, which memcpy does not allow. */
-static char *put_bytes(char *dst, const char *bytes, size_t len) {
-    if (len <= 16) {
-        copy_short(dst, bytes, len);
-    } else {
-        memcpy(dst, bytes, len);
-    }
-    return dst + len;
-}
-
-/* Lengths below 100 (most arguments) skip the digit count and the digit loop. */
-static inline char *put_bulk_header(char *dst, size_t len) {
-    *dst = '$';
-    if (len < 10) {
-        dst[1] = (char)('0' + len);
-        return put_crlf(dst + 2);
-    }
-    if (len < 100) {
-        memcpy(dst + 1, rg_digit_pairs + 2 * len, 2);
-        return put_crlf(dst + 3);
-    }
-    return put_crlf(rg_put_u64(dst + 1, len));
-}
-
-char *rg_put_bulk_header(char *dst, size_t len) {
-    return put_bulk_header(dst, len);
-}
-
-char *rg_put_bulk(char *dst, const char *bytes, size_t len) {
-    return put_crlf(put_bytes(put_bulk_header(dst, len), bytes, len));
-}
+/* ---- RESP pieces (the per-argument ones are inline in rg_enc.h) ---------------------------- */
 
 char *rg_put_bulk_i64(char *dst, int64_t v) {
-    return put_crlf(rg_put_i64(rg_put_bulk_header(dst, rg_i64_len(v)), v));
+    return rg_put_crlf(rg_put_i64(rg_put_bulk_header(dst, rg_i64_len(v)), v));
 }
 
 size_t rg_bulk_double_size(double v) {
@@ -651,13 +596,11 @@ size_t rg_bulk_double_size(double v) {
 }
 
 char *rg_put_bulk_double(char *dst, double v) {
-    char text[RG_DOUBLE_MAX_LEN];
-    return rg_put_bulk(dst, text, rg_fmt_double(text, v));
-}
-
-char *rg_put_array_header(char *dst, size_t n) {
-    *dst = '*';
-    return put_crlf(rg_put_u64(dst + 1, n));
+    /* Formatted in place after room for a two-digit length (a double takes at most 24 bytes); a
+     * shorter text ("1.5", "42") then moves down one byte. Both stay within the bulk's size. */
+    const size_t n = rg_fmt_double(dst + 5, v);
+    if (n < 10) memmove(dst + 4, dst + 5, n);
+    return rg_put_crlf(rg_put_bulk_header(dst, n) + n);
 }
 
 /* ---- argv ---------------------------------------------------------------------------------- */
@@ -735,14 +678,14 @@ static void iov_close_run(iov_writer *w) {
 }
 
 static void iov_put_arg(iov_writer *w, rg_view arg) {
-    w->p = put_bulk_header(w->p, arg.len);
+    w->p = rg_put_bulk_header(w->p, arg.len);
     if (iov_referenced(arg.len)) {
         iov_close_run(w);
         *w->iov++ = (rg_iov){arg.ptr, arg.len};
     } else {
-        w->p = put_bytes(w->p, arg.ptr, arg.len);
+        w->p = rg_put_bytes(w->p, arg.ptr, arg.len);
     }
-    w->p = put_crlf(w->p);
+    w->p = rg_put_crlf(w->p);
 }
 
 size_t rg_argv_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,

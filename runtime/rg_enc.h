@@ -61,17 +61,70 @@ char *rg_put_i64(char *dst, int64_t v);
  * to check for it first. */
 size_t rg_fmt_double(char *dst, double v);
 
+/* The writers of the pieces every argument has (a bulk's header, its bytes, the array header) are
+ * inline, with the rare long cases out of line: an encoder writes one bulk per argument, and a
+ * call per bulk cost about as much as the writing (bench/enc/bench_gen.c, out of line -> inline:
+ * generated HSET of 10 pairs 89 -> 62 ns, rg_argv_encode of a SET 14.6 -> 12.4 ns). */
+
+/* Copy len bytes (ptr may be NULL when len is 0, which memcpy does not allow); returns the end.
+ * Up to 32 bytes, most arguments, are two overlapping fixed-size moves: no call, no loop; the
+ * shortest are tested first. */
+static inline char *rg_put_bytes(char *dst, const char *bytes, size_t len) {
+    if (len <= 16) {
+        if (len >= 8) {
+            memcpy(dst, bytes, 8);
+            memcpy(dst + len - 8, bytes + len - 8, 8);
+        } else if (len >= 4) {
+            memcpy(dst, bytes, 4);
+            memcpy(dst + len - 4, bytes + len - 4, 4);
+        } else if (len != 0) {
+            dst[0] = bytes[0];
+            dst[len / 2] = bytes[len / 2];
+            dst[len - 1] = bytes[len - 1];
+        }
+    } else if (len <= 32) {
+        memcpy(dst, bytes, 16);
+        memcpy(dst + len - 16, bytes + len - 16, 16);
+    } else {
+        memcpy(dst, bytes, len);
+    }
+    return dst + len;
+}
+
+static inline char *rg_put_crlf(char *dst) {
+    dst[0] = '\r';
+    dst[1] = '\n';
+    return dst + 2;
+}
+
+/* "00" "01" ... "99": two digits per lookup. */
+extern const char rg_digit_pairs[200];
+
+/* "$<len>\r\n" only: the header of a bulk whose payload is written (or sent) separately. Lengths
+ * below 100 skip the digit count and the digit loop. */
+static inline size_t rg_bulk_header_size(size_t len) {
+    return 1 + rg_u64_len(len) + 2;
+}
+static inline char *rg_put_bulk_header(char *dst, size_t len) {
+    dst[0] = '$';
+    if (len < 10) {
+        dst[1] = (char)('0' + len);
+        return rg_put_crlf(dst + 2);
+    }
+    if (len < 100) {
+        memcpy(dst + 1, rg_digit_pairs + 2 * len, 2);
+        return rg_put_crlf(dst + 3);
+    }
+    return rg_put_crlf(rg_put_u64(dst + 1, len));
+}
+
 /* "$<len>\r\n<bytes>\r\n" */
 static inline size_t rg_bulk_size(size_t len) {
     return 1 + rg_u64_len(len) + 2 + len + 2;
 }
-char *rg_put_bulk(char *dst, const char *bytes, size_t len);
-
-/* "$<len>\r\n" only: the header of a bulk whose payload is written (or sent) separately. */
-static inline size_t rg_bulk_header_size(size_t len) {
-    return 1 + rg_u64_len(len) + 2;
+static inline char *rg_put_bulk(char *dst, const char *bytes, size_t len) {
+    return rg_put_crlf(rg_put_bytes(rg_put_bulk_header(dst, len), bytes, len));
 }
-char *rg_put_bulk_header(char *dst, size_t len);
 
 /* An integer argument as a bulk: "$<n>\r\n<digits>\r\n". */
 static inline size_t rg_bulk_i64_size(int64_t v) {
@@ -85,11 +138,18 @@ char *rg_put_bulk_i64(char *dst, int64_t v);
 size_t rg_bulk_double_size(double v);
 char *rg_put_bulk_double(char *dst, double v);
 
-/* "*<n>\r\n" */
+/* "*<n>\r\n"; most commands have fewer than 10 words. */
 static inline size_t rg_array_header_size(size_t n) {
     return 1 + rg_u64_len(n) + 2;
 }
-char *rg_put_array_header(char *dst, size_t n);
+static inline char *rg_put_array_header(char *dst, size_t n) {
+    dst[0] = '*';
+    if (n < 10) {
+        dst[1] = (char)('0' + n);
+        return rg_put_crlf(dst + 2);
+    }
+    return rg_put_crlf(rg_put_u64(dst + 1, n));
+}
 
 /* Copy n constant bytes (a precomputed literal) and return the end. */
 static inline char *rg_put_raw(char *dst, const char *bytes, size_t n) {

@@ -1,6 +1,6 @@
 // Helpers of generated encoders, each emitted once per generated file when used. A piece starts
 // with "//> name", optionally "needs" the pieces it uses; ${p} is the prefix, ${static} the
-// linkage ("static", or "static inline" for --header-only output).
+// linkage ("static inline": see STATIC in gen/lua/emit_c.lua).
 //> meas
 /* What a request needs, summed in one pass over the arguments: words for the array header,
  * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
@@ -80,16 +80,22 @@ typedef struct ${p}_iovw {
     size_t n;
     const char *seg;
 } ${p}_iovw;
-//> put_view needs iovw
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced in place between the scratch bytes before it (its header) and after it (its CRLF). */
-${static} char *${p}_put_view(char *dst, ${p}_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+//> put_view_ref needs iovw
+/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
+ * (its header) and after it (its CRLF). */
+${static} char *${p}_put_view_ref(char *dst, ${p}_iovw *w, rg_view v) {
     dst = rg_put_bulk_header(dst, v.len);
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
     w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
     w->seg = dst;
     return rg_put_raw(dst, "\r\n", 2);
+}
+//> put_view needs put_view_ref
+/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
+ * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
+${static} char *${p}_put_view(char *dst, ${p}_iovw *w, rg_view v) {
+    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+    return ${p}_put_view_ref(dst, w, v);
 }
 //> put_bulk
 ${static} char *${p}_put_bulk(char *dst, rg_view bulk) {

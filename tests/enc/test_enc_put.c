@@ -112,6 +112,34 @@ static void test_bulk(void **state) {
     assert_true(rg_bulk_header_size(SIZE_MAX) <= RG_BULK_HEADER_MAX_LEN);
 }
 
+/* Every length up to 600 and the lengths around the copy and header boundaries (the inline
+ * writers branch at 4, 8, 16, 32 bytes and at 10, 100 for the header), against snprintf, with
+ * the bytes after the bulk untouched and a source that ends exactly where the payload does. */
+static void test_bulk_every_length(void **state) {
+    (void)state;
+    enum { MAX = 600 };
+    static char src[MAX], out[MAX + 32], want[MAX + 32];
+    for (size_t i = 0; i < MAX; i++) src[i] = (char)('A' + i % 26);
+    for (size_t len = 0; len <= MAX; len++) {
+        const char *bytes = src + MAX - len; /* a read past the payload would leave src */
+        const int h = snprintf(want, sizeof want, "$%zu\r\n", len);
+        memcpy(want + h, bytes, len);
+        memcpy(want + h + len, "\r\n", 2);
+        const size_t wlen = (size_t)h + len + 2;
+        memset(out, GUARD, sizeof out);
+        char *const end = rg_put_bulk(out, len ? bytes : NULL, len);
+        assert_int_equal((size_t)(end - out), wlen);
+        assert_int_equal(rg_bulk_size(len), wlen);
+        assert_memory_equal(out, want, wlen);
+        assert_int_equal((unsigned char)out[wlen], GUARD);
+
+        memset(out, GUARD, sizeof out);
+        assert_ptr_equal(rg_put_bytes(out, len ? bytes : NULL, len), out + len);
+        assert_memory_equal(out, bytes, len);
+        assert_int_equal((unsigned char)out[len], GUARD);
+    }
+}
+
 static void test_bulk_i64(void **state) {
     (void)state;
     EXPECT_WRITE(rg_put_bulk_i64(buf, 0), "$1\r\n0\r\n");
@@ -129,6 +157,9 @@ static void test_bulk_double(void **state) {
         const char *bulk;
     } cases[] = {
         {1.5, "$3\r\n1.5\r\n"},
+        {1234567.5, "$9\r\n1234567.5\r\n"},    /* the longest text with a one-digit length */
+        {12345678.5, "$10\r\n12345678.5\r\n"}, /* the shortest with two */
+        {0.1 + 0.2, "$19\r\n0.30000000000000004\r\n"},
         {-0.0, "$2\r\n-0\r\n"},
         {1e100, "$6\r\n1e+100\r\n"},
         {-2.2250738585072014e-308, "$24\r\n-2.2250738585072014e-308\r\n"},
@@ -144,6 +175,8 @@ static void test_array_header(void **state) {
     (void)state;
     EXPECT_WRITE(rg_put_array_header(buf, 0), "*0\r\n");
     EXPECT_WRITE(rg_put_array_header(buf, 3), "*3\r\n");
+    EXPECT_WRITE(rg_put_array_header(buf, 9), "*9\r\n");
+    EXPECT_WRITE(rg_put_array_header(buf, 10), "*10\r\n");
     EXPECT_WRITE(rg_put_array_header(buf, 201), "*201\r\n");
     assert_int_equal(rg_array_header_size(201), 6);
     assert_int_equal(rg_array_header_size(0), 4);
@@ -156,10 +189,15 @@ static void test_raw(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_u64_boundaries),  cmocka_unit_test(test_i64_boundaries),
-        cmocka_unit_test(test_random_integers), cmocka_unit_test(test_bulk),
-        cmocka_unit_test(test_bulk_i64),        cmocka_unit_test(test_bulk_double),
-        cmocka_unit_test(test_array_header),    cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_u64_boundaries),
+        cmocka_unit_test(test_i64_boundaries),
+        cmocka_unit_test(test_random_integers),
+        cmocka_unit_test(test_bulk),
+        cmocka_unit_test(test_bulk_every_length),
+        cmocka_unit_test(test_bulk_i64),
+        cmocka_unit_test(test_bulk_double),
+        cmocka_unit_test(test_array_header),
+        cmocka_unit_test(test_raw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

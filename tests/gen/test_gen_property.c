@@ -253,11 +253,13 @@ static void check_request(const codec *c, const void *a, const req *q) {
 
 /* ---- SET: enums, a union, optional pure-token ---- */
 
+/* no_opts: opts is passed as NULL, the encoders' fixed-shape path. */
 typedef struct set_args {
     rg_view key, value;
     example_set_opts opts;
+    int no_opts;
 } set_args;
-CODEC(example_set, set_args, (x->key, x->value, &x->opts));
+CODEC(example_set, set_args, (x->key, x->value, x->no_opts ? NULL : &x->opts));
 
 static void gen_set(req *q, set_args *x) {
     static const char *const conditions[] = {NULL, "NX", "XX"};
@@ -265,6 +267,8 @@ static void gen_set(req *q, set_args *x) {
     word_lit(q, "SET");
     x->key = string_word(q);
     x->value = string_word(q);
+    x->no_opts = chance(q->r, 25);
+    if (x->no_opts) return;
     x->opts.condition = (example_set_condition)below(q->r, 3);
     if (x->opts.condition) word_lit(q, conditions[x->opts.condition]);
     x->opts.get = chance(q->r, 50);
@@ -369,12 +373,15 @@ typedef struct sort_args {
     rg_view key;
     rg_view gets[MAX_LIST];
     example_sort_opts opts;
+    int no_opts;
 } sort_args;
-CODEC(example_sort, sort_args, (x->key, &x->opts));
+CODEC(example_sort, sort_args, (x->key, x->no_opts ? NULL : &x->opts));
 
 static void gen_sort(req *q, sort_args *x) {
     word_lit(q, "SORT");
     x->key = string_word(q);
+    x->no_opts = chance(q->r, 25);
+    if (x->no_opts) return;
     if (chance(q->r, 50)) {
         word_lit(q, "BY");
         x->opts.by_pattern = string_word(q);

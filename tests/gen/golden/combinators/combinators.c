@@ -15,23 +15,23 @@ typedef struct combinators_meas {
 } combinators_meas;
 
 /* Starts measuring with the words and bytes every request of the command has. */
-static void combinators_meas_start(combinators_meas *m, size_t argc, size_t bytes) {
+static inline void combinators_meas_start(combinators_meas *m, size_t argc, size_t bytes) {
     *m = (combinators_meas){.argc = argc, .bytes = bytes};
 }
 
 /* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
  * request invalid instead. */
-static void combinators_meas_add(combinators_meas *m, size_t bytes) {
+static inline void combinators_meas_add(combinators_meas *m, size_t bytes) {
     m->bad |= bytes > SIZE_MAX - m->bytes;
     m->bytes += bytes;
 }
 
-static void combinators_meas_lit(combinators_meas *m, size_t argc, size_t bytes) {
+static inline void combinators_meas_lit(combinators_meas *m, size_t argc, size_t bytes) {
     m->argc += argc;
     combinators_meas_add(m, bytes);
 }
 
-static void combinators_meas_view(combinators_meas *m, rg_view v) {
+static inline void combinators_meas_view(combinators_meas *m, rg_view v) {
     m->argc++;
     /* No object is this long; the check keeps rg_bulk_size from wrapping. */
     m->bad |= v.len > SIZE_MAX / 2;
@@ -41,24 +41,29 @@ static void combinators_meas_view(combinators_meas *m, rg_view v) {
     m->payload += v.len;
 }
 
-static void combinators_meas_i64(combinators_meas *m, int64_t v) {
+static inline void combinators_meas_i64(combinators_meas *m, int64_t v) {
     m->argc++;
     combinators_meas_add(m, rg_bulk_i64_size(v));
 }
 
-static void combinators_meas_double(combinators_meas *m, double v) {
+static inline void combinators_meas_double(combinators_meas *m, double v) {
     m->argc++;
     combinators_meas_add(m, rg_bulk_double_size(v));
 }
 
 /* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
-static void combinators_meas_bulk(combinators_meas *m, rg_view bulk) {
+static inline void combinators_meas_bulk(combinators_meas *m, rg_view bulk) {
     if (!bulk.ptr) m->bad = true;
     combinators_meas_lit(m, 1, bulk.len);
 }
 
+/* The request size, or 0 when an argument was invalid. */
+static inline size_t combinators_meas_total(const combinators_meas *m) {
+    return m->bad ? 0 : m->bytes;
+}
+
 /* As meas_total, for commands whose word count, and so array header, varies. */
-static size_t combinators_meas_total_array(const combinators_meas *m) {
+static inline size_t combinators_meas_total_array(const combinators_meas *m) {
     const size_t header = rg_array_header_size(m->argc);
     return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
 }
@@ -71,10 +76,9 @@ typedef struct combinators_iovw {
     const char *seg;
 } combinators_iovw;
 
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced in place between the scratch bytes before it (its header) and after it (its CRLF). */
-static char *combinators_put_view(char *dst, combinators_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
+ * (its header) and after it (its CRLF). */
+static inline char *combinators_put_view_ref(char *dst, combinators_iovw *w, rg_view v) {
     dst = rg_put_bulk_header(dst, v.len);
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
     w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
@@ -82,50 +86,58 @@ static char *combinators_put_view(char *dst, combinators_iovw *w, rg_view v) {
     return rg_put_raw(dst, "\r\n", 2);
 }
 
-static char *combinators_put_bulk(char *dst, rg_view bulk) {
+/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
+ * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
+static inline char *combinators_put_view(char *dst, combinators_iovw *w, rg_view v) {
+    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+    return combinators_put_view_ref(dst, w, v);
+}
+
+static inline char *combinators_put_bulk(char *dst, rg_view bulk) {
     return rg_put_raw(dst, bulk.ptr, bulk.len);
 }
 
 /* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static bool combinators_iov_fits(const combinators_meas *m, size_t n, size_t iov_cap,
-                                 size_t scratch_cap) {
+static inline bool combinators_iov_fits(const combinators_meas *m, size_t n, size_t iov_cap,
+                                        size_t scratch_cap) {
     return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
 }
 
 /* Closes the last scratch segment; returns the number of iovec entries. */
-static size_t combinators_iov_finish(combinators_iovw *w, const char *end,
-                                     const combinators_meas *m) {
+static inline size_t combinators_iov_finish(combinators_iovw *w, const char *end,
+                                            const combinators_meas *m) {
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
     assert(w->n == 2 * m->views + 1);
     (void)m;
     return w->n;
 }
 
-static void combinators_blocks_range_measure(combinators_meas *m,
-                                             const combinators_blocks_range *v) {
+static inline void combinators_blocks_range_measure(combinators_meas *m,
+                                                    const combinators_blocks_range *v) {
     combinators_meas_i64(m, v->start);
     combinators_meas_i64(m, v->stop);
 }
 
-static char *combinators_blocks_range_put(char *dst, const combinators_blocks_range *v) {
+static inline char *combinators_blocks_range_put(char *dst, const combinators_blocks_range *v) {
     dst = rg_put_bulk_i64(dst, v->start);
     dst = rg_put_bulk_i64(dst, v->stop);
     return dst;
 }
 
-static void combinators_blocks_limit_measure(combinators_meas *m,
-                                             const combinators_blocks_limit *v) {
+static inline void combinators_blocks_limit_measure(combinators_meas *m,
+                                                    const combinators_blocks_limit *v) {
     combinators_meas_i64(m, v->offset);
     combinators_meas_i64(m, v->count);
 }
 
-static char *combinators_blocks_limit_put(char *dst, const combinators_blocks_limit *v) {
+static inline char *combinators_blocks_limit_put(char *dst, const combinators_blocks_limit *v) {
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->count);
     return dst;
 }
 
-static void combinators_blocks_full_measure(combinators_meas *m, const combinators_blocks_full *v) {
+static inline void combinators_blocks_full_measure(combinators_meas *m,
+                                                   const combinators_blocks_full *v) {
     combinators_meas_lit(m, 1, 10);
     if (v->has_count) {
         combinators_meas_lit(m, 1, 11);
@@ -133,7 +145,7 @@ static void combinators_blocks_full_measure(combinators_meas *m, const combinato
     }
 }
 
-static char *combinators_blocks_full_put(char *dst, const combinators_blocks_full *v) {
+static inline char *combinators_blocks_full_put(char *dst, const combinators_blocks_full *v) {
     dst = rg_put_raw(dst, "$4\r\nFULL\r\n", 10);
     if (v->has_count) {
         dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
@@ -142,38 +154,38 @@ static char *combinators_blocks_full_put(char *dst, const combinators_blocks_ful
     return dst;
 }
 
-static size_t combinators_blocks_measure(combinators_meas *m, rg_view key,
-                                         combinators_blocks_range range,
-                                         const combinators_blocks_opts *opts) {
-    static const combinators_blocks_opts none;
-    if (!opts) opts = &none;
+static inline size_t combinators_blocks_measure(combinators_meas *m, rg_view key,
+                                                combinators_blocks_range range,
+                                                const combinators_blocks_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_BLOCKS_FIXED_SIZE);
     combinators_meas_view(m, key);
     combinators_blocks_range_measure(m, &range);
-    if (opts->has_limit) {
-        combinators_meas_lit(m, 1, 11);
-        combinators_blocks_limit_measure(m, &opts->limit);
+    if (opts) {
+        if (opts->has_limit) {
+            combinators_meas_lit(m, 1, 11);
+            combinators_blocks_limit_measure(m, &opts->limit);
+        }
+        if (opts->has_full) combinators_blocks_full_measure(m, &opts->full);
+        if (opts->withall) combinators_meas_lit(m, 2, 19);
     }
-    if (opts->has_full) combinators_blocks_full_measure(m, &opts->full);
-    if (opts->withall) combinators_meas_lit(m, 2, 19);
     return combinators_meas_total_array(m);
 }
 
-static char *combinators_blocks_put(char *dst, combinators_iovw *w, size_t argc, rg_view key,
-                                    combinators_blocks_range range,
-                                    const combinators_blocks_opts *opts) {
-    static const combinators_blocks_opts none;
-    if (!opts) opts = &none;
+static inline char *combinators_blocks_put(char *dst, combinators_iovw *w, size_t argc, rg_view key,
+                                           combinators_blocks_range range,
+                                           const combinators_blocks_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nBLOCKS\r\n", 12);
     dst = combinators_put_view(dst, w, key);
     dst = combinators_blocks_range_put(dst, &range);
-    if (opts->has_limit) {
-        dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-        dst = combinators_blocks_limit_put(dst, &opts->limit);
+    if (opts) {
+        if (opts->has_limit) {
+            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
+            dst = combinators_blocks_limit_put(dst, &opts->limit);
+        }
+        if (opts->has_full) dst = combinators_blocks_full_put(dst, &opts->full);
+        if (opts->withall) dst = rg_put_raw(dst, "$4\r\nWITH\r\n$3\r\nALL\r\n", 19);
     }
-    if (opts->has_full) dst = combinators_blocks_full_put(dst, &opts->full);
-    if (opts->withall) dst = rg_put_raw(dst, "$4\r\nWITH\r\n$3\r\nALL\r\n", 19);
     return dst;
 }
 
@@ -220,7 +232,7 @@ size_t combinators_blocks_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view combinators_choice_mode_bulk(combinators_choice_mode v) {
+static inline rg_view combinators_choice_mode_bulk(combinators_choice_mode v) {
     static const rg_view bulks[] = {
         [COMBINATORS_CHOICE_MODE_FAST] = {"$4\r\nFAST\r\n", 10},
         [COMBINATORS_CHOICE_MODE_SAFE] = {"$4\r\nSAFE\r\n", 10},
@@ -228,18 +240,18 @@ static rg_view combinators_choice_mode_bulk(combinators_choice_mode v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void combinators_choice_mode_measure(combinators_meas *m, combinators_choice_mode v) {
+static inline void combinators_choice_mode_measure(combinators_meas *m, combinators_choice_mode v) {
     const rg_view b = combinators_choice_mode_bulk(v);
     combinators_meas_bulk(m, b);
 }
 
-static char *combinators_choice_mode_put(char *dst, combinators_choice_mode v) {
+static inline char *combinators_choice_mode_put(char *dst, combinators_choice_mode v) {
     const rg_view b = combinators_choice_mode_bulk(v);
     return combinators_put_bulk(dst, b);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view combinators_choice_condition_bulk(combinators_choice_condition v) {
+static inline rg_view combinators_choice_condition_bulk(combinators_choice_condition v) {
     static const rg_view bulks[] = {
         [COMBINATORS_CHOICE_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
         [COMBINATORS_CHOICE_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
@@ -247,19 +259,19 @@ static rg_view combinators_choice_condition_bulk(combinators_choice_condition v)
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void combinators_choice_condition_measure(combinators_meas *m,
-                                                 combinators_choice_condition v) {
+static inline void combinators_choice_condition_measure(combinators_meas *m,
+                                                        combinators_choice_condition v) {
     const rg_view b = combinators_choice_condition_bulk(v);
     combinators_meas_bulk(m, b);
 }
 
-static char *combinators_choice_condition_put(char *dst, combinators_choice_condition v) {
+static inline char *combinators_choice_condition_put(char *dst, combinators_choice_condition v) {
     const rg_view b = combinators_choice_condition_bulk(v);
     return combinators_put_bulk(dst, b);
 }
 
-static void combinators_choice_expiry_measure(combinators_meas *m,
-                                              const combinators_choice_expiry *v) {
+static inline void combinators_choice_expiry_measure(combinators_meas *m,
+                                                     const combinators_choice_expiry *v) {
     switch (v->kind) {
     case COMBINATORS_CHOICE_EXPIRY_SECONDS:
         combinators_meas_lit(m, 1, 8);
@@ -278,8 +290,8 @@ static void combinators_choice_expiry_measure(combinators_meas *m,
     }
 }
 
-static char *combinators_choice_expiry_put(char *dst, combinators_iovw *w,
-                                           const combinators_choice_expiry *v) {
+static inline char *combinators_choice_expiry_put(char *dst, combinators_iovw *w,
+                                                  const combinators_choice_expiry *v) {
     switch (v->kind) {
     case COMBINATORS_CHOICE_EXPIRY_SECONDS:
         dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
@@ -300,7 +312,7 @@ static char *combinators_choice_expiry_put(char *dst, combinators_iovw *w,
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view combinators_choice_aggregate_bulk(combinators_choice_aggregate v) {
+static inline rg_view combinators_choice_aggregate_bulk(combinators_choice_aggregate v) {
     static const rg_view bulks[] = {
         [COMBINATORS_CHOICE_AGGREGATE_SUM] = {"$3\r\nSUM\r\n", 9},
         [COMBINATORS_CHOICE_AGGREGATE_MIN] = {"$3\r\nMIN\r\n", 9},
@@ -309,64 +321,88 @@ static rg_view combinators_choice_aggregate_bulk(combinators_choice_aggregate v)
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void combinators_choice_aggregate_measure(combinators_meas *m,
-                                                 combinators_choice_aggregate v) {
+static inline void combinators_choice_aggregate_measure(combinators_meas *m,
+                                                        combinators_choice_aggregate v) {
     const rg_view b = combinators_choice_aggregate_bulk(v);
     combinators_meas_bulk(m, b);
 }
 
-static char *combinators_choice_aggregate_put(char *dst, combinators_choice_aggregate v) {
+static inline char *combinators_choice_aggregate_put(char *dst, combinators_choice_aggregate v) {
     const rg_view b = combinators_choice_aggregate_bulk(v);
     return combinators_put_bulk(dst, b);
 }
 
-static size_t combinators_choice_measure(combinators_meas *m, rg_view key,
-                                         combinators_choice_mode mode,
-                                         const combinators_choice_opts *opts) {
-    static const combinators_choice_opts none;
-    if (!opts) opts = &none;
+static inline size_t combinators_choice_measure(combinators_meas *m, rg_view key,
+                                                combinators_choice_mode mode,
+                                                const combinators_choice_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_CHOICE_FIXED_SIZE);
     combinators_meas_view(m, key);
     combinators_choice_mode_measure(m, mode);
-    if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
-        combinators_choice_condition_measure(m, opts->condition);
-    if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
-        combinators_choice_expiry_measure(m, &opts->expiry);
-    if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
-        combinators_meas_lit(m, 1, 15);
-        combinators_choice_aggregate_measure(m, opts->aggregate);
+    if (opts) {
+        if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
+            combinators_choice_condition_measure(m, opts->condition);
+        if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
+            combinators_choice_expiry_measure(m, &opts->expiry);
+        if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
+            combinators_meas_lit(m, 1, 15);
+            combinators_choice_aggregate_measure(m, opts->aggregate);
+        }
     }
     return combinators_meas_total_array(m);
 }
 
-static char *combinators_choice_put(char *dst, combinators_iovw *w, size_t argc, rg_view key,
-                                    combinators_choice_mode mode,
-                                    const combinators_choice_opts *opts) {
-    static const combinators_choice_opts none;
-    if (!opts) opts = &none;
+static inline char *combinators_choice_put(char *dst, combinators_iovw *w, size_t argc, rg_view key,
+                                           combinators_choice_mode mode,
+                                           const combinators_choice_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nCHOICE\r\n", 12);
     dst = combinators_put_view(dst, w, key);
     dst = combinators_choice_mode_put(dst, mode);
-    if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
-        dst = combinators_choice_condition_put(dst, opts->condition);
-    if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
-        dst = combinators_choice_expiry_put(dst, w, &opts->expiry);
-    if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
-        dst = rg_put_raw(dst, "$9\r\nAGGREGATE\r\n", 15);
-        dst = combinators_choice_aggregate_put(dst, opts->aggregate);
+    if (opts) {
+        if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
+            dst = combinators_choice_condition_put(dst, opts->condition);
+        if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
+            dst = combinators_choice_expiry_put(dst, w, &opts->expiry);
+        if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
+            dst = rg_put_raw(dst, "$9\r\nAGGREGATE\r\n", 15);
+            dst = combinators_choice_aggregate_put(dst, opts->aggregate);
+        }
     }
     return dst;
 }
 
 size_t combinators_choice_size(rg_view key, combinators_choice_mode mode,
                                const combinators_choice_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        combinators_meas m;
+        combinators_meas_start(&m, 3, COMBINATORS_CHOICE_FIXED_SIZE + 4);
+        combinators_meas_view(&m, key);
+        combinators_choice_mode_measure(&m, mode);
+        return combinators_meas_total(&m);
+    }
     combinators_meas m;
     return combinators_choice_measure(&m, key, mode, opts);
 }
 
 size_t combinators_choice_encode(char *dst, size_t cap, rg_view key, combinators_choice_mode mode,
                                  const combinators_choice_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        combinators_meas m;
+        combinators_meas_start(&m, 3, COMBINATORS_CHOICE_FIXED_SIZE + 4);
+        combinators_meas_view(&m, key);
+        combinators_choice_mode_measure(&m, mode);
+        const size_t n = combinators_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$6\r\nCHOICE\r\n", 16);
+        dst = combinators_put_view(dst, NULL, key);
+        dst = combinators_choice_mode_put(dst, mode);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     combinators_meas m;
     const size_t n = combinators_choice_measure(&m, key, mode, opts);
     if (n == 0 || n > cap) return 0;
@@ -401,8 +437,8 @@ size_t combinators_choice_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
     return combinators_iov_finish(&w, end, &m);
 }
 
-static void combinators_keywords_switch_measure(combinators_meas *m,
-                                                const combinators_keywords_switch *v) {
+static inline void combinators_keywords_switch_measure(combinators_meas *m,
+                                                       const combinators_keywords_switch *v) {
     switch (v->kind) {
     case COMBINATORS_KEYWORDS_SWITCH_CASE: combinators_meas_lit(m, 1, 10); break;
     case COMBINATORS_KEYWORDS_SWITCH_DO:
@@ -413,7 +449,8 @@ static void combinators_keywords_switch_measure(combinators_meas *m,
     }
 }
 
-static char *combinators_keywords_switch_put(char *dst, const combinators_keywords_switch *v) {
+static inline char *combinators_keywords_switch_put(char *dst,
+                                                    const combinators_keywords_switch *v) {
     switch (v->kind) {
     case COMBINATORS_KEYWORDS_SWITCH_CASE: dst = rg_put_raw(dst, "$4\r\nCASE\r\n", 10); break;
     case COMBINATORS_KEYWORDS_SWITCH_DO:
@@ -425,60 +462,87 @@ static char *combinators_keywords_switch_put(char *dst, const combinators_keywor
     return dst;
 }
 
-static void combinators_keywords_struct_measure(combinators_meas *m,
-                                                const combinators_keywords_struct *v) {
+static inline void combinators_keywords_struct_measure(combinators_meas *m,
+                                                       const combinators_keywords_struct *v) {
     combinators_meas_view(m, v->register_);
     combinators_meas_view(m, v->dst_);
 }
 
-static char *combinators_keywords_struct_put(char *dst, combinators_iovw *w,
-                                             const combinators_keywords_struct *v) {
+static inline char *combinators_keywords_struct_put(char *dst, combinators_iovw *w,
+                                                    const combinators_keywords_struct *v) {
     dst = combinators_put_view(dst, w, v->register_);
     dst = combinators_put_view(dst, w, v->dst_);
     return dst;
 }
 
-static size_t combinators_keywords_measure(combinators_meas *m, rg_view default_, int64_t int_,
-                                           rg_view unix_time,
-                                           const combinators_keywords_opts *opts) {
-    static const combinators_keywords_opts none;
-    if (!opts) opts = &none;
+static inline size_t combinators_keywords_measure(combinators_meas *m, rg_view default_,
+                                                  int64_t int_, rg_view unix_time,
+                                                  const combinators_keywords_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_KEYWORDS_FIXED_SIZE);
     combinators_meas_view(m, default_);
     combinators_meas_i64(m, int_);
     combinators_meas_view(m, unix_time);
-    if (opts->operator_.ptr) combinators_meas_view(m, opts->operator_);
-    if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
-        combinators_keywords_switch_measure(m, &opts->switch_);
-    if (opts->has_struct) combinators_keywords_struct_measure(m, &opts->struct_);
+    if (opts) {
+        if (opts->operator_.ptr) combinators_meas_view(m, opts->operator_);
+        if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
+            combinators_keywords_switch_measure(m, &opts->switch_);
+        if (opts->has_struct) combinators_keywords_struct_measure(m, &opts->struct_);
+    }
     return combinators_meas_total_array(m);
 }
 
-static char *combinators_keywords_put(char *dst, combinators_iovw *w, size_t argc, rg_view default_,
-                                      int64_t int_, rg_view unix_time,
-                                      const combinators_keywords_opts *opts) {
-    static const combinators_keywords_opts none;
-    if (!opts) opts = &none;
+static inline char *combinators_keywords_put(char *dst, combinators_iovw *w, size_t argc,
+                                             rg_view default_, int64_t int_, rg_view unix_time,
+                                             const combinators_keywords_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$8\r\nKEYWORDS\r\n", 14);
     dst = combinators_put_view(dst, w, default_);
     dst = rg_put_bulk_i64(dst, int_);
     dst = combinators_put_view(dst, w, unix_time);
-    if (opts->operator_.ptr) dst = combinators_put_view(dst, w, opts->operator_);
-    if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
-        dst = combinators_keywords_switch_put(dst, &opts->switch_);
-    if (opts->has_struct) dst = combinators_keywords_struct_put(dst, w, &opts->struct_);
+    if (opts) {
+        if (opts->operator_.ptr) dst = combinators_put_view(dst, w, opts->operator_);
+        if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
+            dst = combinators_keywords_switch_put(dst, &opts->switch_);
+        if (opts->has_struct) dst = combinators_keywords_struct_put(dst, w, &opts->struct_);
+    }
     return dst;
 }
 
 size_t combinators_keywords_size(rg_view default_, int64_t int_, rg_view unix_time,
                                  const combinators_keywords_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        combinators_meas m;
+        combinators_meas_start(&m, 4, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
+        combinators_meas_view(&m, default_);
+        combinators_meas_i64(&m, int_);
+        combinators_meas_view(&m, unix_time);
+        return combinators_meas_total(&m);
+    }
     combinators_meas m;
     return combinators_keywords_measure(&m, default_, int_, unix_time, opts);
 }
 
 size_t combinators_keywords_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
                                    rg_view unix_time, const combinators_keywords_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        combinators_meas m;
+        combinators_meas_start(&m, 4, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
+        combinators_meas_view(&m, default_);
+        combinators_meas_i64(&m, int_);
+        combinators_meas_view(&m, unix_time);
+        const size_t n = combinators_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*4\r\n$8\r\nKEYWORDS\r\n", 18);
+        dst = combinators_put_view(dst, NULL, default_);
+        dst = rg_put_bulk_i64(dst, int_);
+        dst = combinators_put_view(dst, NULL, unix_time);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     combinators_meas m;
     const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
     if (n == 0 || n > cap) return 0;
@@ -514,19 +578,21 @@ size_t combinators_keywords_encode_iov(rg_iov *iov, size_t iov_cap, char *scratc
     return combinators_iov_finish(&w, end, &m);
 }
 
-static void combinators_lists_pairs_measure(combinators_meas *m, const combinators_lists_pairs *v) {
+static inline void combinators_lists_pairs_measure(combinators_meas *m,
+                                                   const combinators_lists_pairs *v) {
     combinators_meas_view(m, v->field);
     combinators_meas_double(m, v->value);
 }
 
-static char *combinators_lists_pairs_put(char *dst, combinators_iovw *w,
-                                         const combinators_lists_pairs *v) {
+static inline char *combinators_lists_pairs_put(char *dst, combinators_iovw *w,
+                                                const combinators_lists_pairs *v) {
     dst = combinators_put_view(dst, w, v->field);
     dst = rg_put_bulk_double(dst, v->value);
     return dst;
 }
 
-static void combinators_lists_ops_measure(combinators_meas *m, const combinators_lists_ops *v) {
+static inline void combinators_lists_ops_measure(combinators_meas *m,
+                                                 const combinators_lists_ops *v) {
     switch (v->kind) {
     case COMBINATORS_LISTS_OPS_INCR:
         combinators_meas_lit(m, 1, 10);
@@ -537,7 +603,7 @@ static void combinators_lists_ops_measure(combinators_meas *m, const combinators
     }
 }
 
-static char *combinators_lists_ops_put(char *dst, const combinators_lists_ops *v) {
+static inline char *combinators_lists_ops_put(char *dst, const combinators_lists_ops *v) {
     switch (v->kind) {
     case COMBINATORS_LISTS_OPS_INCR:
         dst = rg_put_raw(dst, "$4\r\nINCR\r\n", 10);
@@ -550,7 +616,7 @@ static char *combinators_lists_ops_put(char *dst, const combinators_lists_ops *v
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view combinators_lists_marks_bulk(combinators_lists_marks v) {
+static inline rg_view combinators_lists_marks_bulk(combinators_lists_marks v) {
     static const rg_view bulks[] = {
         [COMBINATORS_LISTS_MARKS_A] = {"$1\r\nA\r\n", 7},
         [COMBINATORS_LISTS_MARKS_B] = {"$1\r\nB\r\n", 7},
@@ -558,67 +624,71 @@ static rg_view combinators_lists_marks_bulk(combinators_lists_marks v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void combinators_lists_marks_measure(combinators_meas *m, combinators_lists_marks v) {
+static inline void combinators_lists_marks_measure(combinators_meas *m, combinators_lists_marks v) {
     const rg_view b = combinators_lists_marks_bulk(v);
     combinators_meas_bulk(m, b);
 }
 
-static char *combinators_lists_marks_put(char *dst, combinators_lists_marks v) {
+static inline char *combinators_lists_marks_put(char *dst, combinators_lists_marks v) {
     const rg_view b = combinators_lists_marks_bulk(v);
     return combinators_put_bulk(dst, b);
 }
 
-static size_t combinators_lists_measure(combinators_meas *m, const rg_view *keys, size_t keys_count,
-                                        const combinators_lists_opts *opts) {
-    static const combinators_lists_opts none;
-    if (!opts) opts = &none;
+static inline size_t combinators_lists_measure(combinators_meas *m, const rg_view *keys,
+                                               size_t keys_count,
+                                               const combinators_lists_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_LISTS_FIXED_SIZE);
     if (keys_count == 0) m->bad = true;
     for (size_t i = 0; i < keys_count; i++) combinators_meas_view(m, keys[i]);
-    if (opts->weights_count > 0) {
-        combinators_meas_lit(m, 1, 13);
-        for (size_t i = 0; i < opts->weights_count; i++) combinators_meas_i64(m, opts->weights[i]);
+    if (opts) {
+        if (opts->weights_count > 0) {
+            combinators_meas_lit(m, 1, 13);
+            for (size_t i = 0; i < opts->weights_count; i++)
+                combinators_meas_i64(m, opts->weights[i]);
+        }
+        for (size_t i = 0; i < opts->get_count; i++) {
+            combinators_meas_lit(m, 1, 9);
+            combinators_meas_view(m, opts->get[i]);
+        }
+        if (opts->pairs_count > 0) {
+            combinators_meas_lit(m, 1, 11);
+            for (size_t i = 0; i < opts->pairs_count; i++)
+                combinators_lists_pairs_measure(m, &opts->pairs[i]);
+        }
+        for (size_t i = 0; i < opts->ops_count; i++)
+            combinators_lists_ops_measure(m, &opts->ops[i]);
+        for (size_t i = 0; i < opts->marks_count; i++)
+            combinators_lists_marks_measure(m, opts->marks[i]);
     }
-    for (size_t i = 0; i < opts->get_count; i++) {
-        combinators_meas_lit(m, 1, 9);
-        combinators_meas_view(m, opts->get[i]);
-    }
-    if (opts->pairs_count > 0) {
-        combinators_meas_lit(m, 1, 11);
-        for (size_t i = 0; i < opts->pairs_count; i++)
-            combinators_lists_pairs_measure(m, &opts->pairs[i]);
-    }
-    for (size_t i = 0; i < opts->ops_count; i++) combinators_lists_ops_measure(m, &opts->ops[i]);
-    for (size_t i = 0; i < opts->marks_count; i++)
-        combinators_lists_marks_measure(m, opts->marks[i]);
     return combinators_meas_total_array(m);
 }
 
-static char *combinators_lists_put(char *dst, combinators_iovw *w, size_t argc, const rg_view *keys,
-                                   size_t keys_count, const combinators_lists_opts *opts) {
-    static const combinators_lists_opts none;
-    if (!opts) opts = &none;
+static inline char *combinators_lists_put(char *dst, combinators_iovw *w, size_t argc,
+                                          const rg_view *keys, size_t keys_count,
+                                          const combinators_lists_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$5\r\nLISTS\r\n", 11);
     for (size_t i = 0; i < keys_count; i++) dst = combinators_put_view(dst, w, keys[i]);
-    if (opts->weights_count > 0) {
-        dst = rg_put_raw(dst, "$7\r\nWEIGHTS\r\n", 13);
-        for (size_t i = 0; i < opts->weights_count; i++)
-            dst = rg_put_bulk_i64(dst, opts->weights[i]);
+    if (opts) {
+        if (opts->weights_count > 0) {
+            dst = rg_put_raw(dst, "$7\r\nWEIGHTS\r\n", 13);
+            for (size_t i = 0; i < opts->weights_count; i++)
+                dst = rg_put_bulk_i64(dst, opts->weights[i]);
+        }
+        for (size_t i = 0; i < opts->get_count; i++) {
+            dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
+            dst = combinators_put_view(dst, w, opts->get[i]);
+        }
+        if (opts->pairs_count > 0) {
+            dst = rg_put_raw(dst, "$5\r\nPAIRS\r\n", 11);
+            for (size_t i = 0; i < opts->pairs_count; i++)
+                dst = combinators_lists_pairs_put(dst, w, &opts->pairs[i]);
+        }
+        for (size_t i = 0; i < opts->ops_count; i++)
+            dst = combinators_lists_ops_put(dst, &opts->ops[i]);
+        for (size_t i = 0; i < opts->marks_count; i++)
+            dst = combinators_lists_marks_put(dst, opts->marks[i]);
     }
-    for (size_t i = 0; i < opts->get_count; i++) {
-        dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-        dst = combinators_put_view(dst, w, opts->get[i]);
-    }
-    if (opts->pairs_count > 0) {
-        dst = rg_put_raw(dst, "$5\r\nPAIRS\r\n", 11);
-        for (size_t i = 0; i < opts->pairs_count; i++)
-            dst = combinators_lists_pairs_put(dst, w, &opts->pairs[i]);
-    }
-    for (size_t i = 0; i < opts->ops_count; i++)
-        dst = combinators_lists_ops_put(dst, &opts->ops[i]);
-    for (size_t i = 0; i < opts->marks_count; i++)
-        dst = combinators_lists_marks_put(dst, opts->marks[i]);
     return dst;
 }
 
@@ -664,19 +734,20 @@ size_t combinators_lists_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, 
     return combinators_iov_finish(&w, end, &m);
 }
 
-static void combinators_nested_lonlat_measure(combinators_meas *m,
-                                              const combinators_nested_lonlat *v) {
+static inline void combinators_nested_lonlat_measure(combinators_meas *m,
+                                                     const combinators_nested_lonlat *v) {
     combinators_meas_double(m, v->lon);
     combinators_meas_double(m, v->lat);
 }
 
-static char *combinators_nested_lonlat_put(char *dst, const combinators_nested_lonlat *v) {
+static inline char *combinators_nested_lonlat_put(char *dst, const combinators_nested_lonlat *v) {
     dst = rg_put_bulk_double(dst, v->lon);
     dst = rg_put_bulk_double(dst, v->lat);
     return dst;
 }
 
-static void combinators_nested_from_measure(combinators_meas *m, const combinators_nested_from *v) {
+static inline void combinators_nested_from_measure(combinators_meas *m,
+                                                   const combinators_nested_from *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FROM_MEMBER:
         combinators_meas_lit(m, 1, 17);
@@ -690,8 +761,8 @@ static void combinators_nested_from_measure(combinators_meas *m, const combinato
     }
 }
 
-static char *combinators_nested_from_put(char *dst, combinators_iovw *w,
-                                         const combinators_nested_from *v) {
+static inline char *combinators_nested_from_put(char *dst, combinators_iovw *w,
+                                                const combinators_nested_from *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FROM_MEMBER:
         dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
@@ -707,7 +778,7 @@ static char *combinators_nested_from_put(char *dst, combinators_iovw *w,
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view combinators_nested_overflow_bulk(combinators_nested_overflow v) {
+static inline rg_view combinators_nested_overflow_bulk(combinators_nested_overflow v) {
     static const rg_view bulks[] = {
         [COMBINATORS_NESTED_OVERFLOW_WRAP] = {"$4\r\nWRAP\r\n", 10},
         [COMBINATORS_NESTED_OVERFLOW_FAIL] = {"$4\r\nFAIL\r\n", 10},
@@ -715,46 +786,49 @@ static rg_view combinators_nested_overflow_bulk(combinators_nested_overflow v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void combinators_nested_overflow_measure(combinators_meas *m,
-                                                combinators_nested_overflow v) {
+static inline void combinators_nested_overflow_measure(combinators_meas *m,
+                                                       combinators_nested_overflow v) {
     const rg_view b = combinators_nested_overflow_bulk(v);
     combinators_meas_bulk(m, b);
 }
 
-static char *combinators_nested_overflow_put(char *dst, combinators_nested_overflow v) {
+static inline char *combinators_nested_overflow_put(char *dst, combinators_nested_overflow v) {
     const rg_view b = combinators_nested_overflow_bulk(v);
     return combinators_put_bulk(dst, b);
 }
 
-static void combinators_nested_set_measure(combinators_meas *m, const combinators_nested_set *v) {
+static inline void combinators_nested_set_measure(combinators_meas *m,
+                                                  const combinators_nested_set *v) {
     combinators_meas_view(m, v->type);
     combinators_meas_i64(m, v->offset);
     combinators_meas_i64(m, v->value);
 }
 
-static char *combinators_nested_set_put(char *dst, combinators_iovw *w,
-                                        const combinators_nested_set *v) {
+static inline char *combinators_nested_set_put(char *dst, combinators_iovw *w,
+                                               const combinators_nested_set *v) {
     dst = combinators_put_view(dst, w, v->type);
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->value);
     return dst;
 }
 
-static void combinators_nested_incr_measure(combinators_meas *m, const combinators_nested_incr *v) {
+static inline void combinators_nested_incr_measure(combinators_meas *m,
+                                                   const combinators_nested_incr *v) {
     combinators_meas_view(m, v->type);
     combinators_meas_i64(m, v->offset);
     combinators_meas_i64(m, v->delta);
 }
 
-static char *combinators_nested_incr_put(char *dst, combinators_iovw *w,
-                                         const combinators_nested_incr *v) {
+static inline char *combinators_nested_incr_put(char *dst, combinators_iovw *w,
+                                                const combinators_nested_incr *v) {
     dst = combinators_put_view(dst, w, v->type);
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->delta);
     return dst;
 }
 
-static void combinators_nested_op_measure(combinators_meas *m, const combinators_nested_op *v) {
+static inline void combinators_nested_op_measure(combinators_meas *m,
+                                                 const combinators_nested_op *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_OP_SET:
         combinators_meas_lit(m, 1, 9);
@@ -768,8 +842,8 @@ static void combinators_nested_op_measure(combinators_meas *m, const combinators
     }
 }
 
-static char *combinators_nested_op_put(char *dst, combinators_iovw *w,
-                                       const combinators_nested_op *v) {
+static inline char *combinators_nested_op_put(char *dst, combinators_iovw *w,
+                                              const combinators_nested_op *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_OP_SET:
         dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
@@ -784,8 +858,8 @@ static char *combinators_nested_op_put(char *dst, combinators_iovw *w,
     return dst;
 }
 
-static void combinators_nested_write_measure(combinators_meas *m,
-                                             const combinators_nested_write *v) {
+static inline void combinators_nested_write_measure(combinators_meas *m,
+                                                    const combinators_nested_write *v) {
     if (v->overflow != COMBINATORS_NESTED_OVERFLOW_NONE) {
         combinators_meas_lit(m, 1, 14);
         combinators_nested_overflow_measure(m, v->overflow);
@@ -793,8 +867,8 @@ static void combinators_nested_write_measure(combinators_meas *m,
     combinators_nested_op_measure(m, &v->op);
 }
 
-static char *combinators_nested_write_put(char *dst, combinators_iovw *w,
-                                          const combinators_nested_write *v) {
+static inline char *combinators_nested_write_put(char *dst, combinators_iovw *w,
+                                                 const combinators_nested_write *v) {
     if (v->overflow != COMBINATORS_NESTED_OVERFLOW_NONE) {
         dst = rg_put_raw(dst, "$8\r\nOVERFLOW\r\n", 14);
         dst = combinators_nested_overflow_put(dst, v->overflow);
@@ -803,7 +877,8 @@ static char *combinators_nested_write_put(char *dst, combinators_iovw *w,
     return dst;
 }
 
-static void combinators_nested_new_measure(combinators_meas *m, const combinators_nested_new *v) {
+static inline void combinators_nested_new_measure(combinators_meas *m,
+                                                  const combinators_nested_new *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_NEW_ID:
         combinators_meas_lit(m, 1, 8);
@@ -817,8 +892,8 @@ static void combinators_nested_new_measure(combinators_meas *m, const combinator
     }
 }
 
-static char *combinators_nested_new_put(char *dst, combinators_iovw *w,
-                                        const combinators_nested_new *v) {
+static inline char *combinators_nested_new_put(char *dst, combinators_iovw *w,
+                                               const combinators_nested_new *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_NEW_ID:
         dst = rg_put_raw(dst, "$2\r\nID\r\n", 8);
@@ -833,8 +908,8 @@ static char *combinators_nested_new_put(char *dst, combinators_iovw *w,
     return dst;
 }
 
-static void combinators_nested_filter_measure(combinators_meas *m,
-                                              const combinators_nested_filter *v) {
+static inline void combinators_nested_filter_measure(combinators_meas *m,
+                                                     const combinators_nested_filter *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FILTER_OLD: combinators_meas_view(m, v->old); break;
     case COMBINATORS_NESTED_FILTER_NEW:
@@ -845,8 +920,8 @@ static void combinators_nested_filter_measure(combinators_meas *m,
     }
 }
 
-static char *combinators_nested_filter_put(char *dst, combinators_iovw *w,
-                                           const combinators_nested_filter *v) {
+static inline char *combinators_nested_filter_put(char *dst, combinators_iovw *w,
+                                                  const combinators_nested_filter *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FILTER_OLD: dst = combinators_put_view(dst, w, v->old); break;
     case COMBINATORS_NESTED_FILTER_NEW:
@@ -858,31 +933,31 @@ static char *combinators_nested_filter_put(char *dst, combinators_iovw *w,
     return dst;
 }
 
-static size_t combinators_nested_measure(combinators_meas *m, combinators_nested_from from,
-                                         const combinators_nested_opts *opts) {
-    static const combinators_nested_opts none;
-    if (!opts) opts = &none;
+static inline size_t combinators_nested_measure(combinators_meas *m, combinators_nested_from from,
+                                                const combinators_nested_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_NESTED_FIXED_SIZE);
     combinators_nested_from_measure(m, &from);
-    for (size_t i = 0; i < opts->write_count; i++)
-        combinators_nested_write_measure(m, &opts->write[i]);
-    if (opts->filter.kind != COMBINATORS_NESTED_FILTER_NONE)
-        combinators_nested_filter_measure(m, &opts->filter);
+    if (opts) {
+        for (size_t i = 0; i < opts->write_count; i++)
+            combinators_nested_write_measure(m, &opts->write[i]);
+        if (opts->filter.kind != COMBINATORS_NESTED_FILTER_NONE)
+            combinators_nested_filter_measure(m, &opts->filter);
+    }
     return combinators_meas_total_array(m);
 }
 
-static char *combinators_nested_put(char *dst, combinators_iovw *w, size_t argc,
-                                    combinators_nested_from from,
-                                    const combinators_nested_opts *opts) {
-    static const combinators_nested_opts none;
-    if (!opts) opts = &none;
+static inline char *combinators_nested_put(char *dst, combinators_iovw *w, size_t argc,
+                                           combinators_nested_from from,
+                                           const combinators_nested_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nNESTED\r\n", 12);
     dst = combinators_nested_from_put(dst, w, &from);
-    for (size_t i = 0; i < opts->write_count; i++)
-        dst = combinators_nested_write_put(dst, w, &opts->write[i]);
-    if (opts->filter.kind != COMBINATORS_NESTED_FILTER_NONE)
-        dst = combinators_nested_filter_put(dst, w, &opts->filter);
+    if (opts) {
+        for (size_t i = 0; i < opts->write_count; i++)
+            dst = combinators_nested_write_put(dst, w, &opts->write[i]);
+        if (opts->filter.kind != COMBINATORS_NESTED_FILTER_NONE)
+            dst = combinators_nested_filter_put(dst, w, &opts->filter);
+    }
     return dst;
 }
 

@@ -15,23 +15,23 @@ typedef struct example_meas {
 } example_meas;
 
 /* Starts measuring with the words and bytes every request of the command has. */
-static void example_meas_start(example_meas *m, size_t argc, size_t bytes) {
+static inline void example_meas_start(example_meas *m, size_t argc, size_t bytes) {
     *m = (example_meas){.argc = argc, .bytes = bytes};
 }
 
 /* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
  * request invalid instead. */
-static void example_meas_add(example_meas *m, size_t bytes) {
+static inline void example_meas_add(example_meas *m, size_t bytes) {
     m->bad |= bytes > SIZE_MAX - m->bytes;
     m->bytes += bytes;
 }
 
-static void example_meas_lit(example_meas *m, size_t argc, size_t bytes) {
+static inline void example_meas_lit(example_meas *m, size_t argc, size_t bytes) {
     m->argc += argc;
     example_meas_add(m, bytes);
 }
 
-static void example_meas_view(example_meas *m, rg_view v) {
+static inline void example_meas_view(example_meas *m, rg_view v) {
     m->argc++;
     /* No object is this long; the check keeps rg_bulk_size from wrapping. */
     m->bad |= v.len > SIZE_MAX / 2;
@@ -42,34 +42,34 @@ static void example_meas_view(example_meas *m, rg_view v) {
 }
 
 /* A string the spec bounds with max_len: longer ones are rejected, so the MAX_SIZE macros hold. */
-static void example_meas_view_max(example_meas *m, rg_view v, size_t max_len) {
+static inline void example_meas_view_max(example_meas *m, rg_view v, size_t max_len) {
     if (v.len > max_len) m->bad = true;
     example_meas_view(m, v);
 }
 
-static void example_meas_i64(example_meas *m, int64_t v) {
+static inline void example_meas_i64(example_meas *m, int64_t v) {
     m->argc++;
     example_meas_add(m, rg_bulk_i64_size(v));
 }
 
-static void example_meas_double(example_meas *m, double v) {
+static inline void example_meas_double(example_meas *m, double v) {
     m->argc++;
     example_meas_add(m, rg_bulk_double_size(v));
 }
 
 /* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
-static void example_meas_bulk(example_meas *m, rg_view bulk) {
+static inline void example_meas_bulk(example_meas *m, rg_view bulk) {
     if (!bulk.ptr) m->bad = true;
     example_meas_lit(m, 1, bulk.len);
 }
 
 /* The request size, or 0 when an argument was invalid. */
-static size_t example_meas_total(const example_meas *m) {
+static inline size_t example_meas_total(const example_meas *m) {
     return m->bad ? 0 : m->bytes;
 }
 
 /* As meas_total, for commands whose word count, and so array header, varies. */
-static size_t example_meas_total_array(const example_meas *m) {
+static inline size_t example_meas_total_array(const example_meas *m) {
     const size_t header = rg_array_header_size(m->argc);
     return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
 }
@@ -82,10 +82,9 @@ typedef struct example_iovw {
     const char *seg;
 } example_iovw;
 
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced in place between the scratch bytes before it (its header) and after it (its CRLF). */
-static char *example_put_view(char *dst, example_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
+ * (its header) and after it (its CRLF). */
+static inline char *example_put_view_ref(char *dst, example_iovw *w, rg_view v) {
     dst = rg_put_bulk_header(dst, v.len);
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
     w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
@@ -93,17 +92,25 @@ static char *example_put_view(char *dst, example_iovw *w, rg_view v) {
     return rg_put_raw(dst, "\r\n", 2);
 }
 
-static char *example_put_bulk(char *dst, rg_view bulk) {
+/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
+ * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
+static inline char *example_put_view(char *dst, example_iovw *w, rg_view v) {
+    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+    return example_put_view_ref(dst, w, v);
+}
+
+static inline char *example_put_bulk(char *dst, rg_view bulk) {
     return rg_put_raw(dst, bulk.ptr, bulk.len);
 }
 
 /* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static bool example_iov_fits(const example_meas *m, size_t n, size_t iov_cap, size_t scratch_cap) {
+static inline bool example_iov_fits(const example_meas *m, size_t n, size_t iov_cap,
+                                    size_t scratch_cap) {
     return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
 }
 
 /* Closes the last scratch segment; returns the number of iovec entries. */
-static size_t example_iov_finish(example_iovw *w, const char *end, const example_meas *m) {
+static inline size_t example_iov_finish(example_iovw *w, const char *end, const example_meas *m) {
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
     assert(w->n == 2 * m->views + 1);
     (void)m;
@@ -111,7 +118,7 @@ static size_t example_iov_finish(example_iovw *w, const char *end, const example
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_client_kill_client_type_bulk(example_client_kill_client_type v) {
+static inline rg_view example_client_kill_client_type_bulk(example_client_kill_client_type v) {
     static const rg_view bulks[] = {
         [EXAMPLE_CLIENT_KILL_CLIENT_TYPE_NORMAL] = {"$6\r\nnormal\r\n", 12},
         [EXAMPLE_CLIENT_KILL_CLIENT_TYPE_MASTER] = {"$6\r\nmaster\r\n", 12},
@@ -122,19 +129,20 @@ static rg_view example_client_kill_client_type_bulk(example_client_kill_client_t
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_client_kill_client_type_measure(example_meas *m,
-                                                    example_client_kill_client_type v) {
+static inline void example_client_kill_client_type_measure(example_meas *m,
+                                                           example_client_kill_client_type v) {
     const rg_view b = example_client_kill_client_type_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_client_kill_client_type_put(char *dst, example_client_kill_client_type v) {
+static inline char *example_client_kill_client_type_put(char *dst,
+                                                        example_client_kill_client_type v) {
     const rg_view b = example_client_kill_client_type_bulk(v);
     return example_put_bulk(dst, b);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_client_kill_skipme_bulk(example_client_kill_skipme v) {
+static inline rg_view example_client_kill_skipme_bulk(example_client_kill_skipme v) {
     static const rg_view bulks[] = {
         [EXAMPLE_CLIENT_KILL_SKIPME_YES] = {"$3\r\nYES\r\n", 9},
         [EXAMPLE_CLIENT_KILL_SKIPME_NO] = {"$2\r\nNO\r\n", 8},
@@ -142,18 +150,19 @@ static rg_view example_client_kill_skipme_bulk(example_client_kill_skipme v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_client_kill_skipme_measure(example_meas *m, example_client_kill_skipme v) {
+static inline void example_client_kill_skipme_measure(example_meas *m,
+                                                      example_client_kill_skipme v) {
     const rg_view b = example_client_kill_skipme_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_client_kill_skipme_put(char *dst, example_client_kill_skipme v) {
+static inline char *example_client_kill_skipme_put(char *dst, example_client_kill_skipme v) {
     const rg_view b = example_client_kill_skipme_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static void example_client_kill_new_format_measure(example_meas *m,
-                                                   const example_client_kill_new_format *v) {
+static inline void example_client_kill_new_format_measure(example_meas *m,
+                                                          const example_client_kill_new_format *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_CLIENT_ID:
         example_meas_lit(m, 1, 8);
@@ -183,8 +192,8 @@ static void example_client_kill_new_format_measure(example_meas *m,
     }
 }
 
-static char *example_client_kill_new_format_put(char *dst, example_iovw *w,
-                                                const example_client_kill_new_format *v) {
+static inline char *example_client_kill_new_format_put(char *dst, example_iovw *w,
+                                                       const example_client_kill_new_format *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_CLIENT_ID:
         dst = rg_put_raw(dst, "$2\r\nID\r\n", 8);
@@ -215,8 +224,8 @@ static char *example_client_kill_new_format_put(char *dst, example_iovw *w,
     return dst;
 }
 
-static void example_client_kill_filter_measure(example_meas *m,
-                                               const example_client_kill_filter *v) {
+static inline void example_client_kill_filter_measure(example_meas *m,
+                                                      const example_client_kill_filter *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT: example_meas_view(m, v->old_format); break;
     case EXAMPLE_CLIENT_KILL_FILTER_NEW_FORMAT:
@@ -228,8 +237,8 @@ static void example_client_kill_filter_measure(example_meas *m,
     }
 }
 
-static char *example_client_kill_filter_put(char *dst, example_iovw *w,
-                                            const example_client_kill_filter *v) {
+static inline char *example_client_kill_filter_put(char *dst, example_iovw *w,
+                                                   const example_client_kill_filter *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT:
         dst = example_put_view(dst, w, v->old_format);
@@ -243,14 +252,15 @@ static char *example_client_kill_filter_put(char *dst, example_iovw *w,
     return dst;
 }
 
-static size_t example_client_kill_measure(example_meas *m, example_client_kill_filter filter) {
+static inline size_t example_client_kill_measure(example_meas *m,
+                                                 example_client_kill_filter filter) {
     example_meas_start(m, 2, EXAMPLE_CLIENT_KILL_FIXED_SIZE);
     example_client_kill_filter_measure(m, &filter);
     return example_meas_total_array(m);
 }
 
-static char *example_client_kill_put(char *dst, example_iovw *w, size_t argc,
-                                     example_client_kill_filter filter) {
+static inline char *example_client_kill_put(char *dst, example_iovw *w, size_t argc,
+                                            example_client_kill_filter filter) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nCLIENT\r\n$4\r\nKILL\r\n", 22);
     dst = example_client_kill_filter_put(dst, w, &filter);
@@ -294,15 +304,15 @@ size_t example_client_kill_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch
     return example_iov_finish(&w, end, &m);
 }
 
-static size_t example_del_measure(example_meas *m, const rg_view *key, size_t key_count) {
+static inline size_t example_del_measure(example_meas *m, const rg_view *key, size_t key_count) {
     example_meas_start(m, 1, EXAMPLE_DEL_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
     for (size_t i = 0; i < key_count; i++) example_meas_view(m, key[i]);
     return example_meas_total_array(m);
 }
 
-static char *example_del_put(char *dst, example_iovw *w, size_t argc, const rg_view *key,
-                             size_t key_count) {
+static inline char *example_del_put(char *dst, example_iovw *w, size_t argc, const rg_view *key,
+                                    size_t key_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$3\r\nDEL\r\n", 9);
     for (size_t i = 0; i < key_count; i++) dst = example_put_view(dst, w, key[i]);
@@ -347,7 +357,7 @@ size_t example_del_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_expire_condition_bulk(example_expire_condition v) {
+static inline rg_view example_expire_condition_bulk(example_expire_condition v) {
     static const rg_view bulks[] = {
         [EXAMPLE_EXPIRE_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
         [EXAMPLE_EXPIRE_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
@@ -357,48 +367,72 @@ static rg_view example_expire_condition_bulk(example_expire_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_expire_condition_measure(example_meas *m, example_expire_condition v) {
+static inline void example_expire_condition_measure(example_meas *m, example_expire_condition v) {
     const rg_view b = example_expire_condition_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_expire_condition_put(char *dst, example_expire_condition v) {
+static inline char *example_expire_condition_put(char *dst, example_expire_condition v) {
     const rg_view b = example_expire_condition_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static size_t example_expire_measure(example_meas *m, rg_view key, int64_t seconds,
-                                     const example_expire_opts *opts) {
-    static const example_expire_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_expire_measure(example_meas *m, rg_view key, int64_t seconds,
+                                            const example_expire_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_EXPIRE_FIXED_SIZE);
     example_meas_view(m, key);
     example_meas_i64(m, seconds);
-    if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
-        example_expire_condition_measure(m, opts->condition);
+    if (opts) {
+        if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
+            example_expire_condition_measure(m, opts->condition);
+    }
     return example_meas_total_array(m);
 }
 
-static char *example_expire_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                                int64_t seconds, const example_expire_opts *opts) {
-    static const example_expire_opts none;
-    if (!opts) opts = &none;
+static inline char *example_expire_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                       int64_t seconds, const example_expire_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nEXPIRE\r\n", 12);
     dst = example_put_view(dst, w, key);
     dst = rg_put_bulk_i64(dst, seconds);
-    if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
-        dst = example_expire_condition_put(dst, opts->condition);
+    if (opts) {
+        if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
+            dst = example_expire_condition_put(dst, opts->condition);
+    }
     return dst;
 }
 
 size_t example_expire_size(rg_view key, int64_t seconds, const example_expire_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 3, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        example_meas_i64(&m, seconds);
+        return example_meas_total(&m);
+    }
     example_meas m;
     return example_expire_measure(&m, key, seconds, opts);
 }
 
 size_t example_expire_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
                              const example_expire_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 3, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        example_meas_i64(&m, seconds);
+        const size_t n = example_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$6\r\nEXPIRE\r\n", 16);
+        dst = example_put_view(dst, NULL, key);
+        dst = rg_put_bulk_i64(dst, seconds);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     example_meas m;
     const size_t n = example_expire_measure(&m, key, seconds, opts);
     if (n == 0 || n > cap) return 0;
@@ -430,19 +464,21 @@ size_t example_expire_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, siz
     return example_iov_finish(&w, end, &m);
 }
 
-static void example_geosearch_fromlonlat_measure(example_meas *m,
-                                                 const example_geosearch_fromlonlat *v) {
+static inline void example_geosearch_fromlonlat_measure(example_meas *m,
+                                                        const example_geosearch_fromlonlat *v) {
     example_meas_double(m, v->longitude);
     example_meas_double(m, v->latitude);
 }
 
-static char *example_geosearch_fromlonlat_put(char *dst, const example_geosearch_fromlonlat *v) {
+static inline char *example_geosearch_fromlonlat_put(char *dst,
+                                                     const example_geosearch_fromlonlat *v) {
     dst = rg_put_bulk_double(dst, v->longitude);
     dst = rg_put_bulk_double(dst, v->latitude);
     return dst;
 }
 
-static void example_geosearch_from_measure(example_meas *m, const example_geosearch_from *v) {
+static inline void example_geosearch_from_measure(example_meas *m,
+                                                  const example_geosearch_from *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_FROM_MEMBER:
         example_meas_lit(m, 1, 17);
@@ -456,8 +492,8 @@ static void example_geosearch_from_measure(example_meas *m, const example_geosea
     }
 }
 
-static char *example_geosearch_from_put(char *dst, example_iovw *w,
-                                        const example_geosearch_from *v) {
+static inline char *example_geosearch_from_put(char *dst, example_iovw *w,
+                                               const example_geosearch_from *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_FROM_MEMBER:
         dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
@@ -473,7 +509,7 @@ static char *example_geosearch_from_put(char *dst, example_iovw *w,
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_geosearch_circle_unit_bulk(example_geosearch_circle_unit v) {
+static inline rg_view example_geosearch_circle_unit_bulk(example_geosearch_circle_unit v) {
     static const rg_view bulks[] = {
         [EXAMPLE_GEOSEARCH_CIRCLE_UNIT_M] = {"$1\r\nM\r\n", 7},
         [EXAMPLE_GEOSEARCH_CIRCLE_UNIT_KM] = {"$2\r\nKM\r\n", 8},
@@ -483,24 +519,25 @@ static rg_view example_geosearch_circle_unit_bulk(example_geosearch_circle_unit 
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_geosearch_circle_unit_measure(example_meas *m,
-                                                  example_geosearch_circle_unit v) {
+static inline void example_geosearch_circle_unit_measure(example_meas *m,
+                                                         example_geosearch_circle_unit v) {
     const rg_view b = example_geosearch_circle_unit_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_geosearch_circle_unit_put(char *dst, example_geosearch_circle_unit v) {
+static inline char *example_geosearch_circle_unit_put(char *dst, example_geosearch_circle_unit v) {
     const rg_view b = example_geosearch_circle_unit_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static void example_geosearch_circle_measure(example_meas *m, const example_geosearch_circle *v) {
+static inline void example_geosearch_circle_measure(example_meas *m,
+                                                    const example_geosearch_circle *v) {
     example_meas_lit(m, 1, 14);
     example_meas_double(m, v->radius);
     example_geosearch_circle_unit_measure(m, v->unit);
 }
 
-static char *example_geosearch_circle_put(char *dst, const example_geosearch_circle *v) {
+static inline char *example_geosearch_circle_put(char *dst, const example_geosearch_circle *v) {
     dst = rg_put_raw(dst, "$8\r\nBYRADIUS\r\n", 14);
     dst = rg_put_bulk_double(dst, v->radius);
     dst = example_geosearch_circle_unit_put(dst, v->unit);
@@ -508,7 +545,7 @@ static char *example_geosearch_circle_put(char *dst, const example_geosearch_cir
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_geosearch_box_unit_bulk(example_geosearch_box_unit v) {
+static inline rg_view example_geosearch_box_unit_bulk(example_geosearch_box_unit v) {
     static const rg_view bulks[] = {
         [EXAMPLE_GEOSEARCH_BOX_UNIT_M] = {"$1\r\nM\r\n", 7},
         [EXAMPLE_GEOSEARCH_BOX_UNIT_KM] = {"$2\r\nKM\r\n", 8},
@@ -518,24 +555,25 @@ static rg_view example_geosearch_box_unit_bulk(example_geosearch_box_unit v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_geosearch_box_unit_measure(example_meas *m, example_geosearch_box_unit v) {
+static inline void example_geosearch_box_unit_measure(example_meas *m,
+                                                      example_geosearch_box_unit v) {
     const rg_view b = example_geosearch_box_unit_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_geosearch_box_unit_put(char *dst, example_geosearch_box_unit v) {
+static inline char *example_geosearch_box_unit_put(char *dst, example_geosearch_box_unit v) {
     const rg_view b = example_geosearch_box_unit_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static void example_geosearch_box_measure(example_meas *m, const example_geosearch_box *v) {
+static inline void example_geosearch_box_measure(example_meas *m, const example_geosearch_box *v) {
     example_meas_lit(m, 1, 11);
     example_meas_double(m, v->width);
     example_meas_double(m, v->height);
     example_geosearch_box_unit_measure(m, v->unit);
 }
 
-static char *example_geosearch_box_put(char *dst, const example_geosearch_box *v) {
+static inline char *example_geosearch_box_put(char *dst, const example_geosearch_box *v) {
     dst = rg_put_raw(dst, "$5\r\nBYBOX\r\n", 11);
     dst = rg_put_bulk_double(dst, v->width);
     dst = rg_put_bulk_double(dst, v->height);
@@ -543,7 +581,7 @@ static char *example_geosearch_box_put(char *dst, const example_geosearch_box *v
     return dst;
 }
 
-static void example_geosearch_by_measure(example_meas *m, const example_geosearch_by *v) {
+static inline void example_geosearch_by_measure(example_meas *m, const example_geosearch_by *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_BY_CIRCLE: example_geosearch_circle_measure(m, &v->circle); break;
     case EXAMPLE_GEOSEARCH_BY_BOX: example_geosearch_box_measure(m, &v->box); break;
@@ -551,7 +589,7 @@ static void example_geosearch_by_measure(example_meas *m, const example_geosearc
     }
 }
 
-static char *example_geosearch_by_put(char *dst, const example_geosearch_by *v) {
+static inline char *example_geosearch_by_put(char *dst, const example_geosearch_by *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_BY_CIRCLE: dst = example_geosearch_circle_put(dst, &v->circle); break;
     case EXAMPLE_GEOSEARCH_BY_BOX: dst = example_geosearch_box_put(dst, &v->box); break;
@@ -561,7 +599,7 @@ static char *example_geosearch_by_put(char *dst, const example_geosearch_by *v) 
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_geosearch_order_bulk(example_geosearch_order v) {
+static inline rg_view example_geosearch_order_bulk(example_geosearch_order v) {
     static const rg_view bulks[] = {
         [EXAMPLE_GEOSEARCH_ORDER_ASC] = {"$3\r\nASC\r\n", 9},
         [EXAMPLE_GEOSEARCH_ORDER_DESC] = {"$4\r\nDESC\r\n", 10},
@@ -569,64 +607,65 @@ static rg_view example_geosearch_order_bulk(example_geosearch_order v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_geosearch_order_measure(example_meas *m, example_geosearch_order v) {
+static inline void example_geosearch_order_measure(example_meas *m, example_geosearch_order v) {
     const rg_view b = example_geosearch_order_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_geosearch_order_put(char *dst, example_geosearch_order v) {
+static inline char *example_geosearch_order_put(char *dst, example_geosearch_order v) {
     const rg_view b = example_geosearch_order_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static void example_geosearch_count_block_measure(example_meas *m,
-                                                  const example_geosearch_count_block *v) {
+static inline void example_geosearch_count_block_measure(example_meas *m,
+                                                         const example_geosearch_count_block *v) {
     example_meas_lit(m, 1, 11);
     example_meas_i64(m, v->count);
     if (v->any) example_meas_lit(m, 1, 9);
 }
 
-static char *example_geosearch_count_block_put(char *dst, const example_geosearch_count_block *v) {
+static inline char *example_geosearch_count_block_put(char *dst,
+                                                      const example_geosearch_count_block *v) {
     dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
     dst = rg_put_bulk_i64(dst, v->count);
     if (v->any) dst = rg_put_raw(dst, "$3\r\nANY\r\n", 9);
     return dst;
 }
 
-static size_t example_geosearch_measure(example_meas *m, rg_view key, example_geosearch_from from,
-                                        example_geosearch_by by,
-                                        const example_geosearch_opts *opts) {
-    static const example_geosearch_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_geosearch_measure(example_meas *m, rg_view key,
+                                               example_geosearch_from from, example_geosearch_by by,
+                                               const example_geosearch_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_GEOSEARCH_FIXED_SIZE);
     example_meas_view(m, key);
     example_geosearch_from_measure(m, &from);
     example_geosearch_by_measure(m, &by);
-    if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
-        example_geosearch_order_measure(m, opts->order);
-    if (opts->has_count_block) example_geosearch_count_block_measure(m, &opts->count_block);
-    if (opts->withcoord) example_meas_lit(m, 1, 15);
-    if (opts->withdist) example_meas_lit(m, 1, 14);
-    if (opts->withhash) example_meas_lit(m, 1, 14);
+    if (opts) {
+        if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
+            example_geosearch_order_measure(m, opts->order);
+        if (opts->has_count_block) example_geosearch_count_block_measure(m, &opts->count_block);
+        if (opts->withcoord) example_meas_lit(m, 1, 15);
+        if (opts->withdist) example_meas_lit(m, 1, 14);
+        if (opts->withhash) example_meas_lit(m, 1, 14);
+    }
     return example_meas_total_array(m);
 }
 
-static char *example_geosearch_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                                   example_geosearch_from from, example_geosearch_by by,
-                                   const example_geosearch_opts *opts) {
-    static const example_geosearch_opts none;
-    if (!opts) opts = &none;
+static inline char *example_geosearch_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                          example_geosearch_from from, example_geosearch_by by,
+                                          const example_geosearch_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$9\r\nGEOSEARCH\r\n", 15);
     dst = example_put_view(dst, w, key);
     dst = example_geosearch_from_put(dst, w, &from);
     dst = example_geosearch_by_put(dst, &by);
-    if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
-        dst = example_geosearch_order_put(dst, opts->order);
-    if (opts->has_count_block) dst = example_geosearch_count_block_put(dst, &opts->count_block);
-    if (opts->withcoord) dst = rg_put_raw(dst, "$9\r\nWITHCOORD\r\n", 15);
-    if (opts->withdist) dst = rg_put_raw(dst, "$8\r\nWITHDIST\r\n", 14);
-    if (opts->withhash) dst = rg_put_raw(dst, "$8\r\nWITHHASH\r\n", 14);
+    if (opts) {
+        if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
+            dst = example_geosearch_order_put(dst, opts->order);
+        if (opts->has_count_block) dst = example_geosearch_count_block_put(dst, &opts->count_block);
+        if (opts->withcoord) dst = rg_put_raw(dst, "$9\r\nWITHCOORD\r\n", 15);
+        if (opts->withdist) dst = rg_put_raw(dst, "$8\r\nWITHDIST\r\n", 14);
+        if (opts->withhash) dst = rg_put_raw(dst, "$8\r\nWITHHASH\r\n", 14);
+    }
     return dst;
 }
 
@@ -672,13 +711,13 @@ size_t example_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, 
     return example_iov_finish(&w, end, &m);
 }
 
-static size_t example_get_measure(example_meas *m, rg_view key) {
+static inline size_t example_get_measure(example_meas *m, rg_view key) {
     example_meas_start(m, 1, EXAMPLE_GET_FIXED_SIZE);
     example_meas_view(m, key);
     return example_meas_total(m);
 }
 
-static char *example_get_put(char *dst, example_iovw *w, rg_view key) {
+static inline char *example_get_put(char *dst, example_iovw *w, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$3\r\nGET\r\n", 13);
     dst = example_put_view(dst, w, key);
     return dst;
@@ -721,19 +760,19 @@ size_t example_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t
     return example_iov_finish(&w, end, &m);
 }
 
-static void example_hset_data_measure(example_meas *m, const example_hset_data *v) {
+static inline void example_hset_data_measure(example_meas *m, const example_hset_data *v) {
     example_meas_view(m, v->field);
     example_meas_view(m, v->value);
 }
 
-static char *example_hset_data_put(char *dst, example_iovw *w, const example_hset_data *v) {
+static inline char *example_hset_data_put(char *dst, example_iovw *w, const example_hset_data *v) {
     dst = example_put_view(dst, w, v->field);
     dst = example_put_view(dst, w, v->value);
     return dst;
 }
 
-static size_t example_hset_measure(example_meas *m, rg_view key, const example_hset_data *data,
-                                   size_t data_count) {
+static inline size_t example_hset_measure(example_meas *m, rg_view key,
+                                          const example_hset_data *data, size_t data_count) {
     example_meas_start(m, 1, EXAMPLE_HSET_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
     example_meas_view(m, key);
@@ -741,8 +780,8 @@ static size_t example_hset_measure(example_meas *m, rg_view key, const example_h
     return example_meas_total_array(m);
 }
 
-static char *example_hset_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                              const example_hset_data *data, size_t data_count) {
+static inline char *example_hset_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                     const example_hset_data *data, size_t data_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nHSET\r\n", 10);
     dst = example_put_view(dst, w, key);
@@ -788,14 +827,14 @@ size_t example_hset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
     return example_iov_finish(&w, end, &m);
 }
 
-static size_t example_incrby_measure(example_meas *m, rg_view key, int64_t increment) {
+static inline size_t example_incrby_measure(example_meas *m, rg_view key, int64_t increment) {
     example_meas_start(m, 1, EXAMPLE_INCRBY_FIXED_SIZE);
     example_meas_view(m, key);
     example_meas_i64(m, increment);
     return example_meas_total(m);
 }
 
-static char *example_incrby_put(char *dst, example_iovw *w, rg_view key, int64_t increment) {
+static inline char *example_incrby_put(char *dst, example_iovw *w, rg_view key, int64_t increment) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nINCRBY\r\n", 16);
     dst = example_put_view(dst, w, key);
     dst = rg_put_bulk_i64(dst, increment);
@@ -839,27 +878,27 @@ size_t example_incrby_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, siz
     return example_iov_finish(&w, end, &m);
 }
 
-static void example_mset_data_measure(example_meas *m, const example_mset_data *v) {
+static inline void example_mset_data_measure(example_meas *m, const example_mset_data *v) {
     example_meas_view(m, v->key);
     example_meas_view(m, v->value);
 }
 
-static char *example_mset_data_put(char *dst, example_iovw *w, const example_mset_data *v) {
+static inline char *example_mset_data_put(char *dst, example_iovw *w, const example_mset_data *v) {
     dst = example_put_view(dst, w, v->key);
     dst = example_put_view(dst, w, v->value);
     return dst;
 }
 
-static size_t example_mset_measure(example_meas *m, const example_mset_data *data,
-                                   size_t data_count) {
+static inline size_t example_mset_measure(example_meas *m, const example_mset_data *data,
+                                          size_t data_count) {
     example_meas_start(m, 1, EXAMPLE_MSET_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
     for (size_t i = 0; i < data_count; i++) example_mset_data_measure(m, &data[i]);
     return example_meas_total_array(m);
 }
 
-static char *example_mset_put(char *dst, example_iovw *w, size_t argc,
-                              const example_mset_data *data, size_t data_count) {
+static inline char *example_mset_put(char *dst, example_iovw *w, size_t argc,
+                                     const example_mset_data *data, size_t data_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nMSET\r\n", 10);
     for (size_t i = 0; i < data_count; i++) dst = example_mset_data_put(dst, w, &data[i]);
@@ -904,30 +943,48 @@ size_t example_mset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
     return example_iov_finish(&w, end, &m);
 }
 
-static size_t example_ping_measure(example_meas *m, const example_ping_opts *opts) {
-    static const example_ping_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_ping_measure(example_meas *m, const example_ping_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_PING_FIXED_SIZE);
-    if (opts->message.ptr) example_meas_view_max(m, opts->message, 64);
+    if (opts) {
+        if (opts->message.ptr) example_meas_view_max(m, opts->message, 64);
+    }
     return example_meas_total_array(m);
 }
 
-static char *example_ping_put(char *dst, example_iovw *w, size_t argc,
-                              const example_ping_opts *opts) {
-    static const example_ping_opts none;
-    if (!opts) opts = &none;
+static inline char *example_ping_put(char *dst, example_iovw *w, size_t argc,
+                                     const example_ping_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nPING\r\n", 10);
-    if (opts->message.ptr) dst = example_put_view(dst, w, opts->message);
+    if (opts) {
+        if (opts->message.ptr) dst = example_put_view(dst, w, opts->message);
+    }
     return dst;
 }
 
 size_t example_ping_size(const example_ping_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 1, EXAMPLE_PING_FIXED_SIZE + 4);
+        return example_meas_total(&m);
+    }
     example_meas m;
     return example_ping_measure(&m, opts);
 }
 
 size_t example_ping_encode(char *dst, size_t cap, const example_ping_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 1, EXAMPLE_PING_FIXED_SIZE + 4);
+        const size_t n = example_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     example_meas m;
     const size_t n = example_ping_measure(&m, opts);
     if (n == 0 || n > cap) return 0;
@@ -960,7 +1017,7 @@ size_t example_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_set_condition_bulk(example_set_condition v) {
+static inline rg_view example_set_condition_bulk(example_set_condition v) {
     static const rg_view bulks[] = {
         [EXAMPLE_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
         [EXAMPLE_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
@@ -968,17 +1025,18 @@ static rg_view example_set_condition_bulk(example_set_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_set_condition_measure(example_meas *m, example_set_condition v) {
+static inline void example_set_condition_measure(example_meas *m, example_set_condition v) {
     const rg_view b = example_set_condition_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_set_condition_put(char *dst, example_set_condition v) {
+static inline char *example_set_condition_put(char *dst, example_set_condition v) {
     const rg_view b = example_set_condition_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static void example_set_expiration_measure(example_meas *m, const example_set_expiration *v) {
+static inline void example_set_expiration_measure(example_meas *m,
+                                                  const example_set_expiration *v) {
     switch (v->kind) {
     case EXAMPLE_SET_EXPIRATION_SECONDS:
         example_meas_lit(m, 1, 8);
@@ -1001,7 +1059,7 @@ static void example_set_expiration_measure(example_meas *m, const example_set_ex
     }
 }
 
-static char *example_set_expiration_put(char *dst, const example_set_expiration *v) {
+static inline char *example_set_expiration_put(char *dst, const example_set_expiration *v) {
     switch (v->kind) {
     case EXAMPLE_SET_EXPIRATION_SECONDS:
         dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
@@ -1025,44 +1083,68 @@ static char *example_set_expiration_put(char *dst, const example_set_expiration 
     return dst;
 }
 
-static size_t example_set_measure(example_meas *m, rg_view key, rg_view value,
-                                  const example_set_opts *opts) {
-    static const example_set_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_set_measure(example_meas *m, rg_view key, rg_view value,
+                                         const example_set_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_SET_FIXED_SIZE);
     example_meas_view(m, key);
     example_meas_view(m, value);
-    if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
-        example_set_condition_measure(m, opts->condition);
-    if (opts->get) example_meas_lit(m, 1, 9);
-    if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
-        example_set_expiration_measure(m, &opts->expiration);
+    if (opts) {
+        if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
+            example_set_condition_measure(m, opts->condition);
+        if (opts->get) example_meas_lit(m, 1, 9);
+        if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
+            example_set_expiration_measure(m, &opts->expiration);
+    }
     return example_meas_total_array(m);
 }
 
-static char *example_set_put(char *dst, example_iovw *w, size_t argc, rg_view key, rg_view value,
-                             const example_set_opts *opts) {
-    static const example_set_opts none;
-    if (!opts) opts = &none;
+static inline char *example_set_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                    rg_view value, const example_set_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
     dst = example_put_view(dst, w, key);
     dst = example_put_view(dst, w, value);
-    if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
-        dst = example_set_condition_put(dst, opts->condition);
-    if (opts->get) dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-    if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
-        dst = example_set_expiration_put(dst, &opts->expiration);
+    if (opts) {
+        if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
+            dst = example_set_condition_put(dst, opts->condition);
+        if (opts->get) dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
+        if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
+            dst = example_set_expiration_put(dst, &opts->expiration);
+    }
     return dst;
 }
 
 size_t example_set_size(rg_view key, rg_view value, const example_set_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 3, EXAMPLE_SET_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        example_meas_view(&m, value);
+        return example_meas_total(&m);
+    }
     example_meas m;
     return example_set_measure(&m, key, value, opts);
 }
 
 size_t example_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
                           const example_set_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 3, EXAMPLE_SET_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        example_meas_view(&m, value);
+        const size_t n = example_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
+        dst = example_put_view(dst, NULL, key);
+        dst = example_put_view(dst, NULL, value);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     example_meas m;
     const size_t n = example_set_measure(&m, key, value, opts);
     if (n == 0 || n > cap) return 0;
@@ -1094,19 +1176,19 @@ size_t example_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t
     return example_iov_finish(&w, end, &m);
 }
 
-static void example_sort_limit_measure(example_meas *m, const example_sort_limit *v) {
+static inline void example_sort_limit_measure(example_meas *m, const example_sort_limit *v) {
     example_meas_i64(m, v->offset);
     example_meas_i64(m, v->count);
 }
 
-static char *example_sort_limit_put(char *dst, const example_sort_limit *v) {
+static inline char *example_sort_limit_put(char *dst, const example_sort_limit *v) {
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->count);
     return dst;
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_sort_order_bulk(example_sort_order v) {
+static inline rg_view example_sort_order_bulk(example_sort_order v) {
     static const rg_view bulks[] = {
         [EXAMPLE_SORT_ORDER_ASC] = {"$3\r\nASC\r\n", 9},
         [EXAMPLE_SORT_ORDER_DESC] = {"$4\r\nDESC\r\n", 10},
@@ -1114,76 +1196,98 @@ static rg_view example_sort_order_bulk(example_sort_order v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_sort_order_measure(example_meas *m, example_sort_order v) {
+static inline void example_sort_order_measure(example_meas *m, example_sort_order v) {
     const rg_view b = example_sort_order_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_sort_order_put(char *dst, example_sort_order v) {
+static inline char *example_sort_order_put(char *dst, example_sort_order v) {
     const rg_view b = example_sort_order_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static size_t example_sort_measure(example_meas *m, rg_view key, const example_sort_opts *opts) {
-    static const example_sort_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_sort_measure(example_meas *m, rg_view key,
+                                          const example_sort_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_SORT_FIXED_SIZE);
     example_meas_view(m, key);
-    if (opts->by_pattern.ptr) {
-        example_meas_lit(m, 1, 8);
-        example_meas_view(m, opts->by_pattern);
-    }
-    if (opts->has_limit) {
-        example_meas_lit(m, 1, 11);
-        example_sort_limit_measure(m, &opts->limit);
-    }
-    for (size_t i = 0; i < opts->get_pattern_count; i++) {
-        example_meas_lit(m, 1, 9);
-        example_meas_view(m, opts->get_pattern[i]);
-    }
-    if (opts->order != EXAMPLE_SORT_ORDER_NONE) example_sort_order_measure(m, opts->order);
-    if (opts->sorting) example_meas_lit(m, 1, 11);
-    if (opts->destination.ptr) {
-        example_meas_lit(m, 1, 11);
-        example_meas_view(m, opts->destination);
+    if (opts) {
+        if (opts->by_pattern.ptr) {
+            example_meas_lit(m, 1, 8);
+            example_meas_view(m, opts->by_pattern);
+        }
+        if (opts->has_limit) {
+            example_meas_lit(m, 1, 11);
+            example_sort_limit_measure(m, &opts->limit);
+        }
+        for (size_t i = 0; i < opts->get_pattern_count; i++) {
+            example_meas_lit(m, 1, 9);
+            example_meas_view(m, opts->get_pattern[i]);
+        }
+        if (opts->order != EXAMPLE_SORT_ORDER_NONE) example_sort_order_measure(m, opts->order);
+        if (opts->sorting) example_meas_lit(m, 1, 11);
+        if (opts->destination.ptr) {
+            example_meas_lit(m, 1, 11);
+            example_meas_view(m, opts->destination);
+        }
     }
     return example_meas_total_array(m);
 }
 
-static char *example_sort_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                              const example_sort_opts *opts) {
-    static const example_sort_opts none;
-    if (!opts) opts = &none;
+static inline char *example_sort_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                     const example_sort_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nSORT\r\n", 10);
     dst = example_put_view(dst, w, key);
-    if (opts->by_pattern.ptr) {
-        dst = rg_put_raw(dst, "$2\r\nBY\r\n", 8);
-        dst = example_put_view(dst, w, opts->by_pattern);
-    }
-    if (opts->has_limit) {
-        dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-        dst = example_sort_limit_put(dst, &opts->limit);
-    }
-    for (size_t i = 0; i < opts->get_pattern_count; i++) {
-        dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-        dst = example_put_view(dst, w, opts->get_pattern[i]);
-    }
-    if (opts->order != EXAMPLE_SORT_ORDER_NONE) dst = example_sort_order_put(dst, opts->order);
-    if (opts->sorting) dst = rg_put_raw(dst, "$5\r\nALPHA\r\n", 11);
-    if (opts->destination.ptr) {
-        dst = rg_put_raw(dst, "$5\r\nSTORE\r\n", 11);
-        dst = example_put_view(dst, w, opts->destination);
+    if (opts) {
+        if (opts->by_pattern.ptr) {
+            dst = rg_put_raw(dst, "$2\r\nBY\r\n", 8);
+            dst = example_put_view(dst, w, opts->by_pattern);
+        }
+        if (opts->has_limit) {
+            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
+            dst = example_sort_limit_put(dst, &opts->limit);
+        }
+        for (size_t i = 0; i < opts->get_pattern_count; i++) {
+            dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
+            dst = example_put_view(dst, w, opts->get_pattern[i]);
+        }
+        if (opts->order != EXAMPLE_SORT_ORDER_NONE) dst = example_sort_order_put(dst, opts->order);
+        if (opts->sorting) dst = rg_put_raw(dst, "$5\r\nALPHA\r\n", 11);
+        if (opts->destination.ptr) {
+            dst = rg_put_raw(dst, "$5\r\nSTORE\r\n", 11);
+            dst = example_put_view(dst, w, opts->destination);
+        }
     }
     return dst;
 }
 
 size_t example_sort_size(rg_view key, const example_sort_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 2, EXAMPLE_SORT_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        return example_meas_total(&m);
+    }
     example_meas m;
     return example_sort_measure(&m, key, opts);
 }
 
 size_t example_sort_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 2, EXAMPLE_SORT_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        const size_t n = example_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*2\r\n$4\r\nSORT\r\n", 14);
+        dst = example_put_view(dst, NULL, key);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     example_meas m;
     const size_t n = example_sort_measure(&m, key, opts);
     if (n == 0 || n > cap) return 0;
@@ -1216,7 +1320,7 @@ size_t example_sort_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_zadd_condition_bulk(example_zadd_condition v) {
+static inline rg_view example_zadd_condition_bulk(example_zadd_condition v) {
     static const rg_view bulks[] = {
         [EXAMPLE_ZADD_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
         [EXAMPLE_ZADD_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
@@ -1224,18 +1328,18 @@ static rg_view example_zadd_condition_bulk(example_zadd_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_zadd_condition_measure(example_meas *m, example_zadd_condition v) {
+static inline void example_zadd_condition_measure(example_meas *m, example_zadd_condition v) {
     const rg_view b = example_zadd_condition_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_zadd_condition_put(char *dst, example_zadd_condition v) {
+static inline char *example_zadd_condition_put(char *dst, example_zadd_condition v) {
     const rg_view b = example_zadd_condition_bulk(v);
     return example_put_bulk(dst, b);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
-static rg_view example_zadd_comparison_bulk(example_zadd_comparison v) {
+static inline rg_view example_zadd_comparison_bulk(example_zadd_comparison v) {
     static const rg_view bulks[] = {
         [EXAMPLE_ZADD_COMPARISON_GT] = {"$2\r\nGT\r\n", 8},
         [EXAMPLE_ZADD_COMPARISON_LT] = {"$2\r\nLT\r\n", 8},
@@ -1243,58 +1347,59 @@ static rg_view example_zadd_comparison_bulk(example_zadd_comparison v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static void example_zadd_comparison_measure(example_meas *m, example_zadd_comparison v) {
+static inline void example_zadd_comparison_measure(example_meas *m, example_zadd_comparison v) {
     const rg_view b = example_zadd_comparison_bulk(v);
     example_meas_bulk(m, b);
 }
 
-static char *example_zadd_comparison_put(char *dst, example_zadd_comparison v) {
+static inline char *example_zadd_comparison_put(char *dst, example_zadd_comparison v) {
     const rg_view b = example_zadd_comparison_bulk(v);
     return example_put_bulk(dst, b);
 }
 
-static void example_zadd_data_measure(example_meas *m, const example_zadd_data *v) {
+static inline void example_zadd_data_measure(example_meas *m, const example_zadd_data *v) {
     example_meas_double(m, v->score);
     example_meas_view(m, v->member);
 }
 
-static char *example_zadd_data_put(char *dst, example_iovw *w, const example_zadd_data *v) {
+static inline char *example_zadd_data_put(char *dst, example_iovw *w, const example_zadd_data *v) {
     dst = rg_put_bulk_double(dst, v->score);
     dst = example_put_view(dst, w, v->member);
     return dst;
 }
 
-static size_t example_zadd_measure(example_meas *m, rg_view key, const example_zadd_data *data,
-                                   size_t data_count, const example_zadd_opts *opts) {
-    static const example_zadd_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_zadd_measure(example_meas *m, rg_view key,
+                                          const example_zadd_data *data, size_t data_count,
+                                          const example_zadd_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_ZADD_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
     example_meas_view(m, key);
-    if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)
-        example_zadd_condition_measure(m, opts->condition);
-    if (opts->comparison != EXAMPLE_ZADD_COMPARISON_NONE)
-        example_zadd_comparison_measure(m, opts->comparison);
-    if (opts->change) example_meas_lit(m, 1, 8);
-    if (opts->increment) example_meas_lit(m, 1, 10);
+    if (opts) {
+        if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)
+            example_zadd_condition_measure(m, opts->condition);
+        if (opts->comparison != EXAMPLE_ZADD_COMPARISON_NONE)
+            example_zadd_comparison_measure(m, opts->comparison);
+        if (opts->change) example_meas_lit(m, 1, 8);
+        if (opts->increment) example_meas_lit(m, 1, 10);
+    }
     for (size_t i = 0; i < data_count; i++) example_zadd_data_measure(m, &data[i]);
     return example_meas_total_array(m);
 }
 
-static char *example_zadd_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                              const example_zadd_data *data, size_t data_count,
-                              const example_zadd_opts *opts) {
-    static const example_zadd_opts none;
-    if (!opts) opts = &none;
+static inline char *example_zadd_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                     const example_zadd_data *data, size_t data_count,
+                                     const example_zadd_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nZADD\r\n", 10);
     dst = example_put_view(dst, w, key);
-    if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)
-        dst = example_zadd_condition_put(dst, opts->condition);
-    if (opts->comparison != EXAMPLE_ZADD_COMPARISON_NONE)
-        dst = example_zadd_comparison_put(dst, opts->comparison);
-    if (opts->change) dst = rg_put_raw(dst, "$2\r\nCH\r\n", 8);
-    if (opts->increment) dst = rg_put_raw(dst, "$4\r\nINCR\r\n", 10);
+    if (opts) {
+        if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)
+            dst = example_zadd_condition_put(dst, opts->condition);
+        if (opts->comparison != EXAMPLE_ZADD_COMPARISON_NONE)
+            dst = example_zadd_comparison_put(dst, opts->comparison);
+        if (opts->change) dst = rg_put_raw(dst, "$2\r\nCH\r\n", 8);
+        if (opts->increment) dst = rg_put_raw(dst, "$4\r\nINCR\r\n", 10);
+    }
     for (size_t i = 0; i < data_count; i++) dst = example_zadd_data_put(dst, w, &data[i]);
     return dst;
 }
@@ -1341,60 +1446,89 @@ size_t example_zadd_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
     return example_iov_finish(&w, end, &m);
 }
 
-static void example_zrangebyscore_limit_measure(example_meas *m,
-                                                const example_zrangebyscore_limit *v) {
+static inline void example_zrangebyscore_limit_measure(example_meas *m,
+                                                       const example_zrangebyscore_limit *v) {
     example_meas_i64(m, v->offset);
     example_meas_i64(m, v->count);
 }
 
-static char *example_zrangebyscore_limit_put(char *dst, const example_zrangebyscore_limit *v) {
+static inline char *example_zrangebyscore_limit_put(char *dst,
+                                                    const example_zrangebyscore_limit *v) {
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->count);
     return dst;
 }
 
-static size_t example_zrangebyscore_measure(example_meas *m, rg_view key, double min, double max,
-                                            const example_zrangebyscore_opts *opts) {
-    static const example_zrangebyscore_opts none;
-    if (!opts) opts = &none;
+static inline size_t example_zrangebyscore_measure(example_meas *m, rg_view key, double min,
+                                                   double max,
+                                                   const example_zrangebyscore_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE);
     example_meas_view(m, key);
     example_meas_double(m, min);
     example_meas_double(m, max);
-    if (opts->withscores) example_meas_lit(m, 1, 17);
-    if (opts->has_limit) {
-        example_meas_lit(m, 1, 11);
-        example_zrangebyscore_limit_measure(m, &opts->limit);
+    if (opts) {
+        if (opts->withscores) example_meas_lit(m, 1, 17);
+        if (opts->has_limit) {
+            example_meas_lit(m, 1, 11);
+            example_zrangebyscore_limit_measure(m, &opts->limit);
+        }
     }
     return example_meas_total_array(m);
 }
 
-static char *example_zrangebyscore_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                                       double min, double max,
-                                       const example_zrangebyscore_opts *opts) {
-    static const example_zrangebyscore_opts none;
-    if (!opts) opts = &none;
+static inline char *example_zrangebyscore_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+                                              double min, double max,
+                                              const example_zrangebyscore_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$13\r\nZRANGEBYSCORE\r\n", 20);
     dst = example_put_view(dst, w, key);
     dst = rg_put_bulk_double(dst, min);
     dst = rg_put_bulk_double(dst, max);
-    if (opts->withscores) dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
-    if (opts->has_limit) {
-        dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-        dst = example_zrangebyscore_limit_put(dst, &opts->limit);
+    if (opts) {
+        if (opts->withscores) dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
+        if (opts->has_limit) {
+            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
+            dst = example_zrangebyscore_limit_put(dst, &opts->limit);
+        }
     }
     return dst;
 }
 
 size_t example_zrangebyscore_size(rg_view key, double min, double max,
                                   const example_zrangebyscore_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 4, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        example_meas_double(&m, min);
+        example_meas_double(&m, max);
+        return example_meas_total(&m);
+    }
     example_meas m;
     return example_zrangebyscore_measure(&m, key, min, max, opts);
 }
 
 size_t example_zrangebyscore_encode(char *dst, size_t cap, rg_view key, double min, double max,
                                     const example_zrangebyscore_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        example_meas m;
+        example_meas_start(&m, 4, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
+        example_meas_view(&m, key);
+        example_meas_double(&m, min);
+        example_meas_double(&m, max);
+        const size_t n = example_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*4\r\n$13\r\nZRANGEBYSCORE\r\n", 24);
+        dst = example_put_view(dst, NULL, key);
+        dst = rg_put_bulk_double(dst, min);
+        dst = rg_put_bulk_double(dst, max);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     example_meas m;
     const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
     if (n == 0 || n > cap) return 0;

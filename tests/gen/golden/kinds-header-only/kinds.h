@@ -184,15 +184,21 @@ typedef struct kinds_iovw {
     const char *seg;
 } kinds_iovw;
 
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced in place between the scratch bytes before it (its header) and after it (its CRLF). */
-static inline char *kinds_put_view(char *dst, kinds_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
+ * (its header) and after it (its CRLF). */
+static inline char *kinds_put_view_ref(char *dst, kinds_iovw *w, rg_view v) {
     dst = rg_put_bulk_header(dst, v.len);
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
     w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
     w->seg = dst;
     return rg_put_raw(dst, "\r\n", 2);
+}
+
+/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
+ * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
+static inline char *kinds_put_view(char *dst, kinds_iovw *w, rg_view v) {
+    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+    return kinds_put_view_ref(dst, w, v);
 }
 
 /* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
@@ -211,49 +217,73 @@ static inline size_t kinds_iov_finish(kinds_iovw *w, const char *end, const kind
 
 static inline size_t kinds_bounded_measure(kinds_meas *m, rg_view key, rg_view value,
                                            const kinds_bounded_opts *opts) {
-    static const kinds_bounded_opts none;
-    if (!opts) opts = &none;
     kinds_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
     kinds_meas_view_max(m, key, 16);
     kinds_meas_view_max(m, value, 64);
-    if (opts->has_ttl) {
-        kinds_meas_lit(m, 1, 8);
-        kinds_meas_i64(m, opts->ttl);
-    }
-    if (opts->has_weight) {
-        kinds_meas_lit(m, 1, 12);
-        kinds_meas_double(m, opts->weight);
+    if (opts) {
+        if (opts->has_ttl) {
+            kinds_meas_lit(m, 1, 8);
+            kinds_meas_i64(m, opts->ttl);
+        }
+        if (opts->has_weight) {
+            kinds_meas_lit(m, 1, 12);
+            kinds_meas_double(m, opts->weight);
+        }
     }
     return kinds_meas_total_array(m);
 }
 
 static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_view key,
                                       rg_view value, const kinds_bounded_opts *opts) {
-    static const kinds_bounded_opts none;
-    if (!opts) opts = &none;
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
     dst = kinds_put_view(dst, w, key);
     dst = kinds_put_view(dst, w, value);
-    if (opts->has_ttl) {
-        dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, opts->ttl);
-    }
-    if (opts->has_weight) {
-        dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
-        dst = rg_put_bulk_double(dst, opts->weight);
+    if (opts) {
+        if (opts->has_ttl) {
+            dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+            dst = rg_put_bulk_i64(dst, opts->ttl);
+        }
+        if (opts->has_weight) {
+            dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
+            dst = rg_put_bulk_double(dst, opts->weight);
+        }
     }
     return dst;
 }
 
 static inline size_t kinds_bounded_size(rg_view key, rg_view value,
                                         const kinds_bounded_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
+        kinds_meas_view_max(&m, key, 16);
+        kinds_meas_view_max(&m, value, 64);
+        return kinds_meas_total(&m);
+    }
     kinds_meas m;
     return kinds_bounded_measure(&m, key, value, opts);
 }
 
 static inline size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
+        kinds_meas_view_max(&m, key, 16);
+        kinds_meas_view_max(&m, value, 64);
+        const size_t n = kinds_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
+        dst = kinds_put_view(dst, NULL, key);
+        dst = kinds_put_view(dst, NULL, value);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     kinds_meas m;
     const size_t n = kinds_bounded_measure(&m, key, value, opts);
     if (n == 0 || n > cap) return 0;
@@ -289,35 +319,54 @@ static inline size_t kinds_bounded_encode_iov(rg_iov *iov, size_t iov_cap, char 
 }
 
 static inline size_t kinds_escapes_measure(kinds_meas *m, const kinds_escapes_opts *opts) {
-    static const kinds_escapes_opts none;
-    if (!opts) opts = &none;
     kinds_meas_start(m, 3, KINDS_ESCAPES_FIXED_SIZE);
-    if (opts->value.ptr) {
-        kinds_meas_lit(m, 1, 9);
-        kinds_meas_view(m, opts->value);
+    if (opts) {
+        if (opts->value.ptr) {
+            kinds_meas_lit(m, 1, 9);
+            kinds_meas_view(m, opts->value);
+        }
     }
     return kinds_meas_total_array(m);
 }
 
 static inline char *kinds_escapes_put(char *dst, kinds_iovw *w, size_t argc,
                                       const kinds_escapes_opts *opts) {
-    static const kinds_escapes_opts none;
-    if (!opts) opts = &none;
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38);
-    if (opts->value.ptr) {
-        dst = rg_put_raw(dst, "$3\r\n?\?=\r\n", 9);
-        dst = kinds_put_view(dst, w, opts->value);
+    if (opts) {
+        if (opts->value.ptr) {
+            dst = rg_put_raw(dst, "$3\r\n?\?=\r\n", 9);
+            dst = kinds_put_view(dst, w, opts->value);
+        }
     }
     return dst;
 }
 
 static inline size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
+        return kinds_meas_total(&m);
+    }
     kinds_meas m;
     return kinds_escapes_measure(&m, opts);
 }
 
 static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
+        const size_t n = kinds_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
+        dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     kinds_meas m;
     const size_t n = kinds_escapes_measure(&m, opts);
     if (n == 0 || n > cap) return 0;
@@ -514,77 +563,95 @@ static inline size_t kinds_time_encode_iov(rg_iov *iov, size_t iov_cap, char *sc
 }
 
 static inline size_t kinds_tokens_measure(kinds_meas *m, const kinds_tokens_opts *opts) {
-    static const kinds_tokens_opts none;
-    if (!opts) opts = &none;
     kinds_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
-    if (opts->key.ptr) {
-        kinds_meas_lit(m, 1, 9);
-        kinds_meas_view(m, opts->key);
+    if (opts) {
+        if (opts->key.ptr) {
+            kinds_meas_lit(m, 1, 9);
+            kinds_meas_view(m, opts->key);
+        }
+        if (opts->value.ptr) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_view(m, opts->value);
+        }
+        if (opts->match.ptr) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_view(m, opts->match);
+        }
+        if (opts->has_count) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_i64(m, opts->count);
+        }
+        if (opts->has_score) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_double(m, opts->score);
+        }
+        if (opts->has_at) {
+            kinds_meas_lit(m, 1, 10);
+            kinds_meas_i64(m, opts->at);
+        }
+        if (opts->flag) kinds_meas_lit(m, 1, 10);
     }
-    if (opts->value.ptr) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_view(m, opts->value);
-    }
-    if (opts->match.ptr) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_view(m, opts->match);
-    }
-    if (opts->has_count) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_i64(m, opts->count);
-    }
-    if (opts->has_score) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_double(m, opts->score);
-    }
-    if (opts->has_at) {
-        kinds_meas_lit(m, 1, 10);
-        kinds_meas_i64(m, opts->at);
-    }
-    if (opts->flag) kinds_meas_lit(m, 1, 10);
     return kinds_meas_total_array(m);
 }
 
 static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
                                      const kinds_tokens_opts *opts) {
-    static const kinds_tokens_opts none;
-    if (!opts) opts = &none;
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nTOKENS\r\n", 12);
-    if (opts->key.ptr) {
-        dst = rg_put_raw(dst, "$3\r\nKEY\r\n", 9);
-        dst = kinds_put_view(dst, w, opts->key);
+    if (opts) {
+        if (opts->key.ptr) {
+            dst = rg_put_raw(dst, "$3\r\nKEY\r\n", 9);
+            dst = kinds_put_view(dst, w, opts->key);
+        }
+        if (opts->value.ptr) {
+            dst = rg_put_raw(dst, "$5\r\nVALUE\r\n", 11);
+            dst = kinds_put_view(dst, w, opts->value);
+        }
+        if (opts->match.ptr) {
+            dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
+            dst = kinds_put_view(dst, w, opts->match);
+        }
+        if (opts->has_count) {
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64(dst, opts->count);
+        }
+        if (opts->has_score) {
+            dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
+            dst = rg_put_bulk_double(dst, opts->score);
+        }
+        if (opts->has_at) {
+            dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
+            dst = rg_put_bulk_i64(dst, opts->at);
+        }
+        if (opts->flag) dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     }
-    if (opts->value.ptr) {
-        dst = rg_put_raw(dst, "$5\r\nVALUE\r\n", 11);
-        dst = kinds_put_view(dst, w, opts->value);
-    }
-    if (opts->match.ptr) {
-        dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
-        dst = kinds_put_view(dst, w, opts->match);
-    }
-    if (opts->has_count) {
-        dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-        dst = rg_put_bulk_i64(dst, opts->count);
-    }
-    if (opts->has_score) {
-        dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
-        dst = rg_put_bulk_double(dst, opts->score);
-    }
-    if (opts->has_at) {
-        dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
-        dst = rg_put_bulk_i64(dst, opts->at);
-    }
-    if (opts->flag) dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     return dst;
 }
 
 static inline size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
+        return kinds_meas_total(&m);
+    }
     kinds_meas m;
     return kinds_tokens_measure(&m, opts);
 }
 
 static inline size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
+        const size_t n = kinds_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     kinds_meas m;
     const size_t n = kinds_tokens_measure(&m, opts);
     if (n == 0 || n > cap) return 0;

@@ -15,23 +15,23 @@ typedef struct kinds_meas {
 } kinds_meas;
 
 /* Starts measuring with the words and bytes every request of the command has. */
-static void kinds_meas_start(kinds_meas *m, size_t argc, size_t bytes) {
+static inline void kinds_meas_start(kinds_meas *m, size_t argc, size_t bytes) {
     *m = (kinds_meas){.argc = argc, .bytes = bytes};
 }
 
 /* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
  * request invalid instead. */
-static void kinds_meas_add(kinds_meas *m, size_t bytes) {
+static inline void kinds_meas_add(kinds_meas *m, size_t bytes) {
     m->bad |= bytes > SIZE_MAX - m->bytes;
     m->bytes += bytes;
 }
 
-static void kinds_meas_lit(kinds_meas *m, size_t argc, size_t bytes) {
+static inline void kinds_meas_lit(kinds_meas *m, size_t argc, size_t bytes) {
     m->argc += argc;
     kinds_meas_add(m, bytes);
 }
 
-static void kinds_meas_view(kinds_meas *m, rg_view v) {
+static inline void kinds_meas_view(kinds_meas *m, rg_view v) {
     m->argc++;
     /* No object is this long; the check keeps rg_bulk_size from wrapping. */
     m->bad |= v.len > SIZE_MAX / 2;
@@ -42,28 +42,28 @@ static void kinds_meas_view(kinds_meas *m, rg_view v) {
 }
 
 /* A string the spec bounds with max_len: longer ones are rejected, so the MAX_SIZE macros hold. */
-static void kinds_meas_view_max(kinds_meas *m, rg_view v, size_t max_len) {
+static inline void kinds_meas_view_max(kinds_meas *m, rg_view v, size_t max_len) {
     if (v.len > max_len) m->bad = true;
     kinds_meas_view(m, v);
 }
 
-static void kinds_meas_i64(kinds_meas *m, int64_t v) {
+static inline void kinds_meas_i64(kinds_meas *m, int64_t v) {
     m->argc++;
     kinds_meas_add(m, rg_bulk_i64_size(v));
 }
 
-static void kinds_meas_double(kinds_meas *m, double v) {
+static inline void kinds_meas_double(kinds_meas *m, double v) {
     m->argc++;
     kinds_meas_add(m, rg_bulk_double_size(v));
 }
 
 /* The request size, or 0 when an argument was invalid. */
-static size_t kinds_meas_total(const kinds_meas *m) {
+static inline size_t kinds_meas_total(const kinds_meas *m) {
     return m->bad ? 0 : m->bytes;
 }
 
 /* As meas_total, for commands whose word count, and so array header, varies. */
-static size_t kinds_meas_total_array(const kinds_meas *m) {
+static inline size_t kinds_meas_total_array(const kinds_meas *m) {
     const size_t header = rg_array_header_size(m->argc);
     return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
 }
@@ -76,10 +76,9 @@ typedef struct kinds_iovw {
     const char *seg;
 } kinds_iovw;
 
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced in place between the scratch bytes before it (its header) and after it (its CRLF). */
-static char *kinds_put_view(char *dst, kinds_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
+ * (its header) and after it (its CRLF). */
+static inline char *kinds_put_view_ref(char *dst, kinds_iovw *w, rg_view v) {
     dst = rg_put_bulk_header(dst, v.len);
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
     w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
@@ -87,63 +86,95 @@ static char *kinds_put_view(char *dst, kinds_iovw *w, rg_view v) {
     return rg_put_raw(dst, "\r\n", 2);
 }
 
+/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
+ * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
+static inline char *kinds_put_view(char *dst, kinds_iovw *w, rg_view v) {
+    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
+    return kinds_put_view_ref(dst, w, v);
+}
+
 /* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static bool kinds_iov_fits(const kinds_meas *m, size_t n, size_t iov_cap, size_t scratch_cap) {
+static inline bool kinds_iov_fits(const kinds_meas *m, size_t n, size_t iov_cap,
+                                  size_t scratch_cap) {
     return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
 }
 
 /* Closes the last scratch segment; returns the number of iovec entries. */
-static size_t kinds_iov_finish(kinds_iovw *w, const char *end, const kinds_meas *m) {
+static inline size_t kinds_iov_finish(kinds_iovw *w, const char *end, const kinds_meas *m) {
     w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
     assert(w->n == 2 * m->views + 1);
     (void)m;
     return w->n;
 }
 
-static size_t kinds_bounded_measure(kinds_meas *m, rg_view key, rg_view value,
-                                    const kinds_bounded_opts *opts) {
-    static const kinds_bounded_opts none;
-    if (!opts) opts = &none;
+static inline size_t kinds_bounded_measure(kinds_meas *m, rg_view key, rg_view value,
+                                           const kinds_bounded_opts *opts) {
     kinds_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
     kinds_meas_view_max(m, key, 16);
     kinds_meas_view_max(m, value, 64);
-    if (opts->has_ttl) {
-        kinds_meas_lit(m, 1, 8);
-        kinds_meas_i64(m, opts->ttl);
-    }
-    if (opts->has_weight) {
-        kinds_meas_lit(m, 1, 12);
-        kinds_meas_double(m, opts->weight);
+    if (opts) {
+        if (opts->has_ttl) {
+            kinds_meas_lit(m, 1, 8);
+            kinds_meas_i64(m, opts->ttl);
+        }
+        if (opts->has_weight) {
+            kinds_meas_lit(m, 1, 12);
+            kinds_meas_double(m, opts->weight);
+        }
     }
     return kinds_meas_total_array(m);
 }
 
-static char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_view key, rg_view value,
-                               const kinds_bounded_opts *opts) {
-    static const kinds_bounded_opts none;
-    if (!opts) opts = &none;
+static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_view key,
+                                      rg_view value, const kinds_bounded_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
     dst = kinds_put_view(dst, w, key);
     dst = kinds_put_view(dst, w, value);
-    if (opts->has_ttl) {
-        dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, opts->ttl);
-    }
-    if (opts->has_weight) {
-        dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
-        dst = rg_put_bulk_double(dst, opts->weight);
+    if (opts) {
+        if (opts->has_ttl) {
+            dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+            dst = rg_put_bulk_i64(dst, opts->ttl);
+        }
+        if (opts->has_weight) {
+            dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
+            dst = rg_put_bulk_double(dst, opts->weight);
+        }
     }
     return dst;
 }
 
 size_t kinds_bounded_size(rg_view key, rg_view value, const kinds_bounded_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
+        kinds_meas_view_max(&m, key, 16);
+        kinds_meas_view_max(&m, value, 64);
+        return kinds_meas_total(&m);
+    }
     kinds_meas m;
     return kinds_bounded_measure(&m, key, value, opts);
 }
 
 size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg_view value,
                             const kinds_bounded_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
+        kinds_meas_view_max(&m, key, 16);
+        kinds_meas_view_max(&m, value, 64);
+        const size_t n = kinds_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
+        dst = kinds_put_view(dst, NULL, key);
+        dst = kinds_put_view(dst, NULL, value);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     kinds_meas m;
     const size_t n = kinds_bounded_measure(&m, key, value, opts);
     if (n == 0 || n > cap) return 0;
@@ -175,36 +206,55 @@ size_t kinds_bounded_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size
     return kinds_iov_finish(&w, end, &m);
 }
 
-static size_t kinds_escapes_measure(kinds_meas *m, const kinds_escapes_opts *opts) {
-    static const kinds_escapes_opts none;
-    if (!opts) opts = &none;
+static inline size_t kinds_escapes_measure(kinds_meas *m, const kinds_escapes_opts *opts) {
     kinds_meas_start(m, 3, KINDS_ESCAPES_FIXED_SIZE);
-    if (opts->value.ptr) {
-        kinds_meas_lit(m, 1, 9);
-        kinds_meas_view(m, opts->value);
+    if (opts) {
+        if (opts->value.ptr) {
+            kinds_meas_lit(m, 1, 9);
+            kinds_meas_view(m, opts->value);
+        }
     }
     return kinds_meas_total_array(m);
 }
 
-static char *kinds_escapes_put(char *dst, kinds_iovw *w, size_t argc,
-                               const kinds_escapes_opts *opts) {
-    static const kinds_escapes_opts none;
-    if (!opts) opts = &none;
+static inline char *kinds_escapes_put(char *dst, kinds_iovw *w, size_t argc,
+                                      const kinds_escapes_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38);
-    if (opts->value.ptr) {
-        dst = rg_put_raw(dst, "$3\r\n?\?=\r\n", 9);
-        dst = kinds_put_view(dst, w, opts->value);
+    if (opts) {
+        if (opts->value.ptr) {
+            dst = rg_put_raw(dst, "$3\r\n?\?=\r\n", 9);
+            dst = kinds_put_view(dst, w, opts->value);
+        }
     }
     return dst;
 }
 
 size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
+        return kinds_meas_total(&m);
+    }
     kinds_meas m;
     return kinds_escapes_measure(&m, opts);
 }
 
 size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
+        const size_t n = kinds_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
+        dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     kinds_meas m;
     const size_t n = kinds_escapes_measure(&m, opts);
     if (n == 0 || n > cap) return 0;
@@ -236,8 +286,8 @@ size_t kinds_escapes_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size
     return kinds_iov_finish(&w, end, &m);
 }
 
-static size_t kinds_kinds_measure(kinds_meas *m, rg_view key, rg_view value, rg_view pattern,
-                                  int64_t count, double score, int64_t at) {
+static inline size_t kinds_kinds_measure(kinds_meas *m, rg_view key, rg_view value, rg_view pattern,
+                                         int64_t count, double score, int64_t at) {
     kinds_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
     kinds_meas_view(m, key);
     kinds_meas_view(m, value);
@@ -248,8 +298,8 @@ static size_t kinds_kinds_measure(kinds_meas *m, rg_view key, rg_view value, rg_
     return kinds_meas_total(m);
 }
 
-static char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_view value, rg_view pattern,
-                             int64_t count, double score, int64_t at) {
+static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_view value,
+                                    rg_view pattern, int64_t count, double score, int64_t at) {
     dst = rg_put_raw(dst, "*8\r\n$5\r\nKINDS\r\n", 15);
     dst = kinds_put_view(dst, w, key);
     dst = kinds_put_view(dst, w, value);
@@ -303,13 +353,13 @@ size_t kinds_kinds_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t
     return kinds_iov_finish(&w, end, &m);
 }
 
-static size_t kinds_object_encoding_measure(kinds_meas *m, rg_view key) {
+static inline size_t kinds_object_encoding_measure(kinds_meas *m, rg_view key) {
     kinds_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
     kinds_meas_view(m, key);
     return kinds_meas_total(m);
 }
 
-static char *kinds_object_encoding_put(char *dst, kinds_iovw *w, rg_view key) {
+static inline char *kinds_object_encoding_put(char *dst, kinds_iovw *w, rg_view key) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
     dst = kinds_put_view(dst, w, key);
     return dst;
@@ -352,12 +402,12 @@ size_t kinds_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scrat
     return kinds_iov_finish(&w, end, &m);
 }
 
-static size_t kinds_time_measure(kinds_meas *m) {
+static inline size_t kinds_time_measure(kinds_meas *m) {
     kinds_meas_start(m, 1, KINDS_TIME_FIXED_SIZE);
     return kinds_meas_total(m);
 }
 
-static char *kinds_time_put(char *dst) {
+static inline char *kinds_time_put(char *dst) {
     dst = rg_put_raw(dst, "*1\r\n$4\r\nTIME\r\n", 14);
     return dst;
 }
@@ -398,78 +448,96 @@ size_t kinds_time_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t 
     return kinds_iov_finish(&w, end, &m);
 }
 
-static size_t kinds_tokens_measure(kinds_meas *m, const kinds_tokens_opts *opts) {
-    static const kinds_tokens_opts none;
-    if (!opts) opts = &none;
+static inline size_t kinds_tokens_measure(kinds_meas *m, const kinds_tokens_opts *opts) {
     kinds_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
-    if (opts->key.ptr) {
-        kinds_meas_lit(m, 1, 9);
-        kinds_meas_view(m, opts->key);
+    if (opts) {
+        if (opts->key.ptr) {
+            kinds_meas_lit(m, 1, 9);
+            kinds_meas_view(m, opts->key);
+        }
+        if (opts->value.ptr) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_view(m, opts->value);
+        }
+        if (opts->match.ptr) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_view(m, opts->match);
+        }
+        if (opts->has_count) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_i64(m, opts->count);
+        }
+        if (opts->has_score) {
+            kinds_meas_lit(m, 1, 11);
+            kinds_meas_double(m, opts->score);
+        }
+        if (opts->has_at) {
+            kinds_meas_lit(m, 1, 10);
+            kinds_meas_i64(m, opts->at);
+        }
+        if (opts->flag) kinds_meas_lit(m, 1, 10);
     }
-    if (opts->value.ptr) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_view(m, opts->value);
-    }
-    if (opts->match.ptr) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_view(m, opts->match);
-    }
-    if (opts->has_count) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_i64(m, opts->count);
-    }
-    if (opts->has_score) {
-        kinds_meas_lit(m, 1, 11);
-        kinds_meas_double(m, opts->score);
-    }
-    if (opts->has_at) {
-        kinds_meas_lit(m, 1, 10);
-        kinds_meas_i64(m, opts->at);
-    }
-    if (opts->flag) kinds_meas_lit(m, 1, 10);
     return kinds_meas_total_array(m);
 }
 
-static char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
-                              const kinds_tokens_opts *opts) {
-    static const kinds_tokens_opts none;
-    if (!opts) opts = &none;
+static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
+                                     const kinds_tokens_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nTOKENS\r\n", 12);
-    if (opts->key.ptr) {
-        dst = rg_put_raw(dst, "$3\r\nKEY\r\n", 9);
-        dst = kinds_put_view(dst, w, opts->key);
+    if (opts) {
+        if (opts->key.ptr) {
+            dst = rg_put_raw(dst, "$3\r\nKEY\r\n", 9);
+            dst = kinds_put_view(dst, w, opts->key);
+        }
+        if (opts->value.ptr) {
+            dst = rg_put_raw(dst, "$5\r\nVALUE\r\n", 11);
+            dst = kinds_put_view(dst, w, opts->value);
+        }
+        if (opts->match.ptr) {
+            dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
+            dst = kinds_put_view(dst, w, opts->match);
+        }
+        if (opts->has_count) {
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64(dst, opts->count);
+        }
+        if (opts->has_score) {
+            dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
+            dst = rg_put_bulk_double(dst, opts->score);
+        }
+        if (opts->has_at) {
+            dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
+            dst = rg_put_bulk_i64(dst, opts->at);
+        }
+        if (opts->flag) dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     }
-    if (opts->value.ptr) {
-        dst = rg_put_raw(dst, "$5\r\nVALUE\r\n", 11);
-        dst = kinds_put_view(dst, w, opts->value);
-    }
-    if (opts->match.ptr) {
-        dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
-        dst = kinds_put_view(dst, w, opts->match);
-    }
-    if (opts->has_count) {
-        dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-        dst = rg_put_bulk_i64(dst, opts->count);
-    }
-    if (opts->has_score) {
-        dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
-        dst = rg_put_bulk_double(dst, opts->score);
-    }
-    if (opts->has_at) {
-        dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
-        dst = rg_put_bulk_i64(dst, opts->at);
-    }
-    if (opts->flag) dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     return dst;
 }
 
 size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
+        return kinds_meas_total(&m);
+    }
     kinds_meas m;
     return kinds_tokens_measure(&m, opts);
 }
 
 size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        kinds_meas m;
+        kinds_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
+        const size_t n = kinds_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
     kinds_meas m;
     const size_t n = kinds_tokens_measure(&m, opts);
     if (n == 0 || n > cap) return 0;
