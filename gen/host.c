@@ -6,6 +6,7 @@
 #include "embed.h"
 #include "rg.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
@@ -187,6 +188,22 @@ static int host_write_file_atomic(lua_State *L) {
     return 1;
 }
 
+/* host.list_dir(path) -> array of entry names (no "." or ".."), unsorted; or nil, err. */
+static int host_list_dir(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    DIR *d = opendir(path);
+    if (!d) return push_errno(L, path, errno);
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (const struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        lua_pushstring(L, e->d_name);
+        lua_rawseti(L, -2, ++n);
+    }
+    closedir(d);
+    return 1;
+}
+
 /* host.mkdir_p(path) -> true, or nil, err: makes path and its missing parents, like mkdir -p. */
 static int host_mkdir_p(lua_State *L) {
     size_t len;
@@ -205,10 +222,15 @@ static int host_mkdir_p(lua_State *L) {
 
 int rg_host_open(lua_State *L) {
     static const luaL_Reg funcs[] = {
-        {"template", host_template},     {"templates", host_templates},
-        {"has_module", host_has_module}, {"dump", host_dump},
-        {"read_file", host_read_file},   {"write_file_atomic", host_write_file_atomic},
-        {"mkdir_p", host_mkdir_p},       {NULL, NULL},
+        {"template", host_template},
+        {"templates", host_templates},
+        {"has_module", host_has_module},
+        {"dump", host_dump},
+        {"read_file", host_read_file},
+        {"write_file_atomic", host_write_file_atomic},
+        {"mkdir_p", host_mkdir_p},
+        {"list_dir", host_list_dir},
+        {NULL, NULL},
     };
     luaL_newlib(L, funcs);
     lua_pushliteral(L, RG_VERSION_STRING);

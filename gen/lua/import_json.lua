@@ -1,0 +1,766 @@
+-- `respgen import-json SOURCE -o FILE`: the official JSON command specs (Redis' and Valkey's
+-- src/commands/*.json, one command per file, or a module's commands.json, all commands in one
+-- object) converted into a spec in the respgen spec language (docs/import.md).
+--
+-- Every JSON key is either converted, or left out on purpose (DROPPED, with the reason), or an
+-- error: input that is not understood fails the import, naming file:line:col and the JSON path,
+-- and nothing is written. The result is checked by loading it with the spec language itself
+-- (spec.load) before it is written, and what that check rejects is reported at the JSON that
+-- produced it. A summary of what was read and kept goes to standard output.
+
+local host = require("host")
+local json = require("json")
+local lua = require("import_lua")
+local spec = require("spec")
+
+local M = {}
+
+local SUCCESS, FAILURE, USAGE = 0, 1, 2
+
+-- Raised (as a table) for problems in the input; anything else raised is a bug.
+local InputError = {}
+
+---------------------------------------------------------------------------------------------
+-- Cursors: a JSON value with where it is. { file, value, path, parent, key }: the value is
+-- parent[key], and path its JSON path ("$.SET.arguments[2]").
+
+local function root_cursor(file, value)
+    return { file = file, value = value, path = "$" }
+end
+
+local function child(at, key)
+    return {
+        file = at.file, parent = at.value, key = key, value = at.value[key],
+        path = json.path_join(at.path, key),
+    }
+end
+
+local function where(at)
+    if at.parent then return json.where(at.parent, at.key) end
+    local k = json.kind(at.value)
+    if k == "object" or k == "array" then return json.where(at.value) end
+    return at.file .. ":1:1"
+end
+
+local function located(at, msg)
+    return where(at) .. ": " .. at.path .. ": " .. msg
+end
+
+local function fail(at, msg)
+    error(setmetatable({ text = located(at, msg) }, InputError), 0)
+end
+
+---------------------------------------------------------------------------------------------
+-- JSON types.
+
+local function type_of(v)
+    local k = json.kind(v)
+    if k == "number" and math.type(v) == "integer" then return "integer" end
+    return k
+end
+
+local A_TYPE = {
+    object = "an object", array = "an array", string = "a string", integer = "an integer",
+    number = "a number", boolean = "true or false", null = "null",
+}
+
+local function describe(v)
+    local t = type_of(v)
+    if t == "string" then return "the string " .. lua.quote(#v > 40 and v:sub(1, 37) .. "..." or v) end
+    if t == "number" or t == "integer" or t == "boolean" then return tostring(v) end
+    return A_TYPE[t]
+end
+
+local function expect(at, want)
+    if type_of(at.value) ~= want then
+        fail(at, "expected " .. A_TYPE[want] .. ", found " .. describe(at.value))
+    end
+    return at.value
+end
+
+local function sorted_names(set)
+    local names = {}
+    for k in pairs(set) do names[#names + 1] = k end
+    table.sort(names)
+    return names
+end
+
+-- Fails on keys of the object at `at` that `known` does not have.
+local function check_keys(at, known, what)
+    for _, k in ipairs(json.keys(at.value)) do
+        if known[k] == nil then
+            fail(child(at, k), "unknown key " .. lua.quote(k) .. " in " .. what .. " (known: " ..
+                table.concat(sorted_names(known), ", ") .. ")")
+        end
+    end
+end
+
+---------------------------------------------------------------------------------------------
+-- Converters: conv(at, ctx) -> the value for the spec. ctx.fixup(at, text) records an input
+-- quirk that was mapped rather than rejected (listed in the summary).
+
+local function c_string(at) return expect(at, "string") end
+local function c_integer(at) return expect(at, "integer") end
+
+-- A version "x.y.z"; "x.y" (seen in module specs) gets ".0".
+local function c_version(at, ctx)
+    local v = expect(at, "string")
+    if v:match("^%d+%.%d+%.%d+$") then return v end
+    if v:match("^%d+%.%d+$") then
+        ctx.fixup(at, "version " .. lua.quote(v) .. " read as " .. lua.quote(v .. ".0"))
+        return v .. ".0"
+    end
+    fail(at, 'expected a version like "6.2.0", found ' .. describe(v))
+end
+
+-- A boolean; the strings "true" and "false" (CLIENT CAPA has one) mean the same.
+local function c_bool(at, ctx)
+    local v = at.value
+    if v == true or v == false then return v end
+    if v == "true" or v == "false" then
+        ctx.fixup(at, "the string " .. lua.quote(v) .. " read as " .. v)
+        return v == "true"
+    end
+    fail(at, "expected true or false, found " .. describe(v))
+end
+
+local function c_list(conv)
+    return function(at, ctx)
+        expect(at, "array")
+        local out = lua.list()
+        for i = 1, #at.value do out[i] = conv(child(at, i), ctx) end
+        return out
+    end
+end
+
+-- An object with the given fields ({ name, conv } in output order); `required` lists names.
+local function c_record(fields, required)
+    local known = {}
+    for _, f in ipairs(fields) do known[f[1]] = true end
+    return function(at, ctx)
+        expect(at, "object")
+        check_keys(at, known, "this object")
+        for _, name in ipairs(required or {}) do
+            if at.value[name] == nil then fail(at, "missing " .. lua.quote(name)) end
+        end
+        local out = lua.record()
+        for _, f in ipairs(fields) do
+            if at.value[f[1]] ~= nil then lua.add(out, f[1], f[2](child(at, f[1]), ctx)) end
+        end
+        return out
+    end
+end
+
+-- An object with exactly one of the keys of `variants` (name -> conv of its value); the
+-- result is what the chosen conv returns.
+local function c_variant(variants)
+    return function(at, ctx)
+        expect(at, "object")
+        check_keys(at, variants, "this object")
+        local keys = json.keys(at.value)
+        if #keys ~= 1 then
+            fail(at, "expected exactly one of " .. table.concat(sorted_names(variants), ", ") ..
+                ", found " .. #keys .. " keys")
+        end
+        return variants[keys[1]](child(at, keys[1]), ctx)
+    end
+end
+
+-- The variant `name` whose value is a record of `fields`, all required: { name = { ... } }.
+local function variant_record(name, fields)
+    local required = {}
+    for i, f in ipairs(fields) do required[i] = f[1] end
+    local conv = c_record(fields, required)
+    return function(at, ctx)
+        return lua.add(lua.record(), name, conv(at, ctx))
+    end
+end
+
+-- {"unknown": null}: Lua tables cannot hold nil, so the spec language spells it "unknown".
+local function unknown_variant(at)
+    expect(at, "null")
+    return "unknown"
+end
+
+local c_key_spec = c_record({
+    { "flags", c_list(c_string) },
+    { "begin_search", c_variant({
+        index = variant_record("index", { { "pos", c_integer } }),
+        keyword = variant_record("keyword", { { "keyword", c_string }, { "startfrom", c_integer } }),
+        unknown = unknown_variant,
+    }) },
+    { "find_keys", c_variant({
+        range = variant_record("range",
+            { { "lastkey", c_integer }, { "step", c_integer }, { "limit", c_integer } }),
+        keynum = variant_record("keynum",
+            { { "keynumidx", c_integer }, { "firstkey", c_integer }, { "step", c_integer } }),
+        unknown = unknown_variant,
+    }) },
+    { "notes", c_string },
+}, { "flags", "begin_search", "find_keys" })
+
+-- The reply schema goes over as it is, keys in document order; which JSON-schema keywords it
+-- may use is the spec language's business (checked when the result is loaded).
+local function c_any(at, ctx)
+    local t = json.kind(at.value)
+    if t == "object" then
+        local out = lua.record()
+        for _, k in ipairs(json.keys(at.value)) do lua.add(out, k, c_any(child(at, k), ctx)) end
+        return out
+    elseif t == "array" then
+        local out = lua.list()
+        for i = 1, #at.value do out[i] = c_any(child(at, i), ctx) end
+        return out
+    elseif t == "null" then
+        fail(at, "null cannot be written in a spec (Lua tables do not hold nil)")
+    end
+    return at.value
+end
+
+local function c_schema(at, ctx)
+    expect(at, "object")
+    return c_any(at, ctx)
+end
+
+local function c_history_entry(at, ctx)
+    expect(at, "array")
+    if #at.value ~= 2 then
+        fail(at, "expected [version, text], found an array of " .. #at.value)
+    end
+    return lua.tuple({ c_version(child(at, 1), ctx), c_string(child(at, 2), ctx) })
+end
+
+---------------------------------------------------------------------------------------------
+-- What becomes of each JSON key.
+
+-- Keys of a command's body: to = the spec field, or `dropped` = why it is left out. The order
+-- is the order of the fields in the spec. `arguments` and `container` are handled apart.
+local COMMAND_FIELDS = {
+    { json = "summary", to = "summary", conv = c_string },
+    { json = "complexity", to = "complexity", conv = c_string },
+    { json = "group", to = "group", conv = c_string },
+    { json = "since", to = "since", conv = c_version },
+    { json = "deprecated_since", to = "deprecated_since", conv = c_version },
+    { json = "replaced_by", to = "replaced_by", conv = c_string },
+    { json = "doc_flags", to = "doc_flags", conv = c_list(c_string) },
+    { json = "history", to = "history", conv = c_list(c_history_entry) },
+    { json = "arity", to = "arity", conv = c_integer },
+    { json = "command_flags", to = "flags", conv = c_list(c_string) },
+    { json = "acl_categories", to = "acl_categories", conv = c_list(c_string) },
+    { json = "command_tips", to = "command_tips", conv = c_list(c_string) },
+    { json = "key_specs", to = "key_specs", conv = c_list(c_key_spec) },
+    { json = "reply_schema", to = "reply", conv = c_schema },
+}
+
+local DROPPED = {
+    ["function"] = "the name of the server's C function that runs the command",
+    get_keys_function = "the name of the server's C function that finds the keys " ..
+        "(key_specs describe them)",
+    module = "the name of the module that registers the command",
+}
+
+local COMMAND_KEYS = { arguments = true, container = true }
+for _, f in ipairs(COMMAND_FIELDS) do COMMAND_KEYS[f.json] = f end
+for k in pairs(DROPPED) do COMMAND_KEYS[k] = true end
+
+-- The spec field a JSON command key becomes, for pointing at it from the spec's messages.
+local JSON_KEY_OF_FIELD = {}
+for _, f in ipairs(COMMAND_FIELDS) do JSON_KEY_OF_FIELD[f.to] = f.json end
+
+-- Token "\"\"" (MIGRATE): two quote characters stand for an empty argument.
+local function c_token(at, ctx)
+    local v = expect(at, "string")
+    if v == '""' then
+        ctx.fixup(at, 'the token "\\"\\"" (two quotes) read as the empty token ""')
+        return ""
+    end
+    return v
+end
+
+-- Argument options, in the order they are written; the names are the same in the spec.
+local ARG_OPTIONS = {
+    { "token", c_token },
+    { "optional", c_bool },
+    { "multiple", c_bool },
+    { "multiple_token", c_bool },
+    { "since", c_version },
+    { "deprecated_since", c_version },
+    { "display", c_string },
+    { "key_spec_index", c_integer },
+}
+
+local ARG_KEYS = { name = true, type = true, arguments = true }
+for _, o in ipairs(ARG_OPTIONS) do ARG_KEYS[o[1]] = true end
+
+-- JSON argument type -> DSL function (spec.KINDS maps the other way).
+local KIND_FN = {}
+for fn, kind in pairs(spec.KINDS) do KIND_FN[kind] = fn end
+local NESTING = { oneof = true, block = true }
+
+---------------------------------------------------------------------------------------------
+-- Arguments and commands.
+
+local function count(t, k, n)
+    t[k] = (t[k] or 0) + (n or 1)
+end
+
+local function convert_arg(at, ctx, depth)
+    expect(at, "object")
+    check_keys(at, ARG_KEYS, "an argument")
+    local obj = at.value
+    if obj.name == nil then fail(at, 'argument without "name"') end
+    local name = c_string(child(at, "name"))
+    if obj.type == nil then fail(at, 'argument ' .. lua.quote(name) .. ' without "type"') end
+    local kind = c_string(child(at, "type"))
+    local fn = KIND_FN[kind]
+    if not fn then
+        fail(child(at, "type"), "unknown argument type " .. lua.quote(kind) .. " (known: " ..
+            table.concat(sorted_names(KIND_FN), ", ") .. ")")
+    end
+    local a = { fn = fn, name = name, opts = lua.record(), args = {}, origin = { at = at } }
+    local stats = ctx.stats
+    count(stats.kinds, kind)
+    stats.max_depth = math.max(stats.max_depth, depth)
+    for _, o in ipairs(ARG_OPTIONS) do
+        if obj[o[1]] ~= nil then
+            local c = child(at, o[1])
+            lua.add(a.opts, o[1], o[2](c, ctx))
+            count(stats.options, o[1])
+        end
+    end
+    if kind == "pure-token" and obj.token == nil then
+        ctx.fixup(at, "pure-token without a token: its name " .. lua.quote(name) ..
+            " is the token")
+        table.insert(a.opts, 1, { "token", name })
+    end
+    if NESTING[kind] then
+        if obj.arguments == nil then
+            fail(at, kind .. " " .. lua.quote(name) .. ' without "arguments"')
+        end
+        local list = child(at, "arguments")
+        expect(list, "array")
+        for i = 1, #list.value do
+            a.args[i] = convert_arg(child(list, i), ctx, depth + 1)
+        end
+    elseif obj.arguments ~= nil then
+        fail(child(at, "arguments"), 'only oneof and block arguments have "arguments", not ' ..
+            kind)
+    end
+    return a
+end
+
+-- entry: { name = full command name, at = cursor of its body }.
+local function convert_command(entry, ctx)
+    local at = entry.at
+    expect(at, "object")
+    check_keys(at, COMMAND_KEYS, "a command")
+    local body = at.value
+    local c = { name = entry.name, fields = lua.record(), args = {},
+        origin = { at = at, command = true } }
+    for _, f in ipairs(COMMAND_FIELDS) do
+        if body[f.json] ~= nil then
+            local fc = child(at, f.json)
+            lua.add(c.fields, f.to, f.conv(fc, ctx))
+            count(ctx.stats.kept, f.json)
+        end
+    end
+    for k in pairs(DROPPED) do
+        if body[k] ~= nil then count(ctx.stats.dropped, k) end
+    end
+    if body.arguments ~= nil then
+        local list = child(at, "arguments")
+        expect(list, "array")
+        for i = 1, #list.value do c.args[i] = convert_arg(child(list, i), ctx, 1) end
+        count(ctx.stats.kept, "arguments")
+        count(ctx.stats, "arguments", #list.value)
+    end
+    if body.container ~= nil then count(ctx.stats.kept, "container") end
+    if body.key_specs ~= nil then
+        count(ctx.stats, "key_specs", #body.key_specs)
+        for _, ks in ipairs(body.key_specs) do
+            if ks.notes ~= nil then count(ctx.stats, "key_spec_notes") end
+        end
+    end
+    return c
+end
+
+---------------------------------------------------------------------------------------------
+-- Reading the input.
+
+-- The full name of the command in body `at` listed under `key`: "KILL" with container
+-- "CLIENT" is "CLIENT KILL"; a module's commands.json writes "JSON.DEBUG MEMORY" as its key.
+local function full_name(key, at)
+    local body = at.value
+    if type_of(body) ~= "object" or body.container == nil then return key end
+    local container = c_string(child(at, "container"))
+    if key:find(" ", 1, true) then
+        fail(child(at, "container"), "the command " .. lua.quote(key) ..
+            " already names its container")
+    end
+    return container .. " " .. key
+end
+
+-- The commands of one decoded file: { name, at } each. A command file (the directory layout)
+-- holds one; a module's commands.json holds any number.
+local function commands_of(file, doc, single_file)
+    local root = root_cursor(file, doc)
+    expect(root, "object")
+    local keys = json.keys(doc)
+    if not single_file and #keys ~= 1 then
+        fail(root, "a command file holds one command, this one has " .. #keys .. " keys" ..
+            " (for a file of many commands, give the file instead of its directory)")
+    end
+    local out = {}
+    for _, k in ipairs(keys) do
+        local at = child(root, k)
+        out[#out + 1] = { name = full_name(k, at), at = at }
+    end
+    return out
+end
+
+-- The *.json files of a directory, sorted.
+local function list_json(dir)
+    local entries, err = host.list_dir(dir)
+    if not entries then return nil, tostring(err) .. ": not a readable directory" end
+    local names = {}
+    for _, name in ipairs(entries) do
+        if name:match("^[^.].*%.json$") then names[#names + 1] = name end
+    end
+    table.sort(names)
+    return names
+end
+
+-- The first 40-hex commit id in README.md next to the input, if any.
+local function source_commit(dir)
+    local text = host.read_file(dir .. "/README.md")
+    return text and text:match("%f[%x](" .. string.rep("%x", 40) .. ")%f[^%x]")
+end
+
+-- fn(...) with problems in the input caught: true and fn's result, or false and the message.
+-- Anything else raised is a bug and goes on.
+local function attempt(fn, ...)
+    local ok, result = pcall(fn, ...)
+    if ok then return true, result end
+    if getmetatable(result) ~= InputError then error(result, 0) end
+    return false, result.text
+end
+
+-- Appends the commands of one file to input.commands (seen: the ones so far, by name).
+-- Returns nil, or what is wrong with the file.
+local function read_commands(file, input, seen)
+    local text, err = host.read_file(file)
+    if not text then return err end
+    local doc, derr = json.decode(text, file)
+    if doc == nil then return derr end
+    local ok, msg = attempt(function()
+        for _, entry in ipairs(commands_of(file, doc, input.single)) do
+            local first = seen[entry.name]
+            if first then
+                fail(entry.at, "command " .. lua.quote(entry.name) .. " is also defined at " ..
+                    where(first.at))
+            end
+            seen[entry.name] = entry
+            input.commands[#input.commands + 1] = entry
+        end
+    end)
+    return not ok and msg or nil
+end
+
+-- Reads, decodes and splits the input. Returns the input record, or nil and error lines.
+local function read_input(source)
+    local single = source:match("%.json$") ~= nil
+    local dir = single and (source:match("^(.*)/[^/]*$") or ".") or source:gsub("(.)/+$", "%1")
+    local files
+    if single then
+        files = { source }
+    else
+        local names, err = list_json(dir)
+        if not names then return nil, { err } end
+        if #names == 0 then return nil, { dir .. ": no command specs (*.json) here" } end
+        files = {}
+        for i, n in ipairs(names) do files[i] = dir .. "/" .. n end
+    end
+    local input = { single = single, files = files, commit = source_commit(dir), commands = {} }
+    local errors, seen = {}, {}
+    for _, file in ipairs(files) do
+        errors[#errors + 1] = read_commands(file, input, seen)
+    end
+    if #errors > 0 then return nil, errors end
+    if #input.commands == 0 then return nil, { source .. ": no commands in it" } end
+    table.sort(input.commands, function(a, b) return a.name < b.name end)
+    return input
+end
+
+---------------------------------------------------------------------------------------------
+-- Conversion of the whole input.
+
+local function new_context()
+    local ctx = {
+        fixups = {},
+        stats = { kinds = {}, options = {}, kept = {}, dropped = {}, max_depth = 0 },
+    }
+    function ctx.fixup(at, text)
+        ctx.fixups[#ctx.fixups + 1] = located(at, text)
+    end
+    return ctx
+end
+
+-- The value of a converted command's field, or nil.
+local function field_value(c, name)
+    for _, f in ipairs(c.fields) do if f[1] == name then return f[2] end end
+end
+
+-- A command is a container when others are its subcommands. One that can also be called on
+-- its own (it has arguments, or an arity of 1 or -1: the name alone is a whole call; COMMAND)
+-- stays an ordinary command, since its subcommands need no declaration. A command without
+-- arguments whose arity asks for more words than its name is a container too, of subcommands
+-- the input does not describe (DEBUG): there is nothing an encoder could send.
+local function mark_containers(commands, stats)
+    local subs = {}
+    for _, c in ipairs(commands) do
+        local container = c.name:match("^(%S+) ")
+        if container then
+            subs[container] = subs[container] or {}
+            table.insert(subs[container], c.name)
+        end
+    end
+    stats.containers, stats.callable_containers, stats.orphans = {}, {}, {}
+    stats.undescribed = {}
+    local defined = {}
+    for _, c in ipairs(commands) do
+        defined[c.name] = true
+        local arity = field_value(c, "arity")
+        local words = c.name:find(" ", 1, true) and 2 or 1
+        local needs_more = arity and math.abs(arity) > words and #c.args == 0
+        if subs[c.name] and (#c.args > 0 or arity == 1 or arity == -1) then
+            stats.callable_containers[#stats.callable_containers + 1] = c.name
+            c.comment = { c.name .. " can be called on its own, and is the container of " ..
+                "the " .. c.name .. " subcommands below." }
+        elseif subs[c.name] or needs_more then
+            stats.containers[#stats.containers + 1] = c.name
+            lua.add(c.fields, "container", true)
+            if not subs[c.name] then
+                stats.undescribed[#stats.undescribed + 1] = c.name
+                c.comment = { "Arity " .. arity .. " and no arguments: a container of " ..
+                    "subcommands the input does not describe." }
+            end
+        end
+    end
+    for _, name in ipairs(sorted_names(subs)) do
+        if not defined[name] then stats.orphans[#stats.orphans + 1] = name end
+    end
+end
+
+local function convert_all(input, ctx)
+    local commands, errors = {}, {}
+    for _, entry in ipairs(input.commands) do
+        local ok, result = attempt(convert_command, entry, ctx)
+        if ok then
+            commands[#commands + 1] = result
+        else
+            errors[#errors + 1] = result
+        end
+    end
+    if #errors > 0 then return nil, errors end
+    mark_containers(commands, ctx.stats)
+    return commands
+end
+
+---------------------------------------------------------------------------------------------
+-- The spec text, and checking it with the spec language.
+
+local GENERATED = "<generated spec>"
+
+local function banner(input, ctx)
+    local from
+    if input.single then
+        from = input.files[1]:match("[^/]*$") .. " (" .. #input.commands .. " commands)"
+    else
+        from = #input.files .. " JSON command files"
+    end
+    local lines = { "Generated by `respgen import-json` from " .. from .. (input.commit and
+        "," or ".") }
+    if input.commit then lines[#lines + 1] = "source commit " .. input.commit .. "." end
+    lines[#lines + 1] = "Do not edit: import again instead (docs/import.md)."
+    local dropped = {}
+    for _, k in ipairs(sorted_names(ctx.stats.dropped)) do
+        dropped[#dropped + 1] = k .. " (" .. ctx.stats.dropped[k] .. ")"
+    end
+    if #dropped > 0 then
+        lines[#lines + 1] = "Left out by design: " .. table.concat(dropped, ", ") .. "."
+    end
+    return lines
+end
+
+-- A message of spec.load about the generated text, moved to the JSON it came from: the line
+-- names a command or an argument, and "field 'x'" in the message narrows it to that key.
+local function relocate(msg, origins)
+    local line, rest = msg:match("^" .. GENERATED:gsub("%p", "%%%0") .. ":(%d+): (.*)$")
+    local o = line and origins[tonumber(line)]
+    if not o then return msg end
+    local at = o.at
+    local field, item = rest:match("field '([%w_]+)' item (%d+)")
+    field = field or rest:match("field '([%w_]+)'")
+    if field then
+        local key = o.command and (JSON_KEY_OF_FIELD[field] or field) or field
+        if type(at.value) == "table" and at.value[key] ~= nil then at = child(at, key) end
+        item = tonumber(item)
+        if item and json.kind(at.value) == "array" and at.value[item] ~= nil then
+            at = child(at, item)
+        end
+    end
+    rest = rest:gsub("^command '[^']*', argument '[^']*': ", ""):gsub("^command '[^']*': ", "")
+    return located(at, "the spec language rejects this: " .. rest)
+end
+
+local function render(input, commands, ctx)
+    local text, origins = lua.spec(banner(input, ctx), commands)
+    local _, errs = spec.load(text, GENERATED)
+    if errs then
+        local out = {}
+        for i, e in ipairs(errs) do out[i] = relocate(e, origins) end
+        return nil, out
+    end
+    return text
+end
+
+---------------------------------------------------------------------------------------------
+-- The summary.
+
+local function counts(t, keys)
+    local parts = {}
+    for _, k in ipairs(keys or sorted_names(t)) do
+        if t[k] then parts[#parts + 1] = k .. " " .. t[k] end
+    end
+    return #parts > 0 and table.concat(parts, ", ") or "none"
+end
+
+local function summary(source, output, input, commands, ctx, text)
+    local s = ctx.stats
+    local top, subs, encoders = 0, 0, 0
+    for _, c in ipairs(commands) do
+        if c.name:find(" ", 1, true) then subs = subs + 1 else top = top + 1 end
+    end
+    encoders = #commands - #s.containers
+    local options = {}
+    for i, o in ipairs(ARG_OPTIONS) do options[i] = o[1] end
+    local total_args = 0
+    for _, n in pairs(s.kinds) do total_args = total_args + n end
+    local kept = {}
+    for _, f in ipairs(COMMAND_FIELDS) do
+        if s.kept[f.json] then
+            kept[#kept + 1] = f.json .. (f.to ~= f.json and " -> " .. f.to or "") .. " " ..
+                s.kept[f.json]
+        end
+    end
+    if s.kept.arguments then kept[#kept + 1] = "arguments -> arguments " .. s.kept.arguments end
+    if s.kept.container then
+        kept[#kept + 1] = "container -> the command's first word " .. s.kept.container
+    end
+    local lines = {
+        "respgen import-json: " .. source .. ": " .. #input.files .. " file(s)" ..
+            (input.commit and (", source commit " .. input.commit) or ""),
+        "commands: " .. #commands .. " (" .. top .. " top-level, " .. subs .. " subcommands), " ..
+            encoders .. " with encoders",
+        "  containers: " .. #s.containers .. (#s.containers > 0 and
+            (" (" .. table.concat(s.containers, ", ") .. ")") or ""),
+        "  containers that are also commands: " .. (#s.callable_containers > 0 and
+            table.concat(s.callable_containers, ", ") or "none"),
+        "  containers of subcommands without specs (arity beyond the name, no arguments): " ..
+            (#s.undescribed > 0 and table.concat(s.undescribed, ", ") or "none"),
+        "  subcommands whose container has no spec: " .. (#s.orphans > 0 and
+            table.concat(s.orphans, ", ") or "none"),
+        "arguments: " .. total_args .. " (" .. (s.arguments or 0) .. " at the top level), " ..
+            "nested up to " .. s.max_depth .. " levels",
+        "  by kind: " .. counts(s.kinds),
+        "  options: " .. counts(s.options, options),
+        "key_specs: " .. (s.key_specs or 0) .. " (with notes: " .. (s.key_spec_notes or 0) .. ")",
+        "fields kept (JSON -> spec): " .. table.concat(kept, ", "),
+        "fields left out by design:" .. (next(s.dropped) and "" or " none"),
+    }
+    for _, k in ipairs(sorted_names(s.dropped)) do
+        lines[#lines + 1] = "  " .. k .. " " .. s.dropped[k] .. ": " .. DROPPED[k]
+    end
+    lines[#lines + 1] = "input quirks mapped: " .. #ctx.fixups
+    for _, f in ipairs(ctx.fixups) do lines[#lines + 1] = "  " .. f end
+    lines[#lines + 1] = "not mapped: nothing (anything unknown fails the import)"
+    local n_lines = select(2, text:gsub("\n", ""))
+    lines[#lines + 1] = "wrote " .. output .. " (" .. n_lines .. " lines)"
+    io.stdout:write(table.concat(lines, "\n"), "\n")
+end
+
+---------------------------------------------------------------------------------------------
+-- Command line.
+
+local HELP = [[
+Usage: respgen import-json SOURCE -o FILE
+  Convert the official JSON command specs into a spec FILE (see docs/import.md).
+  SOURCE is a directory of command files, one command each (Redis' or Valkey's
+  src/commands/), or a file ending in .json that holds many commands in one object keyed
+  by command name (a module's commands.json).
+    -o FILE, --output FILE   the spec to write (replaced only when the import succeeds)
+    -h, --help               show this help
+]]
+
+local function parse_args(args)
+    local opts = {}
+    local i = 1
+    while i <= #args do
+        local a = args[i]
+        local inline = a:match("^%-%-output=(.*)$")
+        if a == "-h" or a == "--help" then
+            opts.help = true
+        elseif a == "-o" or a == "--output" then
+            i = i + 1
+            if args[i] == nil then return nil, "option '" .. a .. "' needs a value (FILE)" end
+            opts.output = args[i]
+        elseif inline then
+            opts.output = inline
+        elseif a:sub(1, 1) == "-" then
+            return nil, "unknown option '" .. a .. "'"
+        elseif opts.source then
+            return nil, "more than one SOURCE ('" .. opts.source .. "', '" .. a .. "')"
+        else
+            opts.source = a
+        end
+        i = i + 1
+    end
+    if opts.help then return opts end
+    if not opts.source then return nil, "no SOURCE given" end
+    if not opts.output or opts.output == "" then return nil, "no output FILE given (-o FILE)" end
+    return opts
+end
+
+local function report(errors)
+    for _, e in ipairs(errors) do io.stderr:write(e, "\n") end
+    io.stderr:write("respgen: import-json: ", #errors, " error(s); nothing written\n")
+    return FAILURE
+end
+
+function M.main(args)
+    local opts, err = parse_args(args)
+    if not opts then
+        io.stderr:write("respgen: import-json: ", err, "\nTry 'respgen import-json --help'.\n")
+        return USAGE
+    end
+    if opts.help then
+        io.stdout:write(HELP)
+        return SUCCESS
+    end
+    local input, errors = read_input(opts.source)
+    if not input then return report(errors) end
+    local ctx = new_context()
+    local commands
+    commands, errors = convert_all(input, ctx)
+    if not commands then return report(errors) end
+    local text
+    text, errors = render(input, commands, ctx)
+    if not text then return report(errors) end
+    local ok, werr = host.write_file_atomic(opts.output, text)
+    if not ok then return report({ werr }) end
+    summary(opts.source, opts.output, input, commands, ctx, text)
+    return SUCCESS
+end
+
+
+return M

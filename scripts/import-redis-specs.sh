@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Regenerates specs/redis.lua from the official JSON command specs with a built respgen.
+#
+# Usage: scripts/import-redis-specs.sh [DIR]
+#   DIR      a directory of command files: ../shared/redis-commands by default, or the
+#            src/commands/ folder of your own Redis or Valkey checkout (docs/import.md)
+#   RESPGEN  environment: the respgen to use; default build/respgen, or else the newest
+#            build*/respgen
+#
+# The import fails, and leaves specs/redis.lua as it was, on anything it does not understand.
+# Review `git diff specs/redis.lua` before committing; ctest's import_redis_current checks that
+# the committed file is what importing ../shared/redis-commands gives.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+dir=${1:-$root/../shared/redis-commands}
+if [[ ! -d $dir ]]; then
+  echo "import-redis-specs: $dir is not a directory" >&2
+  exit 1
+fi
+
+respgen=${RESPGEN:-}
+if [[ -z $respgen ]]; then
+  if [[ -x $root/build/respgen ]]; then
+    respgen=$root/build/respgen
+  else
+    respgen=$(ls -t "$root"/build*/respgen 2>/dev/null | head -n 1 || true)
+  fi
+fi
+if [[ -z $respgen || ! -x $respgen ]]; then
+  echo "import-redis-specs: no respgen found; build it first or set RESPGEN" >&2
+  exit 1
+fi
+
+exec "$respgen" import-json "$dir" -o "$root/specs/redis.lua"

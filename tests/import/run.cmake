@@ -1,0 +1,183 @@
+# Script tests of `respgen import-json` (see CMakeLists.txt here). Run as
+#   cmake -DMODE=<mode> -DRESPGEN=<respgen> -DSOURCE_DIR=<repo> -DWORK=<scratch dir> ... -P run.cmake
+# from tests/import, so fixtures are named by paths relative to it, as the expected messages
+# name them. A test that cannot run here prints "SKIPPED: <why>" (ctest's SKIP_REGULAR_EXPRESSION).
+
+cmake_minimum_required(VERSION 3.18)
+
+set(STRICT -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -O2)
+
+function(fail msg)
+  message(FATAL_ERROR "${msg}")
+endfunction()
+
+function(fresh_dir dir)
+  file(REMOVE_RECURSE "${dir}")
+  file(MAKE_DIRECTORY "${dir}")
+endfunction()
+
+# respgen ARGS... into the variables rc, out, err of the caller.
+function(run_respgen)
+  execute_process(COMMAND "${RESPGEN}" ${ARGN} RESULT_VARIABLE r OUTPUT_VARIABLE o
+                  ERROR_VARIABLE e)
+  set(rc "${r}" PARENT_SCOPE)
+  set(out "${o}" PARENT_SCOPE)
+  set(err "${e}" PARENT_SCOPE)
+endfunction()
+
+function(import source output)
+  run_respgen(import-json "${source}" -o "${output}")
+  if(NOT rc EQUAL 0)
+    fail("respgen import-json ${source} -o ${output} failed (${rc}):\n${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+# Fails with a diff unless the two files are identical.
+function(same_file expected actual hint)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${expected}" "${actual}"
+                  RESULT_VARIABLE differ)
+  if(differ)
+    execute_process(COMMAND diff -u "${expected}" "${actual}" OUTPUT_VARIABLE d)
+    string(SUBSTRING "${d}" 0 6000 d)
+    fail("${actual} differs from ${expected}${hint}:\n${d}")
+  endif()
+endfunction()
+
+# Generates C from spec into dir and compiles every unit with compiler cc.
+function(compile_spec spec dir cc)
+  find_program(compiler NAMES ${cc})
+  if(NOT compiler)
+    message("SKIPPED: ${cc} not found")
+    return()
+  endif()
+  fresh_dir("${dir}")
+  run_respgen(-o "${dir}" "${spec}")
+  if(NOT rc EQUAL 0)
+    fail("respgen -o ${dir} ${spec} failed (${rc}):\n${err}")
+  endif()
+  file(GLOB units "${dir}/*.c")
+  foreach(unit ${units})
+    string(TIMESTAMP t0 "%s")
+    execute_process(COMMAND "${compiler}" ${STRICT} -I "${SOURCE_DIR}/runtime" -c "${unit}"
+                            -o "${unit}.o"
+                    RESULT_VARIABLE r ERROR_VARIABLE e)
+    string(TIMESTAMP t1 "%s")
+    if(NOT r EQUAL 0)
+      string(SUBSTRING "${e}" 0 6000 e)
+      fail("${cc} failed on ${unit}:\n${e}")
+    endif()
+    file(SIZE "${unit}.o" size)
+    math(EXPR secs "${t1} - ${t0}")
+    message("${cc}: ${unit}: ok (about ${secs} s, object file ${size} bytes)")
+  endforeach()
+endfunction()
+
+if(MODE STREQUAL "golden")
+  # The import of SOURCE equals GOLDEN byte for byte, its summary equals SUMMARY (with the
+  # output path written as <out>), and the spec generates C that compiles.
+  fresh_dir("${WORK}")
+  import("${SOURCE}" "${WORK}/out.lua")
+  same_file("${GOLDEN}" "${WORK}/out.lua" " (after an intended change, refresh tests/import/golden: see its CMakeLists.txt)")
+  string(REPLACE "${WORK}/out.lua" "<out>" out "${out}")
+  file(WRITE "${WORK}/summary.txt" "${out}")
+  same_file("${SUMMARY}" "${WORK}/summary.txt" "")
+  # Importing twice gives the same bytes (no dependence on hash order).
+  import("${SOURCE}" "${WORK}/again.lua")
+  same_file("${WORK}/out.lua" "${WORK}/again.lua" "")
+  compile_spec("${WORK}/out.lua" "${WORK}/c" gcc)
+
+elseif(MODE STREQUAL "current")
+  # specs/redis.lua is what importing ../shared/redis-commands gives today.
+  set(source "${SOURCE_DIR}/../shared/redis-commands")
+  if(NOT IS_DIRECTORY "${source}")
+    message("SKIPPED: ${source} not found; specs/redis.lua cannot be checked against it")
+    return()
+  endif()
+  fresh_dir("${WORK}")
+  import("${source}" "${WORK}/redis.lua")
+  same_file("${SOURCE_DIR}/specs/redis.lua" "${WORK}/redis.lua"
+            " (specs/redis.lua is stale: run scripts/import-redis-specs.sh)")
+
+elseif(MODE STREQUAL "compile")
+  # The whole command set generates C that compiles without a warning.
+  compile_spec("${SPEC}" "${WORK}" ${CC})
+
+elseif(MODE STREQUAL "format")
+  # The C generated from the whole command set is laid out as clang-format would lay it out,
+  # with the default prefix and with a long one that makes more lines wrap.
+  find_program(CLANG_FORMAT NAMES clang-format)
+  if(NOT CLANG_FORMAT)
+    message("SKIPPED: clang-format not found")
+    return()
+  endif()
+  fresh_dir("${WORK}/plain")
+  fresh_dir("${WORK}/long")
+  fresh_dir("${WORK}/ho")
+  foreach(args "-o;${WORK}/plain" "--prefix;a_rather_long_prefix_to_test_wrapping;-o;${WORK}/long"
+          "--header-only;-o;${WORK}/ho")
+    run_respgen(${args} "${SPEC}")
+    if(NOT rc EQUAL 0)
+      fail("respgen ${args} ${SPEC} failed (${rc}):\n${err}")
+    endif()
+  endforeach()
+  file(GLOB files "${WORK}/plain/*" "${WORK}/long/*" "${WORK}/ho/*")
+  execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
+                          "--style=file:${SOURCE_DIR}/.clang-format" ${files}
+                  RESULT_VARIABLE r ERROR_VARIABLE e)
+  if(NOT r EQUAL 0)
+    string(SUBSTRING "${e}" 0 6000 e)
+    fail("clang-format finds generated code it would change:\n${e}")
+  endif()
+
+elseif(MODE STREQUAL "bad")
+  # Bad input: exit status 1, exactly the stderr of EXPECT, and the output file (which exists
+  # beforehand) left as it was.
+  # <work> in EXPECT stands for WORK. Two cases need more than a fixture: an empty directory
+  # (git keeps none) and an output file in a directory that does not exist.
+  file(READ "${EXPECT}" expect)
+  string(REPLACE "<work>" "${WORK}" expect "${expect}")
+  fresh_dir("${WORK}")
+  set(OUTPUT "${WORK}/out.lua")
+  file(WRITE "${OUTPUT}" "-- the previous spec\n")
+  if(CASE STREQUAL "empty_dir")
+    file(MAKE_DIRECTORY "${WORK}/empty")
+    set(SOURCE "${WORK}/empty")
+  elseif(CASE STREQUAL "unwritable_output")
+    set(OUTPUT "${WORK}/no/such/dir/out.lua")
+  endif()
+  run_respgen(import-json "${SOURCE}" -o "${OUTPUT}")
+  if(NOT rc EQUAL 1)
+    fail("exit status ${rc}, expected 1; stderr:\n${err}")
+  endif()
+  if(NOT err STREQUAL expect)
+    fail("stderr:\n${err}expected:\n${expect}")
+  endif()
+  if(NOT out STREQUAL "")
+    fail("a failed import printed a summary:\n${out}")
+  endif()
+  if(EXISTS "${WORK}/out.lua")
+    file(READ "${WORK}/out.lua" left)
+    if(NOT left STREQUAL "-- the previous spec\n")
+      fail("a failed import changed the output file")
+    endif()
+  endif()
+  file(GLOB strays "${WORK}/*.tmp*")
+  if(strays)
+    fail("temporary files left behind: ${strays}")
+  endif()
+
+elseif(MODE STREQUAL "usage")
+  # A bad command line: exit status 2 and a usage message; --help: 0 and the usage text.
+  separate_arguments(args UNIX_COMMAND "${ARGS}")
+  run_respgen(import-json ${args})
+  if(NOT rc EQUAL "${WANT_RC}")
+    fail("respgen import-json ${ARGS}: exit status ${rc}, expected ${WANT_RC}; stderr:\n${err}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${WANT}")
+    fail("respgen import-json ${ARGS}: output does not match '${WANT}':\n${out}${err}")
+  endif()
+
+else()
+  fail("unknown MODE '${MODE}'")
+endif()
