@@ -56,6 +56,10 @@ command "INCRBY" {
     since = "1.0.0",
     arity = 3,
     flags = { "WRITE", "DENYOOM", "FAST" },
+    key_specs = {
+        { flags = { "RW", "ACCESS", "UPDATE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+    },
     reply = { type = "integer" },
     key "key",
     integer "increment",
@@ -67,6 +71,10 @@ command "HSET" {
     since = "2.0.0",
     arity = -4,
     flags = { "WRITE", "DENYOOM", "FAST" },
+    key_specs = {
+        { flags = { "RW", "UPDATE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+    },
     reply = { type = "integer", minimum = 0 },
     key "key",
     block "data" {
@@ -82,6 +90,10 @@ command "MSET" {
     since = "1.0.1",
     arity = -3,
     flags = { "WRITE", "DENYOOM" },
+    key_specs = {
+        { flags = { "OW", "UPDATE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = -1, step = 2, limit = 0 } } },
+    },
     reply = { const = "OK" },
     block "data" {
         multiple = true,
@@ -96,6 +108,10 @@ command "DEL" {
     since = "1.0.0",
     arity = -2,
     flags = { "WRITE" },
+    key_specs = {
+        { flags = { "RM", "DELETE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = -1, step = 1, limit = 0 } } },
+    },
     reply = { type = "integer", minimum = 0 },
     key "key" { multiple = true },
 }
@@ -106,6 +122,10 @@ command "ZADD" {
     since = "1.2.0",
     arity = -4,
     flags = { "WRITE", "DENYOOM", "FAST" },
+    key_specs = {
+        { flags = { "RW", "UPDATE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+    },
     reply = { oneOf = { { type = "null" }, { type = "integer" }, { type = "number" } } },
     key "key",
     oneof "condition" {
@@ -133,6 +153,10 @@ command "EXPIRE" {
     since = "1.0.0",
     arity = -3,
     flags = { "WRITE", "FAST" },
+    key_specs = {
+        { flags = { "RW", "UPDATE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+    },
     reply = { type = "integer" },
     key "key",
     integer "seconds",
@@ -186,6 +210,13 @@ command "SORT" {
     since = "1.0.0",
     arity = -2,
     flags = { "WRITE", "DENYOOM" },
+    key_specs = {
+        { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+        -- BY and GET name keys that derive from the sorted values; STORE may be anywhere.
+        { flags = { "RO", "ACCESS" }, begin_search = "unknown", find_keys = "unknown" },
+        { flags = { "OW", "UPDATE" }, begin_search = "unknown", find_keys = "unknown" },
+    },
     reply = { oneOf = { { type = "array", items = { type = "string" } }, { type = "integer" } } },
     key "key",
     pattern "by-pattern" { token = "BY", display = "pattern", optional = true },
@@ -227,6 +258,10 @@ command "ZRANGEBYSCORE" {
     since = "1.0.5",
     arity = -4,
     flags = { "READONLY" },
+    key_specs = {
+        { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+    },
     deprecated_since = "6.2.0",
     replaced_by = "`ZRANGE` with the `BYSCORE` argument",
     doc_flags = { "DEPRECATED" },
@@ -249,6 +284,10 @@ command "GEOSEARCH" {
     since = "6.2.0",
     arity = -7,
     flags = { "READONLY" },
+    key_specs = {
+        { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+    },
     reply = { type = "array" },
     key "key",
     oneof "from" {

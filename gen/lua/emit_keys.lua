@@ -1,0 +1,410 @@
+-- Renders the cluster routing tables: <stem>_keys.h and <stem>_keys.c (or one header with
+-- --header-only). Per command its key specs as a static const rg_keyspec table (the JSON
+-- key_specs in order, designated initializers as in tests/keys/cmd_specs.h), one lookup table
+-- of { name, specs, count } sorted by name, and a few functions that hand them to the runtime's
+-- engine (runtime/rg_keys.h): lookup by name or by argv, the keys and the hash slot of an
+-- encoded call. The per-command part is data only; docs/cluster.md shows the whole path.
+
+local layout = require("layout")
+local naming = require("naming")
+local resp = require("resp")
+
+local M = {}
+
+local IND = "    "
+
+-- JSON key spec flag -> runtime macro (the runtime's bits are Redis' CMD_KEY_* bits).
+local FLAG_MACRO = {
+    RO = "RG_KEY_RO", RW = "RG_KEY_RW", OW = "RG_KEY_OW", RM = "RG_KEY_RM",
+    ACCESS = "RG_KEY_ACCESS", UPDATE = "RG_KEY_UPDATE", INSERT = "RG_KEY_INSERT",
+    DELETE = "RG_KEY_DELETE", NOT_KEY = "RG_KEY_NOT_KEY", INCOMPLETE = "RG_KEY_INCOMPLETE",
+    VARIABLE_FLAGS = "RG_KEY_VARIABLE_FLAGS",
+}
+
+-- The fields of each half of a spec, in the order tests/keys/cmd_specs.h spells them.
+local BEGIN = {
+    index = { kind = "RG_KS_INDEX", fields = { { "index", "pos" } } },
+    keyword = { kind = "RG_KS_KEYWORD", fields = { { "keyword", "keyword" },
+        { "startfrom", "startfrom" } } },
+}
+local FIND = {
+    range = { kind = "RG_KS_RANGE", fields = { { "lastkey", "lastkey" }, { "step", "step" },
+        { "limit", "limit" } } },
+    keynum = { kind = "RG_KS_KEYNUM", fields = { { "keynumidx", "keynumidx" },
+        { "firstkey", "firstkey" }, { "step", "step" } } },
+}
+
+---------------------------------------------------------------------------------------------
+-- Spec tables.
+
+-- The designated initializers of one half ({ name, value } pairs): kind first, then its fields.
+local function half(v, kinds, kind_member)
+    if v == "unknown" then return { { kind_member, "RG_KS_UNKNOWN" } } end
+    local name = next(v)
+    local k = kinds[name]
+    local out = { { kind_member, k.kind } }
+    for _, f in ipairs(k.fields) do
+        local x = v[name][f[2]]
+        out[#out + 1] = { f[1], type(x) == "string" and '"' .. resp.c_escape(x) .. '"' or
+            tostring(x) }
+    end
+    return out
+end
+
+local function flags_value(flags)
+    local names = {}
+    for _, f in ipairs(flags) do names[#names + 1] = FLAG_MACRO[f] end
+    return #names > 0 and table.concat(names, " | ") or "0"
+end
+
+-- One spec as clang-format lays out a braced list in an array: on one line when it fits, else
+-- one initializer per line, a long flags value broken after '|' under its first flag.
+local function spec_row(ks, ind)
+    local inits = { { "flags", flags_value(ks.flags) } }
+    for _, p in ipairs(half(ks.begin_search, BEGIN, "begin")) do inits[#inits + 1] = p end
+    for _, p in ipairs(half(ks.find_keys, FIND, "find")) do inits[#inits + 1] = p end
+    local items = {}
+    for i, p in ipairs(inits) do items[i] = "." .. p[1] .. " = " .. p[2] end
+    local one = ind .. "{" .. table.concat(items, ", ") .. "},"
+    if #one <= layout.LIMIT then return one end
+    local lines = {}
+    for i, item in ipairs(items) do
+        local lead = (i == 1) and (ind .. "{") or (ind .. " ")
+        local tail = (i == #items) and "}," or ","
+        if #lead + #item + #tail <= layout.LIMIT then
+            lines[#lines + 1] = lead .. item .. tail
+        else
+            -- Only a flags value grows this long: a list of "A | B | C".
+            local col = #lead + #("." .. inits[i][1] .. " = ")
+            local cur = lead .. "." .. inits[i][1] .. " ="
+            local words = {}
+            for w in inits[i][2]:gmatch("[^ |]+") do words[#words + 1] = w end
+            for j, w in ipairs(words) do
+                local piece = w .. ((j < #words) and " |" or tail)
+                if #cur + 1 + #piece > layout.LIMIT then
+                    lines[#lines + 1] = cur
+                    cur = layout.spaces(col) .. piece
+                else
+                    cur = cur .. " " .. piece
+                end
+            end
+            lines[#lines + 1] = cur
+        end
+    end
+    return table.concat(lines, "\n")
+end
+
+-- "<ctype> <name>[] = {", the rows and "};". A head too long for one line breaks before the name,
+-- which clang-format indents once, and the rows once more.
+local function array_def(ctype, name, row_of, items)
+    local head, ind = ctype .. " " .. name .. "[] = {", IND
+    if #head > layout.LIMIT then
+        head, ind = ctype .. "\n" .. IND .. name .. "[] = {", IND .. IND
+    end
+    local rows = {}
+    for _, x in ipairs(items) do rows[#rows + 1] = row_of(x, ind) end
+    return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
+end
+
+local function spec_table(cm)
+    return array_def("static const rg_keyspec", cm.keys_table, spec_row, cm.spec.key_specs)
+end
+
+---------------------------------------------------------------------------------------------
+-- The lookup table.
+
+-- Byte order (Lua's '<' on strings follows the locale).
+local function bytes_less(a, b)
+    for i = 1, math.min(#a, #b) do
+        local x, y = a:byte(i), b:byte(i)
+        if x ~= y then return x < y end
+    end
+    return #a < #b
+end
+
+-- Greedy packing of items after an opening "{" at column #lead, continuing aligned under the
+-- first item; nil when an item does not fit.
+local function pack_braced(lead, items)
+    local lines, cur = {}, lead .. "{"
+    for _, it in ipairs(items) do
+        local sep = cur:match("{$") and "" or " "
+        if #cur + #sep + #it > layout.LIMIT and not cur:match("{$") then
+            lines[#lines + 1] = cur
+            cur, sep = layout.spaces(#lead + 1), ""
+        end
+        if #cur + #sep + #it > layout.LIMIT then return nil end
+        cur = cur .. sep .. it
+    end
+    lines[#lines + 1] = cur
+    return table.concat(lines, "\n")
+end
+
+-- "[ID] = {name, specs, count}," as clang-format lays it out: the index designator keeps one
+-- entry per line (a plain list of short rows would be packed into columns); a row too long
+-- packs its items under the first, or else breaks after '=' first.
+local function entry_row(e, ind)
+    local items = { '"' .. resp.c_escape(e.name) .. '",', e.specs .. ",", e.count .. "}," }
+    local lead = ind .. "[" .. e.enum .. "] = "
+    local one = lead .. "{" .. table.concat(items, " ")
+    if #one <= layout.LIMIT then return one end
+    local packed = pack_braced(lead, items)
+    if packed then return packed end
+    local cont = ind .. IND
+    return lead:gsub(" $", "") .. "\n" .. (pack_braced(cont, items) or cont .. "{" ..
+        table.concat(items, " "))
+end
+
+local function entries(model)
+    local list = {}
+    for _, cm in ipairs(model.commands) do
+        local n = cm.spec.key_specs and #cm.spec.key_specs or 0
+        list[#list + 1] = { cm = cm, name = cm.name:upper(), count = n,
+            specs = n > 0 and cm.keys_table or "NULL",
+            enum = model.PREFIX .. "_KEYS_CMD_" .. naming.upper(cm.id) }
+    end
+    table.sort(list, function(a, b) return bytes_less(a.name, b.name) end)
+    return list
+end
+
+---------------------------------------------------------------------------------------------
+-- Files.
+
+local function names(model)
+    local p = model.prefix
+    return {
+        p = p, P = model.PREFIX, entry = p .. "_keys_entry", cmd = p .. "_keys_cmd",
+        table = p .. "_keys_table", count = model.PREFIX .. "_KEYS_CMD_COUNT",
+        lookup = p .. "_keys_lookup", command = p .. "_keys_command",
+        of_request = p .. "_keys_of_request", slot = p .. "_slot_of_request",
+        compare = p .. "_keys_compare", search = p .. "_keys_search",
+    }
+end
+
+-- Each function: its return type, name and parameters, shared by declaration and definition.
+local function signatures(n)
+    return {
+        lookup = { "const " .. n.entry .. " *", n.lookup, { "const char *name", "size_t len" } },
+        command = { "const " .. n.entry .. " *", n.command, { "size_t argc",
+            "const rg_view *argv" } },
+        of_request = { "size_t ", n.of_request, { "const char *req", "size_t len",
+            "rg_view *argv", "size_t argv_cap", "size_t *positions", "size_t pos_cap",
+            "rg_keys_status *st" } },
+        slot = { "int ", n.slot, { "const char *req", "size_t len", "rg_view *argv",
+            "size_t argv_cap" } },
+    }
+end
+
+local function signature(sig, static, tail)
+    return layout.call({ indent = 0, lead = static .. sig[1], name = sig[2], args = sig[3],
+        tail = tail, decl = true })
+end
+
+local HEADER_DOC = [[
+/* Cluster routing (runtime/rg_keys.h, docs/cluster.md), P standing for the prefix:
+ *   P_keys_table[P_KEYS_CMD_COUNT]    one entry per command, sorted by name: { name, specs,
+ *                                     count }, specs NULL when the command has no keys; the
+ *                                     P_KEYS_CMD_* ids index it
+ *   P_keys_lookup(name, len)          the entry of "GET" or "CLIENT KILL" (ASCII-caseless), or
+ *                                     NULL
+ *   P_keys_command(argc, argv)        the entry of a call: argv[0], or argv[0] and argv[1] for a
+ *                                     subcommand; NULL for a command not in the spec
+ *   P_keys_of_request(req, len, argv, argv_cap, positions, pos_cap, st)
+ *       the keys of one encoded call (as the encoders write it): parses req into argv, finds
+ *       the command and returns rg_keys_find's answer. Besides its statuses: RG_KEYS_INVALID
+ *       and 0 when req is not one encoded call; RG_KEYS_INCOMPLETE and 0 when the command is
+ *       not in the spec (ask the server) or argv_cap is smaller than the argument count
+ *       (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
+ *   P_slot_of_request(req, len, argv, argv_cap)
+ *       the one hash slot of the call's keys, or RG_SLOT_NONE (no keys), RG_SLOT_CROSS
+ *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above). */]]
+
+local function header_text(model, n, sigs, list, defs)
+    local guard = model.guard:gsub("_H$", "") .. "_KEYS_H"
+    local static = defs and "static " or ""
+    local enum = { "typedef enum " .. n.cmd .. " {" }
+    for _, e in ipairs(list) do enum[#enum + 1] = IND .. e.enum .. "," end
+    enum[#enum + 1] = IND .. n.count
+    enum[#enum + 1] = "} " .. n.cmd .. ";"
+    local body = {
+        HEADER_DOC,
+        table.concat(enum, "\n"),
+        "typedef struct " .. n.entry .. " {\n" ..
+            IND .. "const char *name;        /* upper case; a subcommand as \"CLIENT KILL\" */\n" ..
+            IND .. "const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */\n" ..
+            IND .. "size_t count;\n} " .. n.entry .. ";",
+    }
+    if defs then
+        body[#body + 1] = defs
+    else
+        local ext = "extern const " .. n.entry .. " " .. n.table .. "[];"
+        if #ext > layout.LIMIT then
+            ext = "extern const " .. n.entry .. "\n" .. IND .. n.table .. "[];"
+        end
+        body[#body + 1] = ext
+        local decls = {}
+        for _, k in ipairs({ "lookup", "command", "of_request", "slot" }) do
+            decls[#decls + 1] = signature(sigs[k], static, ");")
+        end
+        body[#body + 1] = table.concat(decls, "\n")
+    end
+    return table.concat({
+        "/* Generated by respgen " .. model.version .. " from " .. model.file ..
+            ": cluster routing tables. Do not edit. */",
+        "#ifndef " .. guard,
+        "#define " .. guard,
+        "",
+        '#include "rg_keys.h"',
+        "",
+        "#include <stddef.h>",
+        "",
+        "#if RG_ABI_VERSION != " .. model.abi,
+        '#error "' .. model.stem .. '_keys.h: made for another RG_ABI_VERSION; regenerate it"',
+        "#endif",
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        table.concat(body, "\n\n"),
+        "",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        "",
+        "#endif",
+        "",
+    }, "\n")
+end
+
+-- The functions, with ${...} standing for the generated names.
+local CODE = [[
+/* strcmp's answer for the command name against the words joined by single spaces, compared
+ * ASCII-caselessly. A NUL inside a word sorts after every byte a name holds, so the name's own
+ * terminator is never passed. */
+${static}int ${compare}(const char *name, const rg_view *words, size_t nwords) {
+    size_t k = 0;
+    for (size_t w = 0; w < nwords; w++) {
+        for (size_t j = 0; j <= words[w].len; j++) {
+            int c = w + 1 < nwords ? ' ' : 0;
+            if (j < words[w].len) {
+                c = (unsigned char)words[w].ptr[j];
+                if (c >= 'a' && c <= 'z') c -= 'a' - 'A';
+                if (c == 0) c = 256;
+            }
+            const int n = (unsigned char)name[k++];
+            if (n != c) return n < c ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+${static}const ${entry} *${search}(const rg_view *words, size_t nwords) {
+    size_t lo = 0, hi = ${count};
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        const int c = ${compare}(${table}[mid].name, words, nwords);
+        if (c == 0) return &${table}[mid];
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return NULL;
+}
+
+${lookup_def}
+    const rg_view word = {name, len};
+    return ${search}(&word, 1);
+}
+
+/* Two words first: a container is never a command of its own, and no command's first argument
+ * completes a subcommand name. */
+${command_def}
+    if (argc >= 2) {
+        const ${entry} *e = ${search}(argv, 2);
+        if (e) return e;
+    }
+    return argc > 0 ? ${search}(argv, 1) : NULL;
+}
+
+${of_request_def}
+    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
+    *st = argc == 0 ? RG_KEYS_INVALID : RG_KEYS_INCOMPLETE;
+    if (argc == 0 || argc > argv_cap) return 0;
+    const ${entry} *e = ${command}(argc, argv);
+    if (!e) return 0;
+    return rg_keys_find(e->specs, e->count, argc, argv, positions, pos_cap, st);
+}
+
+${slot_def}
+    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
+    if (argc == 0 || argc > argv_cap) return RG_SLOT_UNKNOWN;
+    const ${entry} *e = ${command}(argc, argv);
+    return e ? rg_keys_slot(e->specs, e->count, argc, argv) : RG_SLOT_UNKNOWN;
+}]]
+
+-- A line of the filled template that a long prefix pushed past the limit, laid out as
+-- clang-format would: a definition's signature, or a call assigned to a declared variable.
+local function relayout(line)
+    if #line <= layout.LIMIT then return line end
+    local lead, name, args, tail = line:match("^(%S.-[ *])([%w_]+)%((.*)%)( {)$")
+    local indent, decl = 0, true
+    if not lead then
+        local ind
+        ind, lead, name, args, tail = line:match("^( *)(%S.- = )([%w_]+)%((.*)%)(;)$")
+        indent, decl = ind and #ind, false
+    end
+    if not lead then return line end
+    local list = {}
+    for a in args:gmatch("[^,]+") do list[#list + 1] = a:match("^%s*(.-)%s*$") end
+    return layout.call({ indent = indent, lead = lead, name = name, args = list,
+        tail = ")" .. tail, decl = decl })
+end
+
+local function fill(text, vars)
+    local filled = text:gsub("%${([%w_]+)}", function(k)
+        return assert(vars[k], "emit_keys: no value for ${" .. k .. "}")
+    end)
+    local out = {}
+    for line in (filled .. "\n"):gmatch("(.-)\n") do out[#out + 1] = relayout(line) end
+    return table.concat(out, "\n")
+end
+
+local function code_text(model, n, sigs, list, header_only)
+    local static = header_only and "static " or ""
+    local parts = {}
+    for _, cm in ipairs(model.commands) do
+        if cm.spec.key_specs and #cm.spec.key_specs > 0 then parts[#parts + 1] = spec_table(cm) end
+    end
+    parts[#parts + 1] = array_def(static .. "const " .. n.entry, n.table, entry_row, list)
+    local vars = { static = header_only and "static inline " or "static " }
+    for k, v in pairs(n) do vars[k] = v end
+    local def_static = header_only and "static inline " or ""
+    for _, k in ipairs({ "lookup", "command", "of_request", "slot" }) do
+        vars[k .. "_def"] = signature(sigs[k], def_static, ") {")
+    end
+    parts[#parts + 1] = fill(CODE, vars)
+    return table.concat(parts, "\n\n")
+end
+
+-- Returns the routing files: { suffix, text } each.
+function M.emit(model, opts)
+    local n = names(model)
+    for _, cm in ipairs(model.commands) do cm.keys_table = model.prefix .. "_keyspecs_" .. cm.id end
+    local sigs = signatures(n)
+    local list = entries(model)
+    if opts.header_only then
+        local defs = code_text(model, n, sigs, list, true)
+        return { { suffix = "_keys.h", text = header_text(model, n, sigs, list, defs) } }
+    end
+    local source = "/* Generated by respgen " .. model.version .. " from " .. model.file ..
+        ": cluster routing tables. Do not edit. */\n#include \"" .. model.stem .. "_keys.h\"\n\n" ..
+        code_text(model, n, sigs, list, false) .. "\n"
+    return {
+        { suffix = "_keys.h", text = header_text(model, n, sigs, list, nil) },
+        { suffix = "_keys.c", text = source },
+    }
+end
+
+return M
