@@ -1,0 +1,241 @@
+/* bench_reply: typed reply decoding against hiredis 0.14, in the same run, on RESP2 replies.
+ *
+ *   ours          the generated table + rg_reply_decode into the typed result (views, int64,
+ *                 doubles parsed), arrays in caller storage: no allocation
+ *   hiredis tree  redisReaderFeed + redisReaderGetReply building redisReply trees (then freed)
+ *   hiredis null  the same with reader->fn = NULL: parsing only, no tree
+ *
+ * Each case decodes a buffer of REPLIES identical replies; hiredis is fed 16 KiB at a time
+ * (its usual read size), ours decodes straight from the buffer. A run times one pass; the
+ * table shows the median ns per reply over RUNS runs, hiredis / ours ratios, and allocations per
+ * reply (counted by interposing malloc/calloc/realloc in this executable).
+ *
+ * Usage: bench_reply [RUNS]   (default 31) */
+#include "bench_reply.h"
+
+#include <hiredis/hiredis.h>
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static volatile int g_count_allocs;
+static uint64_t g_allocs;
+
+#ifndef BENCH_NO_MALLOC_HOOK
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+extern void __libc_free(void *p);
+
+void *malloc(size_t size) {
+    if (g_count_allocs) g_allocs++;
+    return __libc_malloc(size);
+}
+void *calloc(size_t n, size_t size) {
+    if (g_count_allocs) g_allocs++;
+    return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t size) {
+    if (g_count_allocs) g_allocs++;
+    return __libc_realloc(p, size);
+}
+void free(void *p) {
+    __libc_free(p);
+}
+#endif
+
+enum { REPLIES = 2000, CHUNK = 16384 };
+
+typedef struct buf {
+    char *p;
+    size_t len, cap;
+} buf;
+
+static void put(buf *b, const char *s, size_t n) {
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) exit(1);
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static void put_bulk(buf *b, const char *s) {
+    char head[32];
+    const int n = snprintf(head, sizeof head, "$%zu\r\n", strlen(s));
+    put(b, head, (size_t)n);
+    put(b, s, strlen(s));
+    put(b, "\r\n", 2);
+}
+
+static void put_header(buf *b, char type, size_t n) {
+    char head[32];
+    const int w = snprintf(head, sizeof head, "%c%zu\r\n", type, n);
+    put(b, head, (size_t)w);
+}
+
+/* One reply of each case, RESP2. */
+static void reply_get(buf *b) {
+    put_bulk(b, "the value of a key, 32 bytes....");
+}
+
+static void reply_mget(buf *b) {
+    char v[32];
+    put_header(b, '*', 100);
+    for (int i = 0; i < 100; i++) {
+        snprintf(v, sizeof v, "value:%06d", i);
+        put_bulk(b, v);
+    }
+}
+
+static void reply_hgetall(buf *b) {
+    char v[32];
+    put_header(b, '*', 200);
+    for (int i = 0; i < 100; i++) {
+        snprintf(v, sizeof v, "field:%04d", i);
+        put_bulk(b, v);
+        snprintf(v, sizeof v, "value:%06d", i);
+        put_bulk(b, v);
+    }
+}
+
+static void reply_zrange(buf *b) {
+    char v[32];
+    put_header(b, '*', 200);
+    for (int i = 0; i < 100; i++) {
+        snprintf(v, sizeof v, "member:%04d", i);
+        put_bulk(b, v);
+        snprintf(v, sizeof v, "%d.%d", i * 3, i % 10);
+        put_bulk(b, v);
+    }
+}
+
+typedef struct bench_case {
+    const char *name;
+    void (*make)(buf *);
+    const rg_rtable *table;
+    size_t elems; /* values per reply, to check the typed result */
+} bench_case;
+
+static char g_store[1 << 16];
+static uint64_t g_check;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The size of a result: the { items, count } member comes first for arrays. */
+static size_t result_count(const bench_case *c, const void *out) {
+    if (c->elems == 1) return 1;
+    size_t n;
+    memcpy(&n, (const char *)out + sizeof(void *), sizeof n);
+    return n;
+}
+
+static void ours(const bench_case *c, const buf *in) {
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    rg_reply_set_storage(&rr, g_store, sizeof g_store);
+    union {
+        bench_get_result get;
+        bench_mget_result mget;
+        bench_hgetall_result hgetall;
+        bench_lrange_result lrange;
+        bench_zrange_result zrange;
+    } out;
+    size_t pos = 0;
+    for (int i = 0; i < REPLIES; i++) {
+        if (rg_reply_decode(&rr, c->table, in->p, in->len, &pos, &out) != RG_REPLY_OK) exit(2);
+        g_check += result_count(c, &out);
+    }
+}
+
+static void hiredis(const buf *in, bool tree) {
+    redisReader *rd = redisReaderCreate();
+    if (!tree) rd->fn = NULL;
+    for (size_t off = 0; off < in->len; off += CHUNK) {
+        const size_t n = in->len - off < CHUNK ? in->len - off : CHUNK;
+        if (redisReaderFeed(rd, in->p + off, n) != REDIS_OK) exit(3);
+        for (;;) {
+            void *reply = NULL;
+            if (redisReaderGetReply(rd, &reply) != REDIS_OK) exit(3);
+            if (!reply) break;
+            if (tree) {
+                const redisReply *r = reply;
+                g_check += r->type == REDIS_REPLY_ARRAY ? r->elements : 1;
+                freeReplyObject(reply);
+            } else {
+                g_check++;
+            }
+        }
+    }
+    redisReaderFree(rd);
+}
+
+typedef struct stat {
+    double ns;     /* median ns per reply */
+    double allocs; /* per reply */
+} stat;
+
+static int cmp(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static stat measure(const bench_case *c, const buf *in, int which, unsigned runs) {
+    double t[256];
+    stat s = {0, 0};
+    for (unsigned r = 0; r < runs; r++) {
+        const uint64_t a0 = g_allocs;
+        g_count_allocs = 1;
+        const uint64_t t0 = now_ns();
+        if (which == 0) ours(c, in);
+        if (which == 1) hiredis(in, true);
+        if (which == 2) hiredis(in, false);
+        const uint64_t t1 = now_ns();
+        g_count_allocs = 0;
+        t[r] = (double)(t1 - t0) / REPLIES;
+        s.allocs = (double)(g_allocs - a0) / REPLIES;
+    }
+    qsort(t, runs, sizeof t[0], cmp);
+    s.ns = t[runs / 2];
+    return s;
+}
+
+int main(int argc, char **argv) {
+    unsigned runs = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 31;
+    if (runs < 1 || runs > 256) runs = 31;
+    const bench_case cases[] = {
+        {"GET (32 B bulk)", reply_get, &bench_get_reply_table, 1},
+        {"MGET (100 keys)", reply_mget, &bench_mget_reply_table, 100},
+        {"HGETALL (100 fields)", reply_hgetall, &bench_hgetall_reply_table, 100},
+        {"LRANGE (100)", reply_mget, &bench_lrange_reply_table, 100},
+        {"ZRANGE WITHSCORES (100)", reply_zrange, &bench_zrange_reply_table, 100},
+    };
+    printf("bench_reply: %d RESP2 replies per run, median of %u runs, ns per reply\n\n", REPLIES,
+           runs);
+    printf("| reply | ours typed | hiredis tree | hiredis no tree | tree/ours | no-tree/ours | "
+           "allocs ours | allocs hiredis tree |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        buf in = {NULL, 0, 0};
+        for (int r = 0; r < REPLIES; r++) cases[i].make(&in);
+        measure(&cases[i], &in, 0, 3); /* warm up */
+        const stat o = measure(&cases[i], &in, 0, runs);
+        const stat h = measure(&cases[i], &in, 1, runs);
+        const stat n = measure(&cases[i], &in, 2, runs);
+        printf("| %s | %.1f | %.1f | %.1f | %.1fx | %.1fx | %.2f | %.2f |\n", cases[i].name, o.ns,
+               h.ns, n.ns, h.ns / o.ns, n.ns / o.ns, o.allocs, h.allocs);
+        free(in.p);
+    }
+    printf("\n(checksum %" PRIu64 ")\n", g_check);
+    return 0;
+}

@@ -1,0 +1,450 @@
+-- Renders the typed reply decoders: <stem>_reply.h and <stem>_reply.c (or one header with
+-- --header-only). Per command: a result struct, a static const table of rg_rnode for the
+-- runtime's engine (runtime/rg_reply.h), and an entry point that hands both to rg_reply_decode.
+-- The per-command part is data only; no parsing code is generated.
+--
+-- With --reply-coverage, also <stem>_reply_coverage.md: which commands got a precise decoder.
+
+local layout = require("layout")
+local resp = require("resp")
+local reply_model = require("reply_model")
+
+local M = {}
+
+M.options = {
+    ["--reply-coverage"] = { field = "reply_coverage" },
+}
+
+local IND = "    "
+
+local ACCEPT = {
+    int = "RG_RA_INT", dbl = "RG_RA_DBL", bool = "RG_RA_BOOL", str = "RG_RA_STR",
+    null = "RG_RA_NULL", array = "RG_RA_ARR", pairs = "RG_RA_PAIRS", tuple = "RG_RA_TUPLE",
+    any = "RG_RA_ANY",
+}
+local STORE = { int = "RG_RT_I64", dbl = "RG_RT_DBL", bool = "RG_RT_BOOL", str = "RG_RT_VIEW" }
+local SHAPE = {
+    array = "RG_RS_ARRAY", pairs = "RG_RS_PAIRS", tuple = "RG_RS_TUPLE", oneof = "RG_RS_ONEOF",
+    any = "RG_RS_ANY",
+}
+local CTYPE = { int = "int64_t", dbl = "double", bool = "bool", str = "rg_view", any = "rg_view" }
+local ALT_NAME = {
+    int = "integer", dbl = "number", bool = "boolean", str = "string", array = "array",
+    pairs = "map", tuple = "tuple", any = "raw", null = "null",
+}
+
+---------------------------------------------------------------------------------------------
+-- Descriptions (comments and the coverage report).
+
+local describe
+
+local function describe_list(list, sep)
+    local out = {}
+    for i, x in ipairs(list) do out[i] = describe(x) end
+    return table.concat(out, sep)
+end
+
+describe = function(ty)
+    local t = ty.t
+    if t == "str" then
+        if ty.const then return '"' .. ty.const .. '"' end
+        return ty.nullable and "string or null" or "string"
+    end
+    if t == "array" then return "array of " .. describe(ty.item) end
+    if t == "pairs" then return "pairs of (" .. describe(ty.key) .. ", " .. describe(ty.value) .. ")" end
+    if t == "tuple" then return "[" .. describe_list(ty.items, ", ") .. "]" end
+    if t == "oneof" then return "one of (" .. describe_list(ty.alts, " | ") .. ")" end
+    if t == "any" then return "any value (raw RESP)" end
+    return ALT_NAME[t]
+end
+
+---------------------------------------------------------------------------------------------
+-- Result types. Element types of arrays get names (offsetof and sizeof need them); everything
+-- else is an unnamed struct inside its parent.
+
+local members
+
+local function alt_names(alts)
+    local seen, names = {}, {}
+    for i, a in ipairs(alts) do
+        local base = ALT_NAME[a.t]
+        seen[base] = (seen[base] or 0) + 1
+        names[i] = seen[base] > 1 and (base .. seen[base]) or base
+    end
+    return names
+end
+
+-- The member lines of the struct that holds a compound type's parts.
+local function body(ty, ctx)
+    local out = {}
+    local function add(list) for _, l in ipairs(list) do out[#out + 1] = l end end
+    if ty.t == "tuple" then
+        for i, x in ipairs(ty.items) do add(members(x, "f" .. (i - 1), ctx)) end
+    elseif ty.t == "oneof" then
+        local names, list = alt_names(ty.alts), {}
+        for i, a in ipairs(ty.alts) do list[i] = i .. " " .. names[i] end
+        out[1] = "/* which: 0 nothing yet, " .. table.concat(list, ", ") .. " */"
+        out[2] = "uint8_t which;"
+        for i, a in ipairs(ty.alts) do
+            a.member = names[i]
+            add(members(a, names[i], ctx))
+        end
+    elseif ty.t == "pair" then
+        add(members(ty.key, "key", ctx))
+        add(members(ty.value, "value", ctx))
+    end
+    return out
+end
+
+-- A named struct for an element type, declared before its user.
+local function named(ty, ctx, lines)
+    ctx.n = ctx.n + 1
+    local name = ctx.base .. "_elem" .. ctx.n
+    local decl = { "typedef struct " .. name .. " {" }
+    for _, l in ipairs(lines) do decl[#decl + 1] = IND .. l end
+    decl[#decl + 1] = "} " .. name .. ";"
+    ctx.decls[#ctx.decls + 1] = table.concat(decl, "\n")
+    return name
+end
+
+local function list_lines(elem)
+    return { elem .. " *items;", "size_t count;" }
+end
+
+-- The C type of one element of an array (or the pair struct of a pairs list).
+local function elem_type(ty, ctx)
+    if CTYPE[ty.t] then return CTYPE[ty.t] end
+    if ty.t == "null" then return "rg_view" end
+    if ty.t == "array" then
+        ty.elem = elem_type(ty.item, ctx)
+        return named(ty, ctx, list_lines(ty.elem))
+    end
+    if ty.t == "pairs" then
+        ty.elem = named(ty, ctx, body({ t = "pair", key = ty.key, value = ty.value }, ctx))
+        return named(ty, ctx, list_lines(ty.elem))
+    end
+    return named(ty, ctx, body(ty, ctx))
+end
+
+-- Lines declaring member `name` of type ty (none for null).
+members = function(ty, name, ctx)
+    if ty.t == "null" then return {} end
+    if CTYPE[ty.t] then return { CTYPE[ty.t] .. " " .. name .. ";" } end
+    local inner
+    if ty.t == "array" then
+        ty.elem = elem_type(ty.item, ctx)
+        inner = list_lines(ty.elem)
+    elseif ty.t == "pairs" then
+        ty.elem = named(ty, ctx, body({ t = "pair", key = ty.key, value = ty.value }, ctx))
+        inner = list_lines(ty.elem)
+    else
+        inner = body(ty, ctx)
+    end
+    local out = { "struct {" }
+    for _, l in ipairs(inner) do out[#out + 1] = IND .. l end
+    out[#out + 1] = "} " .. name .. ";"
+    return out
+end
+
+---------------------------------------------------------------------------------------------
+-- Tables: nodes in breadth-first order, so every node's children are consecutive.
+
+local function join(path, m)
+    return path == "" and m or path .. "." .. m
+end
+
+local function offset(container, path)
+    if path == "" then return nil end
+    return "offsetof(" .. container .. ", " .. path .. ")"
+end
+
+local function accept_of(ty)
+    if ty.t == "str" and ty.const then return "RG_RA_CONST" end
+    if ty.t == "str" and ty.nullable then return "RG_RA_STR | RG_RA_NULL" end
+    if ty.t ~= "oneof" then return ACCEPT[ty.t] end
+    local seen, list = {}, {}
+    for _, a in ipairs(ty.alts) do
+        for part in accept_of(a):gmatch("[%w_]+") do
+            if not seen[part] then seen[part], list[#list + 1] = true, part end
+        end
+    end
+    return table.concat(list, " | ")
+end
+
+-- The children of a node: { ty, container, path } each.
+local function children(n)
+    local ty = n.ty
+    if ty.t == "array" then
+        local c = CTYPE[ty.item.t] and "" or ty.elem
+        return { { ty = ty.item, container = c, path = "" } }
+    end
+    if ty.t == "pairs" then
+        return { { ty = ty.key, container = ty.elem, path = "key" },
+            { ty = ty.value, container = ty.elem, path = "value" } }
+    end
+    if ty.t == "tuple" then
+        local out = {}
+        for i, x in ipairs(ty.items) do
+            out[i] = { ty = x, container = n.container, path = join(n.path, "f" .. (i - 1)) }
+        end
+        return out
+    end
+    if ty.t == "oneof" then
+        local out = {}
+        for i, a in ipairs(ty.alts) do
+            local p = a.t == "null" and "" or join(n.path, a.member)
+            out[i] = { ty = a, container = n.container, path = p }
+        end
+        return out
+    end
+    return {}
+end
+
+local function node_rows(root)
+    local list, i = { root }, 1
+    while i <= #list do
+        local n = list[i]
+        local kids = children(n)
+        n.child, n.nchildren = #list, #kids
+        for _, k in ipairs(kids) do list[#list + 1] = k end
+        i = i + 1
+    end
+    return list
+end
+
+-- One ".field = value," line as clang-format lays it out: broken after '=' when the value then
+-- fits, else after the call's '(' (offsetof, sizeof).
+local function field_line(ind, name, value)
+    local lead = ind .. "." .. name .. " = "
+    local one = lead .. value .. ","
+    if #one <= layout.LIMIT then return one end
+    -- The value on the next line when it fits there; else the arguments aligned after the '('
+    -- when the first one fits; else all of them on the next line.
+    local cont = ind .. IND
+    if #cont + #value + 1 <= layout.LIMIT then
+        return ind .. "." .. name .. " =\n" .. cont .. value .. ","
+    end
+    local fn, first, rest = value:match("^([%w_]+)%(([^,]*), (.*)%)$")
+    if fn then
+        local open = lead .. fn .. "(" .. first .. ","
+        local under = layout.spaces(#lead + #fn + 1) .. rest .. "),"
+        if #open <= layout.LIMIT and #under <= layout.LIMIT then return open .. "\n" .. under end
+        local all = cont .. first .. ", " .. rest .. "),"
+        if #all <= layout.LIMIT then return lead .. fn .. "(\n" .. all end
+        open = cont .. fn .. "(" .. first .. ","
+        under = layout.spaces(#cont + #fn + 1) .. rest .. "),"
+        if #open <= layout.LIMIT and #under <= layout.LIMIT then
+            return ind .. "." .. name .. " =\n" .. open .. "\n" .. under
+        end
+    end
+    fn = value:match("^([%w_]+)%(")
+    local args = cont .. value:sub(#fn + 2) .. ","
+    if #args > layout.LIMIT then args = args:gsub(", ", ",\n" .. cont, 1) end
+    return lead .. fn .. "(\n" .. args
+end
+
+local function node_text(n, base)
+    local ty, f = n.ty, {}
+    f[#f + 1] = { "accept", accept_of(ty) }
+    f[#f + 1] = { "shape", SHAPE[ty.t] or "RG_RS_SCALAR" }
+    if STORE[ty.t] then f[#f + 1] = { "store", STORE[ty.t] } end
+    if n.nchildren > 0 then
+        f[#f + 1] = { "child", tostring(n.child) }
+        f[#f + 1] = { "nchildren", tostring(n.nchildren) }
+    end
+    local path = ty.t == "oneof" and join(n.path, "which") or n.path
+    if ty.t == "tuple" or ty.t == "null" then path = "" end
+    local off = offset(n.container, path)
+    if off then f[#f + 1] = { "offset", off } end
+    if ty.elem then f[#f + 1] = { "elem_size", "sizeof(" .. ty.elem .. ")" } end
+    if ty.const then f[#f + 1] = { "cval", '"' .. resp.c_escape(ty.const) .. '"' } end
+    local lines = { base .. "{" }
+    for _, kv in ipairs(f) do lines[#lines + 1] = field_line(base .. IND, kv[1], kv[2]) end
+    lines[#lines + 1] = base .. "},"
+    return table.concat(lines, "\n")
+end
+
+---------------------------------------------------------------------------------------------
+-- Per command.
+
+local function params(cm)
+    return { "rg_reply_reader *rr", "const char *buf", "size_t len", "size_t *pos",
+        cm.reply_result .. " *out" }
+end
+
+local function build(cm)
+    local ty = reply_model.build(cm.spec.reply)
+    if ty.t == "null" then ty = { t = "any", precise = false } end
+    cm.reply_type = ty
+    cm.reply_result = cm.fn .. "_result"
+    cm.reply_table = cm.fn .. "_reply_table"
+    local ctx = { base = cm.fn, n = 0, decls = {} }
+    local lines = members(ty, "value", ctx)
+    local decl = { "typedef struct " .. cm.reply_result .. " {" }
+    for _, l in ipairs(lines) do decl[#decl + 1] = IND .. l end
+    decl[#decl + 1] = "} " .. cm.reply_result .. ";"
+    ctx.decls[#ctx.decls + 1] = table.concat(decl, "\n")
+    cm.reply_decls = ctx.decls
+    cm.reply_nodes = node_rows({ ty = ty, container = cm.reply_result, path = "value" })
+end
+
+local function command_header(cm, header_only)
+    local out = {}
+    out[#out + 1] = layout.comment(0, resp.comment_escape(cm.name) .. ": " ..
+        resp.comment_escape(describe(cm.reply_type)) .. ".")
+    out[#out + 1] = table.concat(cm.reply_decls, "\n\n")
+    if not header_only then
+        local ext = "extern const rg_rtable " .. cm.reply_table .. ";"
+        if #ext > layout.LIMIT then ext = "extern const rg_rtable\n" .. IND .. cm.reply_table .. ";" end
+        out[#out + 1] = ext
+        out[#out + 1] = layout.call({ indent = 0, lead = "rg_reply_status ",
+            name = cm.fn .. "_reply", args = params(cm), tail = ");", decl = true })
+    end
+    return table.concat(out, "\n")
+end
+
+local function command_defs(cm, header_only)
+    local static = header_only and "static " or ""
+    local nodes = cm.fn .. "_reply_nodes"
+    -- A declaration too long for one line continues on the next, its braces one level in.
+    local head, base = "static const rg_rnode " .. nodes .. "[] = {", IND
+    if #head - 2 <= layout.LIMIT and #head > layout.LIMIT then
+        head, base = "static const rg_rnode " .. nodes .. "[] =\n" .. IND .. "{", IND .. IND
+    elseif #head > layout.LIMIT then
+        head, base = "static const rg_rnode\n" .. IND .. nodes .. "[] = {", IND .. IND
+    end
+    local rows = {}
+    for _, n in ipairs(cm.reply_nodes) do rows[#rows + 1] = node_text(n, base) end
+    local thead, tbase = static .. "const rg_rtable " .. cm.reply_table .. " = {", IND
+    if #thead - 2 <= layout.LIMIT and #thead > layout.LIMIT then
+        thead, tbase = static .. "const rg_rtable " .. cm.reply_table .. " =\n" .. IND .. "{",
+            IND .. IND
+    elseif #thead > layout.LIMIT then
+        thead, tbase = static .. "const rg_rtable\n" .. IND .. cm.reply_table .. " = {", IND .. IND
+    end
+    local out = {
+        head .. "\n" .. table.concat(rows, "\n") .. "\n};",
+        "",
+        thead .. "\n" ..
+            field_line(tbase, "command", '"' .. resp.c_escape(cm.name) .. '"') .. "\n" ..
+            field_line(tbase, "nodes", nodes) .. "\n" ..
+            field_line(tbase, "result_size", "sizeof(" .. cm.reply_result .. ")") .. "\n};",
+        "",
+        layout.call({ indent = 0, lead = (header_only and "static inline " or "") ..
+            "rg_reply_status ", name = cm.fn .. "_reply", args = params(cm), tail = ") {",
+            decl = true }),
+        layout.call({ indent = 4, lead = "return ", name = "rg_reply_decode",
+            args = { "rr", "&" .. cm.reply_table, "buf", "len", "pos", "out" }, tail = ");" }),
+        "}",
+    }
+    return table.concat(out, "\n")
+end
+
+---------------------------------------------------------------------------------------------
+
+local function banner(model)
+    return "/* Generated by respgen " .. model.version .. " from " .. model.file ..
+        ": typed reply decoders. Do not edit. */"
+end
+
+local HEADER_DOC = [[
+/* For each command C below:
+ *   C_result            the typed reply: `value` holds it (see the comment above each struct)
+ *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
+ *   rg_reply_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
+ *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
+ *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ * Views point into the caller's buffer; arrays into the storage given with
+ * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
+ * the 1-based number of the alternative that arrived; pairs are { key, value } structs. */]]
+
+local function header_text(model, header_only, defs)
+    local guard = model.guard:gsub("_H$", "") .. "_REPLY_H"
+    local body = {}
+    for _, cm in ipairs(model.commands) do body[#body + 1] = command_header(cm, header_only) end
+    if defs then body[#body + 1] = defs end
+    return table.concat({
+        banner(model),
+        "#ifndef " .. guard,
+        "#define " .. guard,
+        "",
+        '#include "rg_reply.h"',
+        "",
+        "#include <stdbool.h>",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        "#if RG_ABI_VERSION != " .. model.abi,
+        '#error "' .. model.stem .. '_reply.h: made for another RG_ABI_VERSION; regenerate it"',
+        "#endif",
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        HEADER_DOC,
+        "",
+        table.concat(body, "\n\n"),
+        "",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        "",
+        "#endif",
+        "",
+    }, "\n")
+end
+
+local function coverage_text(model)
+    local n = { precise = 0, partial = 0, generic = 0 }
+    local rows = {}
+    for _, cm in ipairs(model.commands) do
+        local ty = cm.reply_type
+        local class = ty.precise and "precise" or (ty.t == "any" and "generic" or "partial")
+        n[class] = n[class] + 1
+        rows[#rows + 1] = "| " .. cm.name .. " | " .. class .. " | " ..
+            describe(ty):gsub("|", "\\|") .. " |"
+    end
+    local total = #model.commands
+    return table.concat({
+        "# Typed reply coverage: " .. model.file,
+        "",
+        "Generated by `respgen --reply-coverage`. precise: every part of the reply has a typed",
+        "decoder; partial: typed, with some parts kept as raw RESP values (fixed-key objects, a",
+        "missing or `$ref` schema) or alternatives that only the first match tells apart;",
+        "generic: the whole reply is a raw RESP value.",
+        "",
+        string.format("- commands: %d", total),
+        string.format("- precise: %d", n.precise),
+        string.format("- partial: %d", n.partial),
+        string.format("- generic: %d", n.generic),
+        "",
+        "| command | class | reply type |",
+        "|---|---|---|",
+        table.concat(rows, "\n"),
+        "",
+    }, "\n")
+end
+
+-- Returns the reply files: { suffix, text } each.
+function M.emit(model, opts)
+    local header_only = opts.header_only
+    for _, cm in ipairs(model.commands) do build(cm) end
+    local defs = {}
+    for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, header_only) end
+    local out = {}
+    if header_only then
+        out[1] = { suffix = "_reply.h", text = header_text(model, true, table.concat(defs, "\n\n")) }
+    else
+        out[1] = { suffix = "_reply.h", text = header_text(model, false, nil) }
+        out[2] = { suffix = "_reply.c", text = banner(model) .. "\n#include \"" .. model.stem ..
+            "_reply.h\"\n\n" .. table.concat(defs, "\n\n") .. "\n" }
+    end
+    if opts.reply_coverage then
+        out[#out + 1] = { suffix = "_reply_coverage.md", text = coverage_text(model) }
+    end
+    return out
+end
+
+return M

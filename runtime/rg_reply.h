@@ -1,0 +1,196 @@
+/* respgen runtime: typed reply decoding, driven by generated tables.
+ *
+ * For every command respgen emits a static const table of rg_rnode (what each value of the reply
+ * may be and where it goes in the command's result struct) and a one-line entry point that calls
+ * rg_reply_decode with it. This file is the one engine that walks those tables while rg_next
+ * (rg_dec.h) drives the bytes: there is no per-command parsing code.
+ *
+ * Both protocol versions: a node accepts every RESP kind either version sends for its shape
+ * (a string: bulk, simple or verbatim; a double: ',' or the RESP2 bulk text; a map: '%' or the
+ * RESP2 flat array of key, value, ...; a list of pairs: an array of 2-element arrays or the
+ * flat RESP2 array; a null: '_' or $-1 or *-1).
+ *
+ * Ownership and lifetimes:
+ * - The rg_reply_reader is caller-owned, fixed-size, holds no heap memory: nothing to free.
+ * - Views in a result (rg_view members) point into the caller's input buffer. A reply decoded
+ *   in one call stores them directly. A reply that needs more calls is decoded again from its
+ *   first byte with views kept as offsets from that byte, turned into pointers when the reply
+ *   completes, relative to the buffer of the completing call. So the caller may move or compact
+ *   its buffer between calls, but must keep every byte from the reply's first byte (stream
+ *   offset rg_reply_start(), which may be before *pos) until the call that returns a final
+ *   status; afterwards the views live as long as those bytes stay where they are.
+ * - Variable-length parts (arrays, maps) go to caller storage set with rg_reply_set_storage:
+ *   the engine carves each array from it when the array's header arrives (aligned, zeroed) and
+ *   stores `items` and `count` in the result. Results point into that storage and stay valid
+ *   until the next reply is decoded with it. When it is too small every value is still checked
+ *   and counted, arrays that did not fit have items == NULL, and the call returns
+ *   RG_REPLY_SHORT without consuming the reply: *pos is put back at the reply's first byte and
+ *   rg_reply_needed() tells the bytes needed. Size query: decode with no storage, allocate
+ *   rg_reply_needed() bytes, decode again.
+ * - Per-element callback instead of storage, for a reply that is an array at its root: with
+ *   rg_reply_set_each, each root element is decoded into one reused slot and handed to the
+ *   callback (views already pointers) as soon as it completes; only one element's storage is
+ *   needed. The result's root array then has items == NULL and its count.
+ */
+#ifndef RG_REPLY_H
+#define RG_REPLY_H
+
+#include "rg_dec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Accept sets: bit (1 << rg_kind) for every kind a node takes. */
+#define RG_RA(k)    (1u << (k))
+#define RG_RA_INT   RG_RA(RG_EV_INT)
+#define RG_RA_NULL  RG_RA(RG_EV_NULL)
+#define RG_RA_STR   (RG_RA(RG_EV_BULK) | RG_RA(RG_EV_SIMPLE) | RG_RA(RG_EV_VERBATIM))
+#define RG_RA_CONST (RG_RA(RG_EV_BULK) | RG_RA(RG_EV_SIMPLE))
+#define RG_RA_DBL   (RG_RA(RG_EV_DOUBLE) | RG_RA(RG_EV_BULK) | RG_RA(RG_EV_SIMPLE) | RG_RA_INT)
+#define RG_RA_BOOL  (RG_RA(RG_EV_BOOL) | RG_RA_INT)
+#define RG_RA_ARR   (RG_RA(RG_EV_ARRAY) | RG_RA(RG_EV_SET) | RG_RA(RG_EV_PUSH))
+#define RG_RA_PAIRS (RG_RA(RG_EV_MAP) | RG_RA(RG_EV_ARRAY))
+#define RG_RA_TUPLE RG_RA(RG_EV_ARRAY)
+#define RG_RA_ANY   0xffffffffu
+
+/* Shapes. */
+enum {
+    RG_RS_SCALAR, /* one scalar, stored as `store` says */
+    RG_RS_ARRAY,  /* any number of values of child 0; result: { T *items; size_t count; } */
+    RG_RS_PAIRS,  /* a map or list of pairs: children 0 (first) and 1 (second); result as ARRAY,
+                     element { K key; V value; } at the children's offsets */
+    RG_RS_TUPLE,  /* exactly nchildren values, child i at its own offset in the same struct */
+    RG_RS_ONEOF,  /* the first child whose accept set (and const) fits; a uint8_t at offset is
+                     set to the chosen child's index + 1 */
+    RG_RS_ANY     /* anything: an rg_view of the value's raw RESP bytes (decode it with rg_next) */
+};
+
+/* How a scalar is stored at its offset. */
+enum {
+    RG_RT_NONE, /* checked, not stored (nulls, constants without a field) */
+    RG_RT_VIEW, /* rg_view; a null stores {NULL, 0} when the node accepts null */
+    RG_RT_I64,  /* int64_t */
+    RG_RT_DBL,  /* double, from ',' or the text of a bulk or simple string, or an integer */
+    RG_RT_BOOL  /* bool, from '#' or the integers 0 and 1 */
+};
+
+/* One node of a generated table. Tables are static const data; nodes[0] is the reply's root. */
+typedef struct rg_rnode {
+    uint32_t accept;    /* RG_RA_* bit set */
+    uint8_t shape;      /* RG_RS_* */
+    uint8_t store;      /* RG_RT_*, for scalars */
+    uint16_t child;     /* index of the first child in the table */
+    uint16_t nchildren; /* children: ARRAY 1, PAIRS 2, TUPLE and ONEOF any */
+    uint32_t offset;    /* where the value goes, in the struct of the enclosing value */
+    uint32_t elem_size; /* ARRAY and PAIRS: bytes of one element */
+    const char *cval;   /* a constant the value must equal (string), or NULL */
+} rg_rnode;
+
+/* A command's reply table. */
+typedef struct rg_rtable {
+    const char *command; /* for messages */
+    const rg_rnode *nodes;
+    uint32_t result_size; /* sizeof the result struct, zeroed when a reply begins */
+} rg_rtable;
+
+/* What rg_reply_decode returned. Everything but RG_REPLY_PROTOCOL leaves the stream usable. */
+typedef enum rg_reply_status {
+    RG_REPLY_OK = 0,       /* *out holds the reply */
+    RG_REPLY_NEED_MORE,    /* the input ended inside the reply: call again with more bytes */
+    RG_REPLY_SERVER_ERROR, /* the server answered an error: rg_reply_error() is its text */
+    RG_REPLY_MISMATCH,     /* the reply's shape is not the command's: rg_reply_error() names
+                              the command, the path in the reply, expected and received; the
+                              whole reply was consumed, *out is partial */
+    RG_REPLY_SHORT,        /* storage too small: nothing consumed, rg_reply_needed() bytes */
+    RG_REPLY_LOST,         /* the caller dropped bytes of the reply before it completed */
+    RG_REPLY_PROTOCOL,     /* malformed input: sticky, rg_reply_error() tells why */
+    RG_REPLY_STATUS_COUNT
+} rg_reply_status;
+
+/* Called for each element of a root array in callback mode; elem points to the element (a
+ * struct of the element's type, e.g. rg_view), valid during the call only. Return 0 to go on;
+ * anything else makes the reply a RG_REPLY_MISMATCH ("stopped by the callback"). */
+typedef int (*rg_reply_each_fn)(void *ud, size_t index, const void *elem);
+
+/* One open aggregate of the reply (private). */
+typedef struct rg_rframe {
+    const rg_rnode *node;  /* NULL: an attribute or a raw (ANY) value being skipped */
+    char *mem;             /* where elements go: items (ARRAY, PAIRS) or the struct (TUPLE) */
+    char *field;           /* ARRAY, PAIRS: the { items, count } member, or NULL */
+    uint64_t n;            /* RESP elements announced (-1 as UINT64_MAX when streamed) */
+    uint64_t i;            /* RESP elements seen */
+    uint64_t start;        /* raw values: stream offset of the first byte */
+    uint32_t depth;        /* the decoder's depth of the header */
+    uint8_t kind;          /* private frame kind */
+    uint8_t pairs_mode;    /* PAIRS: 0 undecided, 1 flat, 2 nested */
+    char *raw;             /* raw values: the rg_view to fill, or NULL */
+    const rg_rnode *oneof; /* the oneof that chose this aggregate by its header alone */
+    char *omem;            /* that oneof's memory */
+    int64_t count;         /* the header's count, to reopen as another alternative */
+} rg_rframe;
+
+/* The whole engine state (fields private). Fixed size; no heap. */
+typedef struct rg_reply_reader {
+    rg_reader rd;
+    uint64_t start_values; /* the reader's value count at the reply's start (for a rewind) */
+    const rg_rtable *table;
+    char *out;
+    char *mem; /* storage, caller-owned */
+    size_t cap, used;
+    rg_reply_each_fn each;
+    void *each_ud;
+    char *slot; /* callback mode: the reused element */
+    size_t slot_used;
+    uint64_t start; /* stream offset of the reply's first byte */
+    uint32_t depth; /* open frames */
+    bool active, skipping, server_error, lost;
+    bool direct; /* views are pointers already (the reply has not needed a second call) */
+    rg_view error;
+    char msg[256];
+    rg_rframe stack[RG_MAX_DEPTH];
+} rg_reply_reader;
+
+/* Prepares rr; limits as rg_reader_init (NULL: defaults). No storage, no callback. */
+void rg_reply_reader_init(rg_reply_reader *rr, const rg_limits *limits);
+
+/* Storage for arrays of the following replies (caller-owned, borrowed until replaced; may be
+ * NULL with cap 0). Takes effect at the next reply's start. */
+void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap);
+
+/* Callback mode for root arrays (fn NULL: off). Takes effect at the next reply's start. */
+void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud);
+
+/* Decodes one reply of table t from buf[*pos..len) into out (a struct of t->result_size bytes,
+ * caller-owned). Same input rule as rg_next: on RG_REPLY_NEED_MORE keep buf[*pos..len) (and the
+ * reply's earlier bytes, see above), append, call again with the same t and out. */
+rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                size_t len, size_t *pos, void *out);
+
+/* After RG_REPLY_SERVER_ERROR: the error text as sent (a view into the buffer). After
+ * RG_REPLY_MISMATCH or RG_REPLY_PROTOCOL: a message in rr (valid until the next call). */
+rg_view rg_reply_error(const rg_reply_reader *rr);
+
+/* Storage bytes the last reply needed (valid after any final status). */
+static inline size_t rg_reply_needed(const rg_reply_reader *rr) {
+    return rr->used;
+}
+
+/* Stream offset of the current (or last) reply's first byte: keep the bytes from there. */
+static inline uint64_t rg_reply_start(const rg_reply_reader *rr) {
+    return rr->start;
+}
+
+/* The underlying decoder, for offsets and values counts. */
+static inline const rg_reader *rg_reply_decoder(const rg_reply_reader *rr) {
+    return &rr->rd;
+}
+
+/* A static name for a status ("RG_REPLY_OK"). Never NULL. */
+const char *rg_reply_status_name(rg_reply_status s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
