@@ -1,0 +1,108 @@
+/* respgen runtime: reply writers. See rg_out.h. */
+#include "rg_out.h"
+
+#include <math.h>
+#include <stdio.h>
+
+char *rg_out_int(char *dst, int64_t v) {
+    *dst++ = ':';
+    dst = rg_put_i64(dst, v);
+    return rg_put_raw(dst, "\r\n", 2);
+}
+
+static char *line(char *dst, char type, const char *text, size_t len) {
+    *dst++ = type;
+    dst = rg_put_raw(dst, text, len);
+    return rg_put_raw(dst, "\r\n", 2);
+}
+
+char *rg_out_simple(char *dst, const char *text, size_t len) {
+    return line(dst, '+', text, len);
+}
+
+char *rg_out_error(char *dst, const char *text, size_t len) {
+    return line(dst, '-', text, len);
+}
+
+static char *header(char *dst, char type, size_t n) {
+    *dst++ = type;
+    dst = rg_put_u64(dst, n);
+    return rg_put_raw(dst, "\r\n", 2);
+}
+
+char *rg_out_array(char *dst, size_t n) {
+    return header(dst, '*', n);
+}
+
+size_t rg_out_map_size(int proto, size_t pairs) {
+    return proto >= 3 ? rg_array_header_size(pairs) : rg_array_header_size(2 * pairs);
+}
+
+char *rg_out_map(char *dst, int proto, size_t pairs) {
+    return proto >= 3 ? header(dst, '%', pairs) : header(dst, '*', 2 * pairs);
+}
+
+size_t rg_out_set_size(int proto, size_t n) {
+    (void)proto;
+    return rg_array_header_size(n);
+}
+
+char *rg_out_set(char *dst, int proto, size_t n) {
+    return header(dst, proto >= 3 ? '~' : '*', n);
+}
+
+char *rg_out_bool(char *dst, int proto, bool v) {
+    if (proto >= 3) return rg_put_raw(dst, v ? "#t\r\n" : "#f\r\n", 4);
+    return rg_put_raw(dst, v ? RG_OUT_ONE : RG_OUT_ZERO, 4);
+}
+
+size_t rg_out_double_text(char *dst, double v, bool shortest) {
+    if (isinf(v)) {
+        const size_t n = v > 0 ? 3 : 4;
+        memcpy(dst, v > 0 ? "inf" : "-inf", n);
+        return n;
+    }
+    if (shortest) return rg_fmt_double(dst, v);
+    /* Redis 7.0's addReplyDouble is snprintf("%.17g"); the C library gives the same digits. */
+    char tmp[RG_OUT_DOUBLE_TEXT_MAX + 1];
+    const int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    memcpy(dst, tmp, (size_t)n);
+    return (size_t)n;
+}
+
+size_t rg_out_double_text_size(int proto, size_t text_len) {
+    return proto >= 3 ? 1 + text_len + 2 : rg_bulk_size(text_len);
+}
+
+char *rg_out_double_from_text(char *dst, int proto, const char *text, size_t text_len) {
+    if (proto >= 3) return line(dst, ',', text, text_len);
+    return rg_put_bulk(dst, text, text_len);
+}
+
+size_t rg_out_double_size(int proto, double v, bool shortest) {
+    char text[RG_OUT_DOUBLE_TEXT_MAX];
+    return rg_out_double_text_size(proto, rg_out_double_text(text, v, shortest));
+}
+
+char *rg_out_double(char *dst, int proto, double v, bool shortest) {
+    char text[RG_OUT_DOUBLE_TEXT_MAX];
+    const size_t n = rg_out_double_text(text, v, shortest);
+    return rg_out_double_from_text(dst, proto, text, n);
+}
+
+size_t rg_out_bulks_size(int proto, size_t n, const rg_view *items) {
+    size_t total = rg_array_header_size(n);
+    const size_t null_len = rg_out_null(proto).len;
+    for (size_t i = 0; i < n; i++) total += items[i].ptr ? rg_bulk_size(items[i].len) : null_len;
+    return total;
+}
+
+char *rg_out_bulks(char *dst, int proto, size_t n, const rg_view *items) {
+    const rg_view null = rg_out_null(proto);
+    dst = header(dst, '*', n);
+    for (size_t i = 0; i < n; i++) {
+        dst = items[i].ptr ? rg_put_bulk(dst, items[i].ptr, items[i].len)
+                           : rg_put_raw(dst, null.ptr, null.len);
+    }
+    return dst;
+}

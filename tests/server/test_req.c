@@ -1,0 +1,203 @@
+/* The request reader (rg_req.h): requests whole, byte by byte and in moved buffers, inline
+ * quoting, limits, and every protocol error checked against the text a real redis-server sends
+ * for the same bytes. */
+#include "rg_req.h"
+#include "test_redis.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* Reads all requests of in[0..n) fed in pieces of `step` bytes through a buffer that is moved
+ * (copied to fresh memory) between calls; renders them as "a|b;c;" into out. Returns the final
+ * status (RG_NEED_MORE when the input ran out cleanly). */
+static rg_status read_all(const char *in, size_t n, size_t step, char *out, size_t cap, rg_req *r) {
+    char *buf = NULL;
+    size_t len = 0, pos = 0, fed = 0;
+    rg_view argv[8];
+    out[0] = '\0';
+    rg_status st = RG_NEED_MORE;
+    while (fed < n || st == RG_OK) {
+        if (st != RG_OK && fed < n) {
+            const size_t k = n - fed < step ? n - fed : step;
+            char *moved = malloc(len - pos + k + 1);
+            if (len > pos) memcpy(moved, buf + pos, len - pos);
+            memcpy(moved + len - pos, in + fed, k);
+            free(buf);
+            buf = moved;
+            len = len - pos + k;
+            pos = 0;
+            fed += k;
+        }
+        size_t argc;
+        st = rg_req_next(r, buf, len, &pos, argv, 8, &argc);
+        if (st == RG_OK) {
+            for (size_t i = 0; i < argc; i++) {
+                strncat(out, argv[i].ptr, argv[i].len);
+                strcat(out, i + 1 < argc ? "|" : ";");
+            }
+        } else if (st != RG_NEED_MORE) {
+            break;
+        }
+        (void)cap;
+    }
+    free(buf);
+    return st;
+}
+
+static void expect_requests(const char *in, const char *want) {
+    for (size_t step = 1; step <= strlen(in); step++) {
+        char out[512];
+        rg_req r;
+        rg_req_init(&r, NULL);
+        assert_int_equal(read_all(in, strlen(in), step, out, sizeof out, &r), RG_NEED_MORE);
+        assert_string_equal(out, want);
+    }
+}
+
+static void test_multibulk(void **state) {
+    (void)state;
+    expect_requests("*1\r\n$4\r\nPING\r\n", "PING;");
+    expect_requests("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+                    "SET|k|;GET|k;");
+    expect_requests("*0\r\n*-1\r\n*1\r\n$4\r\nPING\r\n", "PING;");
+    /* Redis skips the two bytes after a payload unchecked */
+    expect_requests("*1\r\n$4\r\nPINGxx", "PING;");
+}
+
+static void test_inline(void **state) {
+    (void)state;
+    expect_requests("PING\r\n", "PING;");
+    expect_requests("PING\n\r\n  \n", "PING;");
+    expect_requests("SET  k\tv \r\n", "SET|k|v;");
+    expect_requests("ECHO \"a b\\x41\\n\" 'it\\'s'\n", "ECHO|a bA\n|it's;");
+    expect_requests("ECHO a\"b c\" d\n", "ECHO|ab c|d;");
+    expect_requests("ECHO \"\"\n", "ECHO|;");
+}
+
+static void test_argv_capacity(void **state) {
+    (void)state;
+    char buf[] = "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\nX Y Z\r\n";
+    rg_req r;
+    rg_req_init(&r, NULL);
+    rg_view small[2], big[3];
+    size_t pos = 0, argc = 0;
+    assert_int_equal(rg_req_next(&r, buf, sizeof buf - 1, &pos, small, 2, &argc), RG_NEED_MORE);
+    assert_int_equal(argc, 3);
+    assert_int_equal(rg_req_next(&r, buf, sizeof buf - 1, &pos, big, 3, &argc), RG_OK);
+    assert_int_equal(argc, 3);
+    assert_memory_equal(big[2].ptr, "c", 1);
+    assert_int_equal(rg_req_next(&r, buf, sizeof buf - 1, &pos, small, 2, &argc), RG_NEED_MORE);
+    assert_int_equal(argc, 3);
+    assert_int_equal(rg_req_next(&r, buf, sizeof buf - 1, &pos, big, 3, &argc), RG_OK);
+    assert_memory_equal(big[2].ptr, "Z", 1);
+    assert_int_equal(pos, sizeof buf - 1);
+}
+
+static void test_limits(void **state) {
+    (void)state;
+    const rg_req_limits lim = {4, 10, 16};
+    static const struct {
+        const char *in, *msg;
+    } cases[] = {
+        {"*5\r\n", "ERR Protocol error: invalid multibulk length"},
+        {"*1\r\n$11\r\n", "ERR Protocol error: invalid bulk length"},
+        {"PING aaaaaaaaaaaaaaaaaaaaaaa", "ERR Protocol error: too big inline request"},
+        {"*11111111111111111", "ERR Protocol error: too big mbulk count string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rg_req r;
+        rg_req_init(&r, &lim);
+        char out[64];
+        assert_int_equal(read_all(cases[i].in, strlen(cases[i].in), 3, out, sizeof out, &r),
+                         RG_ERR_PROTOCOL);
+        assert_string_equal(rg_req_error(&r), cases[i].msg);
+    }
+}
+
+static void test_parse_i64(void **state) {
+    (void)state;
+    static const char *const good[] = {"0", "-1", "9223372036854775807", "-9223372036854775808"};
+    static const char *const bad[] = {
+        "",   "-", "01", "-0", "+1", " 1", "1 ", "9223372036854775808", "-9223372036854775809",
+        "1a", "00"};
+    int64_t v;
+    for (size_t i = 0; i < 4; i++) assert_true(rg_parse_i64(good[i], strlen(good[i]), &v));
+    assert_int_equal(v, INT64_MIN);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_false(rg_parse_i64(bad[i], strlen(bad[i]), &v));
+    }
+}
+
+/* Malformed requests: each is sent to a real redis-server on a fresh connection, and the reply
+ * must be "-" + the reader's message. A valid PING first shows that earlier requests count. */
+static char *repeat(const char *head, char c, size_t n) {
+    const size_t h = strlen(head);
+    char *s = malloc(h + n + 1);
+    memcpy(s, head, h);
+    memset(s + h, c, n);
+    s[h + n] = '\0';
+    return s;
+}
+
+static void check_against_redis(const test_redis *srv, const char *in, size_t n) {
+    rg_req r;
+    rg_req_init(&r, NULL);
+    char out[256];
+    assert_int_equal(read_all(in, n, 4096, out, sizeof out, &r), RG_ERR_PROTOCOL);
+    char want[300];
+    snprintf(want, sizeof want, "-%s", rg_req_error(&r));
+
+    test_conn c;
+    assert_int_equal(test_conn_open(&c, srv->port), 0);
+    assert_int_equal(test_conn_send(&c, "PING\r\n", 6), 0);
+    assert_int_equal(test_conn_send(&c, in, n), 0);
+    char got[300];
+    assert_int_equal(test_conn_reply(&c, got, sizeof got), 0);
+    assert_string_equal(got, "+PONG");
+    assert_int_equal(test_conn_reply(&c, got, sizeof got), 0);
+    assert_string_equal(got, want);
+    test_conn_close(&c);
+}
+
+static void test_errors_vs_redis(void **state) {
+    (void)state;
+    test_redis srv;
+    if (test_redis_start(&srv, NULL) != 0) {
+        skip();
+    }
+    static const char *const cases[] = {
+        "*abc\r\n",         "*01\r\n",
+        "*3000000000\r\n",  "*1\r\nx\r\n",
+        "*1\r\n\r\n",       "*2\r\n$3\r\nGET\r\n:1\r\n",
+        "*1\r\n$abc\r\n",   "*1\r\n$-1\r\n",
+        "*1\r\n$01\r\n",    "*1\r\n$536870913\r\n",
+        "\"unbalanced\r\n", "SET 'a\r\n",
+        "ECHO \"a\"b\r\n",  "ECHO 'a'b\r\n",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check_against_redis(&srv, cases[i], strlen(cases[i]));
+    }
+    char *big[] = {repeat("PING ", 'a', 70000), repeat("*", '1', 70000),
+                   repeat("*1\r\n$", '1', 70000)};
+    for (size_t i = 0; i < 3; i++) {
+        check_against_redis(&srv, big[i], strlen(big[i]));
+        free(big[i]);
+    }
+    test_redis_stop(&srv);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_multibulk),     cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_argv_capacity), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_parse_i64),     cmocka_unit_test(test_errors_vs_redis),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
