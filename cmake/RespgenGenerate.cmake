@@ -1,15 +1,21 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY])
+#                  [HEADER_ONLY] [SERVER])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
 #   ${CMAKE_CURRENT_BINARY_DIR}/respgen/<target>; only these outputs are marked GENERATED;
+# - always also <stem>_reply.h and <stem>_reply.c (only the header with HEADER_ONLY): the typed
+#   reply decoders (docs/typed-replies.md);
+# - always also <stem>_keys.h and <stem>_keys.c (only the header with HEADER_ONLY): the key spec
+#   tables and cluster routing functions (docs/cluster.md);
+# - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
+#   typed arguments, docs/server.md);
 # - the outputs are regenerated when a spec or the respgen executable changes;
 # - OUT_DIR joins <target>'s include path (PUBLIC) and respgen::runtime its link libraries.
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
   endif()
@@ -31,14 +37,22 @@ function(respgen_generate)
   if(RG_HEADER_ONLY)
     list(APPEND options --header-only)
   endif()
+  if(RG_SERVER)
+    list(APPEND options --server)
+  endif()
 
   set(all_outputs "")
   foreach(spec IN LISTS RG_SPECS)
     get_filename_component(spec_abs "${spec}" ABSOLUTE)
     get_filename_component(stem "${spec}" NAME_WE)
-    set(outputs "${RG_OUT_DIR}/${stem}.h")
+    set(outputs "${RG_OUT_DIR}/${stem}.h" "${RG_OUT_DIR}/${stem}_reply.h"
+        "${RG_OUT_DIR}/${stem}_keys.h")
     if(NOT RG_HEADER_ONLY)
-      list(APPEND outputs "${RG_OUT_DIR}/${stem}.c")
+      list(APPEND outputs "${RG_OUT_DIR}/${stem}.c" "${RG_OUT_DIR}/${stem}_reply.c"
+           "${RG_OUT_DIR}/${stem}_keys.c")
+    endif()
+    if(RG_SERVER AND NOT RG_HEADER_ONLY)
+      list(APPEND outputs "${RG_OUT_DIR}/${stem}_server.h" "${RG_OUT_DIR}/${stem}_server.c")
     endif()
     add_custom_command(
       OUTPUT ${outputs}

@@ -33,4 +33,11 @@ for spec in "${specs[@]}"; do
 done
 mkdir -p "$golden/kinds-header-only"
 "$respgen" --header-only -o "$golden/kinds-header-only" tests/gen/specs/kinds.lua
-echo "update-golden: regenerated $golden with $respgen"
+# respgen --server: only the _server files of the example server's spec (tests/server).
+server_golden=tests/server/golden/kv
+rm -rf "$server_golden" && mkdir -p "$server_golden"
+tmp=$(mktemp -d)
+"$respgen" --server -o "$tmp" examples/kvserver/kv.lua
+cp "$tmp"/kv_server.h "$tmp"/kv_server.c "$server_golden/"
+rm -rf "$tmp"
+echo "update-golden: regenerated $golden and $server_golden with $respgen"

@@ -43,13 +43,18 @@ local function help_text()
     "        --prefix P     start every generated C name with P",
     "        --header-only  generate a single header with the implementation inside",
     "        --check        write nothing; fail when the files on disk are not up to date",
+    "        --reply-coverage  also write <stem>_reply_coverage.md: which commands get a",
+    "                       precisely typed reply decoder (docs/typed-replies.md)",
+    "        --server       also write <stem>_server.h/.c: command lookup, arity checks,",
+    "                       typed argument parsing and reply encoders (docs/server.md)",
     "  respgen dump [--json | --count] [--chunk N] [--max-depth N] [--max-bulk N] [FILE]",
     "      Decode a RESP2/RESP3 stream from FILE or standard input and print its values",
     "      (see docs/dump.md; `respgen dump --help` for details).",
   }
   if host.has_module("import_json") then
-    lines[#lines + 1] = "  respgen import-json DIR -o FILE"
-    lines[#lines + 1] = "      Convert the Redis command docs in DIR (JSON) into a spec FILE."
+    lines[#lines + 1] = "  respgen import-json SOURCE -o FILE"
+    lines[#lines + 1] = "      Convert official command specs (a directory of Redis/Valkey"
+    lines[#lines + 1] = "      src/commands/*.json, or one module commands.json) into a spec FILE."
   end
   lines[#lines + 1] = "  respgen --help | -h"
   lines[#lines + 1] = "      Show this help."

@@ -11,6 +11,10 @@ local naming = require("naming")
 local spec = require("spec")
 local model = require("model")
 local emit_c = require("emit_c")
+local emit_reply = require("emit_reply")
+local emit_server = require("emit_server")
+local emit_keys = require("emit_keys")
+local emit_calls = require("emit_calls")
 
 local M = {}
 
@@ -23,7 +27,8 @@ end
 
 -- The parts of a codec. Each emitter turns a command model into files ({ suffix, text }) and
 -- may add command-line options (shaped like cli.lua's GEN_OPTIONS) that switch it on or tune it.
-local EMITTERS = { emit_c }
+-- emit_calls is test tooling (--sample-calls): see its header.
+local EMITTERS = { emit_c, emit_reply, emit_server, emit_keys, emit_calls }
 
 M.options = {}
 for _, e in ipairs(EMITTERS) do
