@@ -1,9 +1,12 @@
 /* respgen runtime: the RESP2/RESP3 decoder. See rg_dec.h for the contract.
  *
- * Shape of the code: rg_next looks at the reader's token state (rg_tok) and either emits the end
- * of a finished aggregate, reads the next token starting with its type byte (dispatched through
- * a 256-entry table), or continues a payload. Every path that emits an event fills only the
- * fields its kind defines, consumes the whole token, and books the value into its parent frame.
+ * Shape of the code: the entry points first try the fast path (rg_fast_* in rg_dec.h, shared with
+ * rg_feed_inline), which takes only complete, well-formed tokens of the common types. Everything
+ * else comes here, to the general path (next_slow): it looks at the reader's token state (rg_tok)
+ * and either emits the end of a finished aggregate, reads the next token starting with its type
+ * byte (dispatched through a 256-entry table), or continues a payload. Every path that emits an
+ * event fills only the fields its kind defines, consumes the whole token, and books the value
+ * into its parent frame.
  */
 #include "rg_dec.h"
 
@@ -12,11 +15,9 @@
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
-#define RG_NOINLINE      __attribute__((noinline))
-#define RG_ALWAYS_INLINE __attribute__((always_inline))
+#define RG_NOINLINE __attribute__((noinline))
 #else
 #define RG_NOINLINE
-#define RG_ALWAYS_INLINE
 #endif
 
 /* What the bytes at *pos are. */
@@ -623,7 +624,7 @@ static rg_status read_sstr(rg_reader *r, cursor *c, size_t *pos, rg_event *ev) {
     return read_chunk(r, c, pos, ev);
 }
 
-/* ---- entry points -------------------------------------------------------------------------- */
+/* ---- the general path ---------------------------------------------------------------------- */
 
 /* The general path: every token state, partial input and every error. Kept out of line so the
  * fast path's prologue stays small. */
@@ -649,122 +650,57 @@ RG_NOINLINE static rg_status next_slow(rg_reader *r, const char *buf, size_t len
     }
 }
 
-/* ---- the fast path ------------------------------------------------------------------------- */
+/* ---- the API: the fast path of rg_dec.h first ------------------------------------------------ */
 
-/* Reads 1 to 18 digits followed by CRLF at p (before e) into *v and returns the byte after the
- * LF, or NULL for anything else, which the general path then reads and judges. 18 digits cannot
- * overflow, so the loop needs no check. */
-static inline const char *fast_digits(const char *p, const char *e, uint64_t *v) {
-    const char *const first = p;
-    uint64_t acc = 0;
-    unsigned d;
-    while (p < e && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
-        acc = acc * 10 + d;
-        p++;
-    }
-    if (p == first || p - first > 18 || e - p < 2 || p[0] != '\r' || p[1] != '\n') return NULL;
-    *v = acc;
-    return p + 2;
-}
-
-/* Complete, well-formed tokens of the common types, read with as few checks as their grammar
- * allows. Anything else (partial input, errors, rare types, limits) goes to next_slow, so the two
- * paths can never disagree on what they accept. The event is written last: its byte-sized fields
- * may alias anything, and stores to it before the reader's fields are read would force reloads. */
-RG_ALWAYS_INLINE static inline rg_status step(rg_reader *r, const char *buf, size_t len,
-                                              size_t *pos, rg_event *ev) {
-    const size_t at = *pos;
-    if ((r->status | r->tok) != 0 || at + 4 > len) goto slow;
-    const uint32_t depth = r->depth;
-    rg_frame *const top = depth ? &r->stack[depth - 1] : NULL;
-    if (top && top->left == 0) goto slow; /* an END, or a streamed aggregate at its limit */
-    const char *const p = buf + at, *const e = buf + len;
-    const char *str, *end;
-    uint64_t v;
-    uint8_t kind, sub;
-    int64_t ival;
-    switch (p[0]) {
-    case '$':
-        if (p[1] == '-') {
-            if (e - p < 5 || memcmp(p, "$-1\r\n", 5) != 0) goto slow;
-            kind = RG_EV_NULL, sub = RG_EV_BULK, str = p, v = 0, ival = 0, end = p + 5;
-            break;
-        }
-        str = fast_digits(p + 1, e, &v);
-        if (!str || v >= r->fast_bulk_end || (size_t)(e - str) < v + 2 || str[v] != '\r' ||
-            str[v + 1] != '\n')
-            goto slow;
-        kind = sub = RG_EV_BULK, ival = (int64_t)v, end = str + v + 2;
-        break;
-    case ':': {
-        const bool neg = p[1] == '-';
-        end = fast_digits(p + 1 + neg, e, &v);
-        if (!end) goto slow;
-        kind = sub = RG_EV_INT, str = p, ival = neg ? -(int64_t)v : (int64_t)v;
-        break;
-    }
-    case '+': {
-        const char *q = p + 1;
-        const char *const stop = e - q > 32 ? q + 32 : e - 1;
-        while (q < stop && *q != '\r' && *q != '\n') q++;
-        if (q == stop || q[0] != '\r' || q[1] != '\n' || (uint64_t)(q - p) + 2 > r->limits.max_line)
-            goto slow;
-        kind = sub = RG_EV_SIMPLE, str = p + 1, v = (uint64_t)(q - str), ival = 0, end = q + 2;
-        break;
-    }
-    case '*':
-        end = fast_digits(p + 1, e, &v);
-        if (!end || v > r->limits.max_elements || depth >= r->limits.max_depth) goto slow;
-        r->stack[depth] = (rg_frame){v, RG_EV_ARRAY, false};
-        r->depth = depth + 1;
-        r->attr_done = false;
-        r->offset += (size_t)(end - p);
-        *pos = (size_t)(end - buf);
-        ev->kind = ev->sub = RG_EV_ARRAY;
-        ev->complete = false;
-        ev->depth = depth;
-        ev->u.i = (int64_t)v;
-        return RG_OK;
-    default: goto slow;
-    }
-    /* A scalar: book it into its parent frame (value_done), consume it, then describe it. */
-    if (top)
-        top->left--;
-    else
-        r->values++;
-    r->attr_done = false;
-    r->offset += (size_t)(end - p);
-    *pos = (size_t)(end - buf);
-    ev->kind = kind;
-    ev->sub = sub;
-    ev->complete = !top;
-    ev->depth = depth;
-    ev->u.i = ival;
-    ev->str.ptr = str;
-    ev->str.len = (size_t)v;
-    return RG_OK;
-slow:
-    return next_slow(r, buf, len, pos, ev);
-}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+_Static_assert(offsetof(rg_event, sub) == 1 && offsetof(rg_event, complete) == 2 &&
+                   offsetof(rg_event, depth) == 4 && sizeof(bool) == 1,
+               "rg_fast_put_head: rg_event starts with kind, sub, complete, depth");
+#endif
+_Static_assert(TOK_TYPE == 0, "rg_fast_ready: tok 0 starts a token");
 
 rg_status rg_next(rg_reader *r, const char *buf, size_t len, size_t *pos, rg_event *ev) {
-    return step(r, buf, len, pos, ev);
+    if (rg_fast_ready(r) && *pos < len) {
+        rg_fast f = rg_fast_load(r, buf, len, *pos, true);
+        /* For one token, this bound says the same in a way the compiler folds into one test. */
+        f.roomy = len - *pos >= RG_FAST_ROOM ? f.p + 1 : f.p;
+        const int res = rg_fast_token(&f, r, ev);
+        if (res == RG_FAST_EVENT) {
+            rg_fast_save(&f, r, pos);
+            return RG_OK;
+        }
+        if (res == RG_FAST_MORE) return RG_NEED_MORE;
+    }
+    return next_slow(r, buf, len, pos, ev);
 }
 
 size_t rg_next_batch(rg_reader *r, const char *buf, size_t len, size_t *pos, rg_event *evs,
                      size_t max, rg_status *st) {
-    size_t n = 0;
+    *st = RG_OK;
+    if (max == 0) return 0; /* evs may be NULL */
+    rg_event *ev = evs, *const stop = evs + max;
     rg_status s = RG_OK;
-    while (n < max && (s = step(r, buf, len, pos, &evs[n])) == RG_OK) n++;
+    while (ev < stop) {
+        if (rg_fast_ready(r) && *pos < len) {
+            rg_fast f = rg_fast_load(r, buf, len, *pos, true);
+            int res;
+            do res = rg_fast_token(&f, r, ev);
+            while (res == RG_FAST_EVENT && ++ev < stop);
+            rg_fast_save(&f, r, pos);
+            if (res == RG_FAST_MORE) {
+                s = RG_NEED_MORE;
+                break;
+            }
+            if (res == RG_FAST_EVENT) break; /* max events */
+        }
+        if ((s = next_slow(r, buf, len, pos, ev)) != RG_OK) break;
+        ev++;
+    }
     *st = s;
-    return n;
+    return (size_t)(ev - evs);
 }
 
 rg_status rg_feed(rg_reader *r, const char *buf, size_t len, size_t *pos, rg_event_fn fn,
                   void *ud) {
-    rg_event ev;
-    rg_status st;
-    while ((st = step(r, buf, len, pos, &ev)) == RG_OK)
-        if (fn(ud, &ev)) return RG_PAUSED;
-    return st;
+    return rg_fast_feed(r, buf, len, pos, fn, ud, true, next_slow);
 }

@@ -520,26 +520,99 @@ static char *present(const dl_opts *o, const dl_arena *a, const char *in, size_t
 typedef struct feed_ctx {
     dl_run *run;
     bool pause;
+    /* rg_reader_offset during the current call stays in [lo, hi] and never goes back */
+    uint64_t lo, hi;
+    uint64_t buf_offset; /* the stream offset of run->buf[0] */
 } feed_ctx;
+
+static bool has_view(unsigned kind) {
+    switch (kind) {
+    case RG_EV_SIMPLE:
+    case RG_EV_ERROR:
+    case RG_EV_BULK:
+    case RG_EV_DOUBLE:
+    case RG_EV_BIGNUM:
+    case RG_EV_BLOBERR:
+    case RG_EV_VERBATIM:
+    case RG_EV_STR_CHUNK: return true;
+    default: return false;
+    }
+}
+
+/* What a callback may ask the reader about the event it was just given. */
+static void check_in_callback(dl_run *run, feed_ctx *c, const rg_event *ev) {
+    uint64_t off = rg_reader_offset(run->r);
+    if (off < c->lo || off > c->hi)
+        problem(run, "rg_reader_offset %llu in a callback, outside [%llu, %llu]",
+                (unsigned long long)off, (unsigned long long)c->lo, (unsigned long long)c->hi);
+    c->lo = off;
+    /* the bytes of a view are consumed by the time its event is seen */
+    if (has_view(ev->kind) && ev->str.len && run->buf && ev->str.ptr >= run->buf &&
+        c->buf_offset + (uint64_t)(ev->str.ptr + ev->str.len - run->buf) > off)
+        problem(run, "rg_reader_offset %llu in a callback, before the end of the event's view",
+                (unsigned long long)off);
+    if (rg_reader_values(run->r) != run->m.values)
+        problem(run, "rg_reader_values %llu in a callback, completed %llu",
+                (unsigned long long)rg_reader_values(run->r), (unsigned long long)run->m.values);
+    if (ev->complete && !rg_reader_idle(run->r))
+        problem(run, "not idle in the callback of a complete value");
+    if (!model_idle(&run->m) && rg_reader_idle(run->r))
+        problem(run, "idle in a callback inside a value");
+}
 
 static int feed_cb(void *ud, const rg_event *ev) {
     feed_ctx *c = ud;
     dl_decoder_active = 0;
     log_event(c->run, ev);
+    check_in_callback(c->run, c, ev);
     dl_decoder_active = 1;
     return c->pause;
+}
+
+/* rg_next_batch; logs the events and leaves the last one in *ev. */
+static rg_status call_batch(rg_reader *r, feed_ctx *fc, const char *buf, size_t len, size_t *pos,
+                            rg_event *ev) {
+    rg_event evs[DL_BATCH_MAX];
+    memset(evs, 0, sizeof evs);
+    rg_status st;
+    size_t n = rg_next_batch(r, buf, len, pos, evs, DL_BATCH_MAX, &st);
+    dl_decoder_active = 0;
+    if (n > DL_BATCH_MAX) {
+        problem(fc->run, "rg_next_batch returned %zu events of %d", n, DL_BATCH_MAX);
+        n = DL_BATCH_MAX;
+    }
+    if (n < DL_BATCH_MAX && st == RG_OK) problem(fc->run, "rg_next_batch stopped early with RG_OK");
+    if (n == DL_BATCH_MAX && st != RG_OK) problem(fc->run, "rg_next_batch full but not RG_OK");
+    for (size_t i = 0; i < n; i++) log_event(fc->run, &evs[i]);
+    if (n) *ev = evs[n - 1];
+    return st;
 }
 
 static rg_status call(rg_reader *r, const dl_opts *o, feed_ctx *fc, const char *buf, size_t len,
                       size_t *pos, rg_event *ev) {
     rg_status st;
+    fc->lo = rg_reader_offset(r);
+    fc->hi = fc->lo + (len - *pos);
+    fc->buf_offset = fc->lo - *pos;
     dl_decoder_active = 1;
-    if (o->api == DL_NEXT)
-        st = rg_next(r, buf, len, pos, ev);
-    else
-        st = rg_feed(r, buf, len, pos, feed_cb, fc);
+    switch (o->api) {
+    case DL_NEXT: st = rg_next(r, buf, len, pos, ev); break;
+    case DL_BATCH: st = call_batch(r, fc, buf, len, pos, ev); break;
+    case DL_INLINE:
+    case DL_INLINE_PAUSE: st = rg_feed_inline(r, buf, len, pos, feed_cb, fc); break;
+    default: st = rg_feed(r, buf, len, pos, feed_cb, fc); break;
+    }
     dl_decoder_active = 0;
     return st;
+}
+
+static bool api_pauses(enum dl_api api) {
+    return api == DL_FEED_PAUSE || api == DL_INLINE_PAUSE;
+}
+
+/* The APIs that return events rather than calling back with them. */
+static bool api_returns(enum dl_api api) {
+    return api == DL_NEXT || api == DL_BATCH;
 }
 
 /* The reader's bookkeeping after any call: *pos never moves back, and rg_reader_offset counts
@@ -563,9 +636,10 @@ static void check_sticky(dl_run *run, const dl_opts *o, feed_ctx *fc, rg_status 
     const char *msg = rg_reader_error(run->r, &off);
     size_t events = run->events;
     rg_event ev;
-    for (int api = 0; api < 2; api++) {
+    static const enum dl_api apis[] = {DL_NEXT, DL_FEED, DL_BATCH, DL_INLINE};
+    for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++) {
         dl_opts o2 = *o;
-        o2.api = api ? DL_FEED : DL_NEXT;
+        o2.api = apis[i];
         size_t p2 = pos;
         rg_status st2 = call(run->r, &o2, fc, buf, blen, &p2, &ev);
         if (st2 != st || p2 != pos)
@@ -593,7 +667,7 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
     run.m.lim = o->limits ? *o->limits : rg_limits_default();
     if (run.m.lim.max_depth == 0 || run.m.lim.max_depth > RG_MAX_DEPTH)
         run.m.lim.max_depth = RG_MAX_DEPTH;
-    feed_ctx fc = {&run, o->api == DL_FEED_PAUSE};
+    feed_ctx fc = {&run, api_pauses(o->api), 0, 0, 0};
 
     dl_result res = {RG_NEED_MORE, 0, 0, 0};
     rg_status st = RG_NEED_MORE;
@@ -625,13 +699,13 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
                 st = RG_STATUS_COUNT;
                 break;
             }
-            if (st == RG_OK && o->api == DL_NEXT) {
+            if (st == RG_OK && api_returns(o->api)) {
                 if (ev.complete && !rg_reader_idle(&r))
                     problem(&run, "not idle right after a complete value");
                 if (!model_idle(&run.m) && rg_reader_idle(&r)) problem(&run, "idle inside a value");
                 continue;
             }
-            if (st == RG_PAUSED && o->api == DL_FEED_PAUSE) {
+            if (st == RG_PAUSED && api_pauses(o->api)) {
                 if (run.events != 1) problem(&run, "rg_feed paused after %zu events", run.events);
                 continue;
             }
@@ -639,7 +713,7 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
                 if (model_end_due(&run.m))
                     problem(&run, "RG_NEED_MORE while an aggregate's end is due");
                 if (!model_idle(&run.m) && rg_reader_idle(&r)) problem(&run, "idle inside a value");
-                if (o->api == DL_FEED_PAUSE && run.events)
+                if (api_pauses(o->api) && run.events)
                     problem(&run, "rg_feed did not pause after an event");
                 if (o->recall) {
                     size_t p2 = pos;
@@ -653,8 +727,7 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
                 break;
             }
             if (st >= RG_ERR_PROTOCOL && st < RG_STATUS_COUNT) break;
-            problem(&run, "unexpected status %s from %s", dl_status_name(st),
-                    o->api == DL_NEXT ? "rg_next" : "rg_feed");
+            problem(&run, "unexpected status %s from API %d", dl_status_name(st), (int)o->api);
             st = RG_STATUS_COUNT;
             break;
         }

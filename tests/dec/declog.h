@@ -53,10 +53,16 @@ extern volatile unsigned long dl_decoder_allocs;
 
 /* How the driver calls the reader. */
 enum dl_api {
-    DL_NEXT,      /* rg_next in a loop */
-    DL_FEED,      /* rg_feed with a callback that never pauses */
-    DL_FEED_PAUSE /* rg_feed with a callback that pauses after every event */
+    DL_NEXT,         /* rg_next in a loop */
+    DL_FEED,         /* rg_feed with a callback that never pauses */
+    DL_FEED_PAUSE,   /* rg_feed with a callback that pauses after every event */
+    DL_BATCH,        /* rg_next_batch, DL_BATCH_MAX events at a time */
+    DL_INLINE,       /* rg_feed_inline with a callback that never pauses */
+    DL_INLINE_PAUSE, /* rg_feed_inline with a callback that pauses after every event */
+    DL_API_COUNT
 };
+
+#define DL_BATCH_MAX 3
 
 /* Where the unread bytes sit in the buffer of each call. Each layout is a legal caller. */
 enum dl_layout {

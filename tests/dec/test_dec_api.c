@@ -349,8 +349,65 @@ static void test_no_allocation(void **state) {
     assert_int_equal(dl_decoder_allocs, 0);
 }
 
+/* A short token cut by the end of the input is left unconsumed and read again from its start;
+ * of a longer bulk the header is consumed and only the payload waited for. */
+static void test_partial_tokens(void **state) {
+    (void)state;
+    static const struct {
+        const char *in; /* cut one byte before its end */
+        size_t pos;     /* *pos after RG_NEED_MORE */
+    } cases[] = {
+        {"$5\r\nhello\r\n", 0},
+        {":12345\r\n", 0},
+        {"+OK\r\n", 0},
+        {"*3\r\n", 0},
+        {"$-1\r\n", 0},
+        {"$26\r\nabcdefghijklmnopqrstuvwxyz\r\n", 5}, /* 33 bytes: over RG_NUM_LINE_MAX */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *in = cases[i].in;
+        const size_t n = strlen(in);
+        rg_reader r;
+        rg_reader_init(&r, NULL);
+        size_t pos = 0;
+        rg_event ev;
+        assert_int_equal(rg_next(&r, in, n - 1, &pos, &ev), RG_NEED_MORE);
+        assert_int_equal(pos, cases[i].pos);
+        assert_int_equal(rg_reader_offset(&r), pos);
+        assert_int_equal(rg_next(&r, in, n, &pos, &ev), RG_OK);
+        assert_int_equal(pos, n);
+        assert_true(ev.complete || ev.kind == RG_EV_ARRAY);
+    }
+}
+
+/* rg_next_batch stops at max with RG_OK, and takes max 0 (and then a NULL array). */
+static void test_batch_bounds(void **state) {
+    (void)state;
+    static const char s[] = "*2\r\n:1\r\n:2\r\n+OK\r\n";
+    rg_reader r;
+    rg_reader_init(&r, NULL);
+    size_t pos = 0;
+    rg_status st = RG_ERR_PROTOCOL;
+    assert_int_equal(rg_next_batch(&r, s, sizeof s - 1, &pos, NULL, 0, &st), 0);
+    assert_int_equal(st, RG_OK);
+    assert_int_equal(pos, 0);
+    rg_event evs[8];
+    assert_int_equal(rg_next_batch(&r, s, sizeof s - 1, &pos, evs, 2, &st), 2);
+    assert_int_equal(st, RG_OK);
+    assert_int_equal(evs[0].kind, RG_EV_ARRAY);
+    assert_int_equal(evs[1].u.i, 1);
+    assert_int_equal(rg_next_batch(&r, s, sizeof s - 1, &pos, evs, 8, &st), 3);
+    assert_int_equal(st, RG_NEED_MORE);
+    assert_int_equal(evs[1].kind, RG_EV_END);
+    assert_true(evs[1].complete);
+    assert_int_equal(evs[2].kind, RG_EV_SIMPLE);
+    assert_int_equal(pos, sizeof s - 1);
+    assert_int_equal(rg_reader_values(&r), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_partial_tokens),  cmocka_unit_test(test_batch_bounds),
         cmocka_unit_test(test_status_names),    cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_kind_bytes),      cmocka_unit_test(test_limits_default),
         cmocka_unit_test(test_empty_input),     cmocka_unit_test(test_bookkeeping),

@@ -234,7 +234,8 @@ static bool check_message(const gen *g, const rg_limits *lim, dl_guard_arena *gu
             for (size_t i = 1; i < n; i++)
                 if (dl_rand(seed) % every == 0) cuts[ncuts++] = i;
         uint64_t how = dl_rand(seed);
-        dl_opts o = {lim, (enum dl_api)(how % 3), (enum dl_layout)(how / 3 % 3), false};
+        dl_opts o = {lim, (enum dl_api)(how % DL_API_COUNT),
+                     (enum dl_layout)(how / DL_API_COUNT % 3), false};
         dl_str log = {0};
         dl_decode(g->in.p, n, cuts, ncuts, &o, &arena, &log);
         ok = !strcmp(log.p ? log.p : "", g->exp.p);

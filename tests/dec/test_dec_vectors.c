@@ -281,7 +281,9 @@ static void print_input(const vcase *c) {
 
 /* ---- running ---- */
 
-static const char *const api_names[] = {"rg_next", "rg_feed", "rg_feed+pause"};
+static const char *const api_names[DL_API_COUNT] = {"rg_next",        "rg_feed",
+                                                    "rg_feed+pause",  "rg_next_batch",
+                                                    "rg_feed_inline", "rg_feed_inline+pause"};
 static const char *const layout_names[] = {"compact", "retain", "junk"};
 
 static void print_how(const dl_opts *o, const size_t *cuts, size_t ncuts) {
@@ -335,7 +337,7 @@ static void run_case(void **state) {
     bool ok = true;
 
     /* whole, through the other APIs and layouts */
-    for (int api = DL_NEXT; api <= DL_FEED_PAUSE && ok; api++)
+    for (int api = DL_NEXT; api < DL_API_COUNT && ok; api++)
         for (int layout = DL_COMPACT; layout <= DL_JUNK && ok; layout++) {
             dl_opts o = {lim, (enum dl_api)api, (enum dl_layout)layout, true};
             ok = run_one(c, &o, NULL, 0, ref.p);
@@ -343,14 +345,15 @@ static void run_case(void **state) {
 
     /* byte by byte */
     for (size_t i = 1; i < n; i++) cuts[i - 1] = i;
-    for (int api = DL_NEXT; api <= DL_FEED_PAUSE && ok && n > 1; api++) {
+    for (int api = DL_NEXT; api < DL_API_COUNT && ok && n > 1; api++) {
         dl_opts o = {lim, (enum dl_api)api, (enum dl_layout)((api + 1) % 3), true};
         ok = run_one(c, &o, cuts, n - 1, ref.p);
     }
 
     /* every single split point */
     for (size_t k = 1; k < n && ok; k++) {
-        dl_opts o = {lim, (enum dl_api)(k % 3), (enum dl_layout)(k / 3 % 3), k % 2 == 0};
+        dl_opts o = {lim, (enum dl_api)(k % DL_API_COUNT), (enum dl_layout)(k / DL_API_COUNT % 3),
+                     k % 2 == 0};
         ok = run_one(c, &o, &k, 1, ref.p);
     }
 
@@ -362,7 +365,8 @@ static void run_case(void **state) {
         for (size_t i = 1; i < n; i++)
             if (dl_rand(&seed) % every == 0) cuts[ncuts++] = i;
         uint64_t how = dl_rand(&seed);
-        dl_opts o = {lim, (enum dl_api)(how % 3), (enum dl_layout)(how / 3 % 3), how / 9 % 2 == 1};
+        dl_opts o = {lim, (enum dl_api)(how % DL_API_COUNT),
+                     (enum dl_layout)(how / DL_API_COUNT % 3), how / DL_API_COUNT / 3 % 2 == 1};
         ok = run_one(c, &o, cuts, ncuts, ref.p);
     }
     free(cuts);

@@ -69,14 +69,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size >= 2) {
             /* one cut, placed by the first two bytes so a mutation of them moves it */
             size_t cut = 1 + (((size_t)data[0] << 8 | data[1]) ^ (size_t)h) % (size - 1);
-            decode_and_compare(in, size, lim, &cut, 1, (enum dl_api)(h % 3),
-                               (enum dl_layout)(h / 3 % 3), refp, "one cut");
+            decode_and_compare(in, size, lim, &cut, 1, (enum dl_api)(h % DL_API_COUNT),
+                               (enum dl_layout)(h / DL_API_COUNT % 3), refp, "one cut");
         }
         if (size >= 3) {
             size_t a = 1 + (size_t)(h >> 20) % (size - 1), b = 1 + (size_t)(h >> 40) % (size - 1);
             size_t cuts[2] = {a < b ? a : b, a < b ? b : a};
-            decode_and_compare(in, size, lim, cuts, a == b ? 1 : 2, DL_FEED_PAUSE, DL_JUNK, refp,
+            decode_and_compare(in, size, lim, cuts, a == b ? 1 : 2,
+                               h >> 60 & 1 ? DL_INLINE_PAUSE : DL_FEED_PAUSE, DL_JUNK, refp,
                                "two cuts");
+            decode_and_compare(in, size, lim, cuts, a == b ? 1 : 2, DL_BATCH,
+                               (enum dl_layout)(h >> 61 & 1), refp, "two cuts, batch");
         }
         if (size >= 2 && size <= 256) {
             size_t cuts[256];
