@@ -594,6 +594,8 @@ static void rewind_reader(rg_reply_reader *rr) {
     rg_reader_init(&rr->rd, &limits);
     rr->rd.offset = rr->start;
     rr->rd.values = rr->start_values;
+    rr->mark = rr->start;
+    rr->pending = false;
 }
 
 static rg_reply_status finish(rg_reply_reader *rr, const call_ctx *c, size_t *pos) {
@@ -666,6 +668,8 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
     rg_status st;
     const size_t n =
         rg_next_batch(&rr->rd, c->buf, len, pos, evs, left < BATCH ? left : BATCH, &st);
+    /* A batch that stopped at its count consumed nothing after its last event. */
+    if (st == RG_OK) rr->mark = rg_reader_offset(&rr->rd);
     size_t k = fast_store(rr, c, f, evs, n);
     for (; k < n; k++) {
         c->before = rg_reader_offset(&rr->rd); /* only raw values use it; none are fast */
@@ -698,9 +702,10 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
         if (rr->depth && !rr->skipping && fast_frame(rr, &rr->stack[rr->depth - 1])) {
             st = fast_batch(rr, c, len, pos, &ev, &done);
         } else {
-            c->before = rg_reader_offset(&rr->rd);
+            c->before = rr->mark;
             st = rg_next(&rr->rd, c->buf, len, pos, &ev);
             if (st == RG_OK) {
+                rr->mark = rg_reader_offset(&rr->rd);
                 step(rr, c, &ev);
                 done = ev.complete;
             }
@@ -721,10 +726,12 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
 static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t len,
                                    size_t *pos, void *out) {
     rg_event ev;
-    const uint64_t before = rg_reader_offset(&rr->rd);
+    if (!rr->pending) rr->start = rg_reader_offset(&rr->rd);
+    const uint64_t before = rr->start;
     const rg_status st = rg_next(&rr->rd, c->buf, len, pos, &ev);
-    rr->start = before;
-    if (st == RG_NEED_MORE) return RG_REPLY_NEED_MORE; /* nothing consumed: nothing begun */
+    /* The first token may be partly consumed (a long bulk's header): the reply starts before it. */
+    rr->pending = st == RG_NEED_MORE;
+    if (st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
     if (st != RG_OK) {
         const char *why = rg_reader_error(&rr->rd, NULL);
         rr->error = (rg_view){why, why ? strlen(why) : 0};
@@ -750,6 +757,7 @@ static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call
     }
     begin(rr, t, out);
     rr->start = before;
+    rr->mark = rg_reader_offset(&rr->rd);
     rr->start_values = rg_reader_values(&rr->rd) - ev.complete;
     c->before = before;
     step(rr, c, &ev);

@@ -143,6 +143,10 @@ typedef struct rg_reply_reader {
     char *slot; /* callback mode: the reused element */
     size_t slot_used;
     uint64_t start; /* stream offset of the reply's first byte */
+    uint64_t mark;  /* stream offset where the reply's next value starts (the end of its last
+                     * event): a token's header may be consumed by a call that ends in
+                     * RG_NEED_MORE, so the offset before a call is not where its event began */
+    bool pending;   /* the reply's first event is partly read; start is already set */
     uint32_t depth; /* open frames */
     bool active, skipping, server_error, lost;
     bool direct; /* views are pointers already (the reply has not needed a second call) */

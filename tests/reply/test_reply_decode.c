@@ -201,6 +201,28 @@ static void check_hello_map(const void *p) {
     assert_view(r->value.items[2].value, "*1\r\n%1\r\n+name\r\n+m\r\n");
 }
 
+/* Raw values keep their whole RESP bytes even when a long bulk's header is consumed by a call
+ * that ends before its payload (the decoder reads headers of bulks over 32 bytes on their own). */
+#define LONG_TEXT "a value long enough to be read in two calls"
+
+static void check_hello_long(const void *p) {
+    const replies_hello_result *r = p;
+    assert_int_equal(r->value.count, 1);
+    assert_view(r->value.items[0].key, "version");
+    assert_view(r->value.items[0].value, "$43\r\n" LONG_TEXT "\r\n");
+}
+
+static void check_command_raw(const void *p) {
+    assert_view(((const replies_command_result *)p)->value, "$43\r\n" LONG_TEXT "\r\n");
+}
+
+static void raw_long_bulks(void **state) {
+    (void)state;
+    OK(replies_hello_reply_table, "%1\r\n$7\r\nversion\r\n$43\r\n" LONG_TEXT "\r\n",
+       check_hello_long);
+    OK(replies_command_reply_table, "$43\r\n" LONG_TEXT "\r\n", check_command_raw);
+}
+
 static void maps(void **state) {
     (void)state;
     OK(replies_hgetall_reply_table, "*4\r\n$2\r\nf1\r\n$2\r\nv1\r\n$2\r\nf2\r\n$0\r\n\r\n",
@@ -522,11 +544,17 @@ static void mutations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(integer),       cmocka_unit_test(simple_and_nullable),
-        cmocka_unit_test(arrays),        cmocka_unit_test(maps),
-        cmocka_unit_test(doubles),       cmocka_unit_test(nested),
-        cmocka_unit_test(oneof),         cmocka_unit_test(errors_and_recovery),
-        cmocka_unit_test(storage_modes), cmocka_unit_test(mutations),
+        cmocka_unit_test(integer),
+        cmocka_unit_test(simple_and_nullable),
+        cmocka_unit_test(arrays),
+        cmocka_unit_test(maps),
+        cmocka_unit_test(raw_long_bulks),
+        cmocka_unit_test(doubles),
+        cmocka_unit_test(nested),
+        cmocka_unit_test(oneof),
+        cmocka_unit_test(errors_and_recovery),
+        cmocka_unit_test(storage_modes),
+        cmocka_unit_test(mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
