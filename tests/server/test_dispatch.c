@@ -62,10 +62,21 @@ static bool unsafe(const char *name) {
     return false;
 }
 
+/* The server lives in setup/teardown so that a failed assertion still stops it. */
+static int start_server(void **state) {
+    static test_redis srv;
+    if (test_redis_start(&srv, NULL) != 0) return -1;
+    *state = &srv;
+    return 0;
+}
+
+static int stop_server(void **state) {
+    test_redis_stop(*state);
+    return 0;
+}
+
 static void test_arity_vs_redis(void **state) {
-    (void)state;
-    test_redis srv;
-    if (test_redis_start(&srv, NULL) != 0) skip();
+    const test_redis srv = *(const test_redis *)*state;
     size_t compared = 0, disagree = 0;
     for (int id = 1; id < REDIS_SRV_NCMDS; id++) {
         const int arity = redis_srv_commands[id].arity;
@@ -127,7 +138,6 @@ static void test_arity_vs_redis(void **state) {
         assert_string_equal(want, got);
     }
     test_conn_close(&c);
-    test_redis_stop(&srv);
 }
 
 /* Reply encoders generated from reply schemas: exact sizes and Redis' forms. */
@@ -156,7 +166,7 @@ static void test_reply_encoders(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_all_names),
-        cmocka_unit_test(test_arity_vs_redis),
+        cmocka_unit_test_setup_teardown(test_arity_vs_redis, start_server, stop_server),
         cmocka_unit_test(test_reply_encoders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
