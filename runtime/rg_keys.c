@@ -282,3 +282,71 @@ size_t rg_request_argv(const char *req, size_t len, rg_view *argv, size_t cap) {
     }
     return pos == len ? n : 0;
 }
+
+/* ---- command tables ------------------------------------------------------------------------ */
+
+/* strcmp's answer for the command name against the words joined by single spaces, compared
+ * ASCII-caselessly. A NUL inside a word sorts after every byte a name holds, so the name's own
+ * terminator is never passed. */
+static int compare_name(const char *name, const rg_view *words, size_t nwords) {
+    size_t k = 0;
+    for (size_t w = 0; w < nwords; w++) {
+        for (size_t j = 0; j <= words[w].len; j++) {
+            int c = w + 1 < nwords ? ' ' : 0;
+            if (j < words[w].len) {
+                c = (unsigned char)words[w].ptr[j];
+                if (c >= 'a' && c <= 'z') c -= 'a' - 'A';
+                if (c == 0) c = 256;
+            }
+            const int n = (unsigned char)name[k++];
+            if (n != c) return n < c ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+const rg_keys_entry *rg_keys_table_lookup(const rg_keys_entry *table, size_t n,
+                                          const rg_view *words, size_t nwords) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        const int c = compare_name(table[mid].name, words, nwords);
+        if (c == 0) return &table[mid];
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return NULL;
+}
+
+/* Two words first: a container is never a command of its own, and no command's first argument
+ * completes a subcommand name. */
+const rg_keys_entry *rg_keys_table_command(const rg_keys_entry *table, size_t n, size_t argc,
+                                           const rg_view *argv) {
+    if (argc >= 2) {
+        const rg_keys_entry *e = rg_keys_table_lookup(table, n, argv, 2);
+        if (e) return e;
+    }
+    return argc > 0 ? rg_keys_table_lookup(table, n, argv, 1) : NULL;
+}
+
+size_t rg_keys_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
+                          rg_view *argv, size_t argv_cap, size_t *positions, size_t pos_cap,
+                          rg_keys_status *st) {
+    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
+    *st = argc == 0 ? RG_KEYS_INVALID : RG_KEYS_INCOMPLETE;
+    if (argc == 0 || argc > argv_cap) return 0;
+    const rg_keys_entry *e = rg_keys_table_command(table, n, argc, argv);
+    if (!e) return 0;
+    return rg_keys_find(e->specs, e->count, argc, argv, positions, pos_cap, st);
+}
+
+int rg_slot_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
+                       rg_view *argv, size_t argv_cap) {
+    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
+    if (argc == 0 || argc > argv_cap) return RG_SLOT_UNKNOWN;
+    const rg_keys_entry *e = rg_keys_table_command(table, n, argc, argv);
+    return e ? rg_keys_slot(e->specs, e->count, argc, argv) : RG_SLOT_UNKNOWN;
+}

@@ -139,6 +139,39 @@ int rg_keys_slot(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_v
  * result greater than cap, call again with room for n views. */
 size_t rg_request_argv(const char *req, size_t len, rg_view *argv, size_t cap);
 
+/* ---- command tables ------------------------------------------------------------------------ */
+
+/* One command of a generated table (P_keys_table): the tables are sorted by name (bytewise),
+ * which the lookups below rely on. Everything is static data; nothing is owned. */
+typedef struct rg_keys_entry {
+    const char *name;        /* upper case; a subcommand as "CLIENT KILL" */
+    const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */
+    size_t count;
+} rg_keys_entry;
+
+/* The entry named by words joined with single spaces ("CLIENT" "KILL"), compared
+ * ASCII-caselessly; NULL when there is none. */
+const rg_keys_entry *rg_keys_table_lookup(const rg_keys_entry *table, size_t n,
+                                          const rg_view *words, size_t nwords);
+
+/* The entry of a call: argv[0] and argv[1] for a subcommand, else argv[0]; NULL when the command
+ * is not in the table. */
+const rg_keys_entry *rg_keys_table_command(const rg_keys_entry *table, size_t n, size_t argc,
+                                           const rg_view *argv);
+
+/* The keys of one encoded call: parses req into argv (views into req), finds the command and
+ * returns rg_keys_find's answer. Besides its statuses: RG_KEYS_INVALID and 0 when req is not one
+ * encoded call; RG_KEYS_INCOMPLETE and 0 when the command is not in the table (ask the server) or
+ * argv_cap is smaller than the argument count (rg_request_argv(req, len, NULL, 0) tells it). */
+size_t rg_keys_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
+                          rg_view *argv, size_t argv_cap, size_t *positions, size_t pos_cap,
+                          rg_keys_status *st);
+
+/* The one hash slot of an encoded call's keys, or RG_SLOT_NONE, RG_SLOT_CROSS or RG_SLOT_UNKNOWN
+ * (the cases of rg_keys_of_request that tell no keys). */
+int rg_slot_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
+                       rg_view *argv, size_t argv_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -176,7 +176,6 @@ local function names(model)
         table = p .. "_keys_table", count = model.PREFIX .. "_KEYS_CMD_COUNT",
         lookup = p .. "_keys_lookup", command = p .. "_keys_command",
         of_request = p .. "_keys_of_request", slot = p .. "_slot_of_request",
-        compare = p .. "_keys_compare", search = p .. "_keys_search",
     }
 end
 
@@ -228,10 +227,7 @@ local function header_text(model, n, sigs, list, defs)
     local body = {
         HEADER_DOC,
         table.concat(enum, "\n"),
-        "typedef struct " .. n.entry .. " {\n" ..
-            IND .. "const char *name;        /* upper case; a subcommand as \"CLIENT KILL\" */\n" ..
-            IND .. "const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */\n" ..
-            IND .. "size_t count;\n} " .. n.entry .. ";",
+        "typedef rg_keys_entry " .. n.entry .. "; /* { name, specs, count } */",
     }
     if defs then
         body[#body + 1] = defs
@@ -276,72 +272,28 @@ local function header_text(model, n, sigs, list, defs)
     }, "\n")
 end
 
--- The functions, with ${...} standing for the generated names.
+-- The functions, with ${...} standing for the generated names: this table bound to the
+-- runtime's generic lookups (rg_keys.h).
 local CODE = [[
-/* strcmp's answer for the command name against the words joined by single spaces, compared
- * ASCII-caselessly. A NUL inside a word sorts after every byte a name holds, so the name's own
- * terminator is never passed. */
-${static}int ${compare}(const char *name, const rg_view *words, size_t nwords) {
-    size_t k = 0;
-    for (size_t w = 0; w < nwords; w++) {
-        for (size_t j = 0; j <= words[w].len; j++) {
-            int c = w + 1 < nwords ? ' ' : 0;
-            if (j < words[w].len) {
-                c = (unsigned char)words[w].ptr[j];
-                if (c >= 'a' && c <= 'z') c -= 'a' - 'A';
-                if (c == 0) c = 256;
-            }
-            const int n = (unsigned char)name[k++];
-            if (n != c) return n < c ? -1 : 1;
-        }
-    }
-    return 0;
-}
-
-${static}const ${entry} *${search}(const rg_view *words, size_t nwords) {
-    size_t lo = 0, hi = ${count};
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        const int c = ${compare}(${table}[mid].name, words, nwords);
-        if (c == 0) return &${table}[mid];
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return NULL;
-}
-
 ${lookup_def}
     const rg_view word = {name, len};
-    return ${search}(&word, 1);
+    const ${entry} *e = rg_keys_table_lookup(${table}, ${count}, &word, 1);
+    return e;
 }
 
-/* Two words first: a container is never a command of its own, and no command's first argument
- * completes a subcommand name. */
 ${command_def}
-    if (argc >= 2) {
-        const ${entry} *e = ${search}(argv, 2);
-        if (e) return e;
-    }
-    return argc > 0 ? ${search}(argv, 1) : NULL;
+    const ${entry} *e = rg_keys_table_command(${table}, ${count}, argc, argv);
+    return e;
 }
 
 ${of_request_def}
-    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
-    *st = argc == 0 ? RG_KEYS_INVALID : RG_KEYS_INCOMPLETE;
-    if (argc == 0 || argc > argv_cap) return 0;
-    const ${entry} *e = ${command}(argc, argv);
-    if (!e) return 0;
-    return rg_keys_find(e->specs, e->count, argc, argv, positions, pos_cap, st);
+    const size_t n = rg_keys_of_request(${table}, ${count}, req, len, argv, argv_cap, positions, pos_cap, st);
+    return n;
 }
 
 ${slot_def}
-    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
-    if (argc == 0 || argc > argv_cap) return RG_SLOT_UNKNOWN;
-    const ${entry} *e = ${command}(argc, argv);
-    return e ? rg_keys_slot(e->specs, e->count, argc, argv) : RG_SLOT_UNKNOWN;
+    const int slot = rg_slot_of_request(${table}, ${count}, req, len, argv, argv_cap);
+    return slot;
 }]]
 
 -- A line of the filled template that a long prefix pushed past the limit, laid out as
@@ -378,7 +330,7 @@ local function code_text(model, n, sigs, list, header_only)
         if cm.spec.key_specs and #cm.spec.key_specs > 0 then parts[#parts + 1] = spec_table(cm) end
     end
     parts[#parts + 1] = array_def(static .. "const " .. n.entry, n.table, entry_row, list)
-    local vars = { static = header_only and "static inline " or "static " }
+    local vars = {}
     for k, v in pairs(n) do vars[k] = v end
     local def_static = header_only and "static inline " or ""
     for _, k in ipairs({ "lookup", "command", "of_request", "slot" }) do

@@ -41,11 +41,7 @@ typedef enum combinators_keys_cmd {
     COMBINATORS_KEYS_CMD_COUNT
 } combinators_keys_cmd;
 
-typedef struct combinators_keys_entry {
-    const char *name;        /* upper case; a subcommand as "CLIENT KILL" */
-    const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */
-    size_t count;
-} combinators_keys_entry;
+typedef rg_keys_entry combinators_keys_entry; /* { name, specs, count } */
 
 extern const combinators_keys_entry combinators_keys_table[];
 

@@ -49,11 +49,7 @@ typedef enum example_keys_cmd {
     EXAMPLE_KEYS_CMD_COUNT
 } example_keys_cmd;
 
-typedef struct example_keys_entry {
-    const char *name;        /* upper case; a subcommand as "CLIENT KILL" */
-    const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */
-    size_t count;
-} example_keys_entry;
+typedef rg_keys_entry example_keys_entry; /* { name, specs, count } */
 
 extern const example_keys_entry example_keys_table[];
 

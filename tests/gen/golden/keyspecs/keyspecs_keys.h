@@ -41,11 +41,7 @@ typedef enum keyspecs_keys_cmd {
     KEYSPECS_KEYS_CMD_COUNT
 } keyspecs_keys_cmd;
 
-typedef struct keyspecs_keys_entry {
-    const char *name;        /* upper case; a subcommand as "CLIENT KILL" */
-    const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */
-    size_t count;
-} keyspecs_keys_entry;
+typedef rg_keys_entry keyspecs_keys_entry; /* { name, specs, count } */
 
 extern const keyspecs_keys_entry keyspecs_keys_table[];
 

@@ -20,69 +20,28 @@ const kinds_keys_entry kinds_keys_table[] = {
     [KINDS_KEYS_CMD_TOKENS] = {"TOKENS", NULL, 0},
 };
 
-/* strcmp's answer for the command name against the words joined by single spaces, compared
- * ASCII-caselessly. A NUL inside a word sorts after every byte a name holds, so the name's own
- * terminator is never passed. */
-static int kinds_keys_compare(const char *name, const rg_view *words, size_t nwords) {
-    size_t k = 0;
-    for (size_t w = 0; w < nwords; w++) {
-        for (size_t j = 0; j <= words[w].len; j++) {
-            int c = w + 1 < nwords ? ' ' : 0;
-            if (j < words[w].len) {
-                c = (unsigned char)words[w].ptr[j];
-                if (c >= 'a' && c <= 'z') c -= 'a' - 'A';
-                if (c == 0) c = 256;
-            }
-            const int n = (unsigned char)name[k++];
-            if (n != c) return n < c ? -1 : 1;
-        }
-    }
-    return 0;
-}
-
-static const kinds_keys_entry *kinds_keys_search(const rg_view *words, size_t nwords) {
-    size_t lo = 0, hi = KINDS_KEYS_CMD_COUNT;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        const int c = kinds_keys_compare(kinds_keys_table[mid].name, words, nwords);
-        if (c == 0) return &kinds_keys_table[mid];
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return NULL;
-}
-
 const kinds_keys_entry *kinds_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
-    return kinds_keys_search(&word, 1);
+    const kinds_keys_entry *e =
+        rg_keys_table_lookup(kinds_keys_table, KINDS_KEYS_CMD_COUNT, &word, 1);
+    return e;
 }
 
-/* Two words first: a container is never a command of its own, and no command's first argument
- * completes a subcommand name. */
 const kinds_keys_entry *kinds_keys_command(size_t argc, const rg_view *argv) {
-    if (argc >= 2) {
-        const kinds_keys_entry *e = kinds_keys_search(argv, 2);
-        if (e) return e;
-    }
-    return argc > 0 ? kinds_keys_search(argv, 1) : NULL;
+    const kinds_keys_entry *e =
+        rg_keys_table_command(kinds_keys_table, KINDS_KEYS_CMD_COUNT, argc, argv);
+    return e;
 }
 
 size_t kinds_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
                              size_t *positions, size_t pos_cap, rg_keys_status *st) {
-    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
-    *st = argc == 0 ? RG_KEYS_INVALID : RG_KEYS_INCOMPLETE;
-    if (argc == 0 || argc > argv_cap) return 0;
-    const kinds_keys_entry *e = kinds_keys_command(argc, argv);
-    if (!e) return 0;
-    return rg_keys_find(e->specs, e->count, argc, argv, positions, pos_cap, st);
+    const size_t n = rg_keys_of_request(kinds_keys_table, KINDS_KEYS_CMD_COUNT, req, len, argv,
+                                        argv_cap, positions, pos_cap, st);
+    return n;
 }
 
 int kinds_slot_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap) {
-    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
-    if (argc == 0 || argc > argv_cap) return RG_SLOT_UNKNOWN;
-    const kinds_keys_entry *e = kinds_keys_command(argc, argv);
-    return e ? rg_keys_slot(e->specs, e->count, argc, argv) : RG_SLOT_UNKNOWN;
+    const int slot =
+        rg_slot_of_request(kinds_keys_table, KINDS_KEYS_CMD_COUNT, req, len, argv, argv_cap);
+    return slot;
 }

@@ -42,11 +42,7 @@ typedef enum kinds_keys_cmd {
     KINDS_KEYS_CMD_COUNT
 } kinds_keys_cmd;
 
-typedef struct kinds_keys_entry {
-    const char *name;        /* upper case; a subcommand as "CLIENT KILL" */
-    const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */
-    size_t count;
-} kinds_keys_entry;
+typedef rg_keys_entry kinds_keys_entry; /* { name, specs, count } */
 
 extern const kinds_keys_entry kinds_keys_table[];
 

@@ -51,11 +51,7 @@ typedef enum replies_keys_cmd {
     REPLIES_KEYS_CMD_COUNT
 } replies_keys_cmd;
 
-typedef struct replies_keys_entry {
-    const char *name;        /* upper case; a subcommand as "CLIENT KILL" */
-    const rg_keyspec *specs; /* in key_specs order; NULL when count is 0 */
-    size_t count;
-} replies_keys_entry;
+typedef rg_keys_entry replies_keys_entry; /* { name, specs, count } */
 
 extern const replies_keys_entry replies_keys_table[];
 
