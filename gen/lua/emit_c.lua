@@ -118,7 +118,7 @@ end
 ---------------------------------------------------------------------------------------------
 -- Ops to statements, in two modes: measuring (size) and putting (writing the bytes).
 
--- An emitter of op lists: remembers which helpers (templates/helpers.c) the code uses.
+-- An emitter of op lists: remembers which helpers (templates/helpers.c.in) the code uses.
 local Ops = {}
 Ops.__index = Ops
 
@@ -690,9 +690,9 @@ end
 
 -- The helpers the code uses and the ones those use, in template order.
 local function helpers_text(model, used)
-    local chunks = template.sections(template.load("helpers.c"))
+    local chunks = template.sections(template.load("helpers.c.in"))
     local function need(name)
-        assert(chunks[name], "no helper " .. name .. " in templates/helpers.c")
+        assert(chunks[name], "no helper " .. name .. " in templates/helpers.c.in")
         used[name] = true
         for _, dep in ipairs(chunks.needs[name]) do need(dep) end
     end
@@ -720,7 +720,7 @@ local function header_text(model, header_only, defs)
         checks = "\n#if RG_DOUBLE_MAX_LEN > 99\n" ..
             "#error \"the MAX_SIZE macros assume doubles of at most 99 characters\"\n#endif\n"
     end
-    return template.fill(template.load("header.h"), {
+    return template.fill(template.load("header.h.in"), {
         banner = banner(model),
         guard = model.guard,
         abi = tostring(model.abi),
@@ -747,7 +747,7 @@ function M.emit(model, opts)
     if header_only then
         return { { suffix = ".h", text = header_text(model, true, code_text) } }
     end
-    local source = template.fill(template.load("source.c"), {
+    local source = template.fill(template.load("source.c.in"), {
         banner = banner(model),
         header = model.stem .. ".h",
         body = code_text,

@@ -34,9 +34,9 @@ local COMMAND_SUFFIXES = { "size", "encode", "iov_count", "scratch_size", "encod
     "put", "opts" }
 local MACRO_SUFFIXES = { "FIXED_SIZE", "MAX_SIZE", "IOV_MAX", "SCRATCH_MAX" }
 
--- Helpers the emitter may define once per generated file: the pieces of templates/helpers.c.
+-- Helpers the emitter may define once per generated file: the pieces of templates/helpers.c.in.
 local function helper_names()
-    return template.sections(template.load("helpers.c")).order
+    return template.sections(template.load("helpers.c.in")).order
 end
 
 ---------------------------------------------------------------------------------------------
