@@ -36,6 +36,8 @@
 
 #include "rg_dec.h"
 
+#include "alloc_count.h"
+
 #include <hiredis/hiredis.h>
 
 #include <inttypes.h>
@@ -56,39 +58,6 @@
 /* Without the client request header, run callgrind with --toggle-collect=cg_region. */
 #define BENCH_CG_TOGGLE() ((void)0)
 #define BENCH_CG_METHOD   "toggle"
-#endif
-
-/* ---------------------------------------------------------------------------------------------
- * Allocation counting. glibc exports its allocator under __libc_* names; these definitions in
- * the executable take precedence for every shared library (hiredis) through symbol interposition.
- */
-static volatile int g_count_allocs;
-static uint64_t g_allocs;
-
-#ifndef BENCH_NO_MALLOC_HOOK
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-
-void *malloc(size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_malloc(size);
-}
-void *calloc(size_t n, size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_realloc(p, size);
-}
-void free(void *p) {
-    __libc_free(p);
-}
-#define BENCH_ALLOC_COUNTING 1
-#else
-#define BENCH_ALLOC_COUNTING 0
 #endif
 
 /* --------------------------------------------------------------------------------------------- */

@@ -37,6 +37,8 @@
 #include "example.h"
 #include "rg_enc.h"
 
+#include "alloc_count.h"
+
 #include <hiredis/hiredis.h>
 
 #include <stdbool.h>
@@ -66,37 +68,6 @@
 #endif
 
 enum { MAX_PAIRS = 100, MAX_ARGS = 2 + 2 * MAX_PAIRS, MAX_RUNS = 1001, CG_OPS = 1000 };
-
-/* ---- allocation counting (as bench/dec/bench_dec.c) ---------------------------------------- */
-
-static volatile int g_count_allocs;
-static uint64_t g_allocs;
-
-#ifndef BENCH_NO_MALLOC_HOOK
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-
-void *malloc(size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_malloc(size);
-}
-void *calloc(size_t n, size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_realloc(p, size);
-}
-void free(void *p) {
-    __libc_free(p);
-}
-#define BENCH_ALLOC_COUNTING 1
-#else
-#define BENCH_ALLOC_COUNTING 0
-#endif
 
 /* ---- the cases ------------------------------------------------------------------------------ */
 

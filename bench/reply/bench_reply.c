@@ -13,6 +13,8 @@
  * Usage: bench_reply [RUNS]   (default 31) */
 #include "bench_reply.h"
 
+#include "alloc_count.h"
+
 #include <hiredis/hiredis.h>
 
 #include <inttypes.h>
@@ -22,32 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static volatile int g_count_allocs;
-static uint64_t g_allocs;
-
-#ifndef BENCH_NO_MALLOC_HOOK
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-
-void *malloc(size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_malloc(size);
-}
-void *calloc(size_t n, size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t size) {
-    if (g_count_allocs) g_allocs++;
-    return __libc_realloc(p, size);
-}
-void free(void *p) {
-    __libc_free(p);
-}
-#endif
 
 enum { REPLIES = 2000, CHUNK = 16384 };
 
