@@ -18,25 +18,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-typedef struct fixture {
-    test_redis server;
-    test_conn conn;
-} fixture;
-
-static int setup(void **state) {
-    static fixture f;
-    if (test_redis_start(&f.server, NULL) != 0) return -1;
-    if (test_conn_open(&f.conn, f.server.port) != 0) return -1;
-    *state = &f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    test_conn_close(&f->conn);
-    test_redis_stop(&f->server);
-    return 0;
-}
+typedef test_fixture fixture;
 
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15u);
@@ -215,5 +197,5 @@ int main(void) {
         cmocka_unit_test(test_binary_values),
         cmocka_unit_test(test_many_arguments),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_fixture_setup, test_fixture_teardown);
 }

@@ -17,25 +17,7 @@
 
 #define V(s) ((rg_view){(s), sizeof(s) - 1})
 
-typedef struct fixture {
-    test_redis server;
-    test_conn conn;
-} fixture;
-
-static int setup(void **state) {
-    static fixture f;
-    if (test_redis_start(&f.server, NULL) != 0) return -1;
-    if (test_conn_open(&f.conn, f.server.port) != 0) return -1;
-    *state = &f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    test_conn_close(&f->conn);
-    test_redis_stop(&f->server);
-    return 0;
-}
+typedef test_fixture fixture;
 
 /* Sends size bytes that encode() wrote (checking it wrote exactly size) and renders the reply. */
 static void roundtrip(fixture *f, const char *req, size_t size, size_t written, const char *want) {
@@ -238,5 +220,5 @@ int main(void) {
         cmocka_unit_test(keys_geo_client_ping),
         cmocka_unit_test(iovec_variant),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_fixture_setup, test_fixture_teardown);
 }

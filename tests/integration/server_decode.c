@@ -12,25 +12,11 @@
 
 #include <cmocka.h>
 
-typedef struct fixture {
-    test_redis server;
-    test_conn conn;
-} fixture;
+typedef test_fixture fixture;
 
 static int setup(void **state) {
-    static fixture f;
     static const char *const extra[] = {"--enable-debug-command", "yes", NULL};
-    if (test_redis_start(&f.server, extra) != 0) return -1;
-    if (test_conn_open(&f.conn, f.server.port) != 0) return -1;
-    *state = &f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    test_conn_close(&f->conn);
-    test_redis_stop(&f->server);
-    return 0;
+    return test_fixture_start(state, extra);
 }
 
 /* Sends a command given as words and checks the rendered reply. */
@@ -137,5 +123,5 @@ int main(void) {
         cmocka_unit_test(commands_both_protocols),
         cmocka_unit_test(long_pipeline),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, test_fixture_teardown);
 }

@@ -32,27 +32,13 @@
 
 enum { MAX_ARGS = 48, BATCH = 500, REPLY_CAP = 4096 };
 
-typedef struct fixture {
-    test_redis server;
-    test_conn conn;
-} fixture;
+typedef test_fixture fixture;
 
 static int setup(void **state) {
-    static fixture f;
     /* The server runs in its own --dir, so a relative config file stays in its temp dir. */
     static const char *const extra[] = {"--cluster-enabled", "yes", "--cluster-config-file",
                                         "nodes.conf", NULL};
-    if (test_redis_start(&f.server, extra) != 0) return -1;
-    if (test_conn_open(&f.conn, f.server.port) != 0) return -1;
-    *state = &f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture *f = *state;
-    test_conn_close(&f->conn);
-    test_redis_stop(&f->server);
-    return 0;
+    return test_fixture_start(state, extra);
 }
 
 typedef struct rng {
@@ -457,5 +443,5 @@ int main(void) {
         cmocka_unit_test(keyslot_random),          cmocka_unit_test(getkeys_listed_calls),
         cmocka_unit_test(getkeys_truncated_count), cmocka_unit_test(getkeys_random_calls),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, test_fixture_teardown);
 }

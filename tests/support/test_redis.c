@@ -308,3 +308,31 @@ int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const ch
     free(req);
     return rc;
 }
+
+/* ---- fixtures ------------------------------------------------------------------------------- */
+
+int test_fixture_start(void **state, const char *const *extra_args) {
+    test_fixture *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    f->conn.fd = -1;
+    if (test_redis_start(&f->server, extra_args) != 0 ||
+        test_conn_open(&f->conn, f->server.port) != 0) {
+        test_redis_stop(&f->server);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+int test_fixture_setup(void **state) {
+    return test_fixture_start(state, NULL);
+}
+
+int test_fixture_teardown(void **state) {
+    test_fixture *f = *state;
+    test_conn_close(&f->conn);
+    test_redis_stop(&f->server);
+    free(f);
+    return 0;
+}

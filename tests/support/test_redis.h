@@ -46,6 +46,20 @@ int test_conn_send(test_conn *c, const char *bytes, size_t len);
  * Returns 0, or -1 on a closed connection, timeout (10 s) or protocol error. */
 int test_conn_reply(test_conn *c, char *out, size_t cap);
 
+/* A server and one connection to it: the fixture of most integration tests. */
+typedef struct test_fixture {
+    test_redis server;
+    test_conn conn;
+} test_fixture;
+
+/* cmocka group setup: a heap-allocated fixture with a server started with the extra arguments
+ * (NULL-terminated, or NULL) in *state. Returns 0, or -1 (nothing left running). */
+int test_fixture_start(void **state, const char *const *extra_args);
+/* test_fixture_start with no extra arguments, to name directly in cmocka_run_group_tests. */
+int test_fixture_setup(void **state);
+/* cmocka group teardown: closes, stops and frees what test_fixture_start made. */
+int test_fixture_teardown(void **state);
+
 /* Sends an argv command (encoded with rg_argv_encode) and renders its reply. */
 int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv);
 
