@@ -459,6 +459,19 @@ static rg_status begin_chunks(rg_reader *r, cursor *c, size_t next, int64_t n, s
     return RG_OK;
 }
 
+/* A length or count of -1: RESP2's null bulk ("$-1") and null array ("*-1"); no other type has
+ * one. */
+static rg_status read_len_null(rg_reader *r, cursor *c, uint8_t kind, size_t next, size_t *pos,
+                               rg_event *ev) {
+    if (kind != RG_EV_BULK && kind != RG_EV_ARRAY)
+        return fail(r, c, c->at + 1, RG_ERR_PROTOCOL,
+                    kind_table[kind].per_count ? "invalid count" : "invalid length");
+    set_event(ev, r, RG_EV_NULL, kind);
+    consume(r, c, next, pos);
+    value_done(r, ev);
+    return RG_OK;
+}
+
 static rg_status read_blob(rg_reader *r, cursor *c, uint8_t kind, size_t *pos, rg_event *ev) {
     int64_t n;
     size_t next;
@@ -466,13 +479,7 @@ static rg_status read_blob(rg_reader *r, cursor *c, uint8_t kind, size_t *pos, r
     const num_result res = parse_len(c, &n, &next, &msg);
     if (res != NUM_OK)
         return res == NUM_MORE ? RG_NEED_MORE : fail(r, c, next, RG_ERR_PROTOCOL, msg);
-    if (n == -1) {
-        if (kind != RG_EV_BULK) return fail(r, c, c->at + 1, RG_ERR_PROTOCOL, "invalid length");
-        set_event(ev, r, RG_EV_NULL, RG_EV_BULK);
-        consume(r, c, next, pos);
-        value_done(r, ev);
-        return RG_OK;
-    }
+    if (n == -1) return read_len_null(r, c, kind, next, pos, ev);
     if (n == -2) {
         if (kind != RG_EV_BULK)
             return fail(r, c, c->at + 1, RG_ERR_PROTOCOL, "streamed length on a non-bulk type");
@@ -503,13 +510,7 @@ static rg_status read_agg(rg_reader *r, cursor *c, uint8_t kind, size_t *pos, rg
     const num_result res = parse_len(c, &n, &next, &msg);
     if (res != NUM_OK)
         return res == NUM_MORE ? RG_NEED_MORE : fail(r, c, next, RG_ERR_PROTOCOL, msg);
-    if (n == -1) {
-        if (kind != RG_EV_ARRAY) return fail(r, c, c->at + 1, RG_ERR_PROTOCOL, "invalid count");
-        set_event(ev, r, RG_EV_NULL, RG_EV_ARRAY);
-        consume(r, c, next, pos);
-        value_done(r, ev);
-        return RG_OK;
-    }
+    if (n == -1) return read_len_null(r, c, kind, next, pos, ev);
     const bool streamed = n == -2;
     if (streamed && kind != RG_EV_ARRAY && kind != RG_EV_MAP && kind != RG_EV_SET)
         return fail(r, c, c->at + 1, RG_ERR_PROTOCOL, "streamed count on a type that has none");
