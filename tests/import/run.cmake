@@ -5,25 +5,7 @@
 
 cmake_minimum_required(VERSION 3.18)
 
-set(STRICT -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -O2)
-
-function(fail msg)
-  message(FATAL_ERROR "${msg}")
-endfunction()
-
-function(fresh_dir dir)
-  file(REMOVE_RECURSE "${dir}")
-  file(MAKE_DIRECTORY "${dir}")
-endfunction()
-
-# respgen ARGS... into the variables rc, out, err of the caller.
-function(run_respgen)
-  execute_process(COMMAND "${RESPGEN}" ${ARGN} RESULT_VARIABLE r OUTPUT_VARIABLE o
-                  ERROR_VARIABLE e)
-  set(rc "${r}" PARENT_SCOPE)
-  set(out "${o}" PARENT_SCOPE)
-  set(err "${e}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../support/script.cmake")
 
 function(import source output)
   run_respgen(import-json "${source}" -o "${output}")
