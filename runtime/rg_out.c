@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 char *rg_out_int(char *dst, int64_t v) {
     *dst++ = ':';
@@ -88,6 +89,82 @@ char *rg_out_double(char *dst, int proto, double v, bool shortest) {
     char text[RG_OUT_DOUBLE_TEXT_MAX];
     const size_t n = rg_out_double_text(text, v, shortest);
     return rg_out_double_from_text(dst, proto, text, n);
+}
+
+size_t rg_out_double_or_null_size(int proto, double v) {
+    return isnan(v) ? rg_out_null(proto).len : rg_out_double_size(proto, v, false);
+}
+
+char *rg_out_double_or_null(char *dst, int proto, double v) {
+    if (!isnan(v)) return rg_out_double(dst, proto, v, false);
+    const rg_view null = rg_out_null(proto);
+    return rg_put_raw(dst, null.ptr, null.len);
+}
+
+size_t rg_out_doubles_size(int proto, size_t n, const double *v) {
+    size_t total = rg_array_header_size(n);
+    for (size_t i = 0; i < n; i++) total += rg_out_double_or_null_size(proto, v[i]);
+    return total;
+}
+
+char *rg_out_doubles(char *dst, int proto, size_t n, const double *v) {
+    dst = header(dst, '*', n);
+    for (size_t i = 0; i < n; i++) dst = rg_out_double_or_null(dst, proto, v[i]);
+    return dst;
+}
+
+size_t rg_out_ints_size(size_t n, const int64_t *v) {
+    size_t total = rg_array_header_size(n);
+    for (size_t i = 0; i < n; i++) total += rg_out_int_size(v[i]);
+    return total;
+}
+
+char *rg_out_ints(char *dst, size_t n, const int64_t *v) {
+    dst = header(dst, '*', n);
+    for (size_t i = 0; i < n; i++) dst = rg_out_int(dst, v[i]);
+    return dst;
+}
+
+size_t rg_out_bulk_items_size(size_t n, const rg_view *v) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += rg_bulk_size(v[i].len);
+    return total;
+}
+
+char *rg_out_bulk_items(char *dst, size_t n, const rg_view *v) {
+    for (size_t i = 0; i < n; i++) dst = rg_put_bulk(dst, v[i].ptr, v[i].len);
+    return dst;
+}
+
+size_t rg_out_ldouble_text(char *dst, long double v) {
+    if (isinf(v)) { /* spelled out, as Redis does, whatever the C library prints */
+        const size_t n = v > 0 ? 3 : 4;
+        memcpy(dst, v > 0 ? "inf" : "-inf", n);
+        return n;
+    }
+    const int r = snprintf(dst, RG_OUT_LDOUBLE_TEXT_MAX, "%.17Lf", v);
+    size_t n = r > 0 && r < RG_OUT_LDOUBLE_TEXT_MAX ? (size_t)r : 0;
+    /* Redis formats into MAX_LONG_DOUBLE_CHARS (5 KiB) and stores an empty string when the text
+     * does not fit; no finite IEEE long double is that long, but the rule costs one compare. */
+    if (n + 1 > 5 * 1024) return 0;
+    if (!memchr(dst, '.', n)) return n; /* NaN: Redis trims only after a '.' */
+    while (dst[n - 1] == '0') n--;
+    if (dst[n - 1] == '.') n--;
+    if (n == 2 && dst[0] == '-' && dst[1] == '0') { /* Redis never replies "-0" */
+        dst[0] = '0';
+        n = 1;
+    }
+    return n;
+}
+
+size_t rg_out_ldouble_size(long double v) {
+    char text[RG_OUT_LDOUBLE_TEXT_MAX];
+    return rg_bulk_size(rg_out_ldouble_text(text, v));
+}
+
+char *rg_out_ldouble(char *dst, long double v) {
+    char text[RG_OUT_LDOUBLE_TEXT_MAX];
+    return rg_put_bulk(dst, text, rg_out_ldouble_text(text, v));
 }
 
 size_t rg_out_bulks_size(int proto, size_t n, const rg_view *items) {

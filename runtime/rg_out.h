@@ -10,6 +10,7 @@
 
 #include "rg_enc.h"
 
+#include <float.h>
 #include <stdbool.h>
 
 #ifdef __cplusplus
@@ -83,6 +84,39 @@ size_t rg_out_double_text_size(int proto, size_t text_len);
 char *rg_out_double_from_text(char *dst, int proto, const char *text, size_t text_len);
 size_t rg_out_double_size(int proto, double v, bool shortest);
 char *rg_out_double(char *dst, int proto, double v, bool shortest);
+
+/* A double or null (ZSCORE): a NaN is the null of the protocol version ("$-1" or "_"), as Redis
+ * never stores a NaN score; otherwise rg_out_double in Redis 7.0's form. */
+size_t rg_out_double_or_null_size(int proto, double v);
+char *rg_out_double_or_null(char *dst, int proto, double v);
+
+/* An array of doubles or nulls (ZMSCORE), each as rg_out_double_or_null writes it. */
+size_t rg_out_doubles_size(int proto, size_t n, const double *v);
+char *rg_out_doubles(char *dst, int proto, size_t n, const double *v);
+
+/* An array of integers (SMISMEMBER, BITFIELD_RO), the same in both protocol versions. */
+size_t rg_out_ints_size(size_t n, const int64_t *v);
+char *rg_out_ints(char *dst, size_t n, const int64_t *v);
+
+/* n bulks one after the other, no header: the elements of a map of strings (after
+ * rg_out_map, 2 * pairs views: key, value, ...), a set (after rg_out_set) or an array. */
+size_t rg_out_bulk_items_size(size_t n, const rg_view *v);
+char *rg_out_bulk_items(char *dst, size_t n, const rg_view *v);
+
+/* INCRBYFLOAT's and HINCRBYFLOAT's reply: the new value as Redis 7.0 formats it (ld2string in
+ * LD_STR_HUMAN mode), a bulk in both protocol versions. The text is "%.17Lf" with trailing zeros
+ * and then a trailing '.' removed, and "-0" replaced by "0": 10.5 is "10.5", 3e3 is "3000",
+ * -1e-20 is "0", 1e300 is all 301 integer digits (never an exponent). Infinities are "inf" and
+ * "-inf" (Redis refuses to store them: "ERR increment would produce NaN or Infinity"; check before
+ * replying). The text of any finite long double fits RG_OUT_LDOUBLE_TEXT_MAX bytes, sign,
+ * LDBL_MAX_10_EXP + 1 integer digits, '.', 17 decimals and the C library's NUL included; dst of
+ * rg_out_ldouble_text must hold that many (about 4.9 KB with x87 or quad long doubles, so the size
+ * and bulk writers below format on the stack: format once with rg_out_ldouble_text and write it
+ * with rg_bulk_size / rg_put_bulk when sizing and writing the same value). */
+#define RG_OUT_LDOUBLE_TEXT_MAX (LDBL_MAX_10_EXP + 21)
+size_t rg_out_ldouble_text(char *dst, long double v);
+size_t rg_out_ldouble_size(long double v);
+char *rg_out_ldouble(char *dst, long double v);
 
 /* An array of bulks (or nulls where a view's ptr is NULL), e.g. MGET's reply. */
 size_t rg_out_bulks_size(int proto, size_t n, const rg_view *items);

@@ -233,9 +233,10 @@ static bool inline_word(char *s, size_t n, size_t *i, char **w, bool write) {
 #undef AT
 }
 
-/* Splits line s[0..n) into argv (when argv is not NULL) and returns the word count, or -1 on
- * unbalanced quotes. Bytes after a NUL are ignored, as Redis reads the line as a C string. */
-static long split_inline(char *s, size_t n, rg_view *argv) {
+/* Splits line s[0..n) into argv[0..cap) (when argv is not NULL, unescaping in place) and returns
+ * the word count, which may exceed cap, or -1 on unbalanced quotes. Bytes after a NUL are
+ * ignored, as Redis reads the line as a C string. */
+static long split_inline(char *s, size_t n, rg_view *argv, size_t cap) {
     const char *nul = memchr(s, '\0', n);
     if (nul) n = (size_t)(nul - s);
     long count = 0;
@@ -245,7 +246,7 @@ static long split_inline(char *s, size_t n, rg_view *argv) {
         if (i == n) return count;
         char *start = s + i, *w = start;
         if (!inline_word(s, n, &i, &w, argv != NULL)) return -1;
-        if (argv) argv[count] = (rg_view){start, (size_t)(w - start)};
+        if (argv && (size_t)count < cap) argv[count] = (rg_view){start, (size_t)(w - start)};
         count++;
     }
 }
@@ -261,12 +262,17 @@ static rg_status read_inline(rg_req *r, char *b, size_t n, rg_view *argv, size_t
     r->scanned = (size_t)(nl - b);
     size_t end = r->scanned;
     if (end > 0 && b[end - 1] == '\r') end--;
-    const long count = split_inline(b, end, NULL);
+    /* Without quotes no byte moves (every byte is written back where it was), so one pass both
+     * counts and fills argv, and a line over cap is read unchanged on the retry. Quoted words are
+     * unescaped in place, which must wait until the line is known to fit and to be balanced:
+     * those lines are counted first and split after. */
+    const bool quoted = memchr(b, '"', end) || memchr(b, '\'', end);
+    const long count = split_inline(b, end, quoted ? NULL : argv, cap);
     if (count < 0) return fail(r, "unbalanced quotes in request");
     r->need_argc = (size_t)count;
     r->off = r->scanned + 1;
     if ((size_t)count > cap) return RG_NEED_MORE;
-    split_inline(b, end, argv);
+    if (quoted) split_inline(b, end, argv, cap);
     r->argc = (size_t)count;
     return RG_OK;
 }

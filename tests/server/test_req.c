@@ -98,6 +98,19 @@ static void test_argv_capacity(void **state) {
     assert_int_equal(rg_req_next(&r, buf, sizeof buf - 1, &pos, big, 3, &argc), RG_OK);
     assert_memory_equal(big[2].ptr, "Z", 1);
     assert_int_equal(pos, sizeof buf - 1);
+    /* a quoted line over cap is left as it was (unescaped only once it fits) */
+    char quoted[] = "ECHO \"a\\x41\" 'b c'\r\n";
+    rg_req_init(&r, NULL);
+    pos = 0;
+    assert_int_equal(rg_req_next(&r, quoted, sizeof quoted - 1, &pos, small, 2, &argc),
+                     RG_NEED_MORE);
+    assert_int_equal(argc, 3);
+    assert_string_equal(quoted, "ECHO \"a\\x41\" 'b c'\r\n");
+    assert_int_equal(rg_req_next(&r, quoted, sizeof quoted - 1, &pos, big, 3, &argc), RG_OK);
+    assert_int_equal(big[1].len, 2);
+    assert_memory_equal(big[1].ptr, "aA", 2);
+    assert_int_equal(big[2].len, 3);
+    assert_memory_equal(big[2].ptr, "b c", 3);
 }
 
 static void test_limits(void **state) {

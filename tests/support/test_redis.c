@@ -294,6 +294,27 @@ int test_conn_reply(test_conn *c, char *out, size_t cap) {
     }
 }
 
+/* Copies buf[*start..pos) after what out holds; fill() moves the unconsumed tail, so the bytes of a
+ * reply are saved before every fill. */
+static int keep(const test_conn *c, size_t start, char *out, size_t cap, size_t *len) {
+    const size_t n = c->pos - start;
+    if (n > cap - *len) return -1;
+    memcpy(out + *len, c->buf + start, n);
+    *len += n;
+    return 0;
+}
+
+int test_conn_reply_raw(test_conn *c, char *out, size_t cap, size_t *len) {
+    *len = 0;
+    for (size_t start = c->pos;; start = c->pos) {
+        rg_event ev;
+        rg_status st;
+        while ((st = rg_next(&c->reader, c->buf, c->len, &c->pos, &ev)) == RG_OK)
+            if (ev.complete) return keep(c, start, out, cap, len);
+        if (st != RG_NEED_MORE || keep(c, start, out, cap, len) != 0 || fill(c) != 0) return -1;
+    }
+}
+
 int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv) {
     rg_view views[64];
     if (argc > 64) return -1;
@@ -304,6 +325,22 @@ int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const ch
     const int rc =
         rg_argv_encode(req, size, argc, views) == size && test_conn_send(c, req, size) == 0
             ? test_conn_reply(c, out, cap)
+            : -1;
+    free(req);
+    return rc;
+}
+
+int test_conn_command_raw(test_conn *c, char *out, size_t cap, size_t *len, size_t argc,
+                          const char *const *argv) {
+    rg_view views[64];
+    if (argc > 64) return -1;
+    for (size_t i = 0; i < argc; i++) views[i] = (rg_view){argv[i], strlen(argv[i])};
+    const size_t size = rg_argv_size(argc, views);
+    char *req = malloc(size);
+    if (!req) return -1;
+    const int rc =
+        rg_argv_encode(req, size, argc, views) == size && test_conn_send(c, req, size) == 0
+            ? test_conn_reply_raw(c, out, cap, len)
             : -1;
     free(req);
     return rc;

@@ -46,6 +46,10 @@ int test_conn_send(test_conn *c, const char *bytes, size_t len);
  * Returns 0, or -1 on a closed connection, timeout (10 s) or protocol error. */
 int test_conn_reply(test_conn *c, char *out, size_t cap);
 
+/* Reads one whole top-level reply and copies its bytes as the server sent them into out; *len is
+ * their count. Returns 0, or -1 as test_conn_reply or when cap is too small. */
+int test_conn_reply_raw(test_conn *c, char *out, size_t cap, size_t *len);
+
 /* A server and one connection to it: the fixture of most integration tests. */
 typedef struct test_fixture {
     test_redis server;
@@ -62,5 +66,8 @@ int test_fixture_teardown(void **state);
 
 /* Sends an argv command (encoded with rg_argv_encode) and renders its reply. */
 int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv);
+/* test_conn_command with the reply's raw bytes (test_conn_reply_raw). */
+int test_conn_command_raw(test_conn *c, char *out, size_t cap, size_t *len, size_t argc,
+                          const char *const *argv);
 
 #endif
