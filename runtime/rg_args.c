@@ -66,8 +66,8 @@ void rg_err_unknown_command(rg_errbuf *err, size_t argc, const rg_view *argv) {
     }
 }
 
-void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub) {
-    rg_err_text(err, "ERR unknown subcommand '");
+/* "'<sub>'. Try <CONTAINER> HELP." after the caller's opening text. */
+static void err_try_help(rg_errbuf *err, rg_view container, rg_view sub) {
     err_put(err, sub.ptr, min_size(sub.len, 128));
     err_str(err, "'. Try ");
     for (size_t i = 0; i < container.len; i++) {
@@ -76,6 +76,16 @@ void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub) {
         err_put(err, &up, 1);
     }
     err_str(err, " HELP.");
+}
+
+void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub) {
+    rg_err_text(err, "ERR unknown subcommand '");
+    err_try_help(err, container, sub);
+}
+
+void rg_err_subcommand_syntax(rg_errbuf *err, rg_view container, rg_view sub) {
+    rg_err_text(err, "ERR unknown subcommand or wrong number of arguments for '");
+    err_try_help(err, container, sub);
 }
 
 bool rg_parse_double(const char *s, size_t n, double *out) {
@@ -99,125 +109,271 @@ static void set_view(void *out, uint16_t off, rg_view v) {
     memcpy((char *)out + off, &v, sizeof v);
 }
 
+static void set_views(void *out, uint16_t off, uint16_t count_off, const rg_view *first,
+                      size_t count) {
+    memcpy((char *)out + off, &first, sizeof first);
+    memcpy((char *)out + count_off, &count, sizeof count);
+}
+
 /* The numeric words met during the walk, converted once the walk found no syntax error. */
 typedef struct pending {
     const rg_arg_node *node;
     rg_view word;
 } pending;
 
+/* One parse: the request, the position in it, and where the values go. */
 typedef struct walk {
+    const rg_arg_spec *spec;
+    const rg_view *argv;
+    size_t argc;
+    size_t i; /* the next word */
     void *out;
-    pending nums[32];
+    rg_errbuf *err;
+    const char *name;
     size_t nnums;
+    pending nums[32];
 } walk;
 
-static bool store(walk *w, const rg_arg_node *node, rg_view word) {
-    if (node->type == RG_ARG_VIEW) {
-        set_view(w->out, node->value_off, word);
+static bool syntax_error(walk *w) {
+    if (w->spec->syntax == RG_SYNTAX_SUBCOMMAND && w->argc >= 2) {
+        rg_err_subcommand_syntax(w->err, w->argv[0], w->argv[1]);
+    } else if (w->spec->syntax == RG_SYNTAX_ARITY) {
+        rg_err_arity(w->err, w->name);
+    } else if (w->spec->syntax == RG_SYNTAX_TEXT) {
+        rg_err_text(w->err, w->spec->syntax_text);
+    } else {
+        rg_err_text(w->err, "ERR syntax error");
+    }
+    return false;
+}
+
+/* A segment's own text for its error, its "%s" standing for the word at hand (cut at 128
+ * bytes, as Redis prints it), else the syntax error. */
+static bool seg_error(walk *w, const rg_arg_seg *seg) {
+    if (!seg->error) return syntax_error(w);
+    const char *at = strstr(seg->error, "%s");
+    if (!at || w->i >= w->argc) {
+        rg_err_text(w->err, seg->error);
+        return false;
+    }
+    const rg_view word = w->argv[w->i];
+    w->err->len = 0;
+    err_put(w->err, seg->error, (size_t)(at - seg->error));
+    err_put(w->err, word.ptr, min_size(word.len, 128));
+    err_str(w->err, at + 2);
+    return false;
+}
+
+static bool arity_error(walk *w) {
+    rg_err_arity(w->err, w->name);
+    return false;
+}
+
+/* Missing words: Redis' arity error where only required words came before, else syntax. */
+static bool short_error(walk *w, const rg_arg_seg *seg) {
+    return seg->optional_before ? syntax_error(w) : arity_error(w);
+}
+
+/* The argument's own text where it has one, else the generic one. */
+static bool bad_value(rg_errbuf *err, const char *own, const char *generic) {
+    rg_err_text(err, own ? own : generic);
+    return false;
+}
+
+static bool convert(const pending *p, void *out, rg_errbuf *err) {
+    const rg_arg_check *check = p->node->check;
+    const char *invalid = check ? check->invalid : NULL;
+    const char *min_error = check ? check->min_error : NULL;
+    char *dst = (char *)out + p->node->value_off;
+    if (p->node->type == RG_ARG_I64) {
+        int64_t v;
+        if (!rg_parse_i64(p->word.ptr, p->word.len, &v)) {
+            return bad_value(err, invalid, "ERR value is not an integer or out of range");
+        }
+        if (min_error && v < check->min) return bad_value(err, min_error, NULL);
+        memcpy(dst, &v, sizeof v);
         return true;
     }
-    if (w->nnums == sizeof w->nums / sizeof w->nums[0]) return false;
-    w->nums[w->nnums++] = (pending){node, word};
+    double v;
+    if (!rg_parse_double(p->word.ptr, p->word.len, &v)) {
+        return bad_value(err, invalid, "ERR value is not a valid float");
+    }
+    if (min_error && v < (double)check->min) return bad_value(err, min_error, NULL);
+    memcpy(dst, &v, sizeof v);
     return true;
 }
 
-static bool convert(const walk *w, rg_errbuf *err) {
-    for (size_t i = 0; i < w->nnums; i++) {
-        const pending *p = &w->nums[i];
-        char *dst = (char *)w->out + p->node->value_off;
-        if (p->node->type == RG_ARG_I64) {
-            int64_t v;
-            if (!rg_parse_i64(p->word.ptr, p->word.len, &v)) {
-                rg_err_text(err, "ERR value is not an integer or out of range");
-                return false;
-            }
-            memcpy(dst, &v, sizeof v);
-        } else {
-            double v;
-            if (!rg_parse_double(p->word.ptr, p->word.len, &v)) {
-                rg_err_text(err, "ERR value is not a valid float");
-                return false;
-            }
-            memcpy(dst, &v, sizeof v);
+static bool is_token(const rg_arg_node *n, rg_view word) {
+    return n->token && n->token_len == word.len && rg_eq_lower(word.ptr, n->token, word.len);
+}
+
+static bool store_choice(walk *w, const rg_arg_node *n, rg_view word) {
+    for (int k = 0; n->choices[k]; k++) {
+        const char *c = n->choices[k];
+        if (strlen(c) == word.len && rg_eq_lower(word.ptr, c, word.len)) {
+            set_int(w->out, n->value_off, k + 1);
+            return true;
         }
+    }
+    if (n->check && n->check->invalid) return bad_value(w->err, n->check->invalid, NULL);
+    return syntax_error(w);
+}
+
+static bool store(walk *w, const rg_arg_node *n, rg_view word) {
+    switch (n->type) {
+    case RG_ARG_VIEW: set_view(w->out, n->value_off, word); return true;
+    case RG_ARG_CHOICE: return store_choice(w, n, word);
+    case RG_ARG_I64:
+    case RG_ARG_DOUBLE:
+        if (!w->spec->late_numbers || (n->flags & RG_ARG_COUNT)) {
+            return convert(&(pending){n, word}, w->out, w->err);
+        }
+        if (w->nnums == sizeof w->nums / sizeof w->nums[0]) return syntax_error(w);
+        w->nums[w->nnums++] = (pending){n, word};
+        return true;
+    default: return true;
+    }
+}
+
+/* A node's words: its token (which must match) and its value. */
+static bool take_node(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
+    if (n->token) {
+        if (w->i == w->argc) return short_error(w, seg);
+        if (!is_token(n, w->argv[w->i])) return syntax_error(w);
+        w->i++;
+    }
+    set_int(w->out, n->set_off, n->alt ? n->alt : 1);
+    if (n->type == RG_ARG_NONE) return true;
+    if (w->i == w->argc) return n->token ? syntax_error(w) : short_error(w, seg);
+    return store(w, n, w->argv[w->i++]);
+}
+
+/* A node and its `more` value nodes. */
+static bool take_run(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
+    for (size_t k = 0; k <= n->more; k++) {
+        if (!take_node(w, &n[k], seg)) return false;
     }
     return true;
 }
 
-static const rg_arg_node *find_token(const rg_arg_spec *spec, rg_view word) {
-    for (size_t i = 0; i < spec->nopt; i++) {
-        const rg_arg_node *o = &spec->opt[i];
-        if (o->token_len == word.len && rg_eq_lower(word.ptr, o->token, word.len)) return o;
+static bool seg_choice(walk *w, const rg_arg_seg *seg) {
+    if (w->i == w->argc) return short_error(w, seg);
+    const rg_arg_node *fallback = NULL;
+    int alt = 0, fallback_alt = 0;
+    for (size_t k = 0; k < seg->n; k += 1u + seg->nodes[k].more) {
+        const rg_arg_node *n = &seg->nodes[k];
+        alt++;
+        if (is_token(n, w->argv[w->i])) {
+            set_int(w->out, seg->set_off, alt);
+            return take_run(w, n, seg);
+        }
+        if (!n->token && !fallback) {
+            fallback = n;
+            fallback_alt = alt;
+        }
+    }
+    if (!fallback) return syntax_error(w);
+    set_int(w->out, seg->set_off, fallback_alt);
+    return take_run(w, fallback, seg);
+}
+
+static const rg_arg_node *find_option(const rg_arg_seg *seg, rg_view word) {
+    for (size_t k = 0; k < seg->n; k += 1u + seg->nodes[k].more) {
+        if (is_token(&seg->nodes[k], word)) return &seg->nodes[k];
     }
     return NULL;
 }
 
-static bool syntax_error(rg_errbuf *err) {
-    rg_err_text(err, "ERR syntax error");
-    return false;
+/* WEIGHTS w...: every word up to the next token of the set, at least one. */
+static bool take_multi(walk *w, const rg_arg_node *o, const rg_arg_seg *seg) {
+    const size_t first = w->i;
+    while (w->i < w->argc && !find_option(seg, w->argv[w->i])) w->i++;
+    if (w->i == first) return syntax_error(w);
+    set_int(w->out, o->set_off, 1);
+    set_views(w->out, o->value_off, o->count_off, w->argv + first, w->i - first);
+    return true;
 }
 
 /* Options in any order; groups[g] remembers the alternative chosen in exclusion group g. */
-static bool walk_options(const rg_arg_spec *spec, walk *w, size_t i, size_t argc,
-                         const rg_view *argv, rg_errbuf *err) {
-    uint8_t groups[256] = {0};
-    while (i < argc) {
-        const rg_arg_node *o = find_token(spec, argv[i]);
-        if (!o) return syntax_error(err);
+static bool seg_options(walk *w, const rg_arg_seg *seg, bool last) {
+    uint8_t groups[64] = {0};
+    while (w->i < w->argc) {
+        const rg_arg_node *o = find_option(seg, w->argv[w->i]);
+        if (!o) return last ? seg_error(w, seg) : true;
         if (o->group) {
-            if (groups[o->group] && groups[o->group] != o->alt) return syntax_error(err);
-            groups[o->group] = o->alt;
+            if (groups[o->group % 64] && groups[o->group % 64] != o->alt) return syntax_error(w);
+            groups[o->group % 64] = o->alt;
         }
-        set_int(w->out, o->set_off, o->alt ? o->alt : 1);
-        i++;
-        if (o->type != RG_ARG_NONE) {
-            if (i == argc) return syntax_error(err);
-            if (!store(w, o, argv[i++])) return syntax_error(err);
+        if (o->flags & RG_ARG_MULTI) {
+            w->i++;
+            if (!take_multi(w, o, seg)) return false;
+        } else if (!take_run(w, o, seg)) {
+            return false;
         }
     }
     return true;
 }
 
-static bool walk_tail(const rg_arg_spec *spec, walk *w, size_t i, size_t argc, const rg_view *argv,
-                      const char *name, rg_errbuf *err) {
-    if (spec->rest_group) {
-        const size_t n = argc - i;
-        if (n % spec->rest_group != 0) {
-            rg_err_arity(err, name);
-            return false;
+static bool seg_rest(walk *w, const rg_arg_seg *seg) {
+    const size_t left = w->argc - w->i;
+    size_t count;
+    if (seg->counted_by != RG_ARG_NO_OFF) {
+        int64_t n;
+        memcpy(&n, (const char *)w->out + seg->counted_by, sizeof n);
+        if (n < (int64_t)seg->min) return syntax_error(w);
+        if ((uint64_t)n > left / seg->group) return seg_error(w, seg);
+        count = (size_t)n;
+    } else {
+        if (left < seg->min_after) return short_error(w, seg);
+        const size_t words = left - seg->min_after;
+        if (words % seg->group != 0) return short_error(w, seg);
+        count = words / seg->group;
+        if (count < seg->min) return short_error(w, seg);
+    }
+    set_views(w->out, seg->value_off, seg->count_off, w->argv + w->i, count);
+    w->i += count * seg->group;
+    return true;
+}
+
+/* Whether an IF group is present; consumes its token. */
+static bool seg_if(walk *w, const rg_arg_seg *seg) {
+    if (w->i == w->argc) return false;
+    if (seg->n) {
+        if (!is_token(&seg->nodes[0], w->argv[w->i])) return false;
+        w->i++;
+    } else if (w->argc - w->i <= seg->min_after) {
+        return false;
+    }
+    set_int(w->out, seg->set_off, 1);
+    return true;
+}
+
+static bool walk_segments(walk *w, const rg_arg_spec *spec) {
+    for (size_t s = 0; s < spec->nsegs; s++) {
+        const rg_arg_seg *seg = &spec->segs[s];
+        bool ok = true;
+        switch (seg->kind) {
+        case RG_SEG_WORD: ok = take_run(w, seg->nodes, seg); break;
+        case RG_SEG_CHOICE: ok = seg_choice(w, seg); break;
+        case RG_SEG_OPTIONS: ok = seg_options(w, seg, s + 1 == spec->nsegs); break;
+        case RG_SEG_REST: ok = seg_rest(w, seg); break;
+        case RG_SEG_IF:
+            if (!seg_if(w, seg)) s += seg->skip;
+            break;
+        default: ok = syntax_error(w);
         }
-        const rg_view *first = argv + i;
-        const size_t count = n / spec->rest_group;
-        memcpy((char *)w->out + spec->rest_off, &first, sizeof first);
-        memcpy((char *)w->out + spec->rest_count_off, &count, sizeof count);
-        return true;
+        if (!ok) return false;
     }
-    if (spec->opt_word) {
-        if (i == argc) return true;
-        if (argc - i > 1) return syntax_error(err);
-        set_int(w->out, spec->opt[0].set_off, 1);
-        return store(w, &spec->opt[0], argv[i]);
-    }
-    return walk_options(spec, w, i, argc, argv, err);
+    return w->i == w->argc || syntax_error(w);
 }
 
 bool rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const rg_view *argv,
                    void *out, rg_errbuf *err) {
-    walk w = {.out = out, .nnums = 0};
-    size_t i = spec->words;
-    for (size_t k = 0; k < spec->npos; k++) {
-        const rg_arg_node *p = &spec->pos[k];
-        if (i >= argc) {
-            rg_err_arity(err, name);
-            return false;
-        }
-        if (p->token) {
-            if (argv[i].len != p->token_len || !rg_eq_lower(argv[i].ptr, p->token, p->token_len))
-                return syntax_error(err);
-            if (++i >= argc) return syntax_error(err);
-        }
-        if (!store(&w, p, argv[i++])) return syntax_error(err);
+    walk w = {.spec = spec, .argv = argv, .argc = argc, .i = spec->words, .out = out,
+              .err = err, .name = name, .nnums = 0};
+    if (!walk_segments(&w, spec)) return false;
+    for (size_t k = 0; k < w.nnums; k++) {
+        if (!convert(&w.nums[k], out, err)) return false;
     }
-    if (!walk_tail(spec, &w, i, argc, argv, name, err)) return false;
-    return convert(&w, err);
+    return true;
 }

@@ -1,23 +1,34 @@
 /* respgen runtime: the table-driven argument parser behind generated server dispatch.
  *
- * A generated table (rg_arg_spec) describes one command's arguments; rg_args_parse walks a
- * request's argv over it and fills the command's argument struct through byte offsets. Errors
- * are the texts Redis 7.0 sends, written into a caller's rg_errbuf.
+ * A generated table (rg_arg_spec) describes one command's arguments as a flat list of segments;
+ * rg_args_parse walks a request's argv over them and fills the command's argument struct through
+ * byte offsets. Errors are the texts Redis 7.0 sends, written into a caller's rg_errbuf.
  *
- * Rules (docs/server.md has the long form):
- *  1. The command words (1, or 2 for a subcommand) are skipped; arity was checked before.
- *  2. pos[]: required arguments, one word each, in order (a node with a token expects the token,
- *     case-insensitively, then its value word).
- *  3. Then either a rest (a trailing `multiple` argument: argv views handed out as they are, in
- *     groups of rest_group words; a count that is not a multiple is Redis' arity error), or one
- *     optional word without token (PING's message), or options: every remaining word must be the
- *     token of an optional argument, in any order. A token with a value takes the next word (none
- *     left: syntax error). Tokens of one oneof exclude each other (syntax error), repeating the
- *     same token is allowed and the last value wins (Redis' SET and EXPIRE behave so).
- *  4. After the walk, numeric values are converted in argv order with Redis' rules: integers by
- *     string2ll ("value is not an integer or out of range"), doubles by strtod with Redis'
- *     checks ("value is not a valid float"). So a syntax error anywhere wins over a bad number,
- *     as in Redis' SET.
+ * Segments (docs/server.md has the long form), after the command words (1, or 2 for a
+ * subcommand; arity was checked before):
+ *  - WORD: one positional argument: a word, or a token (matched case-insensitively) and its
+ *    value words. Missing words are the arity error while nothing optional came before, else a
+ *    syntax error (Redis' BITCOUNT k 1).
+ *  - CHOICE: one of several alternatives (LMOVE's LEFT|RIGHT, GEOSEARCH's FROMMEMBER m |
+ *    FROMLONLAT lon lat, XGROUP's id | $): the first whose token matches, else the one without
+ *    a token, else a syntax error. The 1-based alternative is stored at set_off.
+ *  - OPTIONS: optional tokens in any order, each with its value words. Tokens of one exclusion
+ *    group (a oneof) exclude each other (syntax error); repeating a token is allowed and the last
+ *    value wins (Redis' SET and EXPIRE behave so). A word that is no token ends the set when
+ *    segments follow (ZADD's flags before its pairs), else it is a syntax error. A MULTI option
+ *    (WEIGHTS w...) takes every word up to the next token of the set, as views.
+ *  - REST: a run of elements of `group` words handed out as argv views. Its count is the value of
+ *    an earlier integer (counted_by: numkeys), or every word the segments after it leave
+ *    (BLPOP's keys before the timeout). A count that does not divide is Redis' arity error when
+ *    nothing optional came before (MSET), else a syntax error (ZADD).
+ *  - IF: an optional group of the next `skip` segments, present when its token (nodes[0]) is the
+ *    next word, or, without a token, when more words are left than the segments after the group
+ *    need (AUTH [username] password, BITCOUNT key [start end]).
+ * Numbers are converted when met with Redis' rules: integers by string2ll ("value is not an
+ * integer or out of range"), doubles by strtod with Redis' checks ("value is not a valid float"),
+ * or the argument's own texts and minimum (rg_arg_check). With late_numbers they are converted
+ * after the walk, in argv order, so a syntax error anywhere wins (Redis' SET). Counts (numkeys)
+ * are always converted when met: the words after them depend on them.
  * Semantic checks (EX 0 is "invalid expire time in 'set' command") are the command's business.
  */
 #ifndef RG_ARGS_H
@@ -31,37 +42,92 @@
 extern "C" {
 #endif
 
-/* What a node stores. */
+/* What a node stores at value_off. */
 typedef enum rg_arg_type {
     RG_ARG_NONE = 0, /* a pure token: only its presence */
     RG_ARG_VIEW,     /* rg_view */
     RG_ARG_I64,      /* int64_t */
     RG_ARG_DOUBLE,   /* double */
+    RG_ARG_CHOICE,   /* int: the 1-based index of the word in choices (a unit: m|km|ft|mi) */
 } rg_arg_type;
 
-/* One argument. Offsets are into the command's argument struct. */
+/* Node flags. */
+enum {
+    RG_ARG_MULTI = 1, /* option: values up to the next token; const rg_view * + size_t count */
+    RG_ARG_COUNT = 2, /* an integer that a later REST counts by: converted when met */
+};
+
+/* Texts and bounds of one argument that a server words its own way (BLPOP's timeout: "ERR
+ * timeout is not a float or out of range", "ERR timeout is negative"). */
+typedef struct rg_arg_check {
+    const char *invalid;   /* the word is no number (no choice); NULL: the generic text */
+    const char *min_error; /* the value is below min; NULL: no minimum */
+    int64_t min;
+} rg_arg_check;
+
+/* One argument word, or a token and its first value word. Offsets are into the command's
+ * argument struct. A token's further value words follow as nodes of their own without token
+ * (`more` of them: LIMIT offset count has one more). */
 typedef struct rg_arg_node {
-    const char *token; /* NULL: no token */
+    const char *token;            /* lower-case; NULL: no token */
+    const char *const *choices;   /* RG_ARG_CHOICE: the lower-case words, NULL-terminated */
+    const rg_arg_check *check;    /* NULL: generic texts, no bounds */
     uint8_t token_len;
-    uint8_t type;     /* rg_arg_type of the value */
-    uint8_t alt;      /* for oneof alternatives: the value stored at set_off (1-based) */
-    uint8_t group;    /* optional arguments: 1-based exclusion group (a oneof), 0: none */
-    uint16_t set_off; /* presence: an int set to alt (oneof) or to 1; UINT16_MAX: none */
-    uint16_t value_off;
+    uint8_t type;                 /* rg_arg_type of the value */
+    uint8_t alt;                  /* oneof alternatives: the value stored at set_off (1-based) */
+    uint8_t group;                /* options: 1-based exclusion group (a oneof), 0: none */
+    uint8_t more;                 /* value words after this one, as the following nodes */
+    uint8_t flags;                /* RG_ARG_MULTI, RG_ARG_COUNT */
+    uint16_t set_off;             /* presence: an int set to alt or to 1; RG_ARG_NO_OFF: none */
+    uint16_t value_off;           /* MULTI: the const rg_view * of the values */
+    uint16_t count_off;           /* MULTI: their size_t count */
 } rg_arg_node;
 
 #define RG_ARG_NO_OFF UINT16_MAX
 
+typedef enum rg_seg_kind {
+    RG_SEG_WORD = 0,
+    RG_SEG_CHOICE,
+    RG_SEG_OPTIONS,
+    RG_SEG_REST,
+    RG_SEG_IF,
+} rg_seg_kind;
+
+typedef struct rg_arg_seg {
+    const rg_arg_node *nodes; /* WORD: 1 + more; CHOICE, OPTIONS: all; IF: its token or none */
+    uint8_t kind;             /* rg_seg_kind */
+    uint8_t n;                /* nodes */
+    uint8_t group;            /* REST: words per element */
+    uint8_t skip;             /* IF: the segments of the group */
+    uint8_t min;              /* REST: the fewest elements (0 or 1) */
+    uint8_t optional_before;  /* something optional came before: short input is a syntax error */
+    uint16_t min_after;       /* the fewest words the segments after this one need */
+    uint16_t set_off;         /* CHOICE: the alternative; IF: int set to 1 when present */
+    uint16_t value_off;       /* REST: const rg_view * of the first element */
+    uint16_t count_off;       /* REST: size_t element count */
+    uint16_t counted_by;      /* REST: int64_t count (an RG_ARG_COUNT node), or RG_ARG_NO_OFF */
+    /* REST: the count is more than the words left; OPTIONS: a word that is none of its tokens
+     * ("%s" in it stands for the word: "ERR Unsupported option %s"). NULL: "ERR syntax error". */
+    const char *error;
+} rg_arg_seg;
+
+/* How a command words its syntax errors. */
+typedef enum rg_syntax_style {
+    RG_SYNTAX_PLAIN = 0,  /* "ERR syntax error" */
+    RG_SYNTAX_SUBCOMMAND, /* "ERR unknown subcommand or wrong number of arguments for 'x'. ..." */
+    RG_SYNTAX_ARITY,      /* "ERR wrong number of arguments for 'x' command" (LPOP k 1 2) */
+    RG_SYNTAX_TEXT,       /* the spec's syntax_text (SCRIPT FLUSH's "only support SYNC|ASYNC") */
+} rg_syntax_style;
+
 typedef struct rg_arg_spec {
-    const rg_arg_node *pos; /* required, in order */
-    const rg_arg_node *opt; /* optional tokens (any order), or the one optional word */
-    uint8_t npos;
-    uint8_t nopt;
-    uint8_t words;      /* command words: 1, or 2 for a subcommand */
-    uint8_t opt_word;   /* opt[0] is one optional word without token (PING [message]) */
-    uint8_t rest_group; /* words per rest element; 0: no rest */
-    uint16_t rest_off;  /* const rg_view * at rest_off, its element count at rest_count_off */
-    uint16_t rest_count_off;
+    const rg_arg_seg *segs;
+    uint8_t nsegs;
+    uint8_t words;  /* command words: 1, or 2 for a subcommand */
+    uint8_t syntax; /* rg_syntax_style */
+    /* Numbers are converted after the whole request was walked, so that a syntax error anywhere
+     * wins over a bad number (SET, GETEX, EXPIRE); else each when met, as most of Redis does. */
+    uint8_t late_numbers;
+    const char *syntax_text; /* RG_SYNTAX_TEXT */
 } rg_arg_spec;
 
 /* A Redis error reply text, without '-' and CRLF (the unknown-command error is the longest:
@@ -87,6 +153,8 @@ static inline bool rg_arity_ok(int arity, size_t argc) {
 void rg_err_arity(rg_errbuf *err, const char *name);
 void rg_err_unknown_command(rg_errbuf *err, size_t argc, const rg_view *argv);
 void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub);
+/* Redis' syntax error of a subcommand (addReplySubcommandSyntaxError). */
+void rg_err_subcommand_syntax(rg_errbuf *err, rg_view container, rg_view sub);
 void rg_err_text(rg_errbuf *err, const char *text);
 /* Appends bytes (cut to what fits; CR and LF become spaces, as Redis sanitizes error texts). */
 void rg_err_append(rg_errbuf *err, const char *bytes, size_t n);

@@ -32,4 +32,5 @@ if [[ -z $respgen || ! -x $respgen ]]; then
   exit 1
 fi
 
-exec "$respgen" import-json "$dir" -o "$root/specs/redis.lua"
+exec "$respgen" import-json "$dir" --overlay "$root/specs/redis-overlay.lua" \
+  -o "$root/specs/redis.lua"

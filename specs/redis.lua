@@ -34,6 +34,7 @@ command "ACL CAT" {
             },
         },
     },
+    syntax_error = "subcommand",
     string "category" { optional = true },
 }
 
@@ -84,6 +85,7 @@ command "ACL GENPASS" {
         type = "string",
         description = "Pseudorandom data. By default it contains 64 bytes, representing 256 bits of data. If `bits` was given, the output string length is the number of specified bits (rounded to the next multiple of 4) divided by 4.",
     },
+    syntax_error = "subcommand",
     integer "bits" { optional = true },
 }
 
@@ -204,6 +206,7 @@ command "ACL LOG" {
             },
         },
     },
+    syntax_error = "subcommand",
     oneof "operation" {
         optional = true,
         integer "count",
@@ -604,7 +607,7 @@ command "BLMOVE" {
         pure_token "left" { token = "LEFT" },
         pure_token "right" { token = "RIGHT" },
     },
-    double "timeout",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
 }
 
 command "BLMPOP" {
@@ -642,14 +645,14 @@ command "BLMPOP" {
             },
         },
     },
-    double "timeout",
-    integer "numkeys",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
+    integer "numkeys" { invalid = "ERR numkeys should be greater than 0", min = 1, min_error = "ERR numkeys should be greater than 0" },
     key "key" { multiple = true, key_spec_index = 0 },
     oneof "where" {
         pure_token "left" { token = "LEFT" },
         pure_token "right" { token = "RIGHT" },
     },
-    integer "count" { token = "COUNT", optional = true },
+    integer "count" { token = "COUNT", optional = true, invalid = "ERR count should be greater than 0", min = 1, min_error = "ERR count should be greater than 0" },
 }
 
 command "BLPOP" {
@@ -687,7 +690,7 @@ command "BLPOP" {
         },
     },
     key "key" { multiple = true, key_spec_index = 0 },
-    double "timeout",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
 }
 
 command "BRPOP" {
@@ -724,7 +727,7 @@ command "BRPOP" {
         },
     },
     key "key" { multiple = true, key_spec_index = 0 },
-    double "timeout",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
 }
 
 command "BRPOPLPUSH" {
@@ -762,7 +765,7 @@ command "BRPOPLPUSH" {
     },
     key "source" { key_spec_index = 0 },
     key "destination" { key_spec_index = 1 },
-    double "timeout",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
 }
 
 command "BZMPOP" {
@@ -808,14 +811,14 @@ command "BZMPOP" {
             },
         },
     },
-    double "timeout",
-    integer "numkeys",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
+    integer "numkeys" { invalid = "ERR numkeys should be greater than 0", min = 1, min_error = "ERR numkeys should be greater than 0" },
     key "key" { multiple = true, key_spec_index = 0 },
     oneof "where" {
         pure_token "min" { token = "MIN" },
         pure_token "max" { token = "MAX" },
     },
-    integer "count" { token = "COUNT", optional = true },
+    integer "count" { token = "COUNT", optional = true, invalid = "ERR count should be greater than 0", min = 1, min_error = "ERR count should be greater than 0" },
 }
 
 command "BZPOPMAX" {
@@ -851,7 +854,7 @@ command "BZPOPMAX" {
         },
     },
     key "key" { multiple = true, key_spec_index = 0 },
-    double "timeout",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
 }
 
 command "BZPOPMIN" {
@@ -887,7 +890,7 @@ command "BZPOPMIN" {
         },
     },
     key "key" { multiple = true, key_spec_index = 0 },
-    double "timeout",
+    double "timeout" { invalid = "ERR timeout is not a float or out of range", min = 0, min_error = "ERR timeout is negative" },
 }
 
 command "CLIENT" {
@@ -1293,9 +1296,11 @@ command "CLIENT UNBLOCK" {
             { const = 1, description = "If the client wasn't unblocked." },
         },
     },
+    syntax_error = "subcommand",
     integer "client-id",
     oneof "unblock-type" {
         optional = true,
+        invalid = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR",
         pure_token "timeout" { token = "TIMEOUT" },
         pure_token "error" { token = "ERROR" },
     },
@@ -2518,7 +2523,7 @@ command "EVAL" {
     },
     reply = { description = "Return value depends on the script that is executed" },
     string "script",
-    integer "numkeys",
+    integer "numkeys" { min = 0, min_error = "ERR Number of keys can't be negative", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { optional = true, multiple = true, key_spec_index = 0 },
     string "arg" { optional = true, multiple = true },
 }
@@ -2540,7 +2545,7 @@ command "EVALSHA" {
     },
     reply = { description = "Return value depends on the script that is executed" },
     string "sha1",
-    integer "numkeys",
+    integer "numkeys" { min = 0, min_error = "ERR Number of keys can't be negative", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { optional = true, multiple = true, key_spec_index = 0 },
     string "arg" { optional = true, multiple = true },
 }
@@ -2562,7 +2567,7 @@ command "EVALSHA_RO" {
     },
     reply = { description = "Return value depends on the script that is executed" },
     string "sha1",
-    integer "numkeys",
+    integer "numkeys" { min = 0, min_error = "ERR Number of keys can't be negative", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { optional = true, multiple = true, key_spec_index = 0 },
     string "arg" { optional = true, multiple = true },
 }
@@ -2585,7 +2590,7 @@ command "EVAL_RO" {
     },
     reply = { description = "Return value depends on the script that is executed" },
     string "script",
-    integer "numkeys",
+    integer "numkeys" { min = 0, min_error = "ERR Number of keys can't be negative", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { optional = true, multiple = true, key_spec_index = 0 },
     string "arg" { optional = true, multiple = true },
 }
@@ -2661,6 +2666,8 @@ command "EXPIRE" {
             { description = "The timeout was set.", const = 1 },
         },
     },
+    late_numbers = true,
+    unknown_error = "ERR Unsupported option %s",
     key "key" { key_spec_index = 0 },
     integer "seconds",
     oneof "condition" {
@@ -2698,6 +2705,8 @@ command "EXPIREAT" {
             },
         },
     },
+    late_numbers = true,
+    unknown_error = "ERR Unsupported option %s",
     key "key" { key_spec_index = 0 },
     unix_time "unix-time-seconds",
     oneof "condition" {
@@ -2776,7 +2785,7 @@ command "FCALL" {
     },
     reply = { description = "Return value depends on the function that is executed" },
     string "function",
-    integer "numkeys",
+    integer "numkeys" { min = 0, min_error = "ERR Number of keys can't be negative", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { optional = true, multiple = true, key_spec_index = 0 },
     string "arg" { optional = true, multiple = true },
 }
@@ -2799,7 +2808,7 @@ command "FCALL_RO" {
     },
     reply = { description = "Return value depends on the function that is executed" },
     string "function",
-    integer "numkeys",
+    integer "numkeys" { min = 0, min_error = "ERR Number of keys can't be negative", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { optional = true, multiple = true, key_spec_index = 0 },
     string "arg" { optional = true, multiple = true },
 }
@@ -2889,8 +2898,10 @@ command "FUNCTION FLUSH" {
     acl_categories = { "SCRIPTING" },
     command_tips = { "REQUEST_POLICY:ALL_SHARDS", "RESPONSE_POLICY:ALL_SUCCEEDED" },
     reply = { const = "OK" },
+    syntax_error = "subcommand",
     oneof "flush-type" {
         optional = true,
+        invalid = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option",
         pure_token "async" { token = "ASYNC" },
         pure_token "sync" { token = "SYNC" },
     },
@@ -2967,6 +2978,7 @@ command "FUNCTION LIST" {
             },
         },
     },
+    unknown_error = "ERR Unknown argument %s",
     string "library-name-pattern" { token = "LIBRARYNAME", optional = true },
     pure_token "withcode" { token = "WITHCODE", optional = true },
 }
@@ -2995,9 +3007,11 @@ command "FUNCTION RESTORE" {
     acl_categories = { "SCRIPTING" },
     command_tips = { "REQUEST_POLICY:ALL_SHARDS", "RESPONSE_POLICY:ALL_SUCCEEDED" },
     reply = { const = "OK" },
+    syntax_error = "subcommand",
     string "serialized-value",
     oneof "policy" {
         optional = true,
+        invalid = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
         pure_token "flush" { token = "FLUSH" },
         pure_token "append" { token = "APPEND" },
         pure_token "replace" { token = "REPLACE" },
@@ -3135,6 +3149,7 @@ command "GEODIST" {
     string "member2",
     oneof "unit" {
         optional = true,
+        invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
         pure_token "m" { token = "m" },
         pure_token "km" { token = "km" },
         pure_token "ft" { token = "ft" },
@@ -3280,8 +3295,9 @@ command "GEORADIUS" {
     key "key" { key_spec_index = 0 },
     double "longitude",
     double "latitude",
-    double "radius",
+    double "radius" { invalid = "ERR need numeric radius", min = 0, min_error = "ERR radius cannot be negative" },
     oneof "unit" {
+        invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
         pure_token "m" { token = "m" },
         pure_token "km" { token = "km" },
         pure_token "ft" { token = "ft" },
@@ -3383,8 +3399,9 @@ command "GEORADIUSBYMEMBER" {
     },
     key "key" { key_spec_index = 0 },
     string "member",
-    double "radius",
+    double "radius" { invalid = "ERR need numeric radius", min = 0, min_error = "ERR radius cannot be negative" },
     oneof "unit" {
+        invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
         pure_token "m" { token = "m" },
         pure_token "km" { token = "km" },
         pure_token "ft" { token = "ft" },
@@ -3475,8 +3492,9 @@ command "GEORADIUSBYMEMBER_RO" {
     },
     key "key" { key_spec_index = 0 },
     string "member",
-    double "radius",
+    double "radius" { invalid = "ERR need numeric radius", min = 0, min_error = "ERR radius cannot be negative" },
     oneof "unit" {
+        invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
         pure_token "m" { token = "m" },
         pure_token "km" { token = "km" },
         pure_token "ft" { token = "ft" },
@@ -3563,8 +3581,9 @@ command "GEORADIUS_RO" {
     key "key" { key_spec_index = 0 },
     double "longitude",
     double "latitude",
-    double "radius",
+    double "radius" { invalid = "ERR need numeric radius", min = 0, min_error = "ERR radius cannot be negative" },
     oneof "unit" {
+        invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
         pure_token "m" { token = "m" },
         pure_token "km" { token = "km" },
         pure_token "ft" { token = "ft" },
@@ -3653,8 +3672,9 @@ command "GEOSEARCH" {
     },
     oneof "by" {
         block "circle" {
-            double "radius" { token = "BYRADIUS" },
+            double "radius" { token = "BYRADIUS", invalid = "ERR need numeric radius", min = 0, min_error = "ERR radius cannot be negative" },
             oneof "unit" {
+                invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
                 pure_token "m" { token = "m" },
                 pure_token "km" { token = "km" },
                 pure_token "ft" { token = "ft" },
@@ -3662,9 +3682,10 @@ command "GEOSEARCH" {
             },
         },
         block "box" {
-            double "width" { token = "BYBOX" },
-            double "height",
+            double "width" { token = "BYBOX", invalid = "ERR need numeric width", min = 0, min_error = "ERR height or width cannot be negative" },
+            double "height" { invalid = "ERR need numeric height", min = 0, min_error = "ERR height or width cannot be negative" },
             oneof "unit" {
+                invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
                 pure_token "m" { token = "m" },
                 pure_token "km" { token = "km" },
                 pure_token "ft" { token = "ft" },
@@ -3721,8 +3742,9 @@ command "GEOSEARCHSTORE" {
     },
     oneof "by" {
         block "circle" {
-            double "radius" { token = "BYRADIUS" },
+            double "radius" { token = "BYRADIUS", invalid = "ERR need numeric radius", min = 0, min_error = "ERR radius cannot be negative" },
             oneof "unit" {
+                invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
                 pure_token "m" { token = "m" },
                 pure_token "km" { token = "km" },
                 pure_token "ft" { token = "ft" },
@@ -3730,9 +3752,10 @@ command "GEOSEARCHSTORE" {
             },
         },
         block "box" {
-            double "width" { token = "BYBOX" },
-            double "height",
+            double "width" { token = "BYBOX", invalid = "ERR need numeric width", min = 0, min_error = "ERR height or width cannot be negative" },
+            double "height" { invalid = "ERR need numeric height", min = 0, min_error = "ERR height or width cannot be negative" },
             oneof "unit" {
+                invalid = "ERR unsupported unit provided. please use M, KM, FT, MI",
                 pure_token "m" { token = "m" },
                 pure_token "km" { token = "km" },
                 pure_token "ft" { token = "ft" },
@@ -3797,7 +3820,7 @@ command "GETBIT" {
         oneOf = { { const = 0 }, { const = 1 } },
     },
     key "key" { key_spec_index = 0 },
-    integer "offset",
+    integer "offset" { invalid = "ERR bit offset is not an integer or out of range", min = 0, min_error = "ERR bit offset is not an integer or out of range" },
 }
 
 command "GETDEL" {
@@ -3846,6 +3869,7 @@ command "GETEX" {
             { description = "Key does not exist.", type = "null" },
         },
     },
+    late_numbers = true,
     key "key" { key_spec_index = 0 },
     oneof "expiration" {
         optional = true,
@@ -3971,7 +3995,7 @@ command "HELLO" {
     },
     block "arguments" {
         optional = true,
-        integer "protover",
+        integer "protover" { invalid = "ERR Protocol version is not an integer or out of range" },
         block "auth" {
             token = "AUTH",
             optional = true,
@@ -4291,7 +4315,7 @@ command "HSCAN" {
         },
     },
     key "key" { key_spec_index = 0 },
-    integer "cursor",
+    integer "cursor" { invalid = "ERR invalid cursor" },
     pattern "pattern" { token = "MATCH", optional = true },
     integer "count" { token = "COUNT", optional = true },
     pure_token "novalues" { token = "NOVALUES", optional = true },
@@ -4892,13 +4916,13 @@ command "LMPOP" {
             },
         },
     },
-    integer "numkeys",
+    integer "numkeys" { invalid = "ERR numkeys should be greater than 0", min = 1, min_error = "ERR numkeys should be greater than 0" },
     key "key" { multiple = true, key_spec_index = 0 },
     oneof "where" {
         pure_token "left" { token = "LEFT" },
         pure_token "right" { token = "RIGHT" },
     },
-    integer "count" { token = "COUNT", optional = true },
+    integer "count" { token = "COUNT", optional = true, invalid = "ERR count should be greater than 0", min = 1, min_error = "ERR count should be greater than 0" },
 }
 
 command "LOLWUT" {
@@ -4944,8 +4968,9 @@ command "LPOP" {
             },
         },
     },
+    syntax_error = "arity",
     key "key" { key_spec_index = 0 },
-    integer "count" { optional = true, since = "6.2.0" },
+    integer "count" { optional = true, since = "6.2.0", invalid = "ERR value is out of range, must be positive", min = 0, min_error = "ERR value is out of range, must be positive" },
 }
 
 command "LPOS" {
@@ -4978,8 +5003,8 @@ command "LPOS" {
     key "key" { key_spec_index = 0 },
     string "element",
     integer "rank" { token = "RANK", optional = true },
-    integer "num-matches" { token = "COUNT", optional = true },
-    integer "len" { token = "MAXLEN", optional = true },
+    integer "num-matches" { token = "COUNT", optional = true, invalid = "ERR COUNT can't be negative", min = 0, min_error = "ERR COUNT can't be negative" },
+    integer "len" { token = "MAXLEN", optional = true, invalid = "ERR MAXLEN can't be negative", min = 0, min_error = "ERR MAXLEN can't be negative" },
 }
 
 command "LPUSH" {
@@ -5697,6 +5722,8 @@ command "PEXPIRE" {
             { const = 1, description = "The timeout was set." },
         },
     },
+    late_numbers = true,
+    unknown_error = "ERR Unsupported option %s",
     key "key" { key_spec_index = 0 },
     integer "milliseconds",
     oneof "condition" {
@@ -5734,6 +5761,8 @@ command "PEXPIREAT" {
             },
         },
     },
+    late_numbers = true,
+    unknown_error = "ERR Unsupported option %s",
     key "key" { key_spec_index = 0 },
     unix_time "unix-time-milliseconds",
     oneof "condition" {
@@ -5895,6 +5924,7 @@ command "PING" {
             { type = "string", description = "Relay of given `message`." },
         },
     },
+    syntax_error = "arity",
     string "message" { optional = true },
 }
 
@@ -6007,6 +6037,7 @@ command "PUBSUB CHANNELS" {
         uniqueItems = true,
         items = { type = "string" },
     },
+    syntax_error = "subcommand",
     pattern "pattern" { optional = true },
 }
 
@@ -6065,6 +6096,7 @@ command "PUBSUB SHARDCHANNELS" {
         items = { type = "string" },
         uniqueItems = true,
     },
+    syntax_error = "subcommand",
     pattern "pattern" { optional = true },
 }
 
@@ -6431,8 +6463,9 @@ command "RPOP" {
             },
         },
     },
+    syntax_error = "arity",
     key "key" { key_spec_index = 0 },
-    integer "count" { optional = true, since = "6.2.0" },
+    integer "count" { optional = true, since = "6.2.0", invalid = "ERR value is out of range, must be positive", min = 0, min_error = "ERR value is out of range, must be positive" },
 }
 
 command "RPOPLPUSH" {
@@ -6576,7 +6609,7 @@ command "SCAN" {
             { description = "List of keys.", type = "array", items = { type = "string" } },
         },
     },
-    integer "cursor",
+    integer "cursor" { invalid = "ERR invalid cursor" },
     pattern "pattern" { token = "MATCH", optional = true },
     integer "count" { token = "COUNT", optional = true },
     string "type" { token = "TYPE", optional = true, since = "6.0.0" },
@@ -6624,6 +6657,7 @@ command "SCRIPT DEBUG" {
     acl_categories = { "SCRIPTING" },
     reply = { const = "OK" },
     oneof "mode" {
+        invalid = "ERR Use SCRIPT DEBUG YES/SYNC/NO",
         pure_token "yes" { token = "YES" },
         pure_token "sync" { token = "SYNC" },
         pure_token "no" { token = "NO" },
@@ -6663,9 +6697,11 @@ command "SCRIPT FLUSH" {
     acl_categories = { "SCRIPTING" },
     command_tips = { "REQUEST_POLICY:ALL_NODES", "RESPONSE_POLICY:ALL_SUCCEEDED" },
     reply = { const = "OK" },
+    syntax_error = "ERR SCRIPT FLUSH only support SYNC|ASYNC option",
     oneof "flush-type" {
         optional = true,
         since = "6.2.0",
+        invalid = "ERR SCRIPT FLUSH only support SYNC|ASYNC option",
         pure_token "async" { token = "ASYNC" },
         pure_token "sync" { token = "SYNC" },
     },
@@ -7336,6 +7372,7 @@ command "SET" {
             { description = "`GET` given: The previous value of the key", type = "string" },
         },
     },
+    late_numbers = true,
     key "key" { key_spec_index = 0 },
     string "value",
     oneof "condition" {
@@ -7375,8 +7412,8 @@ command "SETBIT" {
         oneOf = { { const = 0 }, { const = 1 } },
     },
     key "key" { key_spec_index = 0 },
-    integer "offset",
-    integer "value",
+    integer "offset" { invalid = "ERR bit offset is not an integer or out of range", min = 0, min_error = "ERR bit offset is not an integer or out of range" },
+    integer "value" { invalid = "ERR bit is not an integer or out of range", min = 0, min_error = "ERR bit is not an integer or out of range" },
 }
 
 command "SETEX" {
@@ -7528,9 +7565,9 @@ command "SINTERCARD" {
         type = "integer",
         minimum = 0,
     },
-    integer "numkeys",
+    integer "numkeys" { invalid = "ERR numkeys should be greater than 0", min = 1, min_error = "ERR numkeys should be greater than 0", count_error = "ERR Number of keys can't be greater than number of args" },
     key "key" { multiple = true, key_spec_index = 0 },
-    integer "limit" { token = "LIMIT", optional = true },
+    integer "limit" { token = "LIMIT", optional = true, invalid = "ERR LIMIT can't be negative", min = 0, min_error = "ERR LIMIT can't be negative" },
 }
 
 command "SINTERSTORE" {
@@ -7664,7 +7701,8 @@ command "SLOWLOG GET" {
             },
         },
     },
-    integer "count" { optional = true },
+    syntax_error = "subcommand",
+    integer "count" { optional = true, invalid = "ERR count should be greater than or equal to -1", min = -1, min_error = "ERR count should be greater than or equal to -1" },
 }
 
 command "SLOWLOG HELP" {
@@ -7944,7 +7982,7 @@ command "SPOP" {
         },
     },
     key "key" { key_spec_index = 0 },
-    integer "count" { optional = true, since = "3.2.0" },
+    integer "count" { optional = true, since = "3.2.0", invalid = "ERR value is out of range, must be positive", min = 0, min_error = "ERR value is out of range, must be positive" },
 }
 
 command "SPUBLISH" {
@@ -8063,7 +8101,7 @@ command "SSCAN" {
         },
     },
     key "key" { key_spec_index = 0 },
-    integer "cursor",
+    integer "cursor" { invalid = "ERR invalid cursor" },
     pattern "pattern" { token = "MATCH", optional = true },
     integer "count" { token = "COUNT", optional = true },
 }
@@ -8225,8 +8263,8 @@ command "SWAPDB" {
     flags = { "WRITE", "FAST" },
     acl_categories = { "KEYSPACE", "DANGEROUS" },
     reply = { const = "OK" },
-    integer "index1",
-    integer "index2",
+    integer "index1" { invalid = "ERR invalid first DB index" },
+    integer "index2" { invalid = "ERR invalid second DB index" },
 }
 
 command "SYNC" {
@@ -8714,6 +8752,7 @@ command "XGROUP CREATE" {
         },
     },
     reply = { const = "OK" },
+    syntax_error = "subcommand",
     key "key" { key_spec_index = 0 },
     string "group",
     oneof "id-selector" {
@@ -8828,6 +8867,7 @@ command "XGROUP SETID" {
         },
     },
     reply = { const = "OK" },
+    syntax_error = "subcommand",
     key "key" { key_spec_index = 0 },
     string "group",
     oneof "id-selector" {
@@ -9204,6 +9244,7 @@ command "XINFO STREAM" {
             },
         },
     },
+    syntax_error = "subcommand",
     key "key" { key_spec_index = 0 },
     block "full-block" {
         optional = true,
@@ -9678,8 +9719,8 @@ command "ZCOUNT" {
         type = "integer",
     },
     key "key" { key_spec_index = 0 },
-    double "min",
-    double "max",
+    string "min",
+    string "max",
 }
 
 command "ZDIFF" {
@@ -9719,7 +9760,7 @@ command "ZDIFF" {
             },
         },
     },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zdiff' command" },
     key "key" { multiple = true, key_spec_index = 0 },
     pure_token "withscores" { token = "WITHSCORES", optional = true },
 }
@@ -9749,7 +9790,7 @@ command "ZDIFFSTORE" {
         type = "integer",
     },
     key "destination" { key_spec_index = 0 },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zdiffstore' command" },
     key "key" { multiple = true, key_spec_index = 1 },
 }
 
@@ -9770,7 +9811,7 @@ command "ZINCRBY" {
     },
     reply = { description = "The new score of `member`", type = "number" },
     key "key" { key_spec_index = 0 },
-    integer "increment",
+    double "increment",
     string "member",
 }
 
@@ -9811,7 +9852,7 @@ command "ZINTER" {
             },
         },
     },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zinter' command" },
     key "key" { multiple = true, key_spec_index = 0 },
     integer "weight" { token = "WEIGHTS", optional = true, multiple = true },
     oneof "aggregate" {
@@ -9844,9 +9885,9 @@ command "ZINTERCARD" {
         type = "integer",
         minimum = 0,
     },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zintercard' command" },
     key "key" { multiple = true, key_spec_index = 0 },
-    integer "limit" { token = "LIMIT", optional = true },
+    integer "limit" { token = "LIMIT", optional = true, invalid = "ERR LIMIT can't be negative", min = 0, min_error = "ERR LIMIT can't be negative" },
 }
 
 command "ZINTERSTORE" {
@@ -9875,7 +9916,7 @@ command "ZINTERSTORE" {
         minimum = 0,
     },
     key "destination" { key_spec_index = 0 },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zinterstore' command" },
     key "key" { multiple = true, key_spec_index = 1 },
     integer "weight" { token = "WEIGHTS", optional = true, multiple = true },
     oneof "aggregate" {
@@ -9954,13 +9995,13 @@ command "ZMPOP" {
             },
         },
     },
-    integer "numkeys",
+    integer "numkeys" { invalid = "ERR numkeys should be greater than 0", min = 1, min_error = "ERR numkeys should be greater than 0" },
     key "key" { multiple = true, key_spec_index = 0 },
     oneof "where" {
         pure_token "min" { token = "MIN" },
         pure_token "max" { token = "MAX" },
     },
-    integer "count" { token = "COUNT", optional = true },
+    integer "count" { token = "COUNT", optional = true, invalid = "ERR count should be greater than 0", min = 1, min_error = "ERR count should be greater than 0" },
 }
 
 command "ZMSCORE" {
@@ -10038,7 +10079,7 @@ command "ZPOPMAX" {
         },
     },
     key "key" { key_spec_index = 0 },
-    integer "count" { optional = true },
+    integer "count" { optional = true, invalid = "ERR value is out of range, must be positive", min = 0, min_error = "ERR value is out of range, must be positive" },
 }
 
 command "ZPOPMIN" {
@@ -10084,7 +10125,7 @@ command "ZPOPMIN" {
         },
     },
     key "key" { key_spec_index = 0 },
-    integer "count" { optional = true },
+    integer "count" { optional = true, invalid = "ERR value is out of range, must be positive", min = 0, min_error = "ERR value is out of range, must be positive" },
 }
 
 command "ZRANDMEMBER" {
@@ -10278,8 +10319,8 @@ command "ZRANGEBYSCORE" {
         },
     },
     key "key" { key_spec_index = 0 },
-    double "min",
-    double "max",
+    string "min",
+    string "max",
     pure_token "withscores" { token = "WITHSCORES", optional = true, since = "2.0.0" },
     block "limit" {
         token = "LIMIT",
@@ -10452,8 +10493,8 @@ command "ZREMRANGEBYSCORE" {
     },
     reply = { type = "integer", description = "Number of elements removed." },
     key "key" { key_spec_index = 0 },
-    double "min",
-    double "max",
+    string "min",
+    string "max",
 }
 
 command "ZREVRANGE" {
@@ -10584,8 +10625,8 @@ command "ZREVRANGEBYSCORE" {
         },
     },
     key "key" { key_spec_index = 0 },
-    double "max",
-    double "min",
+    string "max",
+    string "min",
     pure_token "withscores" { token = "WITHSCORES", optional = true },
     block "limit" {
         token = "LIMIT",
@@ -10667,7 +10708,7 @@ command "ZSCAN" {
         },
     },
     key "key" { key_spec_index = 0 },
-    integer "cursor",
+    integer "cursor" { invalid = "ERR invalid cursor" },
     pattern "pattern" { token = "MATCH", optional = true },
     integer "count" { token = "COUNT", optional = true },
     pure_token "noscores" { token = "NOSCORES", optional = true },
@@ -10740,7 +10781,7 @@ command "ZUNION" {
             },
         },
     },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zunion' command" },
     key "key" { multiple = true, key_spec_index = 0 },
     integer "weight" { token = "WEIGHTS", optional = true, multiple = true },
     oneof "aggregate" {
@@ -10778,7 +10819,7 @@ command "ZUNIONSTORE" {
         type = "integer",
     },
     key "destination" { key_spec_index = 0 },
-    integer "numkeys",
+    integer "numkeys" { min = 1, min_error = "ERR at least 1 input key is needed for 'zunionstore' command" },
     key "key" { multiple = true, key_spec_index = 1 },
     integer "weight" { token = "WEIGHTS", optional = true, multiple = true },
     oneof "aggregate" {

@@ -22,6 +22,7 @@ command "GET" {
     key "key" }
 command "SET" {
     arity = -3,
+    late_numbers = true, -- as Redis: SET k v EX abc FOO is a syntax error, not a bad number
     key "key",
     string "value",
     oneof "condition" {

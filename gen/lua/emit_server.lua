@@ -11,6 +11,7 @@
 -- handler reads argv.
 
 local naming = require("naming")
+local server_reply = require("server_reply")
 
 local M = {}
 
@@ -38,56 +39,263 @@ local function c_string(s)
 end
 
 ---------------------------------------------------------------------------------------------
--- Argument tables.
+-- Argument tables: the spec's argument tree compiled into rg_args segments (rg_args.h). A
+-- command whose tree has a shape the segments cannot express (a token repeated before every
+-- value, a oneof of blocks inside a repeated block, a run of words whose length only the
+-- command's own code knows) gets no table: it is raw.
 
--- A node record: what the C initializer of one rg_arg_node needs.
-local function node(a, set_field, value_field, alt, group)
-    return { token = a.token and a.token:lower(), type = (arg_type(a)), set = set_field,
-        value = value_field, alt = alt or 0, group = group or 0 }
-end
+local function is_pure(a) return a.kind == "pure-token" end
 
--- An optional argument in options position; adds its fields and nodes. False when it does not fit.
-local function add_option(a, cmd, groups)
-    local id = naming.member(a.name)
-    if a.multiple then return false end
-    if a.kind == "pure-token" then
-        cmd.fields[#cmd.fields + 1] = { "int", id, "1 when " .. a.token .. " was given" }
-        cmd.opt[#cmd.opt + 1] = node(a, id)
-        return true
+local function all_pure(a)
+    for _, c in ipairs(a.args) do
+        if not is_pure(c) or c.optional or c.multiple then return false end
     end
-    if is_scalar(a) and a.token then
-        local _, ctype = arg_type(a)
-        cmd.fields[#cmd.fields + 1] = { "int", "has_" .. id }
-        cmd.fields[#cmd.fields + 1] = { ctype, id }
-        cmd.opt[#cmd.opt + 1] = node(a, "has_" .. id, id)
-        return true
-    end
-    if a.kind ~= "oneof" then return false end
-    groups.n = groups.n + 1
-    local consts = {}
-    cmd.fields[#cmd.fields + 1] = { "int", id, "0 or one of " .. cmd.MACRO .. "_" ..
-        naming.upper(id) .. "_*" }
-    for i, alt in ipairs(a.args) do
-        if not alt.token or alt.multiple or not arg_type(alt) then return false end
-        local aid = naming.member(alt.name)
-        consts[#consts + 1] = { cmd.MACRO .. "_" .. naming.upper(id) .. "_" ..
-            naming.upper(naming.ident(alt.name)), i }
-        local value
-        if alt.kind ~= "pure-token" then
-            local _, ctype = arg_type(alt)
-            value = id .. "_" .. aid
-            cmd.fields[#cmd.fields + 1] = { ctype, value }
-        end
-        cmd.opt[#cmd.opt + 1] = node(alt, id, value, i, groups.n)
-    end
-    cmd.consts[#cmd.consts + 1] = consts
     return true
 end
 
--- The trailing `multiple` argument: a scalar, or a block of untokened scalars.
-local function add_rest(a, cmd)
-    if a.token then return false end
-    local id = naming.member(a.name)
+-- The lower-case words of a oneof of pure tokens.
+local function choices_of(a)
+    local t = {}
+    for _, c in ipairs(a.args) do t[#t + 1] = c.token:lower() end
+    return t
+end
+
+-- A struct member; false when the name is taken (two arguments flatten to one name).
+local function add_field(cmd, ctype, name, comment)
+    if cmd.field_names[name] then return false end
+    cmd.field_names[name] = true
+    cmd.fields[#cmd.fields + 1] = { ctype, name, comment }
+    return true
+end
+
+local function field_name(prefix, a)
+    if prefix == "" then return naming.member(a.name) end
+    return prefix .. "_" .. naming.ident(a.name)
+end
+
+-- Enumerators for the alternatives of a oneof stored as an int at `field`.
+local function add_consts(cmd, field, alts)
+    local consts = {}
+    for i, alt in ipairs(alts) do
+        consts[#consts + 1] = { cmd.MACRO .. "_" .. naming.upper(field) .. "_" ..
+            naming.upper(naming.ident(alt.name)), i }
+    end
+    cmd.consts[#cmd.consts + 1] = consts
+end
+
+local function new_node(token, ntype, value)
+    return { token = token and token:lower(), type = ntype, alt = 0, group = 0, more = 0,
+        flags = 0, value = value }
+end
+
+-- The argument's own error texts and minimum (spec options invalid, min, min_error), or nil.
+local function check_of(a)
+    if not a.invalid and not a.min_error then return nil end
+    return { invalid = a.invalid, min = a.min or 0, min_error = a.min_error }
+end
+
+-- The nodes of an argument that takes a fixed run of words: a scalar, a pure token, a oneof of
+-- pure tokens (one word, stored as the 1-based choice), or a block of such (a token of the
+-- block goes on its first node). Adds the value fields; nil when the argument is no such run.
+local function run_of(a, cmd, name)
+    if a.optional or a.multiple then return nil end
+    if is_pure(a) then return { new_node(a.token, "RG_ARG_NONE") } end
+    local t, ctype = arg_type(a)
+    if t then
+        if not add_field(cmd, ctype, name) then return nil end
+        local n = new_node(a.token, t, name)
+        n.check, n.count_error = check_of(a), a.count_error
+        return { n }
+    end
+    if a.kind == "oneof" and all_pure(a) then
+        if not add_field(cmd, "int", name, "one of " .. cmd.MACRO .. "_" .. naming.upper(name) ..
+            "_*") then
+            return nil
+        end
+        add_consts(cmd, name, a.args)
+        local n = new_node(a.token, "RG_ARG_CHOICE", name)
+        n.choices, n.check = choices_of(a), check_of(a)
+        return { n }
+    end
+    if a.kind ~= "block" then return nil end
+    local nodes = {}
+    if a.token then nodes[1] = new_node(a.token, "RG_ARG_NONE") end
+    for _, c in ipairs(a.args) do
+        local sub = run_of(c, cmd, name .. "_" .. naming.ident(c.name))
+        if not sub then return nil end
+        for _, n in ipairs(sub) do nodes[#nodes + 1] = n end
+    end
+    -- A leading pure token followed by an untokened value becomes one node: LIMIT offset.
+    if #nodes >= 2 and nodes[1].type == "RG_ARG_NONE" and nodes[1].token and
+        not nodes[2].token and nodes[2].type ~= "RG_ARG_NONE" then
+        nodes[2].token = nodes[1].token
+        table.remove(nodes, 1)
+    end
+    return nodes
+end
+
+local function head(nodes)
+    nodes[1].more = #nodes - 1
+    return nodes
+end
+
+local function words_of(nodes)
+    local n = 0
+    for _, x in ipairs(nodes) do
+        n = n + (x.token and 1 or 0) + (x.type ~= "RG_ARG_NONE" and 1 or 0)
+    end
+    return n
+end
+
+local compile_seq, compile_choice
+
+-- One optional argument as options-set heads (appended to `heads`); false when it is not
+-- option-like (every word it takes starts with a token).
+local function add_option(a, cmd, name, heads, ctx)
+    if a.multiple_token then return false end
+    if a.multiple then
+        local t = arg_type(a)
+        if not a.token or not t or t == "RG_ARG_NONE" then return false end
+        if not (add_field(cmd, "int", "has_" .. name) and
+                add_field(cmd, "const rg_view *", name, "the words after " .. a.token) and
+                add_field(cmd, "size_t", name .. "_count")) then
+            return false
+        end
+        local n = new_node(a.token, "RG_ARG_NONE", name)
+        n.flags, n.set, n.count = "RG_ARG_MULTI", "has_" .. name, name .. "_count"
+        heads[#heads + 1] = { n }
+        return true
+    end
+    if a.kind == "oneof" and not a.token then
+        ctx.groups = ctx.groups + 1
+        if not add_field(cmd, "int", name, "0 or one of " .. cmd.MACRO .. "_" ..
+            naming.upper(name) .. "_*") then
+            return false
+        end
+        add_consts(cmd, name, a.args)
+        for i, alt in ipairs(a.args) do
+            if not alt.token and not (alt.kind == "block" and alt.args[1] and alt.args[1].token) then
+                return false
+            end
+            local nodes = run_of(alt, cmd, name .. "_" .. naming.ident(alt.name))
+            if not nodes or not nodes[1].token then return false end
+            nodes[1].set, nodes[1].alt, nodes[1].group = name, i, ctx.groups
+            heads[#heads + 1] = head(nodes)
+        end
+        return true
+    end
+    if a.kind == "block" and not a.token then
+        -- COUNT n [ANY]: its parts become options of the set (ANY alone is then accepted: the
+        -- command's own check, as Redis' "the ANY argument requires COUNT argument").
+        if not a.args[1] or not a.args[1].token then return false end
+        for k, c in ipairs(a.args) do
+            local copy = setmetatable({ optional = true }, { __index = c })
+            if k > 1 and not c.optional then return false end
+            if not add_option(copy, cmd, name .. "_" .. naming.ident(c.name), heads, ctx) then
+                return false
+            end
+        end
+        return true
+    end
+    if not a.token then return false end
+    local required = setmetatable({ optional = false }, { __index = a })
+    local nodes = run_of(required, cmd, name)
+    if not nodes then return false end
+    if nodes[1].type == "RG_ARG_NONE" and #nodes == 1 then
+        if not add_field(cmd, "int", name, "1 when " .. a.token .. " was given") then return false end
+        nodes[1].set = name
+    elseif nodes[1].type ~= "RG_ARG_CHOICE" or #nodes > 1 then
+        if not add_field(cmd, "int", "has_" .. name) then return false end
+        nodes[1].set = "has_" .. name
+    end
+    heads[#heads + 1] = head(nodes)
+    return true
+end
+
+local function flatten(heads)
+    local nodes = {}
+    for _, h in ipairs(heads) do
+        for _, n in ipairs(h) do nodes[#nodes + 1] = n end
+    end
+    return nodes
+end
+
+-- A run of consecutive optional arguments from args[i]: an OPTIONS segment over the longest run
+-- that is option-like. Returns the index after it, or nil.
+local function compile_options(args, i, cmd, prefix, ctx)
+    -- a lone optional oneof with a text of its own (GEODIST's unit, FUNCTION FLUSH's mode) is an
+    -- optional word: a wrong one gets that text, a word after it is an extra word
+    if args[i].kind == "oneof" and args[i].invalid and not (args[i + 1] and args[i + 1].optional) then
+        return nil
+    end
+    local heads, j = {}, i
+    while args[j] and args[j].optional and not (args[j].multiple and not args[j].token) do
+        local mark = { #cmd.fields, #cmd.consts, ctx.groups }
+        local try = {}
+        if not add_option(args[j], cmd, field_name(prefix, args[j]), try, ctx) then
+            -- undo what the failed attempt added
+            for k = #cmd.fields, mark[1] + 1, -1 do
+                cmd.field_names[cmd.fields[k][2]] = nil
+                cmd.fields[k] = nil
+            end
+            for k = #cmd.consts, mark[2] + 1, -1 do cmd.consts[k] = nil end
+            ctx.groups = mark[3]
+            break
+        end
+        for _, h in ipairs(try) do heads[#heads + 1] = h end
+        j = j + 1
+    end
+    if j == i then return nil end
+    cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_OPTIONS", nodes = flatten(heads),
+        error = ctx.unknown_error }
+    return j
+end
+
+-- An optional argument that is not option-like: an IF group around its own segments.
+local function compile_if(a, cmd, prefix, ctx)
+    if a.multiple then return false end
+    local name = field_name(prefix, a)
+    if not add_field(cmd, "int", "has_" .. name) then return false end
+    local seg = { kind = "RG_SEG_IF", nodes = {}, set = "has_" .. name }
+    cmd.segs[#cmd.segs + 1] = seg
+    local first = #cmd.segs
+    local inner = setmetatable({ optional = false }, { __index = a })
+    local ok
+    if a.kind == "block" then
+        local args = a.args
+        if a.token then
+            seg.nodes = { new_node(a.token, "RG_ARG_NONE") }
+        end
+        ok = compile_seq(args, cmd, name, ctx)
+    elseif a.token and a.kind == "oneof" then
+        -- FILTERBY MODULE name: the token, then one of the alternatives
+        seg.nodes = { new_node(a.token, "RG_ARG_NONE") }
+        local alts = setmetatable({ optional = false, token = false }, { __index = a })
+        ok = compile_choice(alts, cmd, name, ctx)
+    elseif a.token then
+        return false
+    else
+        ok = compile_seq({ inner }, cmd, prefix, ctx, true)
+    end
+    seg.skip = #cmd.segs - first
+    return ok
+end
+
+-- The key_specs' keynum: the word position of the count and of the first counted key.
+local function keynums(c)
+    local t = {}
+    for _, ks in ipairs(c.key_specs or {}) do
+        local kn = ks.find_keys and ks.find_keys.keynum
+        local pos = ks.begin_search and ks.begin_search.index and ks.begin_search.index.pos
+        if kn and pos and kn.step == 1 then
+            t[#t + 1] = { count = pos + kn.keynumidx, first = pos + kn.firstkey }
+        end
+    end
+    return t
+end
+
+local function compile_rest(a, cmd, name, ctx)
+    if a.token or a.multiple_token then return false end
     local group
     if is_scalar(a) then
         group = 1
@@ -99,66 +307,153 @@ local function add_rest(a, cmd)
     else
         return false
     end
-    cmd.fields[#cmd.fields + 1] = { "const rg_view *", id, group > 1 and
-        (group .. " views per element") or nil }
-    cmd.fields[#cmd.fields + 1] = { "size_t", id .. "_count" }
-    cmd.rest = { group = group, field = id }
-    return true
-end
-
--- Fills cmd.fields, cmd.pos, cmd.opt, cmd.rest, cmd.opt_word; returns false for raw commands.
-local function classify(args, cmd)
-    local i = 1
-    while args[i] and not args[i].optional and not args[i].multiple and is_scalar(args[i]) do
-        local a = args[i]
-        local id = naming.member(a.name)
-        local _, ctype = arg_type(a)
-        cmd.fields[#cmd.fields + 1] = { ctype, id }
-        cmd.pos[#cmd.pos + 1] = node(a, nil, id)
-        i = i + 1
+    if not (add_field(cmd, "const rg_view *", name, group > 1 and (group .. " views per element")
+            or nil) and add_field(cmd, "size_t", name .. "_count")) then
+        return false
     end
-    local rest = {}
-    for k = i, #args do rest[#rest + 1] = args[k] end
-    if #rest == 0 then return true end
-    if #rest == 1 and rest[1].multiple then return add_rest(rest[1], cmd) end
-    if #rest == 1 and rest[1].optional and is_scalar(rest[1]) and not rest[1].token then
-        local a = rest[1]
-        local id = naming.member(a.name)
-        local _, ctype = arg_type(a)
-        cmd.fields[#cmd.fields + 1] = { "int", "has_" .. id }
-        cmd.fields[#cmd.fields + 1] = { ctype, id }
-        cmd.opt[1] = node(a, "has_" .. id, id)
-        cmd.opt_word = true
-        return true
-    end
-    local groups = { n = 0 }
-    for _, a in ipairs(rest) do
-        if not a.optional or not add_option(a, cmd, groups) then return false end
-    end
-    return true
-end
-
-local function is_null(s) return s and s.type == "null" end
-
-local function reply_shape(s)
-    if type(s) ~= "table" then return nil end
-    if type(s.const) == "string" and not s.const:find("[\r\n]") then return "const" end
-    if s.type == "integer" then return "integer" end
-    if s.type == "string" then return "bulk" end
-    if s.type == "number" then return "double" end
-    local alts = s.oneOf or s.anyOf
-    if alts and #alts == 2 then
-        local a, b = alts[1], alts[2]
-        if (reply_shape(a) == "bulk" and is_null(b)) or (reply_shape(b) == "bulk" and is_null(a)) then
-            return "bulk_or_null"
+    local seg = { kind = "RG_SEG_REST", group = group, min = a.optional and 0 or 1, value = name,
+        count = name .. "_count" }
+    for _, kn in ipairs(ctx.keynums) do
+        if ctx.pos and ctx.pos == kn.first and ctx.counts[kn.count] and a.kind == "key" then
+            local counter = ctx.counts[kn.count]
+            counter.flags = "RG_ARG_COUNT"
+            seg.counted_by, seg.error = counter.value, counter.count_error
         end
     end
-    if s.type == "array" and s.items then
-        local item = reply_shape(s.items)
-        if item == "bulk" or item == "bulk_or_null" then return "bulks" end
-    end
-    return nil
+    cmd.segs[#cmd.segs + 1] = seg
+    ctx.pos = nil
+    return true
 end
+
+-- A required oneof whose alternatives take values: a CHOICE segment.
+function compile_choice(a, cmd, name, ctx)
+    if not add_field(cmd, "int", name, "one of " .. cmd.MACRO .. "_" .. naming.upper(name) ..
+        "_*") then
+        return false
+    end
+    add_consts(cmd, name, a.args)
+    local heads, untokened, width = {}, 0, nil
+    for _, alt in ipairs(a.args) do
+        local nodes = run_of(alt, cmd, name .. "_" .. naming.ident(alt.name))
+        if not nodes then return false end
+        if not nodes[1].token then untokened = untokened + 1 end
+        local w = words_of(nodes)
+        width = (width == nil or width == w) and w or -1
+        heads[#heads + 1] = head(nodes)
+    end
+    if untokened > 1 then return false end
+    cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_CHOICE", nodes = flatten(heads), set = name,
+        width = width }
+    ctx.pos = width >= 0 and ctx.pos and ctx.pos + width or nil
+    return true
+end
+
+local function compile_word(a, cmd, name, ctx)
+    local nodes = run_of(a, cmd, name)
+    if not nodes then return false end
+    if ctx.pos and #nodes == 1 and nodes[1].type == "RG_ARG_I64" and not nodes[1].token then
+        ctx.counts[ctx.pos] = nodes[1]
+    end
+    cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_WORD", nodes = head(nodes), width = words_of(nodes) }
+    ctx.pos = ctx.pos and ctx.pos + words_of(nodes)
+    return true
+end
+
+-- Appends the segments of an argument list; false when some argument does not fit.
+function compile_seq(args, cmd, prefix, ctx)
+    local i = 1
+    while args[i] do
+        local a = args[i]
+        local name = field_name(prefix, a)
+        local ok = true
+        if a.multiple and not (a.optional and a.token) then
+            ok = compile_rest(a, cmd, name, ctx)
+        elseif a.optional then
+            local j = compile_options(args, i, cmd, prefix, ctx)
+            if j then
+                i = j - 1
+            else
+                ok = compile_if(a, cmd, prefix, ctx)
+            end
+            ctx.pos = nil
+        elseif a.kind == "oneof" and not all_pure(a) then
+            ok = compile_choice(a, cmd, name, ctx)
+        elseif a.kind == "block" and not a.token then
+            ok = compile_seq(a.args, cmd, name, ctx)
+        else
+            ok = compile_word(a, cmd, name, ctx)
+        end
+        if not ok then return false end
+        i = i + 1
+    end
+    return true
+end
+
+-- The fewest words segments[from..] need: IF groups and options need none.
+local function need_from(segs, from)
+    local n, s = 0, from
+    while segs[s] do
+        local seg = segs[s]
+        if seg.kind == "RG_SEG_IF" then
+            s = s + seg.skip
+        elseif seg.kind == "RG_SEG_WORD" then
+            n = n + seg.width
+        elseif seg.kind == "RG_SEG_CHOICE" then
+            n = n + (seg.width >= 0 and seg.width or 1)
+        elseif seg.kind == "RG_SEG_REST" then
+            n = n + seg.min * seg.group
+        end
+        s = s + 1
+    end
+    return n
+end
+
+-- Whether every segment from `from` on takes a fixed number of words.
+local function fixed_from(segs, from)
+    for s = from, #segs do
+        local k = segs[s].kind
+        if not (k == "RG_SEG_WORD" or (k == "RG_SEG_CHOICE" and segs[s].width >= 0)) then
+            return false
+        end
+    end
+    return true
+end
+
+-- min_after and optional_before of every segment; false when an uncounted REST or an untokened
+-- IF group is followed by segments of varying length (where its extent is the command's own
+-- business: XADD's trim options before its id and pairs).
+local function finish_segments(segs)
+    local optional = false
+    for s, seg in ipairs(segs) do
+        -- words missing inside an option or an optional group are a syntax error, as in Redis
+        seg.optional_before = optional or seg.kind == "RG_SEG_OPTIONS"
+        seg.min_after = need_from(segs, s + 1 + (seg.kind == "RG_SEG_IF" and seg.skip or 0))
+        if seg.kind == "RG_SEG_REST" and not seg.counted_by and not fixed_from(segs, s + 1) then
+            return false
+        end
+        if seg.kind == "RG_SEG_IF" and #seg.nodes == 0 and not fixed_from(segs, s + 1 + seg.skip) then
+            return false
+        end
+        if seg.kind == "RG_SEG_IF" or seg.kind == "RG_SEG_OPTIONS" or
+            (seg.kind == "RG_SEG_REST" and seg.min == 0) then
+            optional = true
+        end
+    end
+    return true
+end
+
+-- Fills cmd.fields, cmd.consts and cmd.segs; false for raw commands.
+local function classify(c, cmd)
+    local ctx = { groups = 0, pos = #c.words, counts = {}, keynums = keynums(c),
+        unknown_error = c.unknown_error }
+    cmd.field_names = {}
+    if not compile_seq(c.args, cmd, "", ctx) then return false end
+    if ctx.groups > 63 then return false end
+    return finish_segments(cmd.segs)
+end
+
+-- Reply encoders: which schemas get one and their C text live in server_reply.lua.
+local reply_shape = server_reply.shape
 
 local function build_cmd(cm, prefix, PREFIX)
     local c = cm.spec
@@ -167,14 +462,15 @@ local function build_cmd(cm, prefix, PREFIX)
         name = table.concat(c.words, "|"):lower(), words = c.words, arity = c.arity,
         enum = PREFIX .. "_SRV_" .. naming.upper(id), MACRO = PREFIX .. "_SRV_" .. naming.upper(id),
         struct = prefix .. "_srv_" .. id .. "_args", member = id, spec_name = prefix .. "_srv_" ..
-            id .. "_spec", fields = {}, pos = {}, opt = {}, consts = {},
+            id .. "_spec", fields = {}, segs = {}, consts = {},
     }
     cmd.reply = c.reply
-    cmd.reply_shape = reply_shape(c.reply)
+    cmd.syntax_error, cmd.late_numbers = c.syntax_error, c.late_numbers
+    cmd.reply_shape = reply_shape(c.reply, c.group)
     cmd.fn = prefix .. "_srv_" .. id
-    cmd.parsed = classify(c.args, cmd)
+    cmd.parsed = classify(c, cmd)
     if not cmd.parsed then
-        cmd.fields, cmd.pos, cmd.opt, cmd.consts, cmd.rest, cmd.opt_word = {}, {}, {}, {}, nil, nil
+        cmd.fields, cmd.segs, cmd.consts = {}, {}, {}
     end
     return cmd
 end
@@ -199,7 +495,7 @@ local function build_all(model)
         if not e.cmd then
             local id = naming.ident(top)
             e.cmd = { name = top, words = { top }, arity = -2, parsed = false, container = true,
-                enum = PREFIX .. "_SRV_" .. naming.upper(id), fields = {}, pos = {}, opt = {},
+                enum = PREFIX .. "_SRV_" .. naming.upper(id), fields = {}, segs = {},
                 consts = {} }
             cmds[#cmds + 1] = e.cmd
         end
@@ -300,51 +596,8 @@ local function signature(head, params, tail)
     return table.concat(lines, "\n")
 end
 
--- Typed reply encoders from the spec's reply schema, for the shapes that map onto one rg_out
--- writer: an integer, a bulk string, a bulk string or null, a double, an array of bulk strings
--- (or nulls), and a constant simple string ("OK"). Other schemas get none.
-
--- Header text of one command's reply encoder (nil when its schema does not fit).
-local function reply_text(c, fn)
-    local shape = c.reply_shape
-    local name = c.name:upper():gsub("|", " ")
-    if shape == "const" then
-        return "/* " .. name .. "'s reply. */\n#define " .. c.MACRO .. "_REPLY \"+" ..
-            c.reply.const .. "\\r\\n\""
-    end
-    local T = {
-        integer = { { "int64_t v" }, "rg_out_int_size(v)", "rg_out_int(dst, v)", "an integer" },
-        bulk = { { "rg_view v" }, "rg_bulk_size(v.len)", "rg_put_bulk(dst, v.ptr, v.len)",
-            "a bulk string" },
-        double = { { "int proto", "double v" }, "rg_out_double_size(proto, v, false)",
-            "rg_out_double(dst, proto, v, false)", "a double (Redis 7.0's %.17g form)" },
-        bulks = { { "int proto", "size_t n", "const rg_view *v" }, "rg_out_bulks_size(proto, n, v)",
-            "rg_out_bulks(dst, proto, n, v)", "an array of bulk strings (NULL ptr: null)" },
-    }
-    if shape == "bulk_or_null" then
-        return table.concat({
-            "/* " .. name .. "'s reply: a bulk string, or null when v.ptr is NULL. */",
-            "static inline size_t " .. fn .. "_reply_size(int proto, rg_view v) {",
-            "    return v.ptr ? rg_bulk_size(v.len) : rg_out_null(proto).len;",
-            "}",
-            "static inline char *" .. fn .. "_reply(char *dst, int proto, rg_view v) {",
-            "    const rg_view null = rg_out_null(proto);",
-            "    return v.ptr ? rg_put_bulk(dst, v.ptr, v.len) : rg_put_raw(dst, null.ptr, null.len);",
-            "}",
-        }, "\n")
-    end
-    local t = T[shape]
-    return table.concat({
-        "/* " .. name .. "'s reply: " .. t[4] .. ". */",
-        signature("static inline size_t " .. fn .. "_reply_size", t[1], " {"),
-        "    return " .. t[2] .. ";",
-        "}",
-        signature("static inline char *" .. fn .. "_reply", { "char *dst", table.unpack(t[1]) },
-            " {"),
-        "    return " .. t[3] .. ";",
-        "}",
-    }, "\n")
-end
+-- Header text of one command's reply encoder (server_reply.lua).
+local function reply_text(c, fn) return server_reply.text(c, fn, signature) end
 
 local function header_text(model, cmds)
     local P, p = model.PREFIX, model.prefix
@@ -405,7 +658,7 @@ local function header_text(model, cmds)
     add("")
     add("extern const " .. p .. "_srv_command " .. p .. "_srv_commands[" .. P .. "_SRV_NCMDS];")
     add("")
-    add("/* Reply encoders follow for the commands whose reply schema maps onto one rg_out writer;")
+    add("/* Reply encoders follow for the commands whose reply schema names one exact form;")
     add(" * each _reply_size returns exactly what its _reply writes. */")
     add("")
     add("/* The command named by a request's first word (case-insensitive), or " .. P ..
@@ -451,42 +704,132 @@ local function pack(prefix, items, indent, close)
     return join(lines)
 end
 
-local function node_init(n, struct)
-    local set = n.set and ("offsetof(" .. struct .. ", " .. n.set .. ")") or "RG_ARG_NO_OFF"
-    local value = n.value and ("offsetof(" .. struct .. ", " .. n.value .. ")") or "0"
-    local tok = n.token and c_string(n.token) or "NULL"
-    return pack("    {", { tok, tostring(n.token and #n.token or 0), n.type, tostring(n.alt),
-        tostring(n.group), set, value }, "     ", "},")
+-- A braced list of designated initializers as clang-format lays it out: on one line when it
+-- fits, else one initializer per line aligned after the brace.
+local function designated(prefix, items, close)
+    local one = prefix .. table.concat(items, ", ") .. close
+    if #one <= 100 then return one end
+    local indent = string.rep(" ", #prefix)
+    local lines = { prefix .. items[1] .. "," }
+    for k = 2, #items - 1 do lines[#lines + 1] = indent .. items[k] .. "," end
+    lines[#lines + 1] = indent .. items[#items] .. close
+    return join(lines)
+end
+
+-- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
+-- brace, or, when not even the first item fits there, a break after the brace.
+local function braced(prefix, items, close)
+    local indent = string.rep(" ", #prefix)
+    local first = prefix .. items[1] .. (#items == 1 and close or ",")
+    if #first > 100 then
+        return prefix:gsub(" $", "") .. "\n" .. pack("    ", items, "    ", close)
+    end
+    return pack(prefix, items, indent, close)
+end
+
+-- "<head> = {" and one initializer per line; the trailing comma keeps clang-format there.
+local function one_per_line(head, items)
+    return head .. " = {\n    " .. table.concat(items, ",\n    ") .. ",\n};"
+end
+
+local SYNTAX_STYLE = { plain = "RG_SYNTAX_PLAIN", subcommand = "RG_SYNTAX_SUBCOMMAND",
+    arity = "RG_SYNTAX_ARITY" }
+
+local function offset(struct, field)
+    return field and ("offsetof(" .. struct .. ", " .. field .. ")") or "RG_ARG_NO_OFF"
+end
+
+-- Designated initializers of the fields that are not zero (offsets that are absent are
+-- RG_ARG_NO_OFF, since 0 is an offset).
+local function node_init(n, struct, choices, check)
+    local items = {}
+    if n.token then
+        items[#items + 1] = ".token = " .. c_string(n.token)
+        items[#items + 1] = ".token_len = " .. #n.token
+    end
+    if choices then items[#items + 1] = ".choices = " .. choices end
+    if check then items[#items + 1] = ".check = &" .. check end
+    if n.type ~= "RG_ARG_NONE" then items[#items + 1] = ".type = " .. n.type end
+    if n.alt ~= 0 then items[#items + 1] = ".alt = " .. n.alt end
+    if n.group ~= 0 then items[#items + 1] = ".group = " .. n.group end
+    if n.more ~= 0 then items[#items + 1] = ".more = " .. n.more end
+    if n.flags ~= 0 then items[#items + 1] = ".flags = " .. n.flags end
+    items[#items + 1] = ".set_off = " .. offset(struct, n.set)
+    if n.value then items[#items + 1] = ".value_off = " .. offset(struct, n.value) end
+    if n.count then items[#items + 1] = ".count_off = " .. offset(struct, n.count) end
+    return designated("    {", items, "},")
+end
+
+local function seg_init(seg, struct, nodes_name, first)
+    local items = { ".kind = " .. seg.kind }
+    if #(seg.nodes or {}) > 0 then
+        items[#items + 1] = ".nodes = &" .. nodes_name .. "[" .. first .. "]"
+        items[#items + 1] = ".n = " .. #seg.nodes
+    end
+    if seg.group then items[#items + 1] = ".group = " .. seg.group end
+    if seg.skip then items[#items + 1] = ".skip = " .. seg.skip end
+    if seg.min and seg.min ~= 0 then items[#items + 1] = ".min = " .. seg.min end
+    if seg.optional_before then items[#items + 1] = ".optional_before = 1" end
+    if seg.min_after ~= 0 then items[#items + 1] = ".min_after = " .. seg.min_after end
+    items[#items + 1] = ".set_off = " .. offset(struct, seg.set)
+    if seg.value then items[#items + 1] = ".value_off = " .. offset(struct, seg.value) end
+    if seg.count then items[#items + 1] = ".count_off = " .. offset(struct, seg.count) end
+    items[#items + 1] = ".counted_by = " .. offset(struct, seg.counted_by)
+    if seg.error then items[#items + 1] = ".error = " .. c_string(seg.error) end
+    return designated("    {", items, "},")
 end
 
 local function spec_text(c)
     local out = {}
-    local function nodes(list, suffix)
-        if #list == 0 then return "NULL" end
-        local name = c.spec_name .. "_" .. suffix
-        out[#out + 1] = "static const rg_arg_node " .. name .. "[] = {"
-        for _, n in ipairs(list) do out[#out + 1] = node_init(n, c.struct) end
+    local all, first = {}, {}
+    for s, seg in ipairs(c.segs) do
+        first[s] = #all
+        for _, n in ipairs(seg.nodes or {}) do all[#all + 1] = n end
+    end
+    local choice_names, check_names = {}, {}
+    for k, n in ipairs(all) do
+        if n.check then
+            local name = c.fn .. "_check" .. (k - 1)
+            local items = {}
+            if n.check.invalid then items[#items + 1] = ".invalid = " .. c_string(n.check.invalid) end
+            if n.check.min_error then
+                items[#items + 1] = ".min_error = " .. c_string(n.check.min_error)
+                items[#items + 1] = ".min = " .. n.check.min
+            end
+            out[#out + 1] = one_per_line("static const rg_arg_check " .. name, items)
+            check_names[k] = name
+        end
+        if n.choices then
+            local name = c.fn .. "_choices" .. (k - 1)
+            local items = {}
+            for _, w in ipairs(n.choices) do items[#items + 1] = c_string(w) end
+            items[#items + 1] = "NULL"
+            out[#out + 1] = braced("static const char *const " .. name .. "[] = {", items, "};")
+            choice_names[k] = name
+        end
+    end
+    local nodes_name = c.fn .. "_nodes"
+    if #all > 0 then
+        out[#out + 1] = "static const rg_arg_node " .. nodes_name .. "[] = {"
+        for k, n in ipairs(all) do
+            out[#out + 1] = node_init(n, c.struct, choice_names[k], check_names[k])
+        end
         out[#out + 1] = "};"
-        return name
     end
-    local pos = nodes(c.pos, "pos")
-    local opt = nodes(c.opt, "opt")
-    local rest_off, rest_count = "0", "0"
-    if c.rest then
-        rest_off = "offsetof(" .. c.struct .. ", " .. c.rest.field .. ")"
-        rest_count = "offsetof(" .. c.struct .. ", " .. c.rest.field .. "_count)"
+    out[#out + 1] = "static const rg_arg_seg " .. c.fn .. "_segs[] = {"
+    for s, seg in ipairs(c.segs) do
+        out[#out + 1] = seg_init(seg, c.struct, nodes_name, first[s])
     end
-    out[#out + 1] = "static const rg_arg_spec " .. c.spec_name .. " = {"
-    out[#out + 1] = "    .pos = " .. pos .. ","
-    out[#out + 1] = "    .opt = " .. opt .. ","
-    out[#out + 1] = "    .npos = " .. #c.pos .. ","
-    out[#out + 1] = "    .nopt = " .. #c.opt .. ","
-    out[#out + 1] = "    .words = " .. #c.words .. ","
-    out[#out + 1] = "    .opt_word = " .. (c.opt_word and 1 or 0) .. ","
-    out[#out + 1] = "    .rest_group = " .. (c.rest and c.rest.group or 0) .. ","
-    out[#out + 1] = "    .rest_off = " .. rest_off .. ","
-    out[#out + 1] = "    .rest_count_off = " .. rest_count .. ","
     out[#out + 1] = "};"
+    local spec = { ".segs = " .. c.fn .. "_segs", ".nsegs = " .. #c.segs, ".words = " .. #c.words }
+    local style = SYNTAX_STYLE[c.syntax_error or "plain"]
+    if not style then
+        style = "RG_SYNTAX_TEXT"
+        spec[#spec + 1] = ".syntax_text = " .. c_string(c.syntax_error)
+    end
+    if style ~= "RG_SYNTAX_PLAIN" then table.insert(spec, 4, ".syntax = " .. style) end
+    if c.late_numbers then spec[#spec + 1] = ".late_numbers = 1" end
+    out[#out + 1] = one_per_line("static const rg_arg_spec " .. c.spec_name, spec)
     return join(out)
 end
 

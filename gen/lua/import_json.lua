@@ -304,7 +304,34 @@ local function count(t, k, n)
     t[k] = (t[k] or 0) + (n or 1)
 end
 
-local function convert_arg(at, ctx, depth)
+-- The overlay (--overlay FILE, docs/import.md): what the JSON does not say, by command name and
+-- argument path ("timeout", "by.circle.unit"). Entries that match nothing are errors, so the
+-- overlay cannot silently outlive the specs it corrects.
+local OVERLAY_COMMAND_KEYS = { args = true, syntax_error = true, late_numbers = true,
+    unknown_error = true }
+-- The fields an overlay adds to a command, in the order they are written.
+local OVERLAY_COMMAND_FIELDS = { "syntax_error", "late_numbers", "unknown_error" }
+local OVERLAY_ARG_KEYS = { type = true, why = true, invalid = true, min = true, min_error = true,
+    count_error = true }
+-- The options an overlay adds to an argument, in the order they are written.
+local OVERLAY_ARG_OPTIONS = { "invalid", "min", "min_error", "count_error" }
+
+local function overlay_arg(ctx, path)
+    local ov = ctx.overlay and ctx.command and ctx.overlay[ctx.command]
+    local a = ov and ov.args and ov.args[path]
+    if a then ctx.overlay_used[ctx.command .. "\0" .. path] = true end
+    return a
+end
+
+-- An argument's kind after the overlay's `type` (a correction of the JSON, listed as a quirk).
+local function retype(at, ctx, ov, kind)
+    if not ov or not ov.type or ov.type == kind then return kind end
+    ctx.fixup(at, ctx.command .. " " .. ov.path .. ": " .. (ov.why or "overlay") .. ", read as " ..
+        ov.type .. " (not " .. kind .. ")")
+    return ov.type
+end
+
+local function convert_arg(at, ctx, depth, parent)
     expect(at, "object")
     check_keys(at, ARG_KEYS, "an argument")
     local obj = at.value
@@ -312,6 +339,10 @@ local function convert_arg(at, ctx, depth)
     local name = c_string(child(at, "name"))
     if obj.type == nil then fail(at, 'argument ' .. lua.quote(name) .. ' without "type"') end
     local kind = c_string(child(at, "type"))
+    local path = parent and (parent .. "." .. name) or name
+    local ov = overlay_arg(ctx, path)
+    if ov then ov.path = path end
+    kind = retype(at, ctx, ov, kind)
     local fn = KIND_FN[kind]
     if not fn then
         fail(child(at, "type"), "unknown argument type " .. lua.quote(kind) .. " (known: " ..
@@ -328,6 +359,9 @@ local function convert_arg(at, ctx, depth)
             count(stats.options, o[1])
         end
     end
+    for _, k in ipairs(OVERLAY_ARG_OPTIONS) do
+        if ov and ov[k] ~= nil then lua.add(a.opts, k, ov[k]) end
+    end
     if kind == "pure-token" and obj.token == nil then
         ctx.fixup(at, "pure-token without a token: its name " .. lua.quote(name) ..
             " is the token")
@@ -340,7 +374,7 @@ local function convert_arg(at, ctx, depth)
         local list = child(at, "arguments")
         expect(list, "array")
         for i = 1, #list.value do
-            a.args[i] = convert_arg(child(list, i), ctx, depth + 1)
+            a.args[i] = convert_arg(child(list, i), ctx, depth + 1, path)
         end
     elseif obj.arguments ~= nil then
         fail(child(at, "arguments"), 'only oneof and block arguments have "arguments", not ' ..
@@ -367,10 +401,19 @@ local function convert_command(entry, ctx)
     for k in pairs(DROPPED) do
         if body[k] ~= nil then count(ctx.stats.dropped, k) end
     end
+    local ov = ctx.overlay and ctx.overlay[entry.name]
+    if ov then
+        ctx.overlay_used[entry.name] = true
+        for _, k in ipairs(OVERLAY_COMMAND_FIELDS) do
+            if ov[k] ~= nil then lua.add(c.fields, k, ov[k]) end
+        end
+    end
     if body.arguments ~= nil then
         local list = child(at, "arguments")
         expect(list, "array")
+        ctx.command = entry.name
         for i = 1, #list.value do c.args[i] = convert_arg(child(list, i), ctx, 1) end
+        ctx.command = nil
         count(ctx.stats.kept, "arguments")
         count(ctx.stats, "arguments", #list.value)
     end
@@ -693,12 +736,14 @@ end
 -- Command line.
 
 local HELP = [[
-Usage: respgen import-json SOURCE -o FILE
+Usage: respgen import-json SOURCE -o FILE [--overlay OVERLAY]
   Convert the official JSON command specs into a spec FILE (see docs/import.md).
   SOURCE is a directory of command files, one command each (Redis' or Valkey's
   src/commands/), or a file ending in .json that holds many commands in one object keyed
   by command name (a module's commands.json).
     -o FILE, --output FILE   the spec to write (replaced only when the import succeeds)
+    --overlay OVERLAY        a Lua file of what the JSON does not say: corrected argument
+                             types, servers' error texts (specs/redis-overlay.lua)
     -h, --help               show this help
 ]]
 
@@ -716,6 +761,10 @@ local function parse_args(args)
             opts.output = args[i]
         elseif inline then
             opts.output = inline
+        elseif a == "--overlay" then
+            i = i + 1
+            if args[i] == nil then return nil, "option '" .. a .. "' needs a value (FILE)" end
+            opts.overlay = args[i]
         elseif a:sub(1, 1) == "-" then
             return nil, "unknown option '" .. a .. "'"
         elseif opts.source then
@@ -729,6 +778,67 @@ local function parse_args(args)
     if not opts.source then return nil, "no SOURCE given" end
     if not opts.output or opts.output == "" then return nil, "no output FILE given (-o FILE)" end
     return opts
+end
+
+-- "path:line: " of an overlay entry: the line where the command's quoted name, and then the
+-- argument's name, first appear (tables keep no lines; the names are written once each).
+local function overlay_where(ov, name, arg)
+    local at = ov.text:find('"' .. name .. '"', 1, true) or 1
+    if arg then
+        local plain = arg:match("^[%a_][%w_]*$") and (arg .. " ") or ('"' .. arg .. '"')
+        at = ov.text:find(plain, at, true) or at
+    end
+    local _, newlines = ov.text:sub(1, at):gsub("\n", "")
+    return ov.path .. ":" .. (newlines + 1) .. ": "
+end
+
+-- Loads the overlay: a Lua file returning { ["COMMAND"] = { syntax_error = ..., args = {
+-- [path] = { type =, why =, invalid =, min =, min_error = } } } }, evaluated with no library.
+local function load_overlay(path)
+    local text, rerr = host.read_file(path)
+    if not text then return nil, { path .. ":1: cannot read overlay: " .. tostring(rerr) } end
+    local chunk, perr = load(text, "=" .. path, "t", {})
+    if not chunk then return nil, { perr } end
+    local ok, t = pcall(chunk)
+    if not ok then return nil, { tostring(t) } end
+    if type(t) ~= "table" then return nil, { path .. ":1: an overlay returns a table" } end
+    local ov = { commands = t, text = text, path = path }
+    local errs = {}
+    for name, c in pairs(t) do
+        for k in pairs(type(c) == "table" and c or {}) do
+            if not OVERLAY_COMMAND_KEYS[k] then
+                errs[#errs + 1] = overlay_where(ov, name) .. name .. ": unknown key '" ..
+                    tostring(k) .. "'"
+            end
+        end
+        for p, a in pairs(type(c) == "table" and c.args or {}) do
+            for k in pairs(type(a) == "table" and a or {}) do
+                if not OVERLAY_ARG_KEYS[k] then
+                    errs[#errs + 1] = overlay_where(ov, name, p) .. name .. " " .. p ..
+                        ": unknown key '" .. tostring(k) .. "'"
+                end
+            end
+        end
+    end
+    if #errs > 0 then table.sort(errs) return nil, errs end
+    return ov
+end
+
+-- Overlay entries that named no command or argument of the input.
+local function unused_overlay(ctx, ov)
+    local errs = {}
+    for name, c in pairs(ov and ov.commands or {}) do
+        if not ctx.overlay_used[name] then
+            errs[#errs + 1] = overlay_where(ov, name) .. name .. ": no such command in the input"
+        end
+        for p in pairs(c.args or {}) do
+            if ctx.overlay_used[name] and not ctx.overlay_used[name .. "\0" .. p] then
+                errs[#errs + 1] = overlay_where(ov, name, p) .. name .. ": no argument '" .. p .. "'"
+            end
+        end
+    end
+    table.sort(errs)
+    return errs
 end
 
 local function report(errors)
@@ -750,9 +860,17 @@ function M.main(args)
     local input, errors = read_input(opts.source)
     if not input then return report(errors) end
     local ctx = new_context()
+    local overlay
+    if opts.overlay then
+        overlay, errors = load_overlay(opts.overlay)
+        if not overlay then return report(errors) end
+        ctx.overlay, ctx.overlay_used = overlay.commands, {}
+    end
     local commands
     commands, errors = convert_all(input, ctx)
     if not commands then return report(errors) end
+    errors = unused_overlay(ctx, overlay)
+    if #errors > 0 then return report(errors) end
     local text
     text, errors = render(input, commands, ctx)
     if not text then return report(errors) end

@@ -99,6 +99,18 @@ local function check_int_min(min)
     end
 end
 
+-- An error reply text as a server sends it, without '-' and CRLF: "ERR timeout is negative".
+local function check_error_text(v)
+    if type(v) ~= "string" or not v:match("^%u[%u_]* ") or v:find("[\r\n]") then
+        return "must be an error text like \"ERR timeout is negative\" (a code in capitals, " ..
+            "a space, a message on one line)"
+    end
+end
+
+local function check_integer(v)
+    if math.type(v) ~= "integer" then return "must be an integer, got " .. show(v) end
+end
+
 local function check_arity(v)
     if math.type(v) ~= "integer" or v == 0 then
         return "must be a non-zero integer (negative: at least that many words), got " .. show(v)
@@ -248,6 +260,14 @@ local COMMAND_FIELDS = {
     key_specs = check_list_of(check_key_spec),
     reply = check_schema,
     container = check_bool,
+    syntax_error = function(v)
+        if v == "subcommand" or v == "arity" then return nil end
+        if check_error_text(v) then
+            return "must be \"subcommand\", \"arity\" or an error text like \"ERR no such option\""
+        end
+    end,
+    late_numbers = check_bool,
+    unknown_error = check_error_text,
 }
 
 -- Argument options (the table after the name).
@@ -261,6 +281,10 @@ local ARG_FIELDS = {
     display = check_string,
     key_spec_index = int0,
     max_len = check_int_min(1),
+    invalid = check_error_text,
+    min = check_integer,
+    min_error = check_error_text,
+    count_error = check_error_text,
 }
 
 ---------------------------------------------------------------------------------------------
@@ -425,6 +449,13 @@ local function check_arg_rules(a, report, cmd, arg_path)
         bad("oneof needs at least 2 alternatives, has " .. #a.args)
     end
     if a.kind == "block" and #a.args == 0 then bad("block needs at least one argument") end
+    local numeric = a.kind == "integer" or a.kind == "double" or a.kind == "unix-time"
+    if a.invalid and not (numeric or a.kind == "oneof") then
+        bad("invalid applies to integer, double, unix-time and oneof arguments only")
+    end
+    if (a.min == nil) ~= (a.min_error == nil) then bad("min and min_error go together") end
+    if a.min and not numeric then bad("min applies to integer, double and unix-time arguments only") end
+    if a.count_error and a.kind ~= "integer" then bad("count_error applies to integer arguments only") end
     if valued and #a.args > 0 then bad(a.kind .. " argument cannot have nested arguments") end
 end
 

@@ -13,6 +13,8 @@
 -- Every call runs on a fresh connection, so commands that change the connection's state
 -- (HELLO, SELECT, AUTH, RESET, QUIT, MULTI, CLIENT REPLY, SUBSCRIBE, MONITOR) need no entry.
 local BLOCK_BRIEFLY = { timeout = "0.01" }
+-- Score-range bounds are strings; "v" would be "min or max is not a float".
+local SCORE_RANGE = { min = 'RG_LIT("(1")', max = 'RG_LIT("+inf")' }
 
 return {
     -- Would stop, crash or take over the server, or turn the connection into something that is
@@ -22,6 +24,15 @@ return {
     ["PSYNC"] = { skip = "replication stream: the RDB payload follows without CRLF" },
     ["REPLICAOF"] = { skip = "makes the scratch server a replica (read-only)" },
     ["SLAVEOF"] = { skip = "makes the scratch server a replica (read-only)" },
+
+    ["ZCOUNT"] = { values = SCORE_RANGE },
+    ["ZRANGEBYSCORE"] = { values = SCORE_RANGE },
+    ["ZREVRANGEBYSCORE"] = { values = SCORE_RANGE },
+    ["ZREMRANGEBYSCORE"] = { values = SCORE_RANGE },
+
+    -- Stream trimming: a number for MAXLEN, and LIMIT wants the ~ operator.
+    ["XTRIM"] = { values = { threshold = 'RG_LIT("1")' }, pick = { operator = "approximately" } },
+    ["XADD"] = { values = { threshold = 'RG_LIT("1")' }, pick = { operator = "approximately" } },
 
     -- Blocking commands: a timeout of 10 ms instead of 1.5 s.
     ["BLPOP"] = { values = BLOCK_BRIEFLY },

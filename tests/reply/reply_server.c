@@ -431,8 +431,10 @@ static void sorted_sets(client *c) {
     DO(zrank, &rank, V("z"), V("nope"), NULL);
     assert_int_equal(rank.value.which, 1);
     redis_zcount_result zcnt;
-    DO(zcount, &zcnt, V("z"), 0, 100);
+    DO(zcount, &zcnt, V("z"), V("0"), V("100"));
     assert_int_equal(zcnt.value, 2);
+    DO(zcount, &zcnt, V("z"), V("(3"), V("+inf")); /* score-range bounds are strings */
+    assert_int_equal(zcnt.value, 1);
     const rg_view mm[] = {V("a"), V("nope"), V("c")};
     redis_zmscore_result zm;
     DO(zmscore, &zm, V("z"), mm, 3);

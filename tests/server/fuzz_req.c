@@ -3,37 +3,16 @@
  * The input is read twice: whole, and in pieces (sizes from the input's first byte) through a
  * buffer that is moved to fresh memory between calls, with a 2-view argv that has to grow on
  * demand. Both reads must give the same requests and the same final status and error, every view
- * must lie inside the buffer, and every request is also run through rg_args_parse with a SET-like
- * table. Buffers are malloc'd at their exact size so ASan sees any read past them. */
-#include "rg_args.h"
+ * must lie inside the buffer, and every request is also dispatched and argument-parsed by the
+ * server codec generated from specs/redis.lua (every command's rg_args table). Buffers are
+ * malloc'd at their exact size so ASan sees any read past them. */
+#include "redis_server.h"
 #include "rg_req.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct set_like {
-    rg_view key, value;
-    int cond, get, expiration;
-    int64_t ex;
-    double score;
-    int has_score;
-} set_like;
-
-static const rg_arg_node set_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(set_like, key)},
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(set_like, value)},
-};
-static const rg_arg_node set_opt[] = {
-    {"nx", 2, RG_ARG_NONE, 1, 1, offsetof(set_like, cond), 0},
-    {"xx", 2, RG_ARG_NONE, 2, 1, offsetof(set_like, cond), 0},
-    {"get", 3, RG_ARG_NONE, 0, 0, offsetof(set_like, get), 0},
-    {"ex", 2, RG_ARG_I64, 1, 2, offsetof(set_like, expiration), offsetof(set_like, ex)},
-    {"keepttl", 7, RG_ARG_NONE, 2, 2, offsetof(set_like, expiration), 0},
-    {"score", 5, RG_ARG_DOUBLE, 0, 0, offsetof(set_like, has_score), offsetof(set_like, score)},
-};
-static const rg_arg_spec spec = {set_pos, set_opt, 2, 6, 1, 0, 0, 0, 0};
 
 /* A digest of the requests read: their words, in order, hashed. */
 typedef struct digest {
@@ -55,12 +34,10 @@ static void use_request(digest *d, const char *buf, size_t len, size_t argc, con
         mix(d, argv[i].ptr, argv[i].len);
     }
     d->requests++;
-    set_like out;
-    memset(&out, 0, sizeof out);
+    redis_srv_args args;
     rg_errbuf err;
-    if (!rg_args_parse(&spec, "set", argc, argv, &out, &err) && err.len >= sizeof err.text) {
-        abort();
-    }
+    const redis_srv_cmd id = redis_srv_parse(argc, argv, &args, &err);
+    if (id == REDIS_SRV_NONE ? err.len >= sizeof err.text : id >= REDIS_SRV_NCMDS) abort();
 }
 
 /* Reads data in pieces of `step` bytes (0: whole). Returns the final status. */

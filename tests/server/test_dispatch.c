@@ -6,6 +6,7 @@
 #include "redis_server.h"
 #include "test_redis.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -163,11 +164,143 @@ static void test_reply_encoders(void **state) {
     assert_string_equal(REDIS_SRV_MSET_REPLY, "+OK\r\n");
 }
 
+/* A reply written by a generated encoder: its size function's answer must be what it wrote, and
+ * the bytes those of want (RESP2 or RESP3, by proto). */
+#define WROTE(proto, call, size, want2, want3)                \
+    do {                                                      \
+        char *end_ = (call);                                  \
+        const char *want_ = (proto) == 2 ? (want2) : (want3); \
+        assert_int_equal((size_t)(end_ - b), (size));         \
+        assert_int_equal((size_t)(end_ - b), strlen(want_));  \
+        assert_memory_equal(b, want_, strlen(want_));         \
+    } while (0)
+
+/* The shapes beyond a plain integer, bulk or array of bulks, byte for byte in both versions. */
+static void test_reply_shapes(void **state) {
+    (void)state;
+    char b[256];
+    const rg_view kv[] = {RG_LIT("f"), RG_LIT("v"), RG_LIT("g"), RG_LIT("w")};
+    const int64_t used = 72, ints[] = {1, 0, -3};
+    const double scores[] = {1.5, NAN};
+    for (int p = 2; p <= 3; p++) {
+        WROTE(p, redis_srv_expire_reply(b, true), redis_srv_expire_reply_size(true), ":1\r\n",
+              ":1\r\n");
+        WROTE(p, redis_srv_hsetnx_reply(b, false), redis_srv_hsetnx_reply_size(false), ":0\r\n",
+              ":0\r\n");
+        WROTE(p, redis_srv_ttl_reply(b, -2), redis_srv_ttl_reply_size(-2), ":-2\r\n", ":-2\r\n");
+        WROTE(p, redis_srv_memory_usage_reply(b, p, &used),
+              redis_srv_memory_usage_reply_size(p, &used), ":72\r\n", ":72\r\n");
+        WROTE(p, redis_srv_memory_usage_reply(b, p, NULL),
+              redis_srv_memory_usage_reply_size(p, NULL), "$-1\r\n", "_\r\n");
+        WROTE(p, redis_srv_zscore_reply(b, p, 1.5), redis_srv_zscore_reply_size(p, 1.5),
+              "$3\r\n1.5\r\n", ",1.5\r\n");
+        WROTE(p, redis_srv_zscore_reply(b, p, NAN), redis_srv_zscore_reply_size(p, NAN), "$-1\r\n",
+              "_\r\n");
+        WROTE(p, redis_srv_zmscore_reply(b, p, 2, scores),
+              redis_srv_zmscore_reply_size(p, 2, scores), "*2\r\n$3\r\n1.5\r\n$-1\r\n",
+              "*2\r\n,1.5\r\n_\r\n");
+        WROTE(p, redis_srv_smismember_reply(b, 3, ints), redis_srv_smismember_reply_size(3, ints),
+              "*3\r\n:1\r\n:0\r\n:-3\r\n", "*3\r\n:1\r\n:0\r\n:-3\r\n");
+        WROTE(p, redis_srv_hgetall_reply(b, p, 2, kv), redis_srv_hgetall_reply_size(p, 2, kv),
+              "*4\r\n$1\r\nf\r\n$1\r\nv\r\n$1\r\ng\r\n$1\r\nw\r\n",
+              "%2\r\n$1\r\nf\r\n$1\r\nv\r\n$1\r\ng\r\n$1\r\nw\r\n");
+        WROTE(p, redis_srv_hgetall_reply(b, p, 0, kv), redis_srv_hgetall_reply_size(p, 0, kv),
+              "*0\r\n", "%0\r\n");
+        WROTE(p, redis_srv_smembers_reply(b, p, 2, kv), redis_srv_smembers_reply_size(p, 2, kv),
+              "*2\r\n$1\r\nf\r\n$1\r\nv\r\n", "~2\r\n$1\r\nf\r\n$1\r\nv\r\n");
+        /* HKEYS' schema has uniqueItems too, but Redis sends an array in RESP3 */
+        WROTE(p, redis_srv_hkeys_reply(b, p, 1, kv), redis_srv_hkeys_reply_size(p, 1, kv),
+              "*1\r\n$1\r\nf\r\n", "*1\r\n$1\r\nf\r\n");
+        WROTE(p, redis_srv_sscan_reply(b, RG_LIT("17"), 1, kv),
+              redis_srv_sscan_reply_size(RG_LIT("17"), 1, kv),
+              "*2\r\n$2\r\n17\r\n*1\r\n$1\r\nf\r\n", "*2\r\n$2\r\n17\r\n*1\r\n$1\r\nf\r\n");
+        WROTE(p, redis_srv_blpop_reply(b, p, kv[0], kv[1]),
+              redis_srv_blpop_reply_size(p, kv[0], kv[1]), "*2\r\n$1\r\nf\r\n$1\r\nv\r\n",
+              "*2\r\n$1\r\nf\r\n$1\r\nv\r\n");
+        const rg_view none = {NULL, 0};
+        WROTE(p, redis_srv_blpop_reply(b, p, none, none), redis_srv_blpop_reply_size(p, none, none),
+              "*-1\r\n", "_\r\n");
+        WROTE(p, redis_srv_sentinel_get_master_addr_by_name_reply(b, kv[0], RG_LIT("6379")),
+              redis_srv_sentinel_get_master_addr_by_name_reply_size(kv[0], RG_LIT("6379")),
+              "*2\r\n$1\r\nf\r\n$4\r\n6379\r\n", "*2\r\n$1\r\nf\r\n$4\r\n6379\r\n");
+        WROTE(p, redis_srv_acl_cat_reply(b, p, 1, kv), redis_srv_acl_cat_reply_size(p, 1, kv),
+              "*1\r\n$1\r\nf\r\n", "*1\r\n$1\r\nf\r\n");
+    }
+}
+
+/* Sends argv to the server and requires its reply to be byte for byte what mine..end holds. */
+static void same_as_redis(test_conn *c, size_t argc, const char *const *argv, const char *mine,
+                          const char *end) {
+    char got[512];
+    size_t len;
+    assert_int_equal(test_conn_command_raw(c, got, sizeof got, &len, argc, argv), 0);
+    if (len != (size_t)(end - mine) || memcmp(got, mine, len) != 0) {
+        print_error("%s: redis %.*s, ours %.*s\n", argv[0], (int)len, got, (int)(end - mine), mine);
+    }
+    assert_int_equal(len, (size_t)(end - mine));
+    assert_memory_equal(got, mine, len);
+}
+
+#define SAME(c, mine, end, ...)                                                      \
+    same_as_redis((c), sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *), \
+                  (const char *[]){__VA_ARGS__}, (mine), (end))
+
+/* The new shapes against what redis-server sends for the same data, over RESP2 and RESP3. */
+static void test_reply_shapes_vs_redis(void **state) {
+    const test_redis srv = *(const test_redis *)*state;
+    test_conn conn, *c = &conn;
+    assert_int_equal(test_conn_open(c, srv.port), 0);
+    char got[512], b[512];
+    static const char *const setup[][6] = {
+        {"HSET", "h", "f", "v", "g", "w"},
+        {"SADD", "s", "3", "1", "2"}, /* an intset: sorted */
+        {"ZADD", "z", "1.5", "a", NULL},
+        {"SET", "k", "v", NULL},
+    };
+    for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
+        size_t argc = 0;
+        while (argc < 6 && setup[i][argc]) argc++;
+        assert_int_equal(test_conn_command(c, got, sizeof got, argc, setup[i]), 0);
+    }
+    const rg_view hash[] = {RG_LIT("f"), RG_LIT("v"), RG_LIT("g"), RG_LIT("w")};
+    const rg_view set[] = {RG_LIT("1"), RG_LIT("2"), RG_LIT("3")}, keys[] = {hash[0], hash[2]};
+    const rg_view cfg[] = {RG_LIT("maxmemory"), RG_LIT("0")};
+    const int64_t member[] = {1, 0};
+    const double scores[] = {1.5, NAN};
+    for (int p = 2; p <= 3; p++) {
+        const char *hello[] = {"HELLO", p == 2 ? "2" : "3"};
+        assert_int_equal(test_conn_command(c, got, sizeof got, 2, hello), 0);
+        SAME(c, b, redis_srv_hgetall_reply(b, p, 2, hash), "HGETALL", "h");
+        SAME(c, b, redis_srv_hgetall_reply(b, p, 0, hash), "HGETALL", "nokey");
+        SAME(c, b, redis_srv_config_get_reply(b, p, 1, cfg), "CONFIG", "GET", "maxmemory");
+        SAME(c, b, redis_srv_smembers_reply(b, p, 3, set), "SMEMBERS", "s");
+        SAME(c, b, redis_srv_sinter_reply(b, p, 3, set), "SINTER", "s");
+        SAME(c, b, redis_srv_hkeys_reply(b, p, 2, keys), "HKEYS", "h"); /* array, not set */
+        SAME(c, b, redis_srv_smismember_reply(b, 2, member), "SMISMEMBER", "s", "1", "9");
+        SAME(c, b, redis_srv_zscore_reply(b, p, 1.5), "ZSCORE", "z", "a");
+        SAME(c, b, redis_srv_zscore_reply(b, p, NAN), "ZSCORE", "z", "nope");
+        SAME(c, b, redis_srv_zmscore_reply(b, p, 2, scores), "ZMSCORE", "z", "a", "nope");
+        SAME(c, b, redis_srv_hexists_reply(b, true), "HEXISTS", "h", "f");
+        SAME(c, b, redis_srv_expire_reply(b, false), "EXPIRE", "nokey", "100");
+        SAME(c, b, redis_srv_ttl_reply(b, -2), "TTL", "nokey");
+        SAME(c, b, redis_srv_memory_usage_reply(b, p, NULL), "MEMORY", "USAGE", "nokey");
+        SAME(c, b, redis_srv_sscan_reply(b, RG_LIT("0"), 3, set), "SSCAN", "s", "0");
+        SAME(c, b, redis_srv_hscan_reply(b, RG_LIT("0"), 4, hash), "HSCAN", "h", "0");
+        SAME(c, b, redis_srv_rpush_reply(b, 1), "RPUSH", "l", "a");
+        SAME(c, b, redis_srv_blpop_reply(b, p, RG_LIT("l"), RG_LIT("a")), "BLPOP", "l", "0");
+        const rg_view none = {NULL, 0};
+        SAME(c, b, redis_srv_blpop_reply(b, p, none, none), "BLPOP", "l", "0.01");
+    }
+    test_conn_close(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_all_names),
         cmocka_unit_test_setup_teardown(test_arity_vs_redis, start_server, stop_server),
         cmocka_unit_test(test_reply_encoders),
+        cmocka_unit_test(test_reply_shapes),
+        cmocka_unit_test_setup_teardown(test_reply_shapes_vs_redis, start_server, stop_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,192 +4,328 @@
 
 #include <string.h>
 
-/* 16 commands and containers: 12 with argument tables, 3 without arguments, 1 raw. */
+/* 16 commands and containers: 13 with argument tables, 3 without arguments, 0 raw. */
 
+static const rg_arg_seg kv_srv_del_segs[] = {
+    {.kind = RG_SEG_REST,
+     .group = 1,
+     .min = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_del_args, key),
+     .count_off = offsetof(kv_srv_del_args, key_count),
+     .counted_by = RG_ARG_NO_OFF},
+};
 static const rg_arg_spec kv_srv_del_spec = {
-    .pos = NULL,
-    .opt = NULL,
-    .npos = 0,
-    .nopt = 0,
+    .segs = kv_srv_del_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 1,
-    .rest_off = offsetof(kv_srv_del_args, key),
-    .rest_count_off = offsetof(kv_srv_del_args, key_count),
 };
 
-static const rg_arg_node kv_srv_echo_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_echo_args, message)},
+static const rg_arg_node kv_srv_echo_nodes[] = {
+    {.type = RG_ARG_VIEW,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_echo_args, message)},
+};
+static const rg_arg_seg kv_srv_echo_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_echo_nodes[0],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_echo_spec = {
-    .pos = kv_srv_echo_spec_pos,
-    .opt = NULL,
-    .npos = 1,
-    .nopt = 0,
+    .segs = kv_srv_echo_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
 };
 
+static const rg_arg_seg kv_srv_exists_segs[] = {
+    {.kind = RG_SEG_REST,
+     .group = 1,
+     .min = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_exists_args, key),
+     .count_off = offsetof(kv_srv_exists_args, key_count),
+     .counted_by = RG_ARG_NO_OFF},
+};
 static const rg_arg_spec kv_srv_exists_spec = {
-    .pos = NULL,
-    .opt = NULL,
-    .npos = 0,
-    .nopt = 0,
+    .segs = kv_srv_exists_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 1,
-    .rest_off = offsetof(kv_srv_exists_args, key),
-    .rest_count_off = offsetof(kv_srv_exists_args, key_count),
 };
 
-static const rg_arg_node kv_srv_expire_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_expire_args, key)},
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_expire_args, seconds)},
+static const rg_arg_node kv_srv_expire_nodes[] = {
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_expire_args, key)},
+    {.type = RG_ARG_VIEW,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_expire_args, seconds)},
+};
+static const rg_arg_seg kv_srv_expire_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_expire_nodes[0],
+     .n = 1,
+     .min_after = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_expire_nodes[1],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_REST,
+     .group = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_expire_args, condition),
+     .count_off = offsetof(kv_srv_expire_args, condition_count),
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_expire_spec = {
-    .pos = kv_srv_expire_spec_pos,
-    .opt = NULL,
-    .npos = 2,
-    .nopt = 0,
+    .segs = kv_srv_expire_segs,
+    .nsegs = 3,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 1,
-    .rest_off = offsetof(kv_srv_expire_args, condition),
-    .rest_count_off = offsetof(kv_srv_expire_args, condition_count),
 };
 
-static const rg_arg_node kv_srv_get_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_get_args, key)},
+static const rg_arg_node kv_srv_get_nodes[] = {
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_get_args, key)},
+};
+static const rg_arg_seg kv_srv_get_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_get_nodes[0],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_get_spec = {
-    .pos = kv_srv_get_spec_pos,
-    .opt = NULL,
-    .npos = 1,
-    .nopt = 0,
+    .segs = kv_srv_get_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
 };
 
-static const rg_arg_node kv_srv_incr_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_incr_args, key)},
+static const rg_arg_node kv_srv_hello_nodes[] = {
+    {.type = RG_ARG_I64,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_hello_args, arguments_protover)},
+    {.token = "auth",
+     .token_len = 4,
+     .type = RG_ARG_VIEW,
+     .more = 1,
+     .set_off = offsetof(kv_srv_hello_args, has_arguments_username_password),
+     .value_off = offsetof(kv_srv_hello_args, arguments_username_password_username)},
+    {.type = RG_ARG_VIEW,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_hello_args, arguments_username_password_password)},
+    {.token = "setname",
+     .token_len = 7,
+     .type = RG_ARG_VIEW,
+     .set_off = offsetof(kv_srv_hello_args, has_arguments_clientname),
+     .value_off = offsetof(kv_srv_hello_args, arguments_clientname)},
+};
+static const rg_arg_seg kv_srv_hello_segs[] = {
+    {.kind = RG_SEG_IF,
+     .skip = 2,
+     .set_off = offsetof(kv_srv_hello_args, has_arguments),
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_hello_nodes[0],
+     .n = 1,
+     .optional_before = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_OPTIONS,
+     .nodes = &kv_srv_hello_nodes[1],
+     .n = 3,
+     .optional_before = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+};
+static const rg_arg_spec kv_srv_hello_spec = {
+    .segs = kv_srv_hello_segs,
+    .nsegs = 3,
+    .words = 1,
+};
+
+static const rg_arg_node kv_srv_incr_nodes[] = {
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_incr_args, key)},
+};
+static const rg_arg_seg kv_srv_incr_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_incr_nodes[0],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_incr_spec = {
-    .pos = kv_srv_incr_spec_pos,
-    .opt = NULL,
-    .npos = 1,
-    .nopt = 0,
+    .segs = kv_srv_incr_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
 };
 
-static const rg_arg_node kv_srv_incrby_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_incrby_args, key)},
-    {NULL, 0, RG_ARG_I64, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_incrby_args, increment)},
+static const rg_arg_node kv_srv_incrby_nodes[] = {
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_incrby_args, key)},
+    {.type = RG_ARG_I64,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_incrby_args, increment)},
+};
+static const rg_arg_seg kv_srv_incrby_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_incrby_nodes[0],
+     .n = 1,
+     .min_after = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_incrby_nodes[1],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_incrby_spec = {
-    .pos = kv_srv_incrby_spec_pos,
-    .opt = NULL,
-    .npos = 2,
-    .nopt = 0,
+    .segs = kv_srv_incrby_segs,
+    .nsegs = 2,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
 };
 
+static const rg_arg_seg kv_srv_mget_segs[] = {
+    {.kind = RG_SEG_REST,
+     .group = 1,
+     .min = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_mget_args, key),
+     .count_off = offsetof(kv_srv_mget_args, key_count),
+     .counted_by = RG_ARG_NO_OFF},
+};
 static const rg_arg_spec kv_srv_mget_spec = {
-    .pos = NULL,
-    .opt = NULL,
-    .npos = 0,
-    .nopt = 0,
+    .segs = kv_srv_mget_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 1,
-    .rest_off = offsetof(kv_srv_mget_args, key),
-    .rest_count_off = offsetof(kv_srv_mget_args, key_count),
 };
 
+static const rg_arg_seg kv_srv_mset_segs[] = {
+    {.kind = RG_SEG_REST,
+     .group = 2,
+     .min = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_mset_args, data),
+     .count_off = offsetof(kv_srv_mset_args, data_count),
+     .counted_by = RG_ARG_NO_OFF},
+};
 static const rg_arg_spec kv_srv_mset_spec = {
-    .pos = NULL,
-    .opt = NULL,
-    .npos = 0,
-    .nopt = 0,
+    .segs = kv_srv_mset_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 2,
-    .rest_off = offsetof(kv_srv_mset_args, data),
-    .rest_count_off = offsetof(kv_srv_mset_args, data_count),
 };
 
-static const rg_arg_node kv_srv_ping_spec_opt[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, offsetof(kv_srv_ping_args, has_message),
-     offsetof(kv_srv_ping_args, message)},
+static const rg_arg_node kv_srv_ping_nodes[] = {
+    {.type = RG_ARG_VIEW,
+     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_ping_args, message)},
+};
+static const rg_arg_seg kv_srv_ping_segs[] = {
+    {.kind = RG_SEG_IF,
+     .skip = 1,
+     .set_off = offsetof(kv_srv_ping_args, has_message),
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_ping_nodes[0],
+     .n = 1,
+     .optional_before = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_ping_spec = {
-    .pos = NULL,
-    .opt = kv_srv_ping_spec_opt,
-    .npos = 0,
-    .nopt = 1,
+    .segs = kv_srv_ping_segs,
+    .nsegs = 2,
     .words = 1,
-    .opt_word = 1,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
 };
 
-static const rg_arg_node kv_srv_set_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_set_args, key)},
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_set_args, value)},
+static const rg_arg_node kv_srv_set_nodes[] = {
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_set_args, key)},
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_set_args, value)},
+    {.token = "nx",
+     .token_len = 2,
+     .alt = 1,
+     .group = 1,
+     .set_off = offsetof(kv_srv_set_args, condition)},
+    {.token = "xx",
+     .token_len = 2,
+     .alt = 2,
+     .group = 1,
+     .set_off = offsetof(kv_srv_set_args, condition)},
+    {.token = "get", .token_len = 3, .set_off = offsetof(kv_srv_set_args, get)},
+    {.token = "ex",
+     .token_len = 2,
+     .type = RG_ARG_I64,
+     .alt = 1,
+     .group = 2,
+     .set_off = offsetof(kv_srv_set_args, expiration),
+     .value_off = offsetof(kv_srv_set_args, expiration_seconds)},
+    {.token = "px",
+     .token_len = 2,
+     .type = RG_ARG_I64,
+     .alt = 2,
+     .group = 2,
+     .set_off = offsetof(kv_srv_set_args, expiration),
+     .value_off = offsetof(kv_srv_set_args, expiration_milliseconds)},
+    {.token = "exat",
+     .token_len = 4,
+     .type = RG_ARG_I64,
+     .alt = 3,
+     .group = 2,
+     .set_off = offsetof(kv_srv_set_args, expiration),
+     .value_off = offsetof(kv_srv_set_args, expiration_unix_time_seconds)},
+    {.token = "pxat",
+     .token_len = 4,
+     .type = RG_ARG_I64,
+     .alt = 4,
+     .group = 2,
+     .set_off = offsetof(kv_srv_set_args, expiration),
+     .value_off = offsetof(kv_srv_set_args, expiration_unix_time_milliseconds)},
+    {.token = "keepttl",
+     .token_len = 7,
+     .alt = 5,
+     .group = 2,
+     .set_off = offsetof(kv_srv_set_args, expiration)},
 };
-static const rg_arg_node kv_srv_set_spec_opt[] = {
-    {"nx", 2, RG_ARG_NONE, 1, 1, offsetof(kv_srv_set_args, condition), 0},
-    {"xx", 2, RG_ARG_NONE, 2, 1, offsetof(kv_srv_set_args, condition), 0},
-    {"get", 3, RG_ARG_NONE, 0, 0, offsetof(kv_srv_set_args, get), 0},
-    {"ex", 2, RG_ARG_I64, 1, 2, offsetof(kv_srv_set_args, expiration),
-     offsetof(kv_srv_set_args, expiration_seconds)},
-    {"px", 2, RG_ARG_I64, 2, 2, offsetof(kv_srv_set_args, expiration),
-     offsetof(kv_srv_set_args, expiration_milliseconds)},
-    {"exat", 4, RG_ARG_I64, 3, 2, offsetof(kv_srv_set_args, expiration),
-     offsetof(kv_srv_set_args, expiration_unix_time_seconds)},
-    {"pxat", 4, RG_ARG_I64, 4, 2, offsetof(kv_srv_set_args, expiration),
-     offsetof(kv_srv_set_args, expiration_unix_time_milliseconds)},
-    {"keepttl", 7, RG_ARG_NONE, 5, 2, offsetof(kv_srv_set_args, expiration), 0},
+static const rg_arg_seg kv_srv_set_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_set_nodes[0],
+     .n = 1,
+     .min_after = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_set_nodes[1],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
+    {.kind = RG_SEG_OPTIONS,
+     .nodes = &kv_srv_set_nodes[2],
+     .n = 8,
+     .optional_before = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_set_spec = {
-    .pos = kv_srv_set_spec_pos,
-    .opt = kv_srv_set_spec_opt,
-    .npos = 2,
-    .nopt = 8,
+    .segs = kv_srv_set_segs,
+    .nsegs = 3,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
+    .late_numbers = 1,
 };
 
-static const rg_arg_node kv_srv_ttl_spec_pos[] = {
-    {NULL, 0, RG_ARG_VIEW, 0, 0, RG_ARG_NO_OFF, offsetof(kv_srv_ttl_args, key)},
+static const rg_arg_node kv_srv_ttl_nodes[] = {
+    {.type = RG_ARG_VIEW, .set_off = RG_ARG_NO_OFF, .value_off = offsetof(kv_srv_ttl_args, key)},
+};
+static const rg_arg_seg kv_srv_ttl_segs[] = {
+    {.kind = RG_SEG_WORD,
+     .nodes = &kv_srv_ttl_nodes[0],
+     .n = 1,
+     .set_off = RG_ARG_NO_OFF,
+     .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_ttl_spec = {
-    .pos = kv_srv_ttl_spec_pos,
-    .opt = NULL,
-    .npos = 1,
-    .nopt = 0,
+    .segs = kv_srv_ttl_segs,
+    .nsegs = 1,
     .words = 1,
-    .opt_word = 0,
-    .rest_group = 0,
-    .rest_off = 0,
-    .rest_count_off = 0,
 };
 
 const kv_srv_command kv_srv_commands[KV_SRV_NCMDS] = {
@@ -201,7 +337,7 @@ const kv_srv_command kv_srv_commands[KV_SRV_NCMDS] = {
     [KV_SRV_EXISTS] = {"exists", -2, &kv_srv_exists_spec},
     [KV_SRV_EXPIRE] = {"expire", -3, &kv_srv_expire_spec},
     [KV_SRV_GET] = {"get", 2, &kv_srv_get_spec},
-    [KV_SRV_HELLO] = {"hello", -1, NULL},
+    [KV_SRV_HELLO] = {"hello", -1, &kv_srv_hello_spec},
     [KV_SRV_INCR] = {"incr", 2, &kv_srv_incr_spec},
     [KV_SRV_INCRBY] = {"incrby", 3, &kv_srv_incrby_spec},
     [KV_SRV_MGET] = {"mget", -2, &kv_srv_mget_spec},

@@ -61,6 +61,17 @@ typedef struct kv_srv_get_args {
     rg_view key;
 } kv_srv_get_args;
 
+/* HELLO: views borrow the request's argv. */
+typedef struct kv_srv_hello_args {
+    int has_arguments;
+    int64_t arguments_protover;
+    rg_view arguments_username_password_username;
+    rg_view arguments_username_password_password;
+    int has_arguments_username_password;
+    rg_view arguments_clientname;
+    int has_arguments_clientname;
+} kv_srv_hello_args;
+
 /* INCR: views borrow the request's argv. */
 typedef struct kv_srv_incr_args {
     rg_view key;
@@ -131,6 +142,7 @@ typedef union kv_srv_args {
     kv_srv_exists_args exists;
     kv_srv_expire_args expire;
     kv_srv_get_args get;
+    kv_srv_hello_args hello;
     kv_srv_incr_args incr;
     kv_srv_incrby_args incrby;
     kv_srv_mget_args mget;
@@ -151,7 +163,7 @@ typedef struct kv_srv_command {
 
 extern const kv_srv_command kv_srv_commands[KV_SRV_NCMDS];
 
-/* Reply encoders follow for the commands whose reply schema maps onto one rg_out writer;
+/* Reply encoders follow for the commands whose reply schema names one exact form;
  * each _reply_size returns exactly what its _reply writes. */
 
 /* The command named by a request's first word (case-insensitive), or KV_SRV_NONE.
@@ -196,6 +208,15 @@ static inline size_t kv_srv_exists_reply_size(int64_t v) {
 }
 static inline char *kv_srv_exists_reply(char *dst, int64_t v) {
     return rg_out_int(dst, v);
+}
+
+/* EXPIRE's reply: 1 (true) or 0, an integer in both protocol versions. */
+static inline size_t kv_srv_expire_reply_size(bool v) {
+    (void)v;
+    return 4;
+}
+static inline char *kv_srv_expire_reply(char *dst, bool v) {
+    return rg_put_raw(dst, v ? RG_OUT_ONE : RG_OUT_ZERO, 4);
 }
 
 /* GET's reply: a bulk string, or null when v.ptr is NULL. */

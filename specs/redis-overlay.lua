@@ -1,0 +1,198 @@
+-- What the Redis JSON command specs do not say, applied by
+--   respgen import-json ../shared/redis-commands --overlay specs/redis-overlay.lua -o specs/redis.lua
+-- (scripts/import-redis-specs.sh; docs/import.md). Per command (its full name) and argument path
+-- (JSON names joined by "."):
+--   type, why         a corrected argument type and the reason (listed among the import's quirks)
+--   invalid           the error text when the word is not a number (or none of a oneof's words)
+--   min, min_error    the smallest value accepted and the text below it
+--   count_error       for a count of keys: the text when it counts more than there are
+-- and per command:
+--   syntax_error      "subcommand": syntax errors are Redis' "unknown subcommand or wrong
+--                     number of arguments for '<sub>'. Try <CONTAINER> HELP."; "arity": they
+--                     are the command's wrong-number-of-arguments error (LPOP k 1 2); or a
+--                     text of the command's own
+--   late_numbers      numbers are converted after the whole request was read (a syntax error
+--                     anywhere wins over a bad number), where Redis does so
+--   unknown_error     the text for a word that is none of the options, "%s" standing for it
+-- Every text is what redis-server 7.0 sends; tests/server/test_args_vs_redis checks them against
+-- the installed server. An entry that names nothing in the JSON fails the import.
+
+local SCORE_BOUND = { type = "string", why = 'a score-range bound ("(1", "-inf")' }
+local SCORE_RANGE = { args = { min = SCORE_BOUND, max = SCORE_BOUND } }
+
+local TIMEOUT = {
+    invalid = "ERR timeout is not a float or out of range",
+    min = 0,
+    min_error = "ERR timeout is negative",
+}
+local BLOCKING = { args = { timeout = TIMEOUT } }
+
+-- A range check whose text Redis also sends for a word that is no number
+-- (getRangeLongFromObjectOrReply, getPositiveLongFromObjectOrReply).
+local function range(min, text)
+    return { invalid = text, min = min, min_error = text }
+end
+
+-- LMPOP and friends: numkeys, then the keys, then COUNT.
+local NUMKEYS = range(1, "ERR numkeys should be greater than 0")
+local MPOP_COUNT = range(1, "ERR count should be greater than 0")
+local MPOP = { args = { numkeys = NUMKEYS, count = MPOP_COUNT } }
+local BLOCKING_MPOP = { args = { timeout = TIMEOUT, numkeys = NUMKEYS, count = MPOP_COUNT } }
+
+-- ZUNION and friends name themselves in the text.
+local function set_op(name)
+    return { args = { numkeys = {
+        min = 1, min_error = "ERR at least 1 input key is needed for '" .. name .. "' command",
+    } } }
+end
+
+local SCRIPT_NUMKEYS = { args = { numkeys = {
+    min = 0,
+    min_error = "ERR Number of keys can't be negative",
+    count_error = "ERR Number of keys can't be greater than number of args",
+} } }
+
+local UNIT = { invalid = "ERR unsupported unit provided. please use M, KM, FT, MI" }
+local RADIUS = {
+    invalid = "ERR need numeric radius",
+    min = 0,
+    min_error = "ERR radius cannot be negative",
+}
+local GEORADIUS = { args = { radius = RADIUS, unit = UNIT } }
+local GEOSEARCH = { args = {
+    ["by.circle.radius"] = RADIUS,
+    ["by.circle.unit"] = UNIT,
+    ["by.box.width"] = { invalid = "ERR need numeric width", min = 0,
+        min_error = "ERR height or width cannot be negative" },
+    ["by.box.height"] = { invalid = "ERR need numeric height", min = 0,
+        min_error = "ERR height or width cannot be negative" },
+    ["by.box.unit"] = UNIT,
+} }
+
+local CURSOR = { args = { cursor = { invalid = "ERR invalid cursor" } } }
+local POP_COUNT = { args = { count = range(0, "ERR value is out of range, must be positive") } }
+-- LPOP key [count]: a word after the count is the arity error.
+local POP_LIST = { syntax_error = "arity", args = POP_COUNT.args }
+-- SET parses its options first and converts EX's number after them; EXPIRE too.
+local EXPIRE = { late_numbers = true, unknown_error = "ERR Unsupported option %s" }
+local SUBCOMMAND = { syntax_error = "subcommand" }
+
+return {
+    ["ZCOUNT"] = SCORE_RANGE,
+    ["ZRANGEBYSCORE"] = SCORE_RANGE,
+    ["ZREVRANGEBYSCORE"] = SCORE_RANGE,
+    ["ZREMRANGEBYSCORE"] = SCORE_RANGE,
+    ["ZINCRBY"] = { args = { increment = { type = "double", why = "a float in Redis" } } },
+
+    ["BLPOP"] = BLOCKING,
+    ["BRPOP"] = BLOCKING,
+    ["BRPOPLPUSH"] = BLOCKING,
+    ["BLMOVE"] = BLOCKING,
+    ["BZPOPMIN"] = BLOCKING,
+    ["BZPOPMAX"] = BLOCKING,
+    ["BLMPOP"] = BLOCKING_MPOP,
+    ["BZMPOP"] = BLOCKING_MPOP,
+    ["LMPOP"] = MPOP,
+    ["ZMPOP"] = MPOP,
+    ["SINTERCARD"] = { args = {
+        numkeys = { invalid = "ERR numkeys should be greater than 0", min = 1,
+            min_error = "ERR numkeys should be greater than 0",
+            count_error = "ERR Number of keys can't be greater than number of args" },
+        limit = range(0, "ERR LIMIT can't be negative"),
+    } },
+    ["ZINTERCARD"] = { args = {
+        numkeys = { min = 1,
+            min_error = "ERR at least 1 input key is needed for 'zintercard' command" },
+        limit = range(0, "ERR LIMIT can't be negative"),
+    } },
+    ["ZUNION"] = set_op("zunion"),
+    ["ZINTER"] = set_op("zinter"),
+    ["ZDIFF"] = set_op("zdiff"),
+    ["ZUNIONSTORE"] = set_op("zunionstore"),
+    ["ZINTERSTORE"] = set_op("zinterstore"),
+    ["ZDIFFSTORE"] = set_op("zdiffstore"),
+    ["EVAL"] = SCRIPT_NUMKEYS,
+    ["EVAL_RO"] = SCRIPT_NUMKEYS,
+    ["EVALSHA"] = SCRIPT_NUMKEYS,
+    ["EVALSHA_RO"] = SCRIPT_NUMKEYS,
+    ["FCALL"] = SCRIPT_NUMKEYS,
+    ["FCALL_RO"] = SCRIPT_NUMKEYS,
+
+    ["GEORADIUS"] = GEORADIUS,
+    ["GEORADIUS_RO"] = GEORADIUS,
+    ["GEORADIUSBYMEMBER"] = GEORADIUS,
+    ["GEORADIUSBYMEMBER_RO"] = GEORADIUS,
+    ["GEOSEARCH"] = GEOSEARCH,
+    ["GEOSEARCHSTORE"] = GEOSEARCH,
+    ["GEODIST"] = { args = { unit = UNIT } },
+
+    ["SCAN"] = CURSOR,
+    ["SSCAN"] = CURSOR,
+    ["HSCAN"] = CURSOR,
+    ["ZSCAN"] = CURSOR,
+    ["LPOP"] = POP_LIST,
+    ["RPOP"] = POP_LIST,
+    ["SPOP"] = POP_COUNT,
+    ["ZPOPMIN"] = POP_COUNT,
+    ["ZPOPMAX"] = POP_COUNT,
+    ["LPOS"] = { args = {
+        ["num-matches"] = range(0, "ERR COUNT can't be negative"),
+        len = range(0, "ERR MAXLEN can't be negative"),
+    } },
+    ["PING"] = { syntax_error = "arity" },
+    ["SET"] = { late_numbers = true },
+    ["GETEX"] = { late_numbers = true },
+    ["EXPIRE"] = EXPIRE,
+    ["PEXPIRE"] = EXPIRE,
+    ["EXPIREAT"] = EXPIRE,
+    ["PEXPIREAT"] = EXPIRE,
+    ["FUNCTION LIST"] = { unknown_error = "ERR Unknown argument %s" },
+    ["GETBIT"] = { args = { offset = { invalid = "ERR bit offset is not an integer or out of range",
+        min = 0, min_error = "ERR bit offset is not an integer or out of range" } } },
+    ["SETBIT"] = { args = {
+        offset = { invalid = "ERR bit offset is not an integer or out of range", min = 0,
+            min_error = "ERR bit offset is not an integer or out of range" },
+        value = { invalid = "ERR bit is not an integer or out of range", min = 0,
+            min_error = "ERR bit is not an integer or out of range" },
+    } },
+    ["SWAPDB"] = { args = {
+        index1 = { invalid = "ERR invalid first DB index" },
+        index2 = { invalid = "ERR invalid second DB index" },
+    } },
+    ["HELLO"] = { args = { ["arguments.protover"] = {
+        invalid = "ERR Protocol version is not an integer or out of range",
+    } } },
+    ["SLOWLOG GET"] = {
+        syntax_error = "subcommand",
+        args = { count = range(-1, "ERR count should be greater than or equal to -1") },
+    },
+    ["SCRIPT DEBUG"] = { args = { mode = { invalid = "ERR Use SCRIPT DEBUG YES/SYNC/NO" } } },
+    ["SCRIPT FLUSH"] = {
+        syntax_error = "ERR SCRIPT FLUSH only support SYNC|ASYNC option",
+        args = { ["flush-type"] = { invalid = "ERR SCRIPT FLUSH only support SYNC|ASYNC option" } },
+    },
+    ["FUNCTION FLUSH"] = {
+        syntax_error = "subcommand",
+        args = { ["flush-type"] = { invalid = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option" } },
+    },
+    ["FUNCTION RESTORE"] = {
+        syntax_error = "subcommand",
+        args = { policy = {
+            invalid = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
+        } },
+    },
+    ["CLIENT UNBLOCK"] = {
+        syntax_error = "subcommand",
+        args = { ["unblock-type"] = {
+            invalid = "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR",
+        } },
+    },
+    ["ACL CAT"] = SUBCOMMAND,
+    ["ACL GENPASS"] = SUBCOMMAND,
+    ["ACL LOG"] = SUBCOMMAND,
+    ["PUBSUB CHANNELS"] = SUBCOMMAND,
+    ["PUBSUB SHARDCHANNELS"] = SUBCOMMAND,
+    ["XGROUP CREATE"] = SUBCOMMAND,
+    ["XGROUP SETID"] = SUBCOMMAND,
+    ["XINFO STREAM"] = SUBCOMMAND,
+}
