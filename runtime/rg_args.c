@@ -236,7 +236,7 @@ static bool store(walk *w, const rg_arg_node *n, rg_view word) {
 }
 
 /* A node's words: its token (which must match) and its value. */
-static bool take_node(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
+static inline bool take_node(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
     if (n->token) {
         if (w->i == w->argc) return short_error(w, seg);
         if (!is_token(n, w->argv[w->i])) return syntax_error(w);
@@ -249,7 +249,7 @@ static bool take_node(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
 }
 
 /* A node and its `more` value nodes. */
-static bool take_run(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
+static inline bool take_run(walk *w, const rg_arg_node *n, const rg_arg_seg *seg) {
     for (size_t k = 0; k <= n->more; k++) {
         if (!take_node(w, &n[k], seg)) return false;
     }
@@ -369,8 +369,15 @@ static bool walk_segments(walk *w, const rg_arg_spec *spec) {
 
 bool rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const rg_view *argv,
                    void *out, rg_errbuf *err) {
-    walk w = {.spec = spec, .argv = argv, .argc = argc, .i = spec->words, .out = out,
-              .err = err, .name = name, .nnums = 0};
+    walk w; /* not zero-initialized: nums[] is only read up to nnums */
+    w.spec = spec;
+    w.argv = argv;
+    w.argc = argc;
+    w.i = spec->words;
+    w.out = out;
+    w.err = err;
+    w.name = name;
+    w.nnums = 0;
     if (!walk_segments(&w, spec)) return false;
     for (size_t k = 0; k < w.nnums; k++) {
         if (!convert(&w.nums[k], out, err)) return false;

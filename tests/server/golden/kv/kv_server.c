@@ -101,46 +101,17 @@ static const rg_arg_spec kv_srv_get_spec = {
     .words = 1,
 };
 
-static const rg_arg_node kv_srv_hello_nodes[] = {
-    {.type = RG_ARG_I64,
-     .set_off = RG_ARG_NO_OFF,
-     .value_off = offsetof(kv_srv_hello_args, arguments_protover)},
-    {.token = "auth",
-     .token_len = 4,
-     .type = RG_ARG_VIEW,
-     .more = 1,
-     .set_off = offsetof(kv_srv_hello_args, has_arguments_username_password),
-     .value_off = offsetof(kv_srv_hello_args, arguments_username_password_username)},
-    {.type = RG_ARG_VIEW,
-     .set_off = RG_ARG_NO_OFF,
-     .value_off = offsetof(kv_srv_hello_args, arguments_username_password_password)},
-    {.token = "setname",
-     .token_len = 7,
-     .type = RG_ARG_VIEW,
-     .set_off = offsetof(kv_srv_hello_args, has_arguments_clientname),
-     .value_off = offsetof(kv_srv_hello_args, arguments_clientname)},
-};
 static const rg_arg_seg kv_srv_hello_segs[] = {
-    {.kind = RG_SEG_IF,
-     .skip = 2,
-     .set_off = offsetof(kv_srv_hello_args, has_arguments),
-     .counted_by = RG_ARG_NO_OFF},
-    {.kind = RG_SEG_WORD,
-     .nodes = &kv_srv_hello_nodes[0],
-     .n = 1,
-     .optional_before = 1,
+    {.kind = RG_SEG_REST,
+     .group = 1,
      .set_off = RG_ARG_NO_OFF,
-     .counted_by = RG_ARG_NO_OFF},
-    {.kind = RG_SEG_OPTIONS,
-     .nodes = &kv_srv_hello_nodes[1],
-     .n = 3,
-     .optional_before = 1,
-     .set_off = RG_ARG_NO_OFF,
+     .value_off = offsetof(kv_srv_hello_args, arguments),
+     .count_off = offsetof(kv_srv_hello_args, arguments_count),
      .counted_by = RG_ARG_NO_OFF},
 };
 static const rg_arg_spec kv_srv_hello_spec = {
     .segs = kv_srv_hello_segs,
-    .nsegs = 3,
+    .nsegs = 1,
     .words = 1,
 };
 

@@ -63,13 +63,8 @@ typedef struct kv_srv_get_args {
 
 /* HELLO: views borrow the request's argv. */
 typedef struct kv_srv_hello_args {
-    int has_arguments;
-    int64_t arguments_protover;
-    rg_view arguments_username_password_username;
-    rg_view arguments_username_password_password;
-    int has_arguments_username_password;
-    rg_view arguments_clientname;
-    int has_arguments_clientname;
+    const rg_view *arguments;
+    size_t arguments_count;
 } kv_srv_hello_args;
 
 /* INCR: views borrow the request's argv. */
