@@ -31,6 +31,15 @@ static char *header(char *dst, char type, size_t n) {
     return rg_put_raw(dst, "\r\n", 2);
 }
 
+char *rg_out_verbatim(char *dst, int proto, const char *format, const char *text, size_t len) {
+    if (proto < 3) return rg_put_bulk(dst, text, len);
+    dst = header(dst, '=', len + 4); /* the format and its ':' count in the length */
+    dst = rg_put_raw(dst, format, 3);
+    *dst++ = ':';
+    dst = rg_put_raw(dst, text, len);
+    return rg_put_raw(dst, "\r\n", 2);
+}
+
 char *rg_out_array(char *dst, size_t n) {
     return header(dst, '*', n);
 }

@@ -55,6 +55,14 @@ char *rg_out_error(char *dst, const char *text, size_t len);
 
 /* "$<len>\r\n<bytes>\r\n": rg_bulk_size / rg_put_bulk from rg_enc.h. */
 
+/* A verbatim string: "=<len + 4>\r\n<format>:<bytes>\r\n" in RESP3, a plain bulk of the bytes
+ * in RESP2 (Redis drops the format there). format is exactly 3 bytes: "txt" for INFO, CLIENT
+ * LIST and every other verbatim reply of Redis 7.0, "mkd" for markdown. */
+static inline size_t rg_out_verbatim_size(int proto, size_t len) {
+    return proto >= 3 ? rg_bulk_size(len + 4) : rg_bulk_size(len);
+}
+char *rg_out_verbatim(char *dst, int proto, const char *format, const char *text, size_t len);
+
 /* Aggregate headers. A map is "%<n>" in RESP3 and an array of 2n elements in RESP2; a set is
  * "~<n>" in RESP3 and an array in RESP2. n counts pairs for maps. */
 static inline size_t rg_out_array_size(size_t n) {

@@ -14,6 +14,8 @@
 --   late_numbers      numbers are converted after the whole request was read (a syntax error
 --                     anywhere wins over a bad number), where Redis does so
 --   unknown_error     the text for a word that is none of the options, "%s" standing for it
+--   reply_string      "simple" or "verbatim": how the command's string reply goes on the wire
+--                     (the JSON's "string" cannot tell either from a bulk)
 -- Every text is what redis-server 7.0 sends; tests/server/test_args_vs_redis checks them against
 -- the installed server. An entry that names nothing in the JSON fails the import.
 
@@ -76,6 +78,11 @@ local POP_LIST = { syntax_error = "arity", args = POP_COUNT.args }
 -- SET parses its options first and converts EX's number after them; EXPIRE too.
 local EXPIRE = { late_numbers = true, unknown_error = "ERR Unsupported option %s" }
 local SUBCOMMAND = { syntax_error = "subcommand" }
+-- String replies that are no bulk: simple strings ("+none"), and verbatim strings
+-- ("=<len>\r\ntxt:...", a bulk in RESP2). Each one was sent to redis-server 7.0.15 over RESP2
+-- and RESP3 (tests/server/test_dispatch checks TYPE, REPLICAOF, INFO and LOLWUT).
+local SIMPLE = { reply_string = "simple" }
+local VERBATIM = { reply_string = "verbatim" }
 
 return {
     ["ZCOUNT"] = SCORE_RANGE,
@@ -195,4 +202,20 @@ return {
     ["XGROUP CREATE"] = SUBCOMMAND,
     ["XGROUP SETID"] = SUBCOMMAND,
     ["XINFO STREAM"] = SUBCOMMAND,
+
+    ["TYPE"] = SIMPLE,
+    ["BGREWRITEAOF"] = SIMPLE,
+    ["REPLICAOF"] = SIMPLE,
+    ["SLAVEOF"] = SIMPLE,
+    ["SENTINEL CKQUORUM"] = SIMPLE,
+    ["INFO"] = VERBATIM,
+    ["CLIENT INFO"] = VERBATIM,
+    ["CLIENT LIST"] = VERBATIM,
+    ["CLUSTER INFO"] = VERBATIM,
+    ["CLUSTER NODES"] = VERBATIM,
+    ["LATENCY DOCTOR"] = VERBATIM,
+    ["LATENCY GRAPH"] = VERBATIM,
+    ["LOLWUT"] = VERBATIM,
+    ["MEMORY DOCTOR"] = VERBATIM,
+    ["MEMORY MALLOC-STATS"] = VERBATIM,
 }

@@ -325,6 +325,7 @@ command "BGREWRITEAOF" {
         description = "A simple string reply indicating that the rewriting started or is about to start ASAP",
         type = "string",
     },
+    reply_string = "simple",
 }
 
 command "BGSAVE" {
@@ -1006,6 +1007,7 @@ command "CLIENT INFO" {
         description = "A unique string, as described at the CLIENT LIST page, for the current client.",
         type = "string",
     },
+    reply_string = "verbatim",
 }
 
 command "CLIENT KILL" {
@@ -1087,6 +1089,7 @@ command "CLIENT LIST" {
         type = "string",
         description = "Information and statistics about client connections",
     },
+    reply_string = "verbatim",
     oneof "client-type" {
         token = "TYPE",
         optional = true,
@@ -1512,6 +1515,7 @@ command "CLUSTER INFO" {
         description = "A map between named fields and values in the form of <field>:<value> lines separated by newlines composed by the two bytes CRLF",
         type = "string",
     },
+    reply_string = "verbatim",
 }
 
 command "CLUSTER KEYSLOT" {
@@ -1617,6 +1621,7 @@ command "CLUSTER NODES" {
     flags = { "LOADING", "STALE" },
     command_tips = { "NONDETERMINISTIC_OUTPUT" },
     reply = { description = "The serialized cluster configuration.", type = "string" },
+    reply_string = "verbatim",
 }
 
 command "CLUSTER REPLICAS" {
@@ -4500,6 +4505,7 @@ command "INFO" {
         description = "A map of info fields, one field per line in the form of <field>:<value> where the value can be a comma separated map like <key>=<val>. Also contains section header lines starting with `#` and blank lines.",
         type = "string",
     },
+    reply_string = "verbatim",
     string "section" { optional = true, multiple = true },
 }
 
@@ -4557,6 +4563,7 @@ command "LATENCY DOCTOR" {
         "RESPONSE_POLICY:SPECIAL",
     },
     reply = { type = "string", description = "A human readable latency analysis report." },
+    reply_string = "verbatim",
 }
 
 command "LATENCY GRAPH" {
@@ -4572,6 +4579,7 @@ command "LATENCY GRAPH" {
         "RESPONSE_POLICY:SPECIAL",
     },
     reply = { type = "string", description = "Latency graph" },
+    reply_string = "verbatim",
     string "event",
 }
 
@@ -4935,6 +4943,7 @@ command "LOLWUT" {
         type = "string",
         description = "String containing the generative computer art, and a text with the server version.",
     },
+    reply_string = "verbatim",
     integer "version" { token = "VERSION", optional = true },
 }
 
@@ -5162,6 +5171,7 @@ command "MEMORY DOCTOR" {
         "RESPONSE_POLICY:SPECIAL",
     },
     reply = { description = "Memory problems report.", type = "string" },
+    reply_string = "verbatim",
 }
 
 command "MEMORY HELP" {
@@ -5190,6 +5200,7 @@ command "MEMORY MALLOC-STATS" {
         "RESPONSE_POLICY:SPECIAL",
     },
     reply = { type = "string", description = "The memory allocator's internal statistics report." },
+    reply_string = "verbatim",
 }
 
 command "MEMORY PURGE" {
@@ -6258,6 +6269,7 @@ command "REPLICAOF" {
     arity = 3,
     flags = { "NO_ASYNC_LOADING", "ADMIN", "NOSCRIPT", "STALE" },
     reply = { description = "ReplicaOf status.", type = "string", pattern = "OK*" },
+    reply_string = "simple",
     oneof "args" {
         block "host-port" {
             string "host",
@@ -6849,6 +6861,7 @@ command "SENTINEL CKQUORUM" {
         description = "Returns OK if the current Sentinel configuration is able to reach the quorum needed to failover a primary, and the majority needed to authorize the failover.",
         pattern = "OK",
     },
+    reply_string = "simple",
     string "primary-name",
 }
 
@@ -7638,6 +7651,7 @@ command "SLAVEOF" {
     arity = 3,
     flags = { "NO_ASYNC_LOADING", "ADMIN", "NOSCRIPT", "STALE" },
     reply = { description = "SlaveOf status.", type = "string", pattern = "OK*" },
+    reply_string = "simple",
     oneof "args" {
         block "host-port" {
             string "host",
@@ -8360,6 +8374,7 @@ command "TYPE" {
             { description = "Type of the key", type = "string" },
         },
     },
+    reply_string = "simple",
     key "key" { key_spec_index = 0 },
 }
 

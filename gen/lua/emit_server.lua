@@ -466,7 +466,7 @@ local function build_cmd(cm, prefix, PREFIX)
     }
     cmd.reply = c.reply
     cmd.syntax_error, cmd.late_numbers = c.syntax_error, c.late_numbers
-    cmd.reply_shape = reply_shape(c.reply, c.group)
+    cmd.reply_shape = reply_shape(c.reply, c.group, c.reply_string)
     cmd.fn = prefix .. "_srv_" .. id
     cmd.parsed = classify(c, cmd)
     if not cmd.parsed then

@@ -3,9 +3,11 @@
 -- one exact reply form; every generated <fn>_reply_size returns exactly what <fn>_reply writes.
 --
 -- What a schema cannot say, and how that is settled:
---   * "string" is taken as a bulk string. Redis sends some such replies as simple strings (TYPE,
---     BGREWRITEAOF) or, in RESP3, verbatim strings (INFO, CLIENT INFO): those encoders write a
---     bulk where Redis does not (docs/server.md).
+--   * "string" is taken as a bulk string, unless the command's reply_string says "simple" (TYPE,
+--     BGREWRITEAOF: "+...") or "verbatim" (INFO, CLIENT INFO: "=...txt:" in RESP3), as Redis
+--     sends them (specs/redis-overlay.lua; docs/server.md). It applies to a top-level string or
+--     the string of a string-or-null; a command with any other schema gets no encoder rather
+--     than one that would write a bulk where Redis does not.
 --   * An array with uniqueItems is a RESP3 set ("~") for the commands of the "set" group
 --     (SMEMBERS, SINTER, SUNION, SDIFF) and a plain array for the rest (HKEYS, ZRANGEBYLEX,
 --     COMMAND GETKEYS, ...): that is what redis-server 7.0 sends, checked by test_dispatch.
@@ -110,7 +112,17 @@ shape_of = function(s, group)
     return first or nil
 end
 
-function M.shape(reply, group) return shape_of(reply, group) end
+-- The shape with the string form of reply_string ("simple", "verbatim" or nil) applied.
+local function string_form(shape, form)
+    if not form then return shape end
+    if shape == "bulk" then return form end
+    if shape == "bulk_or_null" then return form .. "_or_null" end
+    return nil
+end
+
+function M.shape(reply, group, reply_string)
+    return string_form(shape_of(reply, group), reply_string)
+end
 
 -- The tuple inside a reply (itself, or its non-null alternative): parameter list and the
 -- descriptions of its items.
@@ -171,6 +183,24 @@ local FORMS = {
         size = { "return v.ptr ? rg_bulk_size(v.len) : rg_out_null(proto).len;" },
         write = { NULL_WRITE, "return v.ptr ? rg_put_bulk(dst, v.ptr, v.len) : " ..
             "rg_put_raw(dst, null.ptr, null.len);" } },
+    simple = { params = { "rg_view v" }, what = "a simple string (v must hold no CR or LF)",
+        size = { "return rg_out_simple_size(v.len);" },
+        write = { "return rg_out_simple(dst, v.ptr, v.len);" } },
+    simple_or_null = { params = { "int proto", "rg_view v" },
+        what = "a simple string (v must hold no CR or LF), or null when v.ptr is NULL",
+        size = { "return v.ptr ? rg_out_simple_size(v.len) : rg_out_null(proto).len;" },
+        write = { NULL_WRITE, "return v.ptr ? rg_out_simple(dst, v.ptr, v.len) : " ..
+            "rg_put_raw(dst, null.ptr, null.len);" } },
+    verbatim = { params = { "int proto", "rg_view v" },
+        what = "a verbatim string of format txt in RESP3, a bulk string in RESP2",
+        size = { "return rg_out_verbatim_size(proto, v.len);" },
+        write = { "return rg_out_verbatim(dst, proto, \"txt\", v.ptr, v.len);" } },
+    verbatim_or_null = { params = { "int proto", "rg_view v" },
+        what = "a verbatim string of format txt in RESP3, a bulk string in RESP2; or null when " ..
+            "v.ptr is NULL",
+        size = { "return v.ptr ? rg_out_verbatim_size(proto, v.len) : rg_out_null(proto).len;" },
+        write = { NULL_WRITE, "if (!v.ptr) " .. NULL_PUT,
+            "return rg_out_verbatim(dst, proto, \"txt\", v.ptr, v.len);" } },
     double = { params = { "int proto", "double v" }, what = "a double (Redis 7.0's %.17g form)",
         size = { "return rg_out_double_size(proto, v, false);" },
         write = { "return rg_out_double(dst, proto, v, false);" } },

@@ -268,6 +268,9 @@ local COMMAND_FIELDS = {
     end,
     late_numbers = check_bool,
     unknown_error = check_error_text,
+    -- what a string reply is on the wire, which the reply schema's "string" cannot say
+    reply_string = check_member({ simple = true, verbatim = true },
+        "reply string form (\"simple\" or \"verbatim\")"),
 }
 
 -- Argument options (the table after the name).

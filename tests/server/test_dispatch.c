@@ -228,6 +228,27 @@ static void test_reply_shapes(void **state) {
     }
 }
 
+/* String replies the overlay's reply_string makes simple (TYPE, REPLICAOF) or verbatim (INFO,
+ * LOLWUT) where the schema only says "string". */
+static void test_reply_string_forms(void **state) {
+    (void)state;
+    char b[256];
+    const rg_view none = {NULL, 0}, info = RG_LIT("# Server\r\nx:1\r\n"), lolwut = RG_LIT("ver\n");
+    for (int p = 2; p <= 3; p++) {
+        WROTE(p, redis_srv_type_reply(b, p, RG_LIT("string")),
+              redis_srv_type_reply_size(p, RG_LIT("string")), "+string\r\n", "+string\r\n");
+        /* the schema's null alternative (redis-server 7.0 says "+none" instead) */
+        WROTE(p, redis_srv_type_reply(b, p, none), redis_srv_type_reply_size(p, none), "$-1\r\n",
+              "_\r\n");
+        WROTE(p, redis_srv_replicaof_reply(b, RG_LIT("OK")),
+              redis_srv_replicaof_reply_size(RG_LIT("OK")), "+OK\r\n", "+OK\r\n");
+        WROTE(p, redis_srv_info_reply(b, p, info), redis_srv_info_reply_size(p, info),
+              "$15\r\n# Server\r\nx:1\r\n\r\n", "=19\r\ntxt:# Server\r\nx:1\r\n\r\n");
+        WROTE(p, redis_srv_lolwut_reply(b, p, lolwut), redis_srv_lolwut_reply_size(p, lolwut),
+              "$4\r\nver\n\r\n", "=8\r\ntxt:ver\n\r\n");
+    }
+}
+
 /* Sends argv to the server and requires its reply to be byte for byte what mine..end holds. */
 static void same_as_redis(test_conn *c, size_t argc, const char *const *argv, const char *mine,
                           const char *end) {
@@ -244,6 +265,38 @@ static void same_as_redis(test_conn *c, size_t argc, const char *const *argv, co
 #define SAME(c, mine, end, ...)                                                      \
     same_as_redis((c), sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *), \
                   (const char *[]){__VA_ARGS__}, (mine), (end))
+
+typedef char *verbatim_writer(char *dst, int proto, rg_view v);
+typedef size_t verbatim_sizer(int proto, rg_view v);
+
+/* Sends argv (a command with a verbatim reply) and requires the server's reply to be byte for byte
+ * what put gives for the text it holds: the text differs between calls (INFO's uptime), the
+ * framing must not. */
+static void verbatim_as_redis(test_conn *c, int proto, verbatim_writer *put, verbatim_sizer *sizer,
+                              size_t argc, const char *const *argv) {
+    static char got[16384], mine[16384];
+    size_t len;
+    assert_int_equal(test_conn_command_raw(c, got, sizeof got, &len, argc, argv), 0);
+    assert_int_equal(got[0], proto == 2 ? '$' : '=');
+    const char *crlf = memchr(got, '\n', len);
+    assert_non_null(crlf);
+    size_t start = (size_t)(crlf + 1 - got);
+    if (proto == 3) start += 4; /* "txt:" */
+    assert_true(len >= start + 2);
+    const rg_view text = {got + start, len - start - 2};
+    const char *end = put(mine, proto, text);
+    assert_int_equal((size_t)(end - mine), sizer(proto, text));
+    if (len != (size_t)(end - mine) || memcmp(got, mine, len) != 0) {
+        print_error("%s: redis %.*s, ours %.*s\n", argv[0], (int)len, got, (int)(end - mine), mine);
+    }
+    assert_int_equal(len, (size_t)(end - mine));
+    assert_memory_equal(got, mine, len);
+}
+
+#define VERBATIM(c, p, fn, ...)                                                     \
+    verbatim_as_redis((c), (p), fn, fn##_size,                                      \
+                      sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *), \
+                      (const char *[]){__VA_ARGS__})
 
 /* The new shapes against what redis-server sends for the same data, over RESP2 and RESP3. */
 static void test_reply_shapes_vs_redis(void **state) {
@@ -290,6 +343,14 @@ static void test_reply_shapes_vs_redis(void **state) {
         SAME(c, b, redis_srv_blpop_reply(b, p, RG_LIT("l"), RG_LIT("a")), "BLPOP", "l", "0");
         const rg_view none = {NULL, 0};
         SAME(c, b, redis_srv_blpop_reply(b, p, none, none), "BLPOP", "l", "0.01");
+        /* reply_string: simple strings, and verbatim strings in RESP3 */
+        SAME(c, b, redis_srv_type_reply(b, p, RG_LIT("string")), "TYPE", "k");
+        SAME(c, b, redis_srv_type_reply(b, p, RG_LIT("none")), "TYPE", "nokey");
+        SAME(c, b, redis_srv_replicaof_reply(b, RG_LIT("OK")), "REPLICAOF", "NO", "ONE");
+        VERBATIM(c, p, redis_srv_info_reply, "INFO", "server");
+        VERBATIM(c, p, redis_srv_info_reply, "INFO");
+        VERBATIM(c, p, redis_srv_lolwut_reply, "LOLWUT");
+        VERBATIM(c, p, redis_srv_client_info_reply, "CLIENT", "INFO");
     }
     test_conn_close(c);
 }
@@ -300,6 +361,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_arity_vs_redis, start_server, stop_server),
         cmocka_unit_test(test_reply_encoders),
         cmocka_unit_test(test_reply_shapes),
+        cmocka_unit_test(test_reply_string_forms),
         cmocka_unit_test_setup_teardown(test_reply_shapes_vs_redis, start_server, stop_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

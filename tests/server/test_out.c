@@ -67,6 +67,25 @@ static void test_forms(void **state) {
     }
 }
 
+/* Verbatim strings: the format counts in RESP3's length (6 bytes of text are "=10"), RESP2 gets a
+ * bulk of the text alone. */
+static void test_verbatim(void **state) {
+    (void)state;
+    char b[128];
+    expect(b, rg_out_verbatim(b, 3, "txt", "abcdef", 6), "=10\r\ntxt:abcdef\r\n");
+    expect(b, rg_out_verbatim(b, 2, "txt", "abcdef", 6), "$6\r\nabcdef\r\n");
+    expect(b, rg_out_verbatim(b, 3, "mkd", "# a\r\nb", 6), "=10\r\nmkd:# a\r\nb\r\n");
+    expect(b, rg_out_verbatim(b, 3, "txt", "", 0), "=4\r\ntxt:\r\n");
+    expect(b, rg_out_verbatim(b, 2, "txt", "", 0), "$0\r\n\r\n");
+    static const char text[] = "0123456789012345678901234567890123456789";
+    for (int proto = 2; proto <= 3; proto++) {
+        for (size_t len = 0; len < sizeof text; len++) {
+            assert_int_equal((size_t)(rg_out_verbatim(b, proto, "txt", text, len) - b),
+                             rg_out_verbatim_size(proto, len));
+        }
+    }
+}
+
 static const double doubles[] = {1.1, 0.1, 3, -2.5, 1e300, 1.5e-7, 123456789.125, 1.0 / 3};
 
 static void test_double_sizes(void **state) {
@@ -242,6 +261,7 @@ static void test_incrbyfloat_vs_redis(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_verbatim),
         cmocka_unit_test(test_double_sizes),
         cmocka_unit_test(test_doubles_vs_redis),
         cmocka_unit_test(test_ldouble_forms),
