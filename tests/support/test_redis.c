@@ -315,35 +315,27 @@ int test_conn_reply_raw(test_conn *c, char *out, size_t cap, size_t *len) {
     }
 }
 
-int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv) {
+/* Sends argv as one multibulk request. */
+static int send_command(test_conn *c, size_t argc, const char *const *argv) {
     rg_view views[64];
     if (argc > 64) return -1;
     for (size_t i = 0; i < argc; i++) views[i] = (rg_view){argv[i], strlen(argv[i])};
     const size_t size = rg_argv_size(argc, views);
     char *req = malloc(size);
     if (!req) return -1;
-    const int rc =
-        rg_argv_encode(req, size, argc, views) == size && test_conn_send(c, req, size) == 0
-            ? test_conn_reply(c, out, cap)
-            : -1;
+    const bool sent =
+        rg_argv_encode(req, size, argc, views) == size && test_conn_send(c, req, size) == 0;
     free(req);
-    return rc;
+    return sent ? 0 : -1;
+}
+
+int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv) {
+    return send_command(c, argc, argv) == 0 ? test_conn_reply(c, out, cap) : -1;
 }
 
 int test_conn_command_raw(test_conn *c, char *out, size_t cap, size_t *len, size_t argc,
                           const char *const *argv) {
-    rg_view views[64];
-    if (argc > 64) return -1;
-    for (size_t i = 0; i < argc; i++) views[i] = (rg_view){argv[i], strlen(argv[i])};
-    const size_t size = rg_argv_size(argc, views);
-    char *req = malloc(size);
-    if (!req) return -1;
-    const int rc =
-        rg_argv_encode(req, size, argc, views) == size && test_conn_send(c, req, size) == 0
-            ? test_conn_reply_raw(c, out, cap, len)
-            : -1;
-    free(req);
-    return rc;
+    return send_command(c, argc, argv) == 0 ? test_conn_reply_raw(c, out, cap, len) : -1;
 }
 
 /* ---- fixtures ------------------------------------------------------------------------------- */
