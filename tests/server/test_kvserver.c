@@ -155,7 +155,7 @@ static const char *const script[] = {
     "TTL k",
     "EXPIRE k 10 NX XX",
     "EXPIRE k 10 GT LT",
-    "EXPIRE k 10 XX GT",
+    "EXPIRE k 20 XX GT", /* clearly later: equal-ms timing must not decide */
     "EXPIRE k 10 FOO",
     "EXPIRE k abc",
     "EXPIRE k abc FOO",
