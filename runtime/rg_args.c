@@ -335,6 +335,18 @@ static bool seg_rest(walk *w, const rg_arg_seg *seg) {
     return true;
 }
 
+/* STREAMS key... id...: every word left, in two halves. */
+static bool seg_halves(walk *w, const rg_arg_seg *seg) {
+    const size_t left = w->argc - w->i;
+    if (left == 0 || left % 2 != 0) return seg_error(w, seg);
+    const size_t n = left / 2;
+    set_views(w->out, seg->value_off, seg->count_off, w->argv + w->i, n);
+    const rg_view *second = w->argv + w->i + n;
+    memcpy((char *)w->out + seg->set_off, &second, sizeof second);
+    w->i = w->argc;
+    return true;
+}
+
 /* Whether an IF group is present; consumes its token. */
 static bool seg_if(walk *w, const rg_arg_seg *seg) {
     if (w->i == w->argc) return false;
@@ -357,6 +369,7 @@ static bool walk_segments(walk *w, const rg_arg_spec *spec) {
         case RG_SEG_CHOICE: ok = seg_choice(w, seg); break;
         case RG_SEG_OPTIONS: ok = seg_options(w, seg, s + 1 == spec->nsegs); break;
         case RG_SEG_REST: ok = seg_rest(w, seg); break;
+        case RG_SEG_HALVES: ok = seg_halves(w, seg); break;
         case RG_SEG_IF:
             if (!seg_if(w, seg)) s += seg->skip;
             break;

@@ -21,6 +21,8 @@
  *    an earlier integer (counted_by: numkeys), or every word the segments after it leave
  *    (BLPOP's keys before the timeout). A count that does not divide is Redis' arity error when
  *    nothing optional came before (MSET), else a syntax error (ZADD).
+ *  - HALVES: every word left, split in two equal halves handed out as views (XREAD's STREAMS
+ *    key... id...); an odd count is the segment's error.
  *  - IF: an optional group of the next `skip` segments, present when its token (nodes[0]) is the
  *    next word, or, without a token, when more words are left than the segments after the group
  *    need (AUTH [username] password, BITCOUNT key [start end]).
@@ -91,6 +93,7 @@ typedef enum rg_seg_kind {
     RG_SEG_OPTIONS,
     RG_SEG_REST,
     RG_SEG_IF,
+    RG_SEG_HALVES,
 } rg_seg_kind;
 
 typedef struct rg_arg_seg {
@@ -102,12 +105,14 @@ typedef struct rg_arg_seg {
     uint8_t min;              /* REST: the fewest elements (0 or 1) */
     uint8_t optional_before;  /* something optional came before: short input is a syntax error */
     uint16_t min_after;       /* the fewest words the segments after this one need */
-    uint16_t set_off;         /* CHOICE: the alternative; IF: int set to 1 when present */
-    uint16_t value_off;       /* REST: const rg_view * of the first element */
-    uint16_t count_off;       /* REST: size_t element count */
+    uint16_t set_off;         /* CHOICE: the alternative; IF: int set to 1 when present;
+                                 HALVES: const rg_view * of the second half */
+    uint16_t value_off;       /* REST, HALVES: const rg_view * of the first element */
+    uint16_t count_off;       /* REST, HALVES: size_t element count (of each half) */
     uint16_t counted_by;      /* REST: int64_t count (an RG_ARG_COUNT node), or RG_ARG_NO_OFF */
-    /* REST: the count is more than the words left; OPTIONS: a word that is none of its tokens
-     * ("%s" in it stands for the word: "ERR Unsupported option %s"). NULL: "ERR syntax error". */
+    /* REST: the count is more than the words left; HALVES: the words do not pair up; OPTIONS: a
+     * word that is none of its tokens ("%s" in it stands for the word: "ERR Unsupported option
+     * %s"). NULL: "ERR syntax error". */
     const char *error;
 } rg_arg_seg;
 

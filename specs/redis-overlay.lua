@@ -71,6 +71,17 @@ local GEOSEARCH = { args = {
     ["by.box.unit"] = UNIT,
 } }
 
+-- XREAD and XREADGROUP: BLOCK's timeout, and the keys and IDs after STREAMS.
+local XREAD = { args = {
+    milliseconds = {
+        invalid = "ERR timeout is not an integer or out of range",
+        min = 0,
+        min_error = "ERR timeout is negative",
+    },
+    streams = { count_error = "ERR Unbalanced XREAD list of streams: for each stream key an ID " ..
+        "or '$' must be specified." },
+} }
+
 local CURSOR = { args = { cursor = { invalid = "ERR invalid cursor" } } }
 local POP_COUNT = { args = { count = range(0, "ERR value is out of range, must be positive") } }
 -- LPOP key [count]: a word after the count is the arity error.
@@ -132,6 +143,9 @@ return {
     ["GEOSEARCH"] = GEOSEARCH,
     ["GEOSEARCHSTORE"] = GEOSEARCH,
     ["GEODIST"] = { args = { unit = UNIT } },
+
+    ["XREAD"] = XREAD,
+    ["XREADGROUP"] = XREAD,
 
     ["SCAN"] = CURSOR,
     ["SSCAN"] = CURSOR,

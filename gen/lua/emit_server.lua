@@ -199,13 +199,16 @@ local function add_option(a, cmd, name, heads, ctx)
     end
     if not a.token then return false end
     local required = setmetatable({ optional = false }, { __index = a })
+    local at = #cmd.fields + 1
     local nodes = run_of(required, cmd, name)
     if not nodes then return false end
     if nodes[1].type == "RG_ARG_NONE" and #nodes == 1 then
         if not add_field(cmd, "int", name, "1 when " .. a.token .. " was given") then return false end
         nodes[1].set = name
     elseif nodes[1].type ~= "RG_ARG_CHOICE" or #nodes > 1 then
+        -- the presence flag goes before the values it guards
         if not add_field(cmd, "int", "has_" .. name) then return false end
+        table.insert(cmd.fields, at, table.remove(cmd.fields))
         nodes[1].set = "has_" .. name
     end
     heads[#heads + 1] = head(nodes)
@@ -359,6 +362,36 @@ local function compile_word(a, cmd, name, ctx)
     return true
 end
 
+-- A tokened block of two untokened `multiple` scalars that take every word left, in two
+-- halves (XREAD's STREAMS key... id...): the token, then a HALVES segment.
+local function is_halves(a)
+    if a.kind ~= "block" or not a.token or #a.args ~= 2 or a.optional or a.multiple then
+        return false
+    end
+    for _, c in ipairs(a.args) do
+        if not c.multiple or c.token or c.optional or c.multiple_token or not is_scalar(c) then
+            return false
+        end
+    end
+    return true
+end
+
+local function compile_halves(a, cmd, name, ctx)
+    local first = name .. "_" .. naming.ident(a.args[1].name)
+    local second = name .. "_" .. naming.ident(a.args[2].name)
+    if not (add_field(cmd, "const rg_view *", first) and add_field(cmd, "const rg_view *", second) and
+            add_field(cmd, "size_t", name .. "_count", "words in each of " .. first .. " and " ..
+                second)) then
+        return false
+    end
+    cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_WORD", nodes = { new_node(a.token, "RG_ARG_NONE") },
+        width = 1 }
+    cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_HALVES", value = first, set = second,
+        count = name .. "_count", error = a.count_error }
+    ctx.pos = nil
+    return true
+end
+
 -- Appends the segments of an argument list; false when some argument does not fit.
 function compile_seq(args, cmd, prefix, ctx)
     local i = 1
@@ -378,6 +411,8 @@ function compile_seq(args, cmd, prefix, ctx)
             ctx.pos = nil
         elseif a.kind == "oneof" and not all_pure(a) then
             ok = compile_choice(a, cmd, name, ctx)
+        elseif is_halves(a) then
+            ok = compile_halves(a, cmd, name, ctx) and i == #args
         elseif a.kind == "block" and not a.token then
             ok = compile_seq(a.args, cmd, name, ctx)
         else
@@ -402,6 +437,8 @@ local function need_from(segs, from)
             n = n + (seg.width >= 0 and seg.width or 1)
         elseif seg.kind == "RG_SEG_REST" then
             n = n + seg.min * seg.group
+        elseif seg.kind == "RG_SEG_HALVES" then
+            n = n + 2
         end
         s = s + 1
     end
@@ -704,15 +741,35 @@ local function pack(prefix, items, indent, close)
     return join(lines)
 end
 
+-- An initializer `item` placed at column `col` and followed by `tail`, with a string literal
+-- that would pass column 100 split as clang-format splits it: after the last space that keeps
+-- a piece within the line, the pieces aligned under the first quote.
+local function fit_item(col, item, tail)
+    if col + #item + #tail <= 100 then return item end
+    local q = item:find('"', 1, true)
+    if not q or item:sub(-1) ~= '"' then return item end
+    local text, qcol = item:sub(q + 1, -2), col + q - 1
+    local pieces = {}
+    while qcol + 2 + #text + #tail > 100 do
+        local room = 100 - qcol - 2
+        local cut = text:sub(1, room):match("^.*() ")
+        if not cut then break end
+        pieces[#pieces + 1] = '"' .. text:sub(1, cut) .. '"'
+        text = text:sub(cut + 1)
+    end
+    pieces[#pieces + 1] = '"' .. text .. '"'
+    return item:sub(1, q - 1) .. table.concat(pieces, "\n" .. string.rep(" ", qcol))
+end
+
 -- A braced list of designated initializers as clang-format lays it out: on one line when it
 -- fits, else one initializer per line aligned after the brace.
 local function designated(prefix, items, close)
     local one = prefix .. table.concat(items, ", ") .. close
     if #one <= 100 then return one end
     local indent = string.rep(" ", #prefix)
-    local lines = { prefix .. items[1] .. "," }
-    for k = 2, #items - 1 do lines[#lines + 1] = indent .. items[k] .. "," end
-    lines[#lines + 1] = indent .. items[#items] .. close
+    local lines = { prefix .. fit_item(#prefix, items[1], ",") .. "," }
+    for k = 2, #items - 1 do lines[#lines + 1] = indent .. fit_item(#indent, items[k], ",") .. "," end
+    lines[#lines + 1] = indent .. fit_item(#indent, items[#items], close) .. close
     return join(lines)
 end
 
@@ -729,7 +786,9 @@ end
 
 -- "<head> = {" and one initializer per line; the trailing comma keeps clang-format there.
 local function one_per_line(head, items)
-    return head .. " = {\n    " .. table.concat(items, ",\n    ") .. ",\n};"
+    local lines = {}
+    for k, item in ipairs(items) do lines[k] = fit_item(4, item, ",") end
+    return head .. " = {\n    " .. table.concat(lines, ",\n    ") .. ",\n};"
 end
 
 local SYNTAX_STYLE = { plain = "RG_SYNTAX_PLAIN", subcommand = "RG_SYNTAX_SUBCOMMAND",
@@ -931,8 +990,11 @@ end
 local function sub_lookup_text(p, P, tops)
     local out = { "/* The subcommand argv[1] of container id, or " .. P .. "_SRV_NONE. */",
         "static " .. p .. "_srv_cmd " .. p .. "_srv_sub(" .. p ..
-        "_srv_cmd id, rg_view word) {",
-        "    switch (id) {" }
+        "_srv_cmd id, rg_view word) {" }
+    local any = false
+    for _, t in ipairs(tops) do any = any or (t.cmd.subs and #t.cmd.subs > 0) end
+    if not any then out[#out + 1] = "    (void)word; /* a spec without subcommands */" end
+    out[#out + 1] = "    switch (id) {"
     for _, t in ipairs(tops) do
         if t.cmd.subs and #t.cmd.subs > 0 then
             out[#out + 1] = "    case " .. t.cmd.enum .. ":"

@@ -458,7 +458,9 @@ local function check_arg_rules(a, report, cmd, arg_path)
     end
     if (a.min == nil) ~= (a.min_error == nil) then bad("min and min_error go together") end
     if a.min and not numeric then bad("min applies to integer, double and unix-time arguments only") end
-    if a.count_error and a.kind ~= "integer" then bad("count_error applies to integer arguments only") end
+    if a.count_error and a.kind ~= "integer" and a.kind ~= "block" then
+        bad("count_error applies to integer and block arguments only")
+    end
     if valued and #a.args > 0 then bad(a.kind .. " argument cannot have nested arguments") end
 end
 
