@@ -207,13 +207,20 @@ static bool is_token(const rg_arg_node *n, rg_view word) {
     return n->token && n->token_len == word.len && rg_eq_lower(word.ptr, n->token, word.len);
 }
 
-static bool store_choice(walk *w, const rg_arg_node *n, rg_view word) {
+/* The 1-based index of word among a CHOICE node's words, or 0. */
+static int choice_of(const rg_arg_node *n, rg_view word) {
     for (int k = 0; n->choices[k]; k++) {
         const char *c = n->choices[k];
-        if (strlen(c) == word.len && rg_eq_lower(word.ptr, c, word.len)) {
-            set_int(w->out, n->value_off, k + 1);
-            return true;
-        }
+        if (strlen(c) == word.len && rg_eq_lower(word.ptr, c, word.len)) return k + 1;
+    }
+    return 0;
+}
+
+static bool store_choice(walk *w, const rg_arg_node *n, rg_view word) {
+    const int k = choice_of(n, word);
+    if (k) {
+        set_int(w->out, n->value_off, k);
+        return true;
     }
     if (n->check && n->check->invalid) return bad_value(w->err, n->check->invalid, NULL);
     return syntax_error(w);
@@ -244,6 +251,9 @@ static inline bool take_node(walk *w, const rg_arg_node *n, const rg_arg_seg *se
     }
     set_int(w->out, n->set_off, n->alt ? n->alt : 1);
     if (n->type == RG_ARG_NONE) return true;
+    if ((n->flags & RG_ARG_MAYBE) && (w->i == w->argc || !choice_of(n, w->argv[w->i]))) {
+        return true;
+    }
     if (w->i == w->argc) return n->token ? syntax_error(w) : short_error(w, seg);
     return store(w, n, w->argv[w->i++]);
 }
@@ -326,7 +336,7 @@ static bool seg_rest(walk *w, const rg_arg_seg *seg) {
     } else {
         if (left < seg->min_after) return short_error(w, seg);
         const size_t words = left - seg->min_after;
-        if (words % seg->group != 0) return short_error(w, seg);
+        if (words % seg->group != 0) return seg->error ? seg_error(w, seg) : short_error(w, seg);
         count = words / seg->group;
         if (count < seg->min) return short_error(w, seg);
     }

@@ -57,6 +57,7 @@ typedef enum rg_arg_type {
 enum {
     RG_ARG_MULTI = 1, /* option: values up to the next token; const rg_view * + size_t count */
     RG_ARG_COUNT = 2, /* an integer that a later REST counts by: converted when met */
+    RG_ARG_MAYBE = 4, /* a CHOICE value word that may be left out (XADD's MAXLEN [=|~] n) */
 };
 
 /* Texts and bounds of one argument that a server words its own way (BLPOP's timeout: "ERR
@@ -110,7 +111,8 @@ typedef struct rg_arg_seg {
     uint16_t value_off;       /* REST, HALVES: const rg_view * of the first element */
     uint16_t count_off;       /* REST, HALVES: size_t element count (of each half) */
     uint16_t counted_by;      /* REST: int64_t count (an RG_ARG_COUNT node), or RG_ARG_NO_OFF */
-    /* REST: the count is more than the words left; HALVES: the words do not pair up; OPTIONS: a
+    /* REST: the count is more than the words left, or the words left do not divide into
+     * elements (XADD's field value pairs); HALVES: the words do not pair up; OPTIONS: a
      * word that is none of its tokens ("%s" in it stands for the word: "ERR Unsupported option
      * %s"). NULL: "ERR syntax error". */
     const char *error;

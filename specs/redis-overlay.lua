@@ -144,6 +144,9 @@ return {
     ["GEOSEARCHSTORE"] = GEOSEARCH,
     ["GEODIST"] = { args = { unit = UNIT } },
 
+    ["XADD"] = { args = { data = {
+        count_error = "ERR wrong number of arguments for 'xadd' command",
+    } } },
     ["XREAD"] = XREAD,
     ["XREADGROUP"] = XREAD,
 

@@ -8565,6 +8565,7 @@ command "XADD" {
     },
     block "data" {
         multiple = true,
+        count_error = "ERR wrong number of arguments for 'xadd' command",
         string "field",
         string "value",
     },

@@ -149,9 +149,67 @@ end
 
 local compile_seq, compile_choice
 
+-- A block led by a required oneof of pure tokens (XADD's and XTRIM's MAXLEN|MINID [=|~]
+-- threshold [LIMIT count]).
+local function leads_with_choice(a)
+    local first = a.args[1]
+    return first and first.kind == "oneof" and not first.optional and not first.multiple and
+        all_pure(first)
+end
+
+local add_option
+
+-- A choice-led block as options: each token of the lead heads a run of the block's required
+-- parts (an optional oneof of pure tokens among them is a word that may be left out), and the
+-- block's optional tokened parts are options of their own. So Redis' any-order loop over
+-- MAXLEN, LIMIT and NOMKSTREAM is what the set accepts; LIMIT without MAXLEN is the command's
+-- own check.
+local function add_choice_led(a, cmd, name, heads, ctx)
+    local lead = a.args[1]
+    local field = name .. "_" .. naming.ident(lead.name)
+    if not add_field(cmd, "int", field, "0 or one of " .. cmd.MACRO .. "_" ..
+        naming.upper(field) .. "_*") then
+        return false
+    end
+    add_consts(cmd, field, lead.args)
+    ctx.groups = ctx.groups + 1
+    local group, tail, rest = ctx.groups, {}, {}
+    for k = 2, #a.args do
+        local c = a.args[k]
+        local cname = name .. "_" .. naming.ident(c.name)
+        if c.optional and c.token then
+            rest[#rest + 1] = { c, cname }
+        elseif c.optional and c.kind == "oneof" and all_pure(c) and #rest == 0 then
+            local nodes = run_of(setmetatable({ optional = false }, { __index = c }), cmd, cname)
+            if not nodes then return false end
+            nodes[1].flags = "RG_ARG_MAYBE"
+            cmd.fields[#cmd.fields][3] = "0 (left out) or one of " .. cmd.MACRO .. "_" ..
+                naming.upper(cname) .. "_*"
+            tail[#tail + 1] = nodes[1]
+        elseif not c.optional and #rest == 0 then
+            local nodes = run_of(c, cmd, cname)
+            if not nodes or nodes[1].token then return false end
+            for _, n in ipairs(nodes) do tail[#tail + 1] = n end
+        else
+            return false
+        end
+    end
+    for i, alt in ipairs(lead.args) do
+        local h = new_node(alt.token, "RG_ARG_NONE")
+        h.set, h.alt, h.group = field, i, group
+        local run = { h }
+        for _, n in ipairs(tail) do run[#run + 1] = setmetatable({}, { __index = n }) end
+        heads[#heads + 1] = head(run)
+    end
+    for _, r in ipairs(rest) do
+        if not add_option(r[1], cmd, r[2], heads, ctx) then return false end
+    end
+    return true
+end
+
 -- One optional argument as options-set heads (appended to `heads`); false when it is not
 -- option-like (every word it takes starts with a token).
-local function add_option(a, cmd, name, heads, ctx)
+function add_option(a, cmd, name, heads, ctx)
     if a.multiple_token then return false end
     if a.multiple then
         local t = arg_type(a)
@@ -183,6 +241,9 @@ local function add_option(a, cmd, name, heads, ctx)
             heads[#heads + 1] = head(nodes)
         end
         return true
+    end
+    if a.kind == "block" and not a.token and leads_with_choice(a) then
+        return add_choice_led(a, cmd, name, heads, ctx)
     end
     if a.kind == "block" and not a.token then
         -- COUNT n [ANY]: its parts become options of the set (ANY alone is then accepted: the
@@ -315,7 +376,7 @@ local function compile_rest(a, cmd, name, ctx)
         return false
     end
     local seg = { kind = "RG_SEG_REST", group = group, min = a.optional and 0 or 1, value = name,
-        count = name .. "_count" }
+        count = name .. "_count", error = a.count_error }
     for _, kn in ipairs(ctx.keynums) do
         if ctx.pos and ctx.pos == kn.first and ctx.counts[kn.count] and a.kind == "key" then
             local counter = ctx.counts[kn.count]
@@ -413,6 +474,13 @@ function compile_seq(args, cmd, prefix, ctx)
             ok = compile_choice(a, cmd, name, ctx)
         elseif is_halves(a) then
             ok = compile_halves(a, cmd, name, ctx) and i == #args
+        elseif a.kind == "block" and not a.token and leads_with_choice(a) then
+            -- XTRIM's MAXLEN|MINID ...: options in any order, as Redis reads them
+            local heads = {}
+            ok = add_choice_led(a, cmd, name, heads, ctx)
+            cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_OPTIONS", nodes = flatten(heads),
+                error = ctx.unknown_error }
+            ctx.pos = nil
         elseif a.kind == "block" and not a.token then
             ok = compile_seq(a.args, cmd, name, ctx)
         else
@@ -845,7 +913,7 @@ local function spec_text(c)
         first[s] = #all
         for _, n in ipairs(seg.nodes or {}) do all[#all + 1] = n end
     end
-    local choice_names, check_names = {}, {}
+    local choice_names, check_names, choice_arrays = {}, {}, {}
     for k, n in ipairs(all) do
         if n.check then
             local name = c.fn .. "_check" .. (k - 1)
@@ -858,8 +926,12 @@ local function spec_text(c)
             out[#out + 1] = one_per_line("static const rg_arg_check " .. name, items)
             check_names[k] = name
         end
-        if n.choices then
+        local key = n.choices and table.concat(n.choices, "\0")
+        if key and choice_arrays[key] then
+            choice_names[k] = choice_arrays[key]
+        elseif n.choices then
             local name = c.fn .. "_choices" .. (k - 1)
+            choice_arrays[key] = name
             local items = {}
             for _, w in ipairs(n.choices) do items[#items + 1] = c_string(w) end
             items[#items + 1] = "NULL"

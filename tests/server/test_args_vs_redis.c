@@ -90,22 +90,20 @@ typedef struct divergence {
     const char *reason;
 } divergence;
 
-#define SYNTAX    "ERR syntax error"
-#define NOT_INT   "ERR value is not an integer or out of range"
-#define BAD_ID    "-ERR Invalid stream ID specified as stream command argument"
-#define NO_MEMBER "-ERR could not decode requested zset member"
-#define SAMPLE_ID "the sample's stream IDs are \"v\": Redis checks an ID as it meets it"
-#define WEIGHTS   "WEIGHTS takes exactly numkeys words in Redis, ours the words up to the next option"
-#define WITHSCORE "WITHSCORE is Redis 7.2's (the spec's source has it); 7.0 counts an extra word"
+#define SYNTAX     "ERR syntax error"
+#define NOT_INT    "ERR value is not an integer or out of range"
+#define BAD_ID     "-ERR Invalid stream ID specified as stream command argument"
+#define NO_MEMBER  "-ERR could not decode requested zset member"
+#define SAMPLE_ID  "the sample's stream IDs are \"v\": Redis checks an ID as it meets it"
+#define XADD_ARITY "ERR wrong number of arguments for 'xadd' command"
+#define WEIGHTS    "WEIGHTS takes exactly numkeys words in Redis, ours the words up to the next option"
+#define WITHSCORE  "WITHSCORE is Redis 7.2's (the spec's source has it); 7.0 counts an extra word"
 
 static const divergence KNOWN[] = {
     {"hello", SYNTAX, "-NOPROTO unsupported protocol version",
      "HELLO checks the version (the sample's 1 is unsupported) before its options"},
-    {"georadiusbymember", SYNTAX, NO_MEMBER, "the member is looked up before the options"},
-    {"georadiusbymember_ro", SYNTAX, NO_MEMBER, "the member is looked up before the options"},
     {"geosearch", SYNTAX, NO_MEMBER, "the member is looked up before the options"},
     {"geosearchstore", SYNTAX, NO_MEMBER, "the member is looked up before the options"},
-    {"xadd", SYNTAX, BAD_ID, "the first word that is no option is the ID, checked at once"},
     {"xrange", SYNTAX, BAD_ID, SAMPLE_ID},
     {"xrange", NOT_INT, BAD_ID, SAMPLE_ID},
     {"xrevrange", SYNTAX, BAD_ID, SAMPLE_ID},
@@ -137,6 +135,11 @@ static const divergence KNOWN[] = {
     {"xtrim", SYNTAX, "-" NOT_INT,
      "the threshold is a string in the spec (MINID takes an ID); Redis converts MAXLEN's as it "
      "meets it, so a misplaced word is a bad number there"},
+    {"xadd", XADD_ARITY, BAD_ID,
+     "Redis checks the ID's form where it expects the ID before it counts the field-value words"},
+    {"xadd", XADD_ARITY, "-" NOT_INT,
+     "MAXLEN's threshold is a string in the spec (MINID takes an ID); Redis converts it as it "
+     "meets it"},
     {"zunion", SYNTAX, "-ERR weight value is not a float", WEIGHTS},
     {"zunionstore", SYNTAX, "-ERR weight value is not a float", WEIGHTS},
     {"zinter", SYNTAX, "-ERR weight value is not a float", WEIGHTS},
