@@ -304,15 +304,27 @@ static bool take_multi(walk *w, const rg_arg_node *o, const rg_arg_seg *seg) {
     return true;
 }
 
+/* Whether every required head's group was met. */
+static bool required_met(const rg_arg_seg *seg, const uint8_t *groups) {
+    for (size_t k = 0; k < seg->n; k++) {
+        const rg_arg_node *o = &seg->nodes[k];
+        if ((o->flags & RG_ARG_REQUIRED) && !groups[o->group % 64]) return false;
+    }
+    return true;
+}
+
 /* Options in any order; groups[g] remembers the alternative chosen in exclusion group g. */
 static bool seg_options(walk *w, const rg_arg_seg *seg, bool last) {
     uint8_t groups[64] = {0};
     while (w->i < w->argc) {
         const rg_arg_node *o = find_option(seg, w->argv[w->i]);
-        if (!o) return last ? seg_error(w, seg) : true;
+        if (!o) {
+            if (last) return seg_error(w, seg);
+            break;
+        }
         if (o->group) {
             if (groups[o->group % 64] && groups[o->group % 64] != o->alt) return syntax_error(w);
-            groups[o->group % 64] = o->alt;
+            groups[o->group % 64] = o->alt ? o->alt : 1;
         }
         if (o->flags & RG_ARG_MULTI) {
             w->i++;
@@ -321,7 +333,7 @@ static bool seg_options(walk *w, const rg_arg_seg *seg, bool last) {
             return false;
         }
     }
-    return true;
+    return !seg->min || required_met(seg, groups) || syntax_error(w);
 }
 
 static bool seg_rest(walk *w, const rg_arg_seg *seg) {

@@ -12,9 +12,11 @@
  *  - CHOICE: one of several alternatives (LMOVE's LEFT|RIGHT, GEOSEARCH's FROMMEMBER m |
  *    FROMLONLAT lon lat, XGROUP's id | $): the first whose token matches, else the one without
  *    a token, else a syntax error. The 1-based alternative is stored at set_off.
- *  - OPTIONS: optional tokens in any order, each with its value words. Tokens of one exclusion
- *    group (a oneof) exclude each other (syntax error); repeating a token is allowed and the last
- *    value wins (Redis' SET and EXPIRE behave so). A word that is no token ends the set when
+ *  - OPTIONS: tokens in any order, each with its value words. Tokens of one exclusion group (a
+ *    oneof) exclude each other (syntax error); repeating a token is allowed and the last value
+ *    wins (Redis' SET and EXPIRE behave so). Required tokened arguments among options are heads
+ *    too (GEOSEARCH's FROMMEMBER|FROMLONLAT, XREADGROUP's GROUP): the set is a syntax error
+ *    without them, and Redis' any-order loops are what it accepts. A word that is no token ends the set when
  *    segments follow (ZADD's flags before its pairs), else it is a syntax error. A MULTI option
  *    (WEIGHTS w...) takes every word up to the next token of the set, as views.
  *  - REST: a run of elements of `group` words handed out as argv views. Its count is the value of
@@ -58,6 +60,7 @@ enum {
     RG_ARG_MULTI = 1, /* option: values up to the next token; const rg_view * + size_t count */
     RG_ARG_COUNT = 2, /* an integer that a later REST counts by: converted when met */
     RG_ARG_MAYBE = 4, /* a CHOICE value word that may be left out (XADD's MAXLEN [=|~] n) */
+    RG_ARG_REQUIRED = 8, /* an option head whose group must be met (XREADGROUP's GROUP g c) */
 };
 
 /* Texts and bounds of one argument that a server words its own way (BLPOP's timeout: "ERR
@@ -103,7 +106,8 @@ typedef struct rg_arg_seg {
     uint8_t n;                /* nodes */
     uint8_t group;            /* REST: words per element */
     uint8_t skip;             /* IF: the segments of the group */
-    uint8_t min;              /* REST: the fewest elements (0 or 1) */
+    uint8_t min;              /* REST: the fewest elements (0 or 1); OPTIONS: 1 when some heads
+                                 are RG_ARG_REQUIRED */
     uint8_t optional_before;  /* something optional came before: short input is a syntax error */
     uint16_t min_after;       /* the fewest words the segments after this one need */
     uint16_t set_off;         /* CHOICE: the alternative; IF: int set to 1 when present;

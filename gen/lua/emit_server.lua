@@ -259,6 +259,20 @@ function add_option(a, cmd, name, heads, ctx)
         return true
     end
     if not a.token then return false end
+    if a.kind == "block" and a.args[#a.args].optional and a.args[#a.args].token then
+        -- TO host port [FORCE]: the run without its optional tokened tail, which joins the set
+        local n = #a.args
+        while n > 0 and a.args[n].optional and a.args[n].token do n = n - 1 end
+        local trimmed = setmetatable({ args = { table.unpack(a.args, 1, n) } }, { __index = a })
+        if not add_option(trimmed, cmd, name, heads, ctx) then return false end
+        for k = n + 1, #a.args do
+            local c = a.args[k]
+            if not add_option(c, cmd, name .. "_" .. naming.ident(c.name), heads, ctx) then
+                return false
+            end
+        end
+        return true
+    end
     local required = setmetatable({ optional = false }, { __index = a })
     local at = #cmd.fields + 1
     local nodes = run_of(required, cmd, name)
@@ -286,32 +300,94 @@ end
 
 -- A run of consecutive optional arguments from args[i]: an OPTIONS segment over the longest run
 -- that is option-like. Returns the index after it, or nil.
+-- A required argument that starts with a token and carries values (XREADGROUP's GROUP g c), or
+-- a required oneof of such (GEOSEARCH's FROMMEMBER m | FROMLONLAT lon lat): next to options,
+-- Redis reads it in the same any-order loop. Pure-token oneofs (GEORADIUS' unit) stay words.
+local function token_led(a)
+    if a.optional or a.multiple then return false end
+    local function led(x)
+        if x.kind == "pure-token" then return false end
+        if x.token then return true end
+        return x.kind == "block" and x.args[1] and x.args[1].token and
+            x.args[1].kind ~= "pure-token" and not x.args[1].optional
+    end
+    if a.kind == "oneof" and not a.token then
+        for _, alt in ipairs(a.args) do
+            if not led(alt) then return false end
+        end
+        return true
+    end
+    return led(a)
+end
+
+-- A token-led required argument as heads with RG_ARG_REQUIRED.
+local function add_required(a, cmd, name, heads, ctx)
+    ctx.groups = ctx.groups + 1
+    local alts, set = { a }, nil
+    if a.kind == "oneof" then
+        alts, set = a.args, name
+        if not add_field(cmd, "int", name, "one of " .. cmd.MACRO .. "_" .. naming.upper(name) ..
+            "_*") then
+            return false
+        end
+        add_consts(cmd, name, a.args)
+    end
+    for i, alt in ipairs(alts) do
+        local nodes = run_of(alt, cmd, set and (name .. "_" .. naming.ident(alt.name)) or name)
+        if not nodes or not nodes[1].token then return false end
+        nodes[1].set, nodes[1].alt, nodes[1].group = set, i, ctx.groups
+        nodes[1].flags = "RG_ARG_REQUIRED"
+        heads[#heads + 1] = head(nodes)
+    end
+    return true
+end
+
+-- Whether two heads share a token (LMOVE's LEFT|RIGHT twice): such a set cannot be any-order.
+local function tokens_clash(heads)
+    local seen = {}
+    for _, h in ipairs(heads) do
+        if seen[h[1].token] then return true end
+        seen[h[1].token] = true
+    end
+    return false
+end
+
 local function compile_options(args, i, cmd, prefix, ctx)
     -- a lone optional oneof with a text of its own (GEODIST's unit, FUNCTION FLUSH's mode) is an
     -- optional word: a wrong one gets that text, a word after it is an extra word
     if args[i].kind == "oneof" and args[i].invalid and not (args[i + 1] and args[i + 1].optional) then
         return nil
     end
-    local heads, j = {}, i
-    while args[j] and args[j].optional and not (args[j].multiple and not args[j].token) do
-        local mark = { #cmd.fields, #cmd.consts, ctx.groups }
-        local try = {}
-        if not add_option(args[j], cmd, field_name(prefix, args[j]), try, ctx) then
-            -- undo what the failed attempt added
-            for k = #cmd.fields, mark[1] + 1, -1 do
-                cmd.field_names[cmd.fields[k][2]] = nil
-                cmd.fields[k] = nil
-            end
-            for k = #cmd.consts, mark[2] + 1, -1 do cmd.consts[k] = nil end
-            ctx.groups = mark[3]
+    local function mark() return { #cmd.fields, #cmd.consts, ctx.groups } end
+    local function undo(m)
+        for k = #cmd.fields, m[1] + 1, -1 do
+            cmd.field_names[cmd.fields[k][2]] = nil
+            cmd.fields[k] = nil
+        end
+        for k = #cmd.consts, m[2] + 1, -1 do cmd.consts[k] = nil end
+        ctx.groups = m[3]
+    end
+    local start, heads, j, optional, required = mark(), {}, i, false, false
+    while args[j] and ((args[j].optional and not (args[j].multiple and not args[j].token)) or
+            token_led(args[j])) do
+        local m, try = mark(), {}
+        local add = args[j].optional and add_option or add_required
+        if not add(args[j], cmd, field_name(prefix, args[j]), try, ctx) then
+            undo(m)
             break
         end
+        optional = optional or args[j].optional
+        required = required or not args[j].optional
         for _, h in ipairs(try) do heads[#heads + 1] = h end
         j = j + 1
     end
-    if j == i then return nil end
+    -- required arguments join a set only where it has options (else they stay words)
+    if j == i or not optional or tokens_clash(heads) then
+        undo(start)
+        return nil
+    end
     cmd.segs[#cmd.segs + 1] = { kind = "RG_SEG_OPTIONS", nodes = flatten(heads),
-        error = ctx.unknown_error }
+        error = ctx.unknown_error, min = required and 1 or nil }
     return j
 end
 
@@ -460,7 +536,11 @@ function compile_seq(args, cmd, prefix, ctx)
         local a = args[i]
         local name = field_name(prefix, a)
         local ok = true
-        if a.multiple and not (a.optional and a.token) then
+        local j = (not a.optional and token_led(a)) and compile_options(args, i, cmd, prefix, ctx)
+        if j then
+            i = j - 1
+            ctx.pos = nil
+        elseif a.multiple and not (a.optional and a.token) then
             ok = compile_rest(a, cmd, name, ctx)
         elseif a.optional then
             local j = compile_options(args, i, cmd, prefix, ctx)

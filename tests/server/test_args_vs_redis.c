@@ -6,10 +6,11 @@
  *    to its own command id, subcommand included.
  * 2. Mutations of each accepted call: one junk word appended; each argument word (after the
  *    command words) replaced by junk, and dropped; each integer word made "1.5"; each other
- *    number made "(1" and "-inf". Each mutation goes through redis_srv_parse and, on a fresh
- *    connection, to the server, after the call's keys were made afresh with the type its command
- *    group wants (so that Redis parses the whole call instead of answering early for a missing
- *    key, as BITCOUNT, HSCAN, LINDEX and GETEX do). The verdicts:
+ *    number made "(1" and "-inf"; every tail that starts with a token moved before an earlier
+ *    token (Redis reads most options in any order). Each mutation goes through redis_srv_parse
+ *    and, on a fresh connection, to the server, after the call's keys were made afresh with the
+ *    type its command group wants (so that Redis parses the whole call instead of answering
+ *    early for a missing key, as BITCOUNT, HSCAN, LINDEX and GETEX do). The verdicts:
  *      ours rejects with E, the server says -E                 identical
  *      ours rejects, the server accepts                        FAILURE: we refuse valid input
  *      ours rejects, the server gives another error            FAILURE: texts must be Redis'
@@ -90,11 +91,15 @@ typedef struct divergence {
     const char *reason;
 } divergence;
 
-#define SYNTAX     "ERR syntax error"
-#define NOT_INT    "ERR value is not an integer or out of range"
-#define BAD_ID     "-ERR Invalid stream ID specified as stream command argument"
-#define NO_MEMBER  "-ERR could not decode requested zset member"
-#define SAMPLE_ID  "the sample's stream IDs are \"v\": Redis checks an ID as it meets it"
+#define SYNTAX    "ERR syntax error"
+#define NOT_INT   "ERR value is not an integer or out of range"
+#define BAD_ID    "-ERR Invalid stream ID specified as stream command argument"
+#define NO_MEMBER "-ERR could not decode requested zset member"
+#define SAMPLE_ID "the sample's stream IDs are \"v\": Redis checks an ID as it meets it"
+#define STREAMS_LAST                                                                            \
+    "a reordered call with STREAMS before GROUP: Redis takes every word after STREAMS as keys " \
+    "and "                                                                                      \
+    "IDs, ours takes the options set's tokens first"
 #define XADD_ARITY "ERR wrong number of arguments for 'xadd' command"
 #define WEIGHTS    "WEIGHTS takes exactly numkeys words in Redis, ours the words up to the next option"
 #define WITHSCORE  "WITHSCORE is Redis 7.2's (the spec's source has it); 7.0 counts an extra word"
@@ -140,6 +145,10 @@ static const divergence KNOWN[] = {
     {"xadd", XADD_ARITY, "-" NOT_INT,
      "MAXLEN's threshold is a string in the spec (MINID takes an ID); Redis converts it as it "
      "meets it"},
+    {"xadd", XADD_ARITY, "-ERR syntax error, LIMIT cannot be used without specifying a trimming",
+     "Redis checks LIMIT's strategy when it meets the ID, before the field-value words"},
+    {"xreadgroup", SYNTAX, "-ERR Unbalanced XREAD list of streams", STREAMS_LAST},
+    {"xreadgroup", SYNTAX, "-ERR Missing GROUP option for XREADGROUP", STREAMS_LAST},
     {"zunion", SYNTAX, "-ERR weight value is not a float", WEIGHTS},
     {"zunionstore", SYNTAX, "-ERR weight value is not a float", WEIGHTS},
     {"zinter", SYNTAX, "-ERR weight value is not a float", WEIGHTS},
@@ -679,6 +688,33 @@ static size_t numeric_variants(rg_view w, rg_view *out) {
     return 2;
 }
 
+/* Whether a word looks like a token: the sample calls write tokens in capitals and values in
+ * lower case or digits. */
+static bool token_like(rg_view w) {
+    if (w.len < 2) return false;
+    for (size_t i = 0; i < w.len; i++) {
+        if (!((w.ptr[i] >= 'A' && w.ptr[i] <= 'Z') || w.ptr[i] == '-')) return false;
+    }
+    return true;
+}
+
+/* Redis reads most options in any order: every token-led tail argv[s..n) moved before an
+ * earlier token argv[p] (GEOSEARCH k BYRADIUS r u FROMLONLAT lon lat). */
+static void reorder(run *r, const call *c) {
+    rg_view m[MAX_WORDS + 1];
+    const size_t n = c->argc;
+    for (size_t p = c->words; p < n; p++) {
+        if (!token_like(c->argv[p])) continue;
+        for (size_t s = p + 1; s < n; s++) {
+            if (!token_like(c->argv[s])) continue;
+            memcpy(m, c->argv, p * sizeof m[0]);
+            memcpy(m + p, c->argv + s, (n - s) * sizeof m[0]);
+            memcpy(m + p + (n - s), c->argv + p, (s - p) * sizeof m[0]);
+            run_case(r, c, n, m);
+        }
+    }
+}
+
 static void mutate(run *r, const call *c) {
     rg_view m[MAX_WORDS + 1];
     const size_t n = c->argc;
@@ -697,6 +733,7 @@ static void mutate(run *r, const call *c) {
         memcpy(m + i, c->argv + i + 1, (n - i - 1) * sizeof m[0]);
         run_case(r, c, n - 1, m);
     }
+    reorder(r, c);
 }
 
 static void print_causes(const run *r) {
