@@ -157,7 +157,7 @@ local function leads_with_choice(a)
         all_pure(first)
 end
 
-local add_option
+local add_option, add_parts
 
 -- A choice-led block as options: each token of the lead heads a run of the block's required
 -- parts (an optional oneof of pure tokens among them is a word that may be left out), and the
@@ -207,6 +207,17 @@ local function add_choice_led(a, cmd, name, heads, ctx)
     return true
 end
 
+-- The parts args[from..] of a block `name` as options of the set (each taken as optional).
+function add_parts(args, from, cmd, name, heads, ctx)
+    for k = from, #args do
+        local c = setmetatable({ optional = true }, { __index = args[k] })
+        if not add_option(c, cmd, name .. "_" .. naming.ident(c.name), heads, ctx) then
+            return false
+        end
+    end
+    return true
+end
+
 -- One optional argument as options-set heads (appended to `heads`); false when it is not
 -- option-like (every word it takes starts with a token).
 function add_option(a, cmd, name, heads, ctx)
@@ -249,14 +260,10 @@ function add_option(a, cmd, name, heads, ctx)
         -- COUNT n [ANY]: its parts become options of the set (ANY alone is then accepted: the
         -- command's own check, as Redis' "the ANY argument requires COUNT argument").
         if not a.args[1] or not a.args[1].token then return false end
-        for k, c in ipairs(a.args) do
-            local copy = setmetatable({ optional = true }, { __index = c })
-            if k > 1 and not c.optional then return false end
-            if not add_option(copy, cmd, name .. "_" .. naming.ident(c.name), heads, ctx) then
-                return false
-            end
+        for k = 2, #a.args do
+            if not a.args[k].optional then return false end
         end
-        return true
+        return add_parts(a.args, 1, cmd, name, heads, ctx)
     end
     if not a.token then return false end
     if a.kind == "block" and a.args[#a.args].optional and a.args[#a.args].token then
@@ -264,14 +271,8 @@ function add_option(a, cmd, name, heads, ctx)
         local n = #a.args
         while n > 0 and a.args[n].optional and a.args[n].token do n = n - 1 end
         local trimmed = setmetatable({ args = { table.unpack(a.args, 1, n) } }, { __index = a })
-        if not add_option(trimmed, cmd, name, heads, ctx) then return false end
-        for k = n + 1, #a.args do
-            local c = a.args[k]
-            if not add_option(c, cmd, name .. "_" .. naming.ident(c.name), heads, ctx) then
-                return false
-            end
-        end
-        return true
+        return add_option(trimmed, cmd, name, heads, ctx) and
+            add_parts(a.args, n + 1, cmd, name, heads, ctx)
     end
     local required = setmetatable({ optional = false }, { __index = a })
     local at = #cmd.fields + 1
