@@ -16,9 +16,9 @@
  *    oneof) exclude each other (syntax error); repeating a token is allowed and the last value
  *    wins (Redis' SET and EXPIRE behave so). Required tokened arguments among options are heads
  *    too (GEOSEARCH's FROMMEMBER|FROMLONLAT, XREADGROUP's GROUP): the set is a syntax error
- *    without them, and Redis' any-order loops are what it accepts. A word that is no token ends the set when
- *    segments follow (ZADD's flags before its pairs), else it is a syntax error. A MULTI option
- *    (WEIGHTS w...) takes every word up to the next token of the set, as views.
+ *    without them, and Redis' any-order loops are what it accepts. A word that is no token
+ *    ends the set when segments follow (ZADD's flags before its pairs), else it is a syntax
+ *    error. A MULTI option (WEIGHTS w...) takes every word up to the next token, as views.
  *  - REST: a run of elements of `group` words handed out as argv views. Its count is the value of
  *    an earlier integer (counted_by: numkeys), or every word the segments after it leave
  *    (BLPOP's keys before the timeout). A count that does not divide is Redis' arity error when
@@ -57,9 +57,9 @@ typedef enum rg_arg_type {
 
 /* Node flags. */
 enum {
-    RG_ARG_MULTI = 1, /* option: values up to the next token; const rg_view * + size_t count */
-    RG_ARG_COUNT = 2, /* an integer that a later REST counts by: converted when met */
-    RG_ARG_MAYBE = 4, /* a CHOICE value word that may be left out (XADD's MAXLEN [=|~] n) */
+    RG_ARG_MULTI = 1,    /* option: values up to the next token; const rg_view * + size_t count */
+    RG_ARG_COUNT = 2,    /* an integer that a later REST counts by: converted when met */
+    RG_ARG_MAYBE = 4,    /* a CHOICE value word that may be left out (XADD's MAXLEN [=|~] n) */
     RG_ARG_REQUIRED = 8, /* an option head whose group must be met (XREADGROUP's GROUP g c) */
 };
 
@@ -75,18 +75,18 @@ typedef struct rg_arg_check {
  * argument struct. A token's further value words follow as nodes of their own without token
  * (`more` of them: LIMIT offset count has one more). */
 typedef struct rg_arg_node {
-    const char *token;            /* lower-case; NULL: no token */
-    const char *const *choices;   /* RG_ARG_CHOICE: the lower-case words, NULL-terminated */
-    const rg_arg_check *check;    /* NULL: generic texts, no bounds */
+    const char *token;          /* lower-case; NULL: no token */
+    const char *const *choices; /* RG_ARG_CHOICE: the lower-case words, NULL-terminated */
+    const rg_arg_check *check;  /* NULL: generic texts, no bounds */
     uint8_t token_len;
-    uint8_t type;                 /* rg_arg_type of the value */
-    uint8_t alt;                  /* oneof alternatives: the value stored at set_off (1-based) */
-    uint8_t group;                /* options: 1-based exclusion group (a oneof), 0: none */
-    uint8_t more;                 /* value words after this one, as the following nodes */
-    uint8_t flags;                /* RG_ARG_MULTI, RG_ARG_COUNT */
-    uint16_t set_off;             /* presence: an int set to alt or to 1; RG_ARG_NO_OFF: none */
-    uint16_t value_off;           /* MULTI: the const rg_view * of the values */
-    uint16_t count_off;           /* MULTI: their size_t count */
+    uint8_t type;       /* rg_arg_type of the value */
+    uint8_t alt;        /* oneof alternatives: the value stored at set_off (1-based) */
+    uint8_t group;      /* options: 1-based exclusion group (a oneof), 0: none */
+    uint8_t more;       /* value words after this one, as the following nodes */
+    uint8_t flags;      /* RG_ARG_MULTI, _COUNT, _MAYBE, _REQUIRED */
+    uint16_t set_off;   /* presence: an int set to alt or to 1; RG_ARG_NO_OFF: none */
+    uint16_t value_off; /* the value; MULTI: the const rg_view * of the values */
+    uint16_t count_off; /* MULTI: their size_t count */
 } rg_arg_node;
 
 #define RG_ARG_NO_OFF UINT16_MAX
