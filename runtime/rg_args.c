@@ -226,6 +226,20 @@ static bool store_choice(walk *w, const rg_arg_node *n, rg_view word) {
     return syntax_error(w);
 }
 
+/* Keeps a number for after the walk. A repeated option's later value replaces the earlier one
+ * (SET k v EX abc EX 1 is fine in Redis), so there are at most as many as the spec has numbers. */
+static bool defer(walk *w, const rg_arg_node *n, rg_view word) {
+    for (size_t k = 0; k < w->nnums; k++) {
+        if (w->nums[k].node->value_off == n->value_off) {
+            w->nums[k] = (pending){n, word};
+            return true;
+        }
+    }
+    if (w->nnums == sizeof w->nums / sizeof w->nums[0]) return syntax_error(w);
+    w->nums[w->nnums++] = (pending){n, word};
+    return true;
+}
+
 static bool store(walk *w, const rg_arg_node *n, rg_view word) {
     switch (n->type) {
     case RG_ARG_VIEW: set_view(w->out, n->value_off, word); return true;
@@ -235,9 +249,7 @@ static bool store(walk *w, const rg_arg_node *n, rg_view word) {
         if (!w->spec->late_numbers || (n->flags & RG_ARG_COUNT)) {
             return convert(&(pending){n, word}, w->out, w->err);
         }
-        if (w->nnums == sizeof w->nums / sizeof w->nums[0]) return syntax_error(w);
-        w->nums[w->nnums++] = (pending){n, word};
-        return true;
+        return defer(w, n, word);
     default: return true;
     }
 }

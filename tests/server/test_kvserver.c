@@ -110,6 +110,7 @@ static const char *const script[] = {
     "SET k v PX 9223372036854775807",
     "SET k v EX 9223372036854775",
     "SET k v EX abc FOO",
+    "SET k v EX abc EX 100",
     "SET k v FOO",
     "SET k v EXAT 0",
     "SET k v PXAT 1",
