@@ -32,5 +32,5 @@ if [[ -z $respgen || ! -x $respgen ]]; then
   exit 1
 fi
 
-exec "$respgen" import-json "$dir" --overlay "$root/specs/redis-overlay.lua" \
+exec "$respgen" import-json "$dir" --overlay "$root/specs/overlays/redis.lua" \
   -o "$root/specs/redis.lua"

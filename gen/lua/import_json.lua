@@ -743,7 +743,7 @@ Usage: respgen import-json SOURCE -o FILE [--overlay OVERLAY]
   by command name (a module's commands.json).
     -o FILE, --output FILE   the spec to write (replaced only when the import succeeds)
     --overlay OVERLAY        a Lua file of what the JSON does not say: corrected argument
-                             types, servers' error texts (specs/redis-overlay.lua)
+                             types, servers' error texts (specs/overlays/redis.lua)
     -h, --help               show this help
 ]]
 

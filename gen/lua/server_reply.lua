@@ -5,7 +5,7 @@
 -- What a schema cannot say, and how that is settled:
 --   * "string" is taken as a bulk string, unless the command's reply_string says "simple" (TYPE,
 --     BGREWRITEAOF: "+...") or "verbatim" (INFO, CLIENT INFO: "=...txt:" in RESP3), as Redis
---     sends them (specs/redis-overlay.lua; docs/server.md). It applies to a top-level string or
+--     sends them (specs/overlays/redis.lua; docs/server.md). It applies to a top-level string or
 --     the string of a string-or-null; a command with any other schema gets no encoder rather
 --     than one that would write a bulk where Redis does not.
 --   * An array with uniqueItems is a RESP3 set ("~") for the commands of the "set" group

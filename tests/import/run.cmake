@@ -77,7 +77,7 @@ elseif(MODE STREQUAL "current")
     return()
   endif()
   fresh_dir("${WORK}")
-  import("${source}" "${WORK}/redis.lua" --overlay "${SOURCE_DIR}/specs/redis-overlay.lua")
+  import("${source}" "${WORK}/redis.lua" --overlay "${SOURCE_DIR}/specs/overlays/redis.lua")
   same_file("${SOURCE_DIR}/specs/redis.lua" "${WORK}/redis.lua"
             " (specs/redis.lua is stale: run scripts/import-redis-specs.sh)")
 

@@ -1,5 +1,5 @@
 -- What the Redis JSON command specs do not say, applied by
---   respgen import-json ../shared/redis-commands --overlay specs/redis-overlay.lua -o specs/redis.lua
+--   respgen import-json ../shared/redis-commands --overlay specs/overlays/redis.lua -o specs/redis.lua
 -- (scripts/import-redis-specs.sh; docs/import.md). Per command (its full name) and argument path
 -- (JSON names joined by "."):
 --   type, why         a corrected argument type and the reason (listed among the import's quirks)
