@@ -48,7 +48,9 @@ local render_list
 local function control_head(ind, s, tail)
     if s.t == "for" then return { ind .. "for (size_t i = 0; i < " .. s.count .. "; i++)" } end
     local one = ind .. "if (" .. s.cond .. ")"
-    local left, op, right = s.cond:match("^(.-) ([!=<>]=?) (.*)$")
+    -- The operator of lowest precedence first, as clang-format breaks.
+    local left, op, right = s.cond:match("^(.-) (||) (.*)$")
+    if not left then left, op, right = s.cond:match("^(.-) ([!=<>]=?) (.*)$") end
     if #one + #tail <= LIMIT or not left then return { one } end
     return { ind .. "if (" .. left .. " " .. op, ind .. "    " .. right .. ")" }
 end
@@ -343,8 +345,15 @@ local PUBLIC = {
     { "encode_iov", { "rg_iov *iov", "size_t iov_cap", "char *scratch", "size_t scratch_cap" } },
 }
 
+-- The syntax line, and for each counted key list what writes its count.
 local function command_doc(cm)
-    return layout.comment(0, resp.comment_escape(cm.syntax))
+    local text = resp.comment_escape(cm.syntax)
+    for _, c in ipairs(cm.counted) do
+        local where = (c.list.optional and "opts->" or "") .. c.list.ident .. "_count"
+        text = text .. " (" .. resp.comment_escape(c.count.name) .. ": written from " .. where ..
+            ", not a parameter)"
+    end
+    return layout.comment(0, text)
 end
 
 local function command_header(cm, header_only)
@@ -426,6 +435,7 @@ end
 
 -- Whether an op reads the options struct (model.lua roots option expressions at "opts->").
 local function reads_opts(o)
+    if o.own_opts then return false end
     for _, k in ipairs({ "expr", "cond", "count" }) do
         if o[k] and o[k]:find("opts->", 1, true) then return true end
     end
@@ -499,9 +509,14 @@ local SINGLE_WORD = { view = true, i64 = true, dbl = true, enum = true }
 
 local function plain_ops(cm)
     if not cm.has_opts then return nil end
-    local ops, argc = {}, 0
+    local ops, argc, extra = {}, 0, 0
     for _, o in ipairs(cm.ops) do
         if not reads_opts(o) then
+            if o.when_no_opts then
+                -- A constant here but not in FIXED_SIZE (with options it varies).
+                o = { op = "lit", bytes = o.when_no_opts, argc = 1 }
+                extra = extra + #o.bytes
+            end
             if o.op == "lit" then
                 argc = argc + o.argc
                 local prev = ops[#ops]
@@ -521,7 +536,7 @@ local function plain_ops(cm)
     end
     local header = resp.array_header(argc)
     ops[1] = { op = "lit", bytes = header .. ops[1].bytes, argc = ops[1].argc }
-    return { ops = ops, argc = argc, fixed = cm.MACRO .. "_FIXED_SIZE + " .. #header }
+    return { ops = ops, argc = argc, fixed = cm.MACRO .. "_FIXED_SIZE + " .. #header + extra }
 end
 
 local PLAIN_NOTE = text("/* Without options the words are fixed, and so is the array header. */")

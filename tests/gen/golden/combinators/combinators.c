@@ -33,8 +33,9 @@ static inline void combinators_meas_lit(combinators_meas *m, size_t argc, size_t
 
 static inline void combinators_meas_view(combinators_meas *m, rg_view v) {
     m->argc++;
-    /* No object is this long; the check keeps rg_bulk_size from wrapping. */
-    m->bad |= v.len > SIZE_MAX / 2;
+    /* No object is this long; the check keeps rg_bulk_size from wrapping. A view without bytes
+     * ({NULL, n > 0}) is refused here, so no writer reads through NULL. Both without a branch. */
+    m->bad |= (v.len > SIZE_MAX / 2) | (!v.ptr & (v.len != 0));
     combinators_meas_add(m, rg_bulk_size(v.len));
     if (v.len < RG_IOV_COPY_MIN) return;
     m->views++;
@@ -46,8 +47,11 @@ static inline void combinators_meas_i64(combinators_meas *m, int64_t v) {
     combinators_meas_add(m, rg_bulk_i64_size(v));
 }
 
+/* NaN is refused: Redis rejects "nan" ("value is not a valid float"); v != v holds only for NaN.
+ * +-inf pass: Redis takes "inf" and "-inf". */
 static inline void combinators_meas_double(combinators_meas *m, double v) {
     m->argc++;
+    m->bad |= v != v;
     combinators_meas_add(m, rg_bulk_double_size(v));
 }
 
@@ -483,7 +487,7 @@ static inline size_t combinators_keywords_measure(combinators_meas *m, rg_view d
     combinators_meas_i64(m, int_);
     combinators_meas_view(m, unix_time);
     if (opts) {
-        if (opts->operator_.ptr) combinators_meas_view(m, opts->operator_);
+        if (opts->operator_.ptr || opts->operator_.len) combinators_meas_view(m, opts->operator_);
         if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
             combinators_keywords_switch_measure(m, &opts->switch_);
         if (opts->has_struct) combinators_keywords_struct_measure(m, &opts->struct_);
@@ -500,7 +504,8 @@ static inline char *combinators_keywords_put(char *dst, combinators_iovw *w, siz
     dst = rg_put_bulk_i64(dst, int_);
     dst = combinators_put_view(dst, w, unix_time);
     if (opts) {
-        if (opts->operator_.ptr) dst = combinators_put_view(dst, w, opts->operator_);
+        if (opts->operator_.ptr || opts->operator_.len)
+            dst = combinators_put_view(dst, w, opts->operator_);
         if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
             dst = combinators_keywords_switch_put(dst, &opts->switch_);
         if (opts->has_struct) dst = combinators_keywords_struct_put(dst, w, &opts->struct_);

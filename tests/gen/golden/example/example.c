@@ -33,8 +33,9 @@ static inline void example_meas_lit(example_meas *m, size_t argc, size_t bytes) 
 
 static inline void example_meas_view(example_meas *m, rg_view v) {
     m->argc++;
-    /* No object is this long; the check keeps rg_bulk_size from wrapping. */
-    m->bad |= v.len > SIZE_MAX / 2;
+    /* No object is this long; the check keeps rg_bulk_size from wrapping. A view without bytes
+     * ({NULL, n > 0}) is refused here, so no writer reads through NULL. Both without a branch. */
+    m->bad |= (v.len > SIZE_MAX / 2) | (!v.ptr & (v.len != 0));
     example_meas_add(m, rg_bulk_size(v.len));
     if (v.len < RG_IOV_COPY_MIN) return;
     m->views++;
@@ -52,8 +53,11 @@ static inline void example_meas_i64(example_meas *m, int64_t v) {
     example_meas_add(m, rg_bulk_i64_size(v));
 }
 
+/* NaN is refused: Redis rejects "nan" ("value is not a valid float"); v != v holds only for NaN.
+ * +-inf pass: Redis takes "inf" and "-inf". */
 static inline void example_meas_double(example_meas *m, double v) {
     m->argc++;
+    m->bad |= v != v;
     example_meas_add(m, rg_bulk_double_size(v));
 }
 
@@ -946,7 +950,7 @@ size_t example_mset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
 static inline size_t example_ping_measure(example_meas *m, const example_ping_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_PING_FIXED_SIZE);
     if (opts) {
-        if (opts->message.ptr) example_meas_view_max(m, opts->message, 64);
+        if (opts->message.ptr || opts->message.len) example_meas_view_max(m, opts->message, 64);
     }
     return example_meas_total_array(m);
 }
@@ -956,7 +960,7 @@ static inline char *example_ping_put(char *dst, example_iovw *w, size_t argc,
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nPING\r\n", 10);
     if (opts) {
-        if (opts->message.ptr) dst = example_put_view(dst, w, opts->message);
+        if (opts->message.ptr || opts->message.len) dst = example_put_view(dst, w, opts->message);
     }
     return dst;
 }
@@ -1211,7 +1215,7 @@ static inline size_t example_sort_measure(example_meas *m, rg_view key,
     example_meas_start(m, 1, EXAMPLE_SORT_FIXED_SIZE);
     example_meas_view(m, key);
     if (opts) {
-        if (opts->by_pattern.ptr) {
+        if (opts->by_pattern.ptr || opts->by_pattern.len) {
             example_meas_lit(m, 1, 8);
             example_meas_view(m, opts->by_pattern);
         }
@@ -1225,7 +1229,7 @@ static inline size_t example_sort_measure(example_meas *m, rg_view key,
         }
         if (opts->order != EXAMPLE_SORT_ORDER_NONE) example_sort_order_measure(m, opts->order);
         if (opts->sorting) example_meas_lit(m, 1, 11);
-        if (opts->destination.ptr) {
+        if (opts->destination.ptr || opts->destination.len) {
             example_meas_lit(m, 1, 11);
             example_meas_view(m, opts->destination);
         }
@@ -1239,7 +1243,7 @@ static inline char *example_sort_put(char *dst, example_iovw *w, size_t argc, rg
     dst = rg_put_raw(dst, "$4\r\nSORT\r\n", 10);
     dst = example_put_view(dst, w, key);
     if (opts) {
-        if (opts->by_pattern.ptr) {
+        if (opts->by_pattern.ptr || opts->by_pattern.len) {
             dst = rg_put_raw(dst, "$2\r\nBY\r\n", 8);
             dst = example_put_view(dst, w, opts->by_pattern);
         }
@@ -1253,7 +1257,7 @@ static inline char *example_sort_put(char *dst, example_iovw *w, size_t argc, rg
         }
         if (opts->order != EXAMPLE_SORT_ORDER_NONE) dst = example_sort_order_put(dst, opts->order);
         if (opts->sorting) dst = rg_put_raw(dst, "$5\r\nALPHA\r\n", 11);
-        if (opts->destination.ptr) {
+        if (opts->destination.ptr || opts->destination.len) {
             dst = rg_put_raw(dst, "$5\r\nSTORE\r\n", 11);
             dst = example_put_view(dst, w, opts->destination);
         }

@@ -33,8 +33,9 @@ static inline void replies_meas_lit(replies_meas *m, size_t argc, size_t bytes) 
 
 static inline void replies_meas_view(replies_meas *m, rg_view v) {
     m->argc++;
-    /* No object is this long; the check keeps rg_bulk_size from wrapping. */
-    m->bad |= v.len > SIZE_MAX / 2;
+    /* No object is this long; the check keeps rg_bulk_size from wrapping. A view without bytes
+     * ({NULL, n > 0}) is refused here, so no writer reads through NULL. Both without a branch. */
+    m->bad |= (v.len > SIZE_MAX / 2) | (!v.ptr & (v.len != 0));
     replies_meas_add(m, rg_bulk_size(v.len));
     if (v.len < RG_IOV_COPY_MIN) return;
     m->views++;
@@ -350,7 +351,7 @@ static inline void replies_hello_arguments_measure(replies_meas *m,
         replies_meas_lit(m, 1, 10);
         replies_hello_auth_measure(m, &v->auth);
     }
-    if (v->clientname.ptr) {
+    if (v->clientname.ptr || v->clientname.len) {
         replies_meas_lit(m, 1, 13);
         replies_meas_view(m, v->clientname);
     }
@@ -363,7 +364,7 @@ static inline char *replies_hello_arguments_put(char *dst, replies_iovw *w,
         dst = rg_put_raw(dst, "$4\r\nAUTH\r\n", 10);
         dst = replies_hello_auth_put(dst, w, &v->auth);
     }
-    if (v->clientname.ptr) {
+    if (v->clientname.ptr || v->clientname.len) {
         dst = rg_put_raw(dst, "$7\r\nSETNAME\r\n", 13);
         dst = replies_put_view(dst, w, v->clientname);
     }
@@ -705,7 +706,7 @@ static inline size_t replies_scan_measure(replies_meas *m, int64_t cursor,
     replies_meas_start(m, 1, REPLIES_SCAN_FIXED_SIZE);
     replies_meas_i64(m, cursor);
     if (opts) {
-        if (opts->pattern.ptr) {
+        if (opts->pattern.ptr || opts->pattern.len) {
             replies_meas_lit(m, 1, 11);
             replies_meas_view(m, opts->pattern);
         }
@@ -713,7 +714,7 @@ static inline size_t replies_scan_measure(replies_meas *m, int64_t cursor,
             replies_meas_lit(m, 1, 11);
             replies_meas_i64(m, opts->count);
         }
-        if (opts->type.ptr) {
+        if (opts->type.ptr || opts->type.len) {
             replies_meas_lit(m, 1, 10);
             replies_meas_view(m, opts->type);
         }
@@ -727,7 +728,7 @@ static inline char *replies_scan_put(char *dst, replies_iovw *w, size_t argc, in
     dst = rg_put_raw(dst, "$4\r\nSCAN\r\n", 10);
     dst = rg_put_bulk_i64(dst, cursor);
     if (opts) {
-        if (opts->pattern.ptr) {
+        if (opts->pattern.ptr || opts->pattern.len) {
             dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
             dst = replies_put_view(dst, w, opts->pattern);
         }
@@ -735,7 +736,7 @@ static inline char *replies_scan_put(char *dst, replies_iovw *w, size_t argc, in
             dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
             dst = rg_put_bulk_i64(dst, opts->count);
         }
-        if (opts->type.ptr) {
+        if (opts->type.ptr || opts->type.len) {
             dst = rg_put_raw(dst, "$4\r\nTYPE\r\n", 10);
             dst = replies_put_view(dst, w, opts->type);
         }
