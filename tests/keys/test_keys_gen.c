@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#define V(s) ((rg_view){(s), sizeof(s) - 1})
+#define V(s) RG_LIT(s)
 
 enum { ARGV_CAP = 32, POS_CAP = 16 };
 
