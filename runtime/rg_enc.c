@@ -622,9 +622,10 @@ static void sum_add(size_sum *s, size_t n) {
     s->bad |= s->total < n;
 }
 
-/* A bulk's header, CRLF and, when counted, its payload. */
+/* A bulk's header, CRLF and, when counted, its payload. The test of ptr is a branch that is
+ * almost never taken: cheaper than computing the flag for every view. */
 static void sum_arg(size_sum *s, rg_view v, bool payload) {
-    s->bad |= !v.ptr & (v.len != 0);
+    if (!v.ptr) s->bad |= v.len != 0;
     sum_add(s, bulk_overhead(v.len));
     if (payload) sum_add(s, v.len);
 }
