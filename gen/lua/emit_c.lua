@@ -50,6 +50,7 @@ local function control_head(ind, s, tail)
     local one = ind .. "if (" .. s.cond .. ")"
     -- The operator of lowest precedence first, as clang-format breaks.
     local left, op, right = s.cond:match("^(.-) (||) (.*)$")
+    if not left then left, op, right = s.cond:match("^(.-) (&&) (.*)$") end
     if not left then left, op, right = s.cond:match("^(.-) ([!=<>]=?) (.*)$") end
     if #one + #tail <= LIMIT or not left then return { one } end
     return { ind .. "if (" .. left .. " " .. op, ind .. "    " .. right .. ")" }
@@ -126,13 +127,15 @@ Ops.__index = Ops
 
 -- m: how measuring code names the measure struct's address; w: how putting code names the
 -- iovec writer. Public functions hold the struct itself and pass no writer ("&m", "NULL").
+-- ret: how measuring code stops early (a command's measure returns its size, a type's nothing).
 local function new_ops(model, used)
-    return setmetatable({ p = model.prefix, used = used, m = "m", w = "w" }, Ops)
+    return setmetatable({ p = model.prefix, used = used, m = "m", w = "w", ret = "return 0;" },
+        Ops)
 end
 
--- The same emitter, naming the measure struct and the writer as given.
-function Ops:with(m, w)
-    return setmetatable({ p = self.p, used = self.used, m = m, w = w }, Ops)
+-- The same emitter, naming the measure struct and the writer as given, and stopping with ret.
+function Ops:with(m, w, ret)
+    return setmetatable({ p = self.p, used = self.used, m = m, w = w, ret = ret or self.ret }, Ops)
 end
 
 function Ops:helper(name)
@@ -155,8 +158,10 @@ local MEASURE = {
     dbl = function(self, o) return call("", self:helper("meas_double"), { self.m, o.expr }) end,
     enum = function(self, o) return call("", o.type.cname .. "_measure", { self.m, o.expr }) end,
     call = function(self, o) return call("", o.type.cname .. "_measure", { self.m, o.expr }) end,
-    check = function(_, o)
-        return { t = "if", cond = o.cond, body = { text("m->bad = true;") } }
+    check = function(self, o)
+        local body = { text("m->bad = true;") }
+        if o.stop then body[2] = text(self.ret) end
+        return { t = "if", cond = o.cond, body = body }
     end,
 }
 
@@ -424,7 +429,7 @@ local function type_defs(t, ops, static)
     if t.enum then return enum_defs(t, ops, static) end
     local v = "const " .. t.cname .. " *v"
     local m = func(static .. " void ", t.cname .. "_measure",
-        { ops.p .. "_meas *m", v }, ops:measure(t.ops, IND, {}))
+        { ops.p .. "_meas *m", v }, ops:with("m", "w", "return;"):measure(t.ops, IND, {}))
     local put_params = { "char *dst", v }
     if t.has_views then put_params = { "char *dst", ops.p .. "_iovw *w", v } end
     local put_body = ops:put(t.ops, IND, {})
@@ -482,12 +487,22 @@ local function put_params(cm, ops)
     return concat(params, param_texts(cm))
 end
 
+-- The ops that write something: checks are for measuring only (an option's check alone would
+-- leave an empty `if (opts)`).
+local function writing_ops(ops)
+    local out = {}
+    for _, o in ipairs(ops) do
+        if o.op ~= "check" then out[#out + 1] = o end
+    end
+    return out
+end
+
 local function put_def(cm, ops, static)
     local body = {}
     if not cm.const_argc then
         body[#body + 1] = call("dst = ", "rg_put_array_header", { "dst", "argc" })
     end
-    ops:put(guard_opts(cm.ops), IND, body)
+    ops:put(guard_opts(writing_ops(cm.ops)), IND, body)
     body[#body + 1] = text("return dst;")
     return func(static .. " char *", cm.fn .. "_put", put_params(cm, ops), body)
 end

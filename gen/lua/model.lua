@@ -13,7 +13,8 @@
 --   call   type, expr       a block or oneof value, through the type's own functions
 --   if     cond, body       an optional argument
 --   each   count, body      a multiple argument; the body uses index i
---   check  cond             measure only: the arguments are invalid when cond holds
+--   check  cond [stop]      measure only: the arguments are invalid when cond holds; with
+--                           stop, measuring returns at once (what follows would read NULL)
 --   switch expr, cases      one case per oneof alternative ({ label, body })
 
 local naming = require("naming")
@@ -258,10 +259,14 @@ node_ops = function(a, base, in_oneof)
         local body = {}
         if tok and a.multiple_token then body[1] = tok end
         append(body, value_ops(a, x .. "[i]", "&" .. x .. "[i]"))
-        local seq = { { op = "each", count = count, body = body } }
+        -- A list {NULL, n > 0} has no elements to read: measuring stops at once (stop).
+        local null_list = { op = "check", cond = "!" .. x .. " && " .. count .. " != 0",
+            stop = true }
+        local seq = { null_list, { op = "each", count = count, body = body } }
         if tok and not a.multiple_token then table.insert(seq, 1, tok) end
         if a.optional then
             if tok and not a.multiple_token then
+                null_list.cond = "!" .. x -- under count > 0
                 return { { op = "if", cond = count .. " > 0", body = seq } }
             end
             return seq

@@ -1,8 +1,9 @@
 /* Generated encoders refuse bad input (specs/example.lua, tests/gen/specs/keyspecs.lua): a view
  * {NULL, n > 0} wherever it sits (a parameter, an option, an element of a list, a member of a
  * block or a oneof alternative) and a NaN double make C_size, C_encode, C_iov_count,
- * C_scratch_size and C_encode_iov return 0 and write nothing. The same calls with the view
- * {NULL, 0} (an empty argument, or an absent option) and with +-inf encode. The generic
+ * C_scratch_size and C_encode_iov return 0 and write nothing; so does a list {NULL, n > 0}. The
+ * same calls with the view {NULL, 0} (an empty argument, or an absent option) and with +-inf
+ * encode. The generic
  * rg_argv_* encoders are tested in test_enc_argv.c. */
 #include "example.h"
 #include "keyspecs.h"
@@ -128,6 +129,28 @@ static void null_view_in_oneof(void **state) {
     REFUSED(example_geosearch, RG_LIT("g"), member, circle, NULL);
 }
 
+/* A list {NULL, n > 0} is the same mistake one level up: refused before an element is read. */
+static void null_list(void **state) {
+    (void)state;
+    REFUSED(example_del, NULL, 2);
+    REFUSED(example_mset, NULL, 1);
+    REFUSED(example_hset, RG_LIT("h"), NULL, 3);
+    const example_sort_opts get = {.get_pattern = NULL, .get_pattern_count = 2};
+    REFUSED(example_sort, RG_LIT("k"), &get);
+    const example_client_kill_filter filter = {
+        .kind = EXAMPLE_CLIENT_KILL_FILTER_NEW_FORMAT, .new_format = NULL, .new_format_count = 4};
+    REFUSED(example_client_kill, filter);
+    const keyspecs_eval_opts eval = {.key = NULL, .key_count = 2};
+    REFUSED(keyspecs_eval, RG_LIT("return 1"), &eval);
+    const int64_t *none = NULL;
+    const keyspecs_zunionstore_opts weights = {.weight = none, .weight_count = 1};
+    REFUSED(keyspecs_zunionstore, RG_LIT("d"), (const rg_view[]){RG_LIT("a")}, 1, &weights);
+    /* {NULL, 0} is an empty list: absent where optional, refused where required. */
+    const example_sort_opts empty = {.get_pattern = NULL, .get_pattern_count = 0};
+    ENCODES("*2\r\n$4\r\nSORT\r\n$1\r\nk\r\n", example_sort, RG_LIT("k"), &empty);
+    REFUSED(example_del, NULL, 0);
+}
+
 static void nan_refused(void **state) {
     (void)state;
     REFUSED(example_zrangebyscore, RG_LIT("z"), NAN, 1, NULL);
@@ -162,9 +185,13 @@ static void infinities_encode(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(null_view_parameter),  cmocka_unit_test(null_view_in_lists),
-        cmocka_unit_test(null_view_in_options), cmocka_unit_test(null_view_in_oneof),
-        cmocka_unit_test(nan_refused),          cmocka_unit_test(infinities_encode),
+        cmocka_unit_test(null_view_parameter),
+        cmocka_unit_test(null_view_in_lists),
+        cmocka_unit_test(null_view_in_options),
+        cmocka_unit_test(null_view_in_oneof),
+        cmocka_unit_test(null_list),
+        cmocka_unit_test(nan_refused),
+        cmocka_unit_test(infinities_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

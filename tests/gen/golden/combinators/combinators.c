@@ -649,9 +649,31 @@ static inline size_t combinators_lists_measure(combinators_meas *m, const rg_vie
                                                const combinators_lists_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_LISTS_FIXED_SIZE);
     if (keys_count == 0) m->bad = true;
+    if (!keys && keys_count != 0) {
+        m->bad = true;
+        return 0;
+    }
+    if (opts) {
+        if (!opts->get && opts->get_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+        if (!opts->ops && opts->ops_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+        if (!opts->marks && opts->marks_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+    }
     for (size_t i = 0; i < keys_count; i++) combinators_meas_view(m, keys[i]);
     if (opts) {
         if (opts->weights_count > 0) {
+            if (!opts->weights) {
+                m->bad = true;
+                return 0;
+            }
             combinators_meas_lit(m, 1, 13);
             for (size_t i = 0; i < opts->weights_count; i++)
                 combinators_meas_i64(m, opts->weights[i]);
@@ -661,6 +683,10 @@ static inline size_t combinators_lists_measure(combinators_meas *m, const rg_vie
             combinators_meas_view(m, opts->get[i]);
         }
         if (opts->pairs_count > 0) {
+            if (!opts->pairs) {
+                m->bad = true;
+                return 0;
+            }
             combinators_meas_lit(m, 1, 11);
             for (size_t i = 0; i < opts->pairs_count; i++)
                 combinators_lists_pairs_measure(m, &opts->pairs[i]);
@@ -924,6 +950,10 @@ static inline void combinators_nested_filter_measure(combinators_meas *m,
     case COMBINATORS_NESTED_FILTER_OLD: combinators_meas_view(m, v->old); break;
     case COMBINATORS_NESTED_FILTER_NEW:
         if (v->new_count == 0) m->bad = true;
+        if (!v->new_ && v->new_count != 0) {
+            m->bad = true;
+            return;
+        }
         for (size_t i = 0; i < v->new_count; i++) combinators_nested_new_measure(m, &v->new_[i]);
         break;
     default: m->bad = true; break;
@@ -946,6 +976,12 @@ static inline char *combinators_nested_filter_put(char *dst, combinators_iovw *w
 static inline size_t combinators_nested_measure(combinators_meas *m, combinators_nested_from from,
                                                 const combinators_nested_opts *opts) {
     combinators_meas_start(m, 1, COMBINATORS_NESTED_FIXED_SIZE);
+    if (opts) {
+        if (!opts->write && opts->write_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+    }
     combinators_nested_from_measure(m, &from);
     if (opts) {
         for (size_t i = 0; i < opts->write_count; i++)

@@ -239,6 +239,10 @@ static inline void example_client_kill_filter_measure(example_meas *m,
     case EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT: example_meas_view(m, v->old_format); break;
     case EXAMPLE_CLIENT_KILL_FILTER_NEW_FORMAT:
         if (v->new_format_count == 0) m->bad = true;
+        if (!v->new_format && v->new_format_count != 0) {
+            m->bad = true;
+            return;
+        }
         for (size_t i = 0; i < v->new_format_count; i++)
             example_client_kill_new_format_measure(m, &v->new_format[i]);
         break;
@@ -316,6 +320,10 @@ size_t example_client_kill_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch
 static inline size_t example_del_measure(example_meas *m, const rg_view *key, size_t key_count) {
     example_meas_start(m, 1, EXAMPLE_DEL_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
+    if (!key && key_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     for (size_t i = 0; i < key_count; i++) example_meas_view(m, key[i]);
     return example_meas_total_array(m);
 }
@@ -784,6 +792,10 @@ static inline size_t example_hset_measure(example_meas *m, rg_view key,
                                           const example_hset_data *data, size_t data_count) {
     example_meas_start(m, 1, EXAMPLE_HSET_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
+    if (!data && data_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     example_meas_view(m, key);
     for (size_t i = 0; i < data_count; i++) example_hset_data_measure(m, &data[i]);
     return example_meas_total_array(m);
@@ -902,6 +914,10 @@ static inline size_t example_mset_measure(example_meas *m, const example_mset_da
                                           size_t data_count) {
     example_meas_start(m, 1, EXAMPLE_MSET_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
+    if (!data && data_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     for (size_t i = 0; i < data_count; i++) example_mset_data_measure(m, &data[i]);
     return example_meas_total_array(m);
 }
@@ -1218,6 +1234,12 @@ static inline char *example_sort_order_put(char *dst, example_sort_order v) {
 static inline size_t example_sort_measure(example_meas *m, rg_view key,
                                           const example_sort_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_SORT_FIXED_SIZE);
+    if (opts) {
+        if (!opts->get_pattern && opts->get_pattern_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+    }
     example_meas_view(m, key);
     if (opts) {
         if (opts->by_pattern.ptr || opts->by_pattern.len) {
@@ -1382,6 +1404,10 @@ static inline size_t example_zadd_measure(example_meas *m, rg_view key,
                                           const example_zadd_opts *opts) {
     example_meas_start(m, 1, EXAMPLE_ZADD_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
+    if (!data && data_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     example_meas_view(m, key);
     if (opts) {
         if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)

@@ -106,6 +106,16 @@ static inline size_t keyspecs_iov_finish(keyspecs_iovw *w, const char *end,
 static inline size_t keyspecs_eval_measure(keyspecs_meas *m, rg_view script,
                                            const keyspecs_eval_opts *opts) {
     keyspecs_meas_start(m, 1, KEYSPECS_EVAL_FIXED_SIZE);
+    if (opts) {
+        if (!opts->key && opts->key_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+        if (!opts->arg && opts->arg_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+    }
     keyspecs_meas_view(m, script);
     keyspecs_meas_i64(m, opts ? (int64_t)opts->key_count : 0);
     if (opts) {
@@ -198,6 +208,10 @@ static inline size_t keyspecs_migrate_measure(keyspecs_meas *m, rg_view host, in
     keyspecs_meas_i64(m, timeout);
     if (opts) {
         if (opts->keys_count > 0) {
+            if (!opts->keys) {
+                m->bad = true;
+                return 0;
+            }
             keyspecs_meas_lit(m, 1, 10);
             for (size_t i = 0; i < opts->keys_count; i++) keyspecs_meas_view(m, opts->keys[i]);
         }
@@ -429,7 +443,15 @@ size_t keyspecs_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size
 static inline void keyspecs_xread_streams_measure(keyspecs_meas *m,
                                                   const keyspecs_xread_streams *v) {
     if (v->key_count == 0) m->bad = true;
+    if (!v->key && v->key_count != 0) {
+        m->bad = true;
+        return;
+    }
     if (v->id_count == 0) m->bad = true;
+    if (!v->id && v->id_count != 0) {
+        m->bad = true;
+        return;
+    }
     for (size_t i = 0; i < v->key_count; i++) keyspecs_meas_view(m, v->key[i]);
     for (size_t i = 0; i < v->id_count; i++) keyspecs_meas_view(m, v->id[i]);
 }
@@ -514,11 +536,19 @@ static inline size_t keyspecs_zunionstore_measure(keyspecs_meas *m, rg_view dest
                                                   const keyspecs_zunionstore_opts *opts) {
     keyspecs_meas_start(m, 1, KEYSPECS_ZUNIONSTORE_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
+    if (!key && key_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     keyspecs_meas_view(m, destination);
     keyspecs_meas_i64(m, (int64_t)key_count);
     for (size_t i = 0; i < key_count; i++) keyspecs_meas_view(m, key[i]);
     if (opts) {
         if (opts->weight_count > 0) {
+            if (!opts->weight) {
+                m->bad = true;
+                return 0;
+            }
             keyspecs_meas_lit(m, 1, 13);
             for (size_t i = 0; i < opts->weight_count; i++) keyspecs_meas_i64(m, opts->weight[i]);
         }

@@ -162,6 +162,12 @@ static inline size_t replies_command_docs_measure(replies_meas *m,
                                                   const replies_command_docs_opts *opts) {
     replies_meas_start(m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE);
     if (opts) {
+        if (!opts->command_name && opts->command_name_count != 0) {
+            m->bad = true;
+            return 0;
+        }
+    }
+    if (opts) {
         for (size_t i = 0; i < opts->command_name_count; i++)
             replies_meas_view(m, opts->command_name[i]);
     }
@@ -238,6 +244,10 @@ static inline size_t replies_config_get_measure(replies_meas *m, const rg_view *
                                                 size_t parameter_count) {
     replies_meas_start(m, 2, REPLIES_CONFIG_GET_FIXED_SIZE);
     if (parameter_count == 0) m->bad = true;
+    if (!parameter && parameter_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     for (size_t i = 0; i < parameter_count; i++) replies_meas_view(m, parameter[i]);
     return replies_meas_total_array(m);
 }
@@ -657,6 +667,10 @@ size_t replies_lpos_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
 static inline size_t replies_mget_measure(replies_meas *m, const rg_view *key, size_t key_count) {
     replies_meas_start(m, 1, REPLIES_MGET_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
+    if (!key && key_count != 0) {
+        m->bad = true;
+        return 0;
+    }
     for (size_t i = 0; i < key_count; i++) replies_meas_view(m, key[i]);
     return replies_meas_total_array(m);
 }
