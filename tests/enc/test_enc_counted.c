@@ -25,7 +25,7 @@ static size_t reference(char *out, size_t argc, const char *const *words) {
 }
 
 typedef struct keys {
-    char text[MAX_KEYS][8];
+    char text[MAX_KEYS][24];
     rg_view view[MAX_KEYS];
 } keys;
 
