@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,14 +20,29 @@ extern "C" {
 
 #define RG_VERSION_STRING "0.1.0"
 
-/* A byte string that does not own its bytes. ptr may be NULL only when len is 0. */
+/* A byte string that does not own its bytes. ptr may be NULL only when len is 0: encoders
+ * refuse a view {NULL, n > 0} (size and encode return 0) instead of reading through it.
+ *
+ * Three ways to make one:
+ *   RG_LIT("GET")        a string literal; the length is computed at compile time
+ *   rg_cstr(s)           a NUL-terminated string (strlen at run time); NULL gives {NULL, 0}
+ *   (rg_view){p, n}      n bytes at p, which may hold NULs: binary keys and values */
 typedef struct rg_view {
     const char *ptr;
     size_t len;
 } rg_view;
 
-/* A view of a NUL-terminated literal or string, computed at the call site. */
-#define RG_LIT(s) ((rg_view){(s), sizeof(s) - 1})
+/* A view of a string literal. Anything else is a compile error: the literal is pasted between
+ * two empty literals, which only string-literal concatenation accepts, so RG_LIT(ptr) (sizeof of
+ * a pointer) and RG_LIT(array) (sizeof of a buffer, not of its text) do not compile. Usable in
+ * initializers, as before. */
+#define RG_LIT(s) ((rg_view){("" s ""), sizeof("" s "") - 1})
+
+/* A view of the NUL-terminated string s (its bytes before the NUL), or {NULL, 0} for NULL. The
+ * view borrows s. */
+static inline rg_view rg_cstr(const char *s) {
+    return (rg_view){s, s ? strlen(s) : 0};
+}
 
 /* Outcome of a runtime call. RG_OK and RG_NEED_MORE are not errors; everything from
  * RG_ERR_PROTOCOL on is, and is sticky on the object that reported it. */

@@ -610,33 +610,39 @@ static size_t bulk_overhead(size_t len) {
     return rg_bulk_header_size(len) + 2;
 }
 
-/* A running size sum that remembers whether it ever wrapped (cheaper than saturating each add). */
+/* A running size sum that remembers whether it ever wrapped or met a view without bytes
+ * ({NULL, n > 0}): one flag, set without a branch (cheaper than saturating each add). */
 typedef struct size_sum {
     size_t total;
-    bool wrapped;
+    bool bad;
 } size_sum;
 
 static void sum_add(size_sum *s, size_t n) {
     s->total += n;
-    s->wrapped |= s->total < n;
+    s->bad |= s->total < n;
+}
+
+/* A bulk's header, CRLF and, when counted, its payload. The test of ptr is a branch that is
+ * almost never taken: cheaper than computing the flag for every view. */
+static void sum_arg(size_sum *s, rg_view v, bool payload) {
+    if (!v.ptr) s->bad |= v.len != 0;
+    sum_add(s, bulk_overhead(v.len));
+    if (payload) sum_add(s, v.len);
 }
 
 static size_t sum_result(size_sum s) {
-    return s.wrapped ? SIZE_MAX : s.total;
+    return s.bad ? 0 : s.total;
 }
 
 size_t rg_argv_size(size_t argc, const rg_view *argv) {
     size_sum s = {rg_array_header_size(argc), false};
-    for (size_t i = 0; i < argc; i++) {
-        sum_add(&s, bulk_overhead(argv[i].len));
-        sum_add(&s, argv[i].len);
-    }
+    for (size_t i = 0; i < argc; i++) sum_arg(&s, argv[i], true);
     return sum_result(s);
 }
 
 size_t rg_argv_encode(char *dst, size_t cap, size_t argc, const rg_view *argv) {
     const size_t size = rg_argv_size(argc, argv);
-    if (size > cap || size == SIZE_MAX) return 0;
+    if (size > cap || size == 0) return 0;
     char *p = rg_put_array_header(dst, argc);
     for (size_t i = 0; i < argc; i++) p = rg_put_bulk(p, argv[i].ptr, argv[i].len);
     assert((size_t)(p - dst) == size);
@@ -651,10 +657,7 @@ static bool iov_referenced(size_t len) {
 
 size_t rg_argv_iov_scratch_size(size_t argc, const rg_view *argv) {
     size_sum s = {rg_array_header_size(argc), false};
-    for (size_t i = 0; i < argc; i++) {
-        sum_add(&s, bulk_overhead(argv[i].len));
-        if (!iov_referenced(argv[i].len)) sum_add(&s, argv[i].len);
-    }
+    for (size_t i = 0; i < argc; i++) sum_arg(&s, argv[i], !iov_referenced(argv[i].len));
     return sum_result(s);
 }
 
@@ -691,9 +694,9 @@ static void iov_put_arg(iov_writer *w, rg_view arg) {
 size_t rg_argv_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                           size_t argc, const rg_view *argv) {
     const size_t scratch_size = rg_argv_iov_scratch_size(argc, argv);
-    if (scratch_size > scratch_cap || scratch_size == SIZE_MAX) return 0;
-    /* A saturated total means more payload than memory even though the scratch fits. */
-    if (rg_argv_size(argc, argv) == SIZE_MAX) return 0;
+    if (scratch_size > scratch_cap || scratch_size == 0) return 0;
+    /* A total that wraps means more payload than memory even though the scratch fits. */
+    if (rg_argv_size(argc, argv) == 0) return 0;
     const size_t entries = iov_entries(argc, argv);
     if (entries > iov_cap) return 0;
 

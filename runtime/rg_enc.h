@@ -56,9 +56,10 @@ char *rg_put_i64(char *dst, int64_t v);
  * exponent X of the first digit is in -4..16 ("3", "-0", "0.1", "0.0001", "123.25",
  * "10000000000000000"), else d[.ddd]e<sign><at least two digits> ("1e+17", "1.5e-07", "5e-324").
  * So every integer with |v| <= 2^53 is written as an integer, -0.0 is "-0", and the longest
- * output is 24 bytes. +inf is "inf", -inf is "-inf"; every NaN is "nan", which strtod reads but
- * Redis rejects as an argument ("value is not a valid float"): a caller that may hold a NaN has
- * to check for it first. */
+ * output is 24 bytes. +inf is "inf", -inf is "-inf" (Redis accepts both); every NaN is "nan",
+ * which strtod reads but Redis rejects as an argument ("value is not a valid float"). Generated
+ * encoders refuse a NaN argument (size and encode return 0); a caller of this function or of
+ * rg_put_bulk_double that may hold a NaN has to check for it first. */
 size_t rg_fmt_double(char *dst, double v);
 
 /* The writers of the pieces every argument has (a bulk's header, its bytes, the array header) are
@@ -162,10 +163,11 @@ static inline char *rg_put_raw(char *dst, const char *bytes, size_t n) {
  * or writes nothing and returns 0 when cap is smaller. argv is borrowed for the call only; a view
  * with len 0 may have a NULL ptr.
  *
- * Overflow: views can name the same bytes many times, so the sum of their lengths can exceed
- * SIZE_MAX (easily on 32-bit targets). rg_argv_size then saturates to SIZE_MAX, a size no buffer
- * can have, and rg_argv_encode (and rg_argv_encode_iov) refuse such input even when cap is
- * SIZE_MAX. */
+ * Invalid input, refused by every rg_argv_* function with 0 (size, scratch size, count written),
+ * writing nothing; no request is 0 bytes long, so 0 never means "nothing to send":
+ * - a view {NULL, n > 0}: there are no bytes to copy (a failed allocation, a bug upstream);
+ * - lengths that sum past SIZE_MAX: views can name the same bytes many times (easily on 32-bit
+ *   targets), so this holds even when cap is SIZE_MAX. */
 size_t rg_argv_size(size_t argc, const rg_view *argv);
 size_t rg_argv_encode(char *dst, size_t cap, size_t argc, const rg_view *argv);
 
@@ -204,11 +206,14 @@ static inline size_t rg_argv_iov_count(size_t argc) {
     return argc > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * argc + 1;
 }
 
-/* Exact scratch bytes rg_argv_encode_iov writes for this argv (saturating like rg_argv_size). */
+/* Exact scratch bytes rg_argv_encode_iov writes for this argv; 0 for a view {NULL, n > 0} or a
+ * scratch size past SIZE_MAX (lengths that only the referenced payloads push past it pass here;
+ * rg_argv_encode_iov refuses them). rg_argv_iov_count depends on argc alone: an upper bound. */
 size_t rg_argv_iov_scratch_size(size_t argc, const rg_view *argv);
 
 /* Fill iov with the pieces of the command and scratch with its non-referenced bytes. Returns the
- * entry count (>= 1), or 0 without writing anything when iov_cap or scratch_cap is too small.
+ * entry count (>= 1), or 0 without writing anything when iov_cap or scratch_cap is too small or
+ * the input is invalid (as for rg_argv_size).
  * The entries point into scratch and into the caller's argv bytes: both must outlive the write. */
 size_t rg_argv_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                           size_t argc, const rg_view *argv);

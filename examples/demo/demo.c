@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define V(s) ((rg_view){(s), sizeof(s) - 1})
+#define V(s) RG_LIT(s)
 
 /* The requests of one pipeline, written back to back into one buffer sized exactly up front. */
 typedef void (*print_fn)(const void *result);

@@ -48,7 +48,10 @@ local render_list
 local function control_head(ind, s, tail)
     if s.t == "for" then return { ind .. "for (size_t i = 0; i < " .. s.count .. "; i++)" } end
     local one = ind .. "if (" .. s.cond .. ")"
-    local left, op, right = s.cond:match("^(.-) ([!=<>]=?) (.*)$")
+    -- The operator of lowest precedence first, as clang-format breaks.
+    local left, op, right = s.cond:match("^(.-) (||) (.*)$")
+    if not left then left, op, right = s.cond:match("^(.-) (&&) (.*)$") end
+    if not left then left, op, right = s.cond:match("^(.-) ([!=<>]=?) (.*)$") end
     if #one + #tail <= LIMIT or not left then return { one } end
     return { ind .. "if (" .. left .. " " .. op, ind .. "    " .. right .. ")" }
 end
@@ -124,13 +127,15 @@ Ops.__index = Ops
 
 -- m: how measuring code names the measure struct's address; w: how putting code names the
 -- iovec writer. Public functions hold the struct itself and pass no writer ("&m", "NULL").
+-- ret: how measuring code stops early (a command's measure returns its size, a type's nothing).
 local function new_ops(model, used)
-    return setmetatable({ p = model.prefix, used = used, m = "m", w = "w" }, Ops)
+    return setmetatable({ p = model.prefix, used = used, m = "m", w = "w", ret = "return 0;" },
+        Ops)
 end
 
--- The same emitter, naming the measure struct and the writer as given.
-function Ops:with(m, w)
-    return setmetatable({ p = self.p, used = self.used, m = m, w = w }, Ops)
+-- The same emitter, naming the measure struct and the writer as given, and stopping with ret.
+function Ops:with(m, w, ret)
+    return setmetatable({ p = self.p, used = self.used, m = m, w = w, ret = ret or self.ret }, Ops)
 end
 
 function Ops:helper(name)
@@ -153,8 +158,10 @@ local MEASURE = {
     dbl = function(self, o) return call("", self:helper("meas_double"), { self.m, o.expr }) end,
     enum = function(self, o) return call("", o.type.cname .. "_measure", { self.m, o.expr }) end,
     call = function(self, o) return call("", o.type.cname .. "_measure", { self.m, o.expr }) end,
-    check = function(_, o)
-        return { t = "if", cond = o.cond, body = { text("m->bad = true;") } }
+    check = function(self, o)
+        local body = { text("m->bad = true;") }
+        if o.stop then body[2] = text(self.ret) end
+        return { t = "if", cond = o.cond, body = body }
     end,
 }
 
@@ -343,8 +350,15 @@ local PUBLIC = {
     { "encode_iov", { "rg_iov *iov", "size_t iov_cap", "char *scratch", "size_t scratch_cap" } },
 }
 
+-- The syntax line, and for each counted key list what writes its count.
 local function command_doc(cm)
-    return layout.comment(0, resp.comment_escape(cm.syntax))
+    local text = resp.comment_escape(cm.syntax)
+    for _, c in ipairs(cm.counted) do
+        local where = (c.list.optional and "opts->" or "") .. c.list.ident .. "_count"
+        text = text .. " (" .. resp.comment_escape(c.count.name) .. ": written from " .. where ..
+            ", not a parameter)"
+    end
+    return layout.comment(0, text)
 end
 
 local function command_header(cm, header_only)
@@ -415,7 +429,7 @@ local function type_defs(t, ops, static)
     if t.enum then return enum_defs(t, ops, static) end
     local v = "const " .. t.cname .. " *v"
     local m = func(static .. " void ", t.cname .. "_measure",
-        { ops.p .. "_meas *m", v }, ops:measure(t.ops, IND, {}))
+        { ops.p .. "_meas *m", v }, ops:with("m", "w", "return;"):measure(t.ops, IND, {}))
     local put_params = { "char *dst", v }
     if t.has_views then put_params = { "char *dst", ops.p .. "_iovw *w", v } end
     local put_body = ops:put(t.ops, IND, {})
@@ -426,6 +440,7 @@ end
 
 -- Whether an op reads the options struct (model.lua roots option expressions at "opts->").
 local function reads_opts(o)
+    if o.own_opts then return false end
     for _, k in ipairs({ "expr", "cond", "count" }) do
         if o[k] and o[k]:find("opts->", 1, true) then return true end
     end
@@ -472,12 +487,22 @@ local function put_params(cm, ops)
     return concat(params, param_texts(cm))
 end
 
+-- The ops that write something: checks are for measuring only (an option's check alone would
+-- leave an empty `if (opts)`).
+local function writing_ops(ops)
+    local out = {}
+    for _, o in ipairs(ops) do
+        if o.op ~= "check" then out[#out + 1] = o end
+    end
+    return out
+end
+
 local function put_def(cm, ops, static)
     local body = {}
     if not cm.const_argc then
         body[#body + 1] = call("dst = ", "rg_put_array_header", { "dst", "argc" })
     end
-    ops:put(guard_opts(cm.ops), IND, body)
+    ops:put(guard_opts(writing_ops(cm.ops)), IND, body)
     body[#body + 1] = text("return dst;")
     return func(static .. " char *", cm.fn .. "_put", put_params(cm, ops), body)
 end
@@ -499,9 +524,14 @@ local SINGLE_WORD = { view = true, i64 = true, dbl = true, enum = true }
 
 local function plain_ops(cm)
     if not cm.has_opts then return nil end
-    local ops, argc = {}, 0
+    local ops, argc, extra = {}, 0, 0
     for _, o in ipairs(cm.ops) do
         if not reads_opts(o) then
+            if o.when_no_opts then
+                -- A constant here but not in FIXED_SIZE (with options it varies).
+                o = { op = "lit", bytes = o.when_no_opts, argc = 1 }
+                extra = extra + #o.bytes
+            end
             if o.op == "lit" then
                 argc = argc + o.argc
                 local prev = ops[#ops]
@@ -521,7 +551,7 @@ local function plain_ops(cm)
     end
     local header = resp.array_header(argc)
     ops[1] = { op = "lit", bytes = header .. ops[1].bytes, argc = ops[1].argc }
-    return { ops = ops, argc = argc, fixed = cm.MACRO .. "_FIXED_SIZE + " .. #header }
+    return { ops = ops, argc = argc, fixed = cm.MACRO .. "_FIXED_SIZE + " .. #header + extra }
 end
 
 local PLAIN_NOTE = text("/* Without options the words are fixed, and so is the array header. */")

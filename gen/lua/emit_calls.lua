@@ -126,7 +126,8 @@ end
 local function call_text(cm, ctx)
     local args = { "dst", "cap" }
     for _, a in ipairs(cm.spec.args) do
-        if not a.optional then
+        -- A count of a counted key list is no parameter (model.lua, a.counts).
+        if not a.optional and not a.counts then
             if a.multiple then
                 args[#args + 1] = array_of(a, ctx)
                 args[#args + 1] = "1"

@@ -5,13 +5,16 @@
 -- Ops (lists of records with an `op` field):
 --   lit    bytes, argc      constant words, e.g. "$2\r\nEX\r\n" (merged when adjacent)
 --   view   expr, max_len    a caller's byte string as a bulk
---   i64    expr             an int64_t as a bulk
+--   i64    expr             an int64_t as a bulk; a count of a counted key list in the options
+--                           struct reads opts itself (own_opts) and has a constant bulk for
+--                           opts == NULL (when_no_opts)
 --   dbl    expr             a double as a bulk
 --   enum   type, expr       the bulk of a pure-token choice, looked up in the type's table
 --   call   type, expr       a block or oneof value, through the type's own functions
 --   if     cond, body       an optional argument
 --   each   count, body      a multiple argument; the body uses index i
---   check  cond             measure only: the arguments are invalid when cond holds
+--   check  cond [stop]      measure only: the arguments are invalid when cond holds; with
+--                           stop, measuring returns at once (what follows would read NULL)
 --   switch expr, cases      one case per oneof alternative ({ label, body })
 
 local naming = require("naming")
@@ -134,13 +137,84 @@ end
 -- The condition under which an optional argument is present.
 local function presence(a, base)
     local x = base .. a.id
-    if VIEW_KINDS[a.kind] then return x .. ".ptr" end
+    -- {NULL, 0} is absent; {NULL, n > 0} counts as present, so that measuring refuses it.
+    if VIEW_KINDS[a.kind] then return x .. ".ptr || " .. x .. ".len" end
     if a.kind == "oneof" then
         if a.enum then return x .. " != " .. a.none end
         return x .. ".kind != " .. a.none
     end
     if not value_ctype(a) then return x end
     return base .. "has_" .. a.ident
+end
+
+---------------------------------------------------------------------------------------------
+-- Counted key lists: EVAL script numkeys key... arg..., ZUNION numkeys key..., LMPOP numkeys
+-- key... and the like. A key spec with find_keys = keynum names the argument that counts the keys
+-- (keynumidx) and the first counted key (firstkey), both as word positions after
+-- begin_search.index.pos. When they are a plain integer and, right after it, a repeated key,
+-- the count is not a parameter: the encoder writes the list's length, so the two cannot
+-- disagree. This is the one place that decides it: the parameter lists (params, opts_fields)
+-- and the ops follow from a.counts, and tools that build calls (emit_calls.lua) skip such
+-- arguments.
+
+-- Words a top-level argument takes when that number is fixed, else nil.
+local function fixed_words(a)
+    if a.optional or a.multiple then return nil end
+    if SCALAR_CTYPE[a.kind] or is_enum_oneof(a) then return (a.token and 2 or 1) end
+    if a.kind == "pure-token" then return 1 end
+    return nil
+end
+
+-- The top-level arguments by word position (the command name's words first), as far as the
+-- positions are fixed: up to and including the first argument of varying width.
+local function args_by_position(c)
+    local at, pos = {}, #c.words
+    for _, a in ipairs(c.args) do
+        at[pos] = a
+        local w = fixed_words(a)
+        if not w then break end
+        pos = pos + w
+    end
+    return at
+end
+
+-- The keynum finds of the command's key specs: { count = word position, first = word position }.
+local function keynum_finds(c)
+    local out = {}
+    for _, ks in ipairs(c.key_specs or {}) do
+        local bs, fk = ks.begin_search, ks.find_keys
+        local index = type(bs) == "table" and bs.index
+        local kn = type(fk) == "table" and fk.keynum
+        if index and kn and kn.step == 1 then
+            out[#out + 1] = { count = index.pos + kn.keynumidx, first = index.pos + kn.firstkey }
+        end
+    end
+    return out
+end
+
+-- Marks each counting integer (a.counts = the list) and its list (a.counted_by = the integer).
+local function mark_counted_lists(c)
+    local at = args_by_position(c)
+    for _, f in ipairs(keynum_finds(c)) do
+        local n, list = at[f.count], at[f.first]
+        if n and list and f.first == f.count + 1 and n.kind == "integer" and not n.token and
+            not n.optional and not n.multiple and list.kind == "key" and list.multiple and
+            not list.token then
+            n.counts, list.counted_by = list, n
+        end
+    end
+end
+
+-- The op that sends the count of list `l` (stored at base .. l.ident .. "_count"). A count in the
+-- options struct is 0 without it: such an op reads opts itself (own_opts), and without options
+-- it is the constant "0" (when_no_opts). The cast cannot wrap: a list of 2^63 views does not fit
+-- in memory.
+local function count_ops(l)
+    if not l.optional then
+        return { { op = "i64", expr = "(int64_t)" .. l.ident .. "_count" } }
+    end
+    return { { op = "i64", expr = "opts ? (int64_t)opts->" .. l.ident .. "_count : 0",
+        own_opts = true, when_no_opts = resp.bulk("0") } }
 end
 
 ---------------------------------------------------------------------------------------------
@@ -185,10 +259,14 @@ node_ops = function(a, base, in_oneof)
         local body = {}
         if tok and a.multiple_token then body[1] = tok end
         append(body, value_ops(a, x .. "[i]", "&" .. x .. "[i]"))
-        local seq = { { op = "each", count = count, body = body } }
+        -- A list {NULL, n > 0} has no elements to read: measuring stops at once (stop).
+        local null_list = { op = "check", cond = "!" .. x .. " && " .. count .. " != 0",
+            stop = true }
+        local seq = { null_list, { op = "each", count = count, body = body } }
         if tok and not a.multiple_token then table.insert(seq, 1, tok) end
         if a.optional then
             if tok and not a.multiple_token then
+                null_list.cond = "!" .. x -- under count > 0
                 return { { op = "if", cond = count .. " > 0", body = seq } }
             end
             return seq
@@ -418,9 +496,12 @@ end
 local function command_ops(cm, c)
     local ops = {}
     for _, w in ipairs(c.words) do ops[#ops + 1] = token_lit(w) end
-    cm.params, cm.opts_fields = {}, {}
+    cm.params, cm.opts_fields, cm.counted = {}, {}, {}
     for _, a in ipairs(c.args) do
-        if a.optional then
+        if a.counts then
+            append(ops, count_ops(a.counts))
+            cm.counted[#cm.counted + 1] = { count = a, list = a.counts }
+        elseif a.optional then
             append(cm.opts_fields, field_decls(a))
             append(ops, node_ops(a, "opts->", false))
         else
@@ -463,6 +544,7 @@ local function build_command(c, prefix, PREFIX)
     cm.const_argc = c.min_words == c.max_words
     cm.syntax = command_syntax(c)
     annotate(c.args)
+    mark_counted_lists(c)
     local entries = collect_type_nodes(c.args, {}, {})
     assign_type_names(cm.id, entries)
     cm.types = {}

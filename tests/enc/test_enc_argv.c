@@ -1,6 +1,7 @@
 /* rg_argv_size / rg_argv_encode / rg_argv_encode_iov: the exact-size contract, refusal without
- * writing, saturation, the iovec layout, and byte equality with an independent snprintf-based
- * encoder over random argvs (payloads full of \r and \n), decoded back with rg_next. */
+ * writing (short buffers, sizes past SIZE_MAX, views {NULL, n > 0}), the iovec layout, and byte
+ * equality with an independent snprintf-based encoder over random argvs (payloads full of \r and
+ * \n), decoded back with rg_next. */
 #include "rg_dec.h"
 #include "rg_enc.h"
 
@@ -219,14 +220,14 @@ static void test_iov_large_values(void **state) {
 }
 
 /* Views may name the same bytes many times over, so their lengths can add up past SIZE_MAX. */
-static void test_overflow_saturates(void **state) {
+static void test_overflow_refused(void **state) {
     (void)state;
     static const char byte = 'x';
     const rg_view huge[] = {{&byte, SIZE_MAX / 2}, {&byte, SIZE_MAX / 2}, {&byte, SIZE_MAX / 2}};
-    assert_int_equal(rg_argv_size(3, huge), SIZE_MAX);
-    assert_int_equal(rg_argv_size(1, (const rg_view[]){{&byte, SIZE_MAX - 3}}), SIZE_MAX);
+    assert_int_equal(rg_argv_size(3, huge), 0);
+    assert_int_equal(rg_argv_size(1, (const rg_view[]){{&byte, SIZE_MAX - 3}}), 0);
     char buf[8] = {0};
-    /* A cap of SIZE_MAX claims room for anything; the saturated size must still be refused (the
+    /* A cap of SIZE_MAX claims room for anything; the wrapped size must still be refused (the
      * payload is never read, so this is safe). */
     assert_int_equal(rg_argv_encode(buf, SIZE_MAX, 3, huge), 0);
     rg_iov iov[7];
@@ -236,6 +237,36 @@ static void test_overflow_saturates(void **state) {
     assert_int_equal(rg_argv_iov_count(SIZE_MAX / 2), SIZE_MAX);
     assert_int_equal(rg_argv_iov_count(SIZE_MAX / 2 - 1), SIZE_MAX - 2);
     assert_int_equal(rg_argv_iov_count(0), 1);
+}
+
+/* A view {NULL, n > 0} has no bytes to copy: every function refuses the argv with 0 and writes
+ * nothing, wherever the view is and whatever its length (copied or referenced by an iovec). The
+ * same view with len 0 is an empty argument. */
+static void test_null_view_refused(void **state) {
+    (void)state;
+    static const size_t lens[] = {1, 5, 31, 1023, RG_IOV_COPY_MIN, 1 << 20};
+    char buf[256], scratch[256];
+    rg_iov iov[9];
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+        for (size_t at = 0; at < 4; at++) {
+            rg_view argv[] = {RG_LIT("SET"), RG_LIT("k"), RG_LIT("v"), RG_LIT("x")};
+            argv[at] = (rg_view){NULL, lens[l]};
+            memset(buf, GUARD, sizeof buf);
+            memset(scratch, GUARD, sizeof scratch);
+            memset(iov, GUARD, sizeof iov);
+            assert_int_equal(rg_argv_size(4, argv), 0);
+            assert_int_equal(rg_argv_encode(buf, sizeof buf, 4, argv), 0);
+            assert_int_equal(rg_argv_iov_scratch_size(4, argv), 0);
+            assert_int_equal(rg_argv_encode_iov(iov, 9, scratch, sizeof scratch, 4, argv), 0);
+            assert_true(all_guard(buf, sizeof buf));
+            assert_true(all_guard(scratch, sizeof scratch));
+            assert_true(all_guard((const char *)iov, sizeof iov));
+        }
+    }
+    static const char want[] = "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n";
+    const rg_view empty[] = {RG_LIT("ECHO"), {NULL, 0}};
+    assert_int_equal(rg_argv_encode(buf, sizeof buf, 2, empty), sizeof want - 1);
+    assert_memory_equal(buf, want, sizeof want - 1);
 }
 
 #ifdef HAVE_WRITEV
@@ -335,7 +366,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known),
         cmocka_unit_test(test_iov_large_values),
-        cmocka_unit_test(test_overflow_saturates),
+        cmocka_unit_test(test_overflow_refused),
+        cmocka_unit_test(test_null_view_refused),
 #ifdef HAVE_WRITEV
         cmocka_unit_test(test_writev),
 #endif

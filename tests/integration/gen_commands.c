@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#define V(s) ((rg_view){(s), sizeof(s) - 1})
+#define V(s) RG_LIT(s)
 
 typedef test_fixture fixture;
 

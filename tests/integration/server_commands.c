@@ -107,10 +107,12 @@ static void render_keys(char *dst, size_t cap, const rg_view *argv, const size_t
     if (w < cap) snprintf(dst + w, cap - w, "]");
 }
 
-/* COMMAND GETKEYS says "no keys" with an error; 7.0 also refuses a one-word call (arity -4). */
+/* COMMAND GETKEYS says "no keys" with an error, or with an empty list where a key count is 0
+ * (EVAL script 0); 7.0 also refuses a one-word call (arity -4). */
 static int no_keys_answer(const char *got, size_t argc) {
     static const char *const NONE[] = {"-ERR The command has no key arguments",
                                        "-ERR Invalid arguments specified"};
+    if (strcmp(got, "*[]") == 0) return 1;
     for (size_t i = 0; i < sizeof NONE / sizeof NONE[0]; i++) {
         if (strncmp(got, NONE[i], strlen(NONE[i])) == 0) return 1;
     }

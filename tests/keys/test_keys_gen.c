@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#define V(s) ((rg_view){(s), sizeof(s) - 1})
+#define V(s) RG_LIT(s)
 
 enum { ARGV_CAP = 32, POS_CAP = 16 };
 
@@ -223,7 +223,7 @@ static void redis_calls(void **state) {
                                   .key_count = 2,
                                   .arg = (const rg_view[]){V("x")},
                                   .arg_count = 1};
-    size_t len = redis_eval_encode(req, sizeof req, V("return 1"), 2, &eval);
+    size_t len = redis_eval_encode(req, sizeof req, V("return 1"), &eval);
     f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
     expect_positions(&f, RG_KEYS_OK, 2, (const size_t[]){3, 4});
     assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_key_slot("a", 1));

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#define V(s) ((rg_view){(s), sizeof(s) - 1})
+#define V(s) RG_LIT(s)
 
 /* A connection that reads into its own buffer and keeps the bytes of the reply in progress
  * (from rg_reply_start), compacting the buffer between reads. */

@@ -14,6 +14,21 @@ command "EVAL" {
     string "arg" { optional = true, multiple = true },
 }
 
+-- A counted key list after a key, required: numkeys is written from key_count.
+command "ZUNIONSTORE" {
+    arity = -4,
+    key_specs = {
+        { flags = { "OW", "UPDATE" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+        { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 2 } },
+          find_keys = { keynum = { keynumidx = 0, firstkey = 1, step = 1 } } },
+    },
+    key "destination" { key_spec_index = 0 },
+    integer "numkeys",
+    key "key" { multiple = true, key_spec_index = 1 },
+    integer "weight" { token = "WEIGHTS", optional = true, multiple = true },
+}
+
 command "XREAD" {
     arity = -4,
     key_specs = {

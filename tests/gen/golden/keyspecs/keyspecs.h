@@ -24,9 +24,11 @@ extern "C" {
  *                                        headers written into scratch; returns the entry count
  *   size_t C_iov_count(args)             entries C_encode_iov needs
  *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
- * All of them return 0 for invalid arguments: a required multiple argument with count 0, a
- * oneof kind or enum value out of range (or NONE where the argument is required), a string
- * longer than its max_len. Strings are borrowed for the call only.
+ * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
+ * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
+ * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
+ * double (Redis rejects "nan").
+ * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
  * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
  * most entries and scratch bytes C_encode_iov can need. */
@@ -37,9 +39,11 @@ extern "C" {
     X(migrate, "MIGRATE", -6, 0)                \
     X(object_encoding, "OBJECT ENCODING", 3, 0) \
     X(ping, "PING", -1, 0)                      \
-    X(xread, "XREAD", -4, 0)
+    X(xread, "XREAD", -4, 0)                    \
+    X(zunionstore, "ZUNIONSTORE", -4, 0)
 
-/* EVAL script numkeys [key [key ...]] [arg [arg ...]] */
+/* EVAL script numkeys [key [key ...]] [arg [arg ...]] (numkeys: written from opts->key_count, not a
+ * parameter) */
 #define KEYSPECS_EVAL_FIXED_SIZE 10
 
 /* Optional arguments of EVAL: zeroed members (or opts == NULL) send none. */
@@ -50,13 +54,12 @@ typedef struct keyspecs_eval_opts {
     size_t arg_count;
 } keyspecs_eval_opts;
 
-size_t keyspecs_eval_size(rg_view script, int64_t numkeys, const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_encode(char *dst, size_t cap, rg_view script, int64_t numkeys,
-                            const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_iov_count(rg_view script, int64_t numkeys, const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_scratch_size(rg_view script, int64_t numkeys, const keyspecs_eval_opts *opts);
+size_t keyspecs_eval_size(rg_view script, const keyspecs_eval_opts *opts);
+size_t keyspecs_eval_encode(char *dst, size_t cap, rg_view script, const keyspecs_eval_opts *opts);
+size_t keyspecs_eval_iov_count(rg_view script, const keyspecs_eval_opts *opts);
+size_t keyspecs_eval_scratch_size(rg_view script, const keyspecs_eval_opts *opts);
 size_t keyspecs_eval_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                rg_view script, int64_t numkeys, const keyspecs_eval_opts *opts);
+                                rg_view script, const keyspecs_eval_opts *opts);
 
 /* MIGRATE host port key destination-db timeout [KEYS keys [keys ...]] */
 #define KEYSPECS_MIGRATE_FIXED_SIZE 13
@@ -133,6 +136,28 @@ size_t keyspecs_xread_iov_count(keyspecs_xread_streams streams, const keyspecs_x
 size_t keyspecs_xread_scratch_size(keyspecs_xread_streams streams, const keyspecs_xread_opts *opts);
 size_t keyspecs_xread_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                                  keyspecs_xread_streams streams, const keyspecs_xread_opts *opts);
+
+/* ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]] (numkeys: written
+ * from key_count, not a parameter) */
+#define KEYSPECS_ZUNIONSTORE_FIXED_SIZE 18
+
+/* Optional arguments of ZUNIONSTORE: zeroed members (or opts == NULL) send none. */
+typedef struct keyspecs_zunionstore_opts {
+    const int64_t *weight;
+    size_t weight_count;
+} keyspecs_zunionstore_opts;
+
+size_t keyspecs_zunionstore_size(rg_view destination, const rg_view *key, size_t key_count,
+                                 const keyspecs_zunionstore_opts *opts);
+size_t keyspecs_zunionstore_encode(char *dst, size_t cap, rg_view destination, const rg_view *key,
+                                   size_t key_count, const keyspecs_zunionstore_opts *opts);
+size_t keyspecs_zunionstore_iov_count(rg_view destination, const rg_view *key, size_t key_count,
+                                      const keyspecs_zunionstore_opts *opts);
+size_t keyspecs_zunionstore_scratch_size(rg_view destination, const rg_view *key, size_t key_count,
+                                         const keyspecs_zunionstore_opts *opts);
+size_t keyspecs_zunionstore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
+                                       size_t scratch_cap, rg_view destination, const rg_view *key,
+                                       size_t key_count, const keyspecs_zunionstore_opts *opts);
 
 #ifdef __cplusplus
 }

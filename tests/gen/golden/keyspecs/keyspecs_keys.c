@@ -53,12 +53,30 @@ static const rg_keyspec keyspecs_keyspecs_xread[] = {
      .limit = 2},
 };
 
+static const rg_keyspec keyspecs_keyspecs_zunionstore[] = {
+    {.flags = RG_KEY_OW | RG_KEY_UPDATE,
+     .begin = RG_KS_INDEX,
+     .index = 1,
+     .find = RG_KS_RANGE,
+     .lastkey = 0,
+     .step = 1,
+     .limit = 0},
+    {.flags = RG_KEY_RO | RG_KEY_ACCESS,
+     .begin = RG_KS_INDEX,
+     .index = 2,
+     .find = RG_KS_KEYNUM,
+     .keynumidx = 0,
+     .firstkey = 1,
+     .step = 1},
+};
+
 const keyspecs_keys_entry keyspecs_keys_table[] = {
     [KEYSPECS_KEYS_CMD_EVAL] = {"EVAL", keyspecs_keyspecs_eval, 1},
     [KEYSPECS_KEYS_CMD_MIGRATE] = {"MIGRATE", keyspecs_keyspecs_migrate, 2},
     [KEYSPECS_KEYS_CMD_OBJECT_ENCODING] = {"OBJECT ENCODING", keyspecs_keyspecs_object_encoding, 2},
     [KEYSPECS_KEYS_CMD_PING] = {"PING", NULL, 0},
     [KEYSPECS_KEYS_CMD_XREAD] = {"XREAD", keyspecs_keyspecs_xread, 1},
+    [KEYSPECS_KEYS_CMD_ZUNIONSTORE] = {"ZUNIONSTORE", keyspecs_keyspecs_zunionstore, 2},
 };
 
 const keyspecs_keys_entry *keyspecs_keys_lookup(const char *name, size_t len) {

@@ -95,3 +95,22 @@ rg_reply_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_
                                      keyspecs_xread_result *out) {
     return rg_reply_decode(rr, &keyspecs_xread_reply_table, buf, len, pos, out);
 }
+
+static const rg_rnode keyspecs_zunionstore_reply_nodes[] = {
+    {
+        .accept = RG_RA_ANY,
+        .shape = RG_RS_ANY,
+        .offset = offsetof(keyspecs_zunionstore_result, value),
+    },
+};
+
+const rg_rtable keyspecs_zunionstore_reply_table = {
+    .command = "ZUNIONSTORE",
+    .nodes = keyspecs_zunionstore_reply_nodes,
+    .result_size = sizeof(keyspecs_zunionstore_result),
+};
+
+rg_reply_status keyspecs_zunionstore_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                           size_t *pos, keyspecs_zunionstore_result *out) {
+    return rg_reply_decode(rr, &keyspecs_zunionstore_reply_table, buf, len, pos, out);
+}

@@ -67,6 +67,14 @@ extern const rg_rtable keyspecs_xread_reply_table;
 rg_reply_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                      keyspecs_xread_result *out);
 
+/* ZUNIONSTORE: any value (raw RESP). */
+typedef struct keyspecs_zunionstore_result {
+    rg_view value;
+} keyspecs_zunionstore_result;
+extern const rg_rtable keyspecs_zunionstore_reply_table;
+rg_reply_status keyspecs_zunionstore_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                           size_t *pos, keyspecs_zunionstore_result *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,9 +24,11 @@ extern "C" {
  *                                        headers written into scratch; returns the entry count
  *   size_t C_iov_count(args)             entries C_encode_iov needs
  *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
- * All of them return 0 for invalid arguments: a required multiple argument with count 0, a
- * oneof kind or enum value out of range (or NONE where the argument is required), a string
- * longer than its max_len. Strings are borrowed for the call only.
+ * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
+ * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
+ * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
+ * double (Redis rejects "nan").
+ * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
  * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
  * most entries and scratch bytes C_encode_iov can need. */
