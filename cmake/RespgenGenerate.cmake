@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER])
+#                  [HEADER_ONLY] [SERVER] [COMMANDS <name>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
@@ -10,12 +10,14 @@
 #   tables and cluster routing functions (docs/cluster.md);
 # - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
 #   typed arguments, docs/server.md);
+# - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
+#   container's name all its subcommands; a name in none of the specs fails the build);
 # - the outputs are regenerated when a spec or the respgen executable changes;
 # - OUT_DIR joins <target>'s include path (PUBLIC) and respgen::runtime its link libraries.
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER" "TARGET;PREFIX;OUT_DIR" "SPECS;COMMANDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
   endif()
@@ -39,6 +41,10 @@ function(respgen_generate)
   endif()
   if(RG_SERVER)
     list(APPEND options --server)
+  endif()
+  if(RG_COMMANDS)
+    string(REPLACE ";" "," commands "${RG_COMMANDS}")
+    list(APPEND options "--commands=${commands}")
   endif()
 
   set(all_outputs "")

@@ -37,13 +37,16 @@ end
 local function help_text()
   local lines = {
     "Usage:",
-    "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server] SPEC...",
+    "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server] [--commands LIST] SPEC...",
     "      Generate C from the command specs SPEC...: for each, <stem>.h/.c (encoders),",
     "      <stem>_reply.h/.c (typed reply decoders), <stem>_keys.h/.c (cluster routing)",
     "        -o OUTDIR          write the generated files into OUTDIR (made if missing)",
     "        --prefix P         start every generated C name with P",
     "        --header-only      generate headers only, the implementation inside",
     "        --check            write nothing; fail when the files on disk are not current",
+    "        --commands LIST    only these commands (comma-separated: SET,GET,\"CLIENT INFO\";",
+    "                           a container's name takes all its subcommands)",
+    "        --commands-file F  only the commands named in F (one a line, # comments)",
     "        --server           also <stem>_server.h/.c: command lookup, arity checks,",
     "                           typed argument parsing and reply encoders (docs/server.md)",
     "        --reply-coverage   also <stem>_reply_coverage.md: which commands get a",
