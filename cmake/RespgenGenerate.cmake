@@ -48,6 +48,7 @@ function(respgen_generate)
   endif()
 
   set(all_outputs "")
+  set(all_specs "")
   foreach(spec IN LISTS RG_SPECS)
     get_filename_component(spec_abs "${spec}" ABSOLUTE)
     get_filename_component(stem "${spec}" NAME_WE)
@@ -60,15 +61,28 @@ function(respgen_generate)
     if(RG_SERVER AND NOT RG_HEADER_ONLY)
       list(APPEND outputs "${RG_OUT_DIR}/${stem}_server.h" "${RG_OUT_DIR}/${stem}_server.c")
     endif()
-    add_custom_command(
-      OUTPUT ${outputs}
-      COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
-      COMMAND respgen::respgen ${options} "${spec_abs}"
-      DEPENDS "${spec_abs}" respgen::respgen
-      COMMENT "respgen: generating ${stem} codec from ${spec}"
-      VERBATIM)
+    if(NOT RG_COMMANDS)
+      add_custom_command(
+        OUTPUT ${outputs}
+        COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
+        COMMAND respgen::respgen ${options} "${spec_abs}"
+        DEPENDS "${spec_abs}" respgen::respgen
+        COMMENT "respgen: generating ${stem} codec from ${spec}"
+        VERBATIM)
+    endif()
     list(APPEND all_outputs ${outputs})
+    list(APPEND all_specs "${spec_abs}")
   endforeach()
+  # A subset is chosen over all the specs at once: a name must be in one of them.
+  if(RG_COMMANDS)
+    add_custom_command(
+      OUTPUT ${all_outputs}
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
+      COMMAND respgen::respgen ${options} ${all_specs}
+      DEPENDS ${all_specs} respgen::respgen
+      COMMENT "respgen: generating the chosen commands of ${RG_SPECS}"
+      VERBATIM)
+  endif()
 
   set_source_files_properties(${all_outputs} PROPERTIES GENERATED TRUE)
   target_sources(${RG_TARGET} PRIVATE ${all_outputs})
