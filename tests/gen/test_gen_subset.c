@@ -27,12 +27,12 @@ static void test_only_the_chosen_commands(void **state) {
     assert_string_equal(mod_names[0], "MOD.SET");
 }
 
-#define ENCODES(call, lit)                                                                     \
-    do {                                                                                       \
-        char buf[128];                                                                         \
-        const size_t n = (call);                                                               \
-        assert_int_equal(n, sizeof(lit) - 1);                                                  \
-        assert_memory_equal(buf, lit, n);                                                      \
+#define ENCODES(call, lit)                    \
+    do {                                      \
+        char buf[128];                        \
+        const size_t n = (call);              \
+        assert_int_equal(n, sizeof(lit) - 1); \
+        assert_memory_equal(buf, lit, n);     \
     } while (0)
 
 static void test_encoders(void **state) {
