@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER] [COMMANDS <name>...])
+#                  [HEADER_ONLY] [SERVER] [NO_IOV] [COMMANDS <name>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
@@ -10,6 +10,7 @@
 #   tables and cluster routing functions (docs/cluster.md);
 # - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
 #   typed arguments, docs/server.md);
+# - with NO_IOV no iovec functions (respgen --no-iov: only _size and _encode per command);
 # - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
 #   container's name all its subcommands; a name in none of the specs fails the build);
 # - the outputs are regenerated when a spec or the respgen executable changes;
@@ -17,7 +18,7 @@
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER" "TARGET;PREFIX;OUT_DIR" "SPECS;COMMANDS" ${ARGN})
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;NO_IOV" "TARGET;PREFIX;OUT_DIR" "SPECS;COMMANDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
   endif()
@@ -41,6 +42,9 @@ function(respgen_generate)
   endif()
   if(RG_SERVER)
     list(APPEND options --server)
+  endif()
+  if(RG_NO_IOV)
+    list(APPEND options --no-iov)
   endif()
   if(RG_COMMANDS)
     string(REPLACE ";" "," commands "${RG_COMMANDS}")

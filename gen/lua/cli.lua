@@ -47,6 +47,7 @@ local function help_text()
     "        --commands LIST    only these commands (comma-separated: SET,GET,\"CLIENT INFO\";",
     "                           a container's name takes all its subcommands)",
     "        --commands-file F  only the commands named in F (one a line, # comments)",
+    "        --no-iov           no iovec functions (_iov_count, _scratch_size, _encode_iov)",
     "        --server           also <stem>_server.h/.c: command lookup, arity checks,",
     "                           typed argument parsing and reply encoders (docs/server.md)",
     "        --reply-coverage   also <stem>_reply_coverage.md: which commands get a",

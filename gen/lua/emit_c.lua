@@ -302,14 +302,14 @@ local function bound_value(bytes, terms)
     return "(" .. table.concat(parts, " + ") .. ")"
 end
 
-local function command_macros(cm)
+local function command_macros(cm, iov)
     local defs = { { cm.MACRO .. "_FIXED_SIZE", tostring(cm.fixed_bytes) } }
     local b = cm.bound
     if not b.many and not b.open then
         defs[#defs + 1] = { cm.MACRO .. "_MAX_SIZE",
             bound_value(b.bytes, { { b.doubles, "RG_DOUBLE_MAX_LEN" } }) }
     end
-    if not b.many then
+    if not b.many and iov then
         defs[#defs + 1] = { cm.MACRO .. "_IOV_MAX", tostring(2 * b.views + 1) }
         defs[#defs + 1] = { cm.MACRO .. "_SCRATCH_MAX", bound_value(b.scratch,
             { { b.copies, "RG_IOV_COPY_MIN" }, { b.doubles, "RG_DOUBLE_MAX_LEN" } }) }
@@ -347,8 +347,9 @@ local function command_doc(cm)
     return layout.comment(0, resp.comment_escape(cm.syntax))
 end
 
-local function command_header(cm, header_only)
-    local parts = { command_doc(cm) .. "\n" .. command_macros(cm) }
+-- form: { header_only = bool, iov = bool (the iovec functions) }.
+local function command_header(cm, form)
+    local parts = { command_doc(cm) .. "\n" .. command_macros(cm, form.iov) }
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_decl(t) end
     if cm.has_opts then
         parts[#parts + 1] = layout.comment(0,
@@ -356,9 +357,10 @@ local function command_header(cm, header_only)
             ": zeroed members (or opts == NULL) send none.") ..
             "\n" .. struct_decl(cm.opts_type, member_lines(cm.opts_fields, IND))
     end
-    if not header_only then
+    if not form.header_only then
         local protos = {}
-        for _, f in ipairs(PUBLIC) do
+        for i = 1, form.iov and #PUBLIC or 2 do
+            local f = PUBLIC[i]
             protos[#protos + 1] = proto("size_t ", cm.fn .. "_" .. f[1],
                 concat(f[2], param_texts(cm)))
         end
@@ -533,7 +535,7 @@ local function plain_measure(plain, ops)
     return ops:with("&m", "NULL"):measure(plain.ops, 2 * IND, body, true)
 end
 
-local function public_defs(cm, ops, lead)
+local function public_defs(cm, ops, lead, iov)
     local P = ops.p
     local meas = text(P .. "_meas m;")
     local measure_args = concat({ "&m" }, arg_names(cm))
@@ -568,6 +570,10 @@ local function public_defs(cm, ops, lead)
         text("(void)end;"),
         text("return n;"),
     }))
+    if not iov then
+        ops:helper("meas")
+        return table.concat(defs, "\n\n")
+    end
     defs[3] = func(lead, cm.fn .. "_iov_count", params, {
         meas, measure_n, text("return n ? 2 * m.views + 1 : 0;"),
     })
@@ -594,13 +600,14 @@ end
 -- inline anyway.
 local STATIC = "static inline"
 
-local function command_defs(cm, ops, header_only)
+local function command_defs(cm, ops, form)
     local static = STATIC
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     parts[#parts + 1] = measure_def(cm, ops, static)
     parts[#parts + 1] = put_def(cm, ops, static)
-    parts[#parts + 1] = public_defs(cm, ops, header_only and "static inline size_t " or "size_t ")
+    parts[#parts + 1] = public_defs(cm, ops,
+        form.header_only and "static inline size_t " or "size_t ", form.iov)
     return table.concat(parts, "\n\n")
 end
 
@@ -718,11 +725,11 @@ local function helpers_text(model, used)
     return table.concat(out, "\n\n")
 end
 
-local function header_text(model, header_only, defs)
+local function header_text(model, form, defs)
     local body = {}
     body[#body + 1] = flag_macros(model)
     body[#body + 1] = #model.commands > 0 and command_list(model) or nil
-    for _, cm in ipairs(model.commands) do body[#body + 1] = command_header(cm, header_only) end
+    for _, cm in ipairs(model.commands) do body[#body + 1] = command_header(cm, form) end
     if defs then body[#body + 1] = defs end
     local list = {}
     for _, b in ipairs(body) do if b then list[#list + 1] = b end end
@@ -737,7 +744,7 @@ local function header_text(model, header_only, defs)
         abi = tostring(model.abi),
         name = model.stem .. ".h",
         abi_error = abi_error(model),
-        assert_include = header_only and "\n#include <assert.h>" or "",
+        assert_include = form.header_only and "\n#include <assert.h>" or "",
         checks = checks,
         body = table.concat(list, "\n\n"),
     })
@@ -745,19 +752,24 @@ end
 
 -- Returns { { suffix = ".h", text = ... }, { suffix = ".c", text = ... } } (header only: one).
 -- opts.header_only: one header holding the definitions too.
+-- --no-iov leaves out the iovec form (_iov_count, _scratch_size, _encode_iov and their macros):
+-- three of the five functions per command, most of the compile time of a small codec.
+M.options = { ["--no-iov"] = { field = "no_iov" } }
+
 function M.emit(model, opts)
     local header_only = opts.header_only
+    local form = { header_only = header_only, iov = not opts.no_iov }
     local used = {}
     local ops = new_ops(model, used)
     local defs = {}
-    for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, ops, header_only) end
+    for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, ops, form) end
     local helpers = helpers_text(model, used)
     local code = {}
     if helpers ~= "" then code[1] = helpers end
     for _, d in ipairs(defs) do code[#code + 1] = d end
     local code_text = table.concat(code, "\n\n")
     if header_only then
-        return { { suffix = ".h", text = header_text(model, true, code_text) } }
+        return { { suffix = ".h", text = header_text(model, form, code_text) } }
     end
     local source = template.fill(template.load("source.c.in"), {
         banner = banner(model),
@@ -765,7 +777,7 @@ function M.emit(model, opts)
         body = code_text,
     })
     return {
-        { suffix = ".h", text = header_text(model, false, nil) },
+        { suffix = ".h", text = header_text(model, form, nil) },
         { suffix = ".c", text = source },
     }
 end
