@@ -37,7 +37,8 @@ end
 local function help_text()
   local lines = {
     "Usage:",
-    "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server] [--commands LIST] SPEC...",
+    "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server]",
+    "          [--commands LIST] [--no-iov] SPEC...",
     "      Generate C from the command specs SPEC...: for each, <stem>.h/.c (encoders),",
     "      <stem>_reply.h/.c (typed reply decoders), <stem>_keys.h/.c (cluster routing)",
     "        -o OUTDIR          write the generated files into OUTDIR (made if missing)",

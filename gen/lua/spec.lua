@@ -372,8 +372,8 @@ end
 -- long ones) and replaced by the spec's path here.
 local CHUNK = "spec"
 
-local DSL_NAMES = "command, include, module_prefix, key, string, pattern, integer, double, unix_time, pure_token, " ..
-    "oneof, block"
+local DSL_NAMES = "command, include, module_prefix, key, string, pattern, integer, double, " ..
+    "unix_time, pure_token, oneof, block"
 
 local function relocate(msg, path)
     msg = tostring(msg)
@@ -690,7 +690,7 @@ function M.select(commands, names)
     return out, unknown
 end
 
--- 'A', 'B' and 'C'.
+-- "'A', 'B', 'C'": names as messages list them.
 local function quoted_list(names)
     local q = {}
     for i, n in ipairs(names) do q[i] = "'" .. n .. "'" end
@@ -704,7 +704,7 @@ local MAX_INCLUDE_DEPTH = 8
 -- (all commands); or nil, nil and what is wrong.
 local function include_request(t)
     local file, names = t[1], t.commands
-    for k in pairs(t) do
+    for _, k in ipairs(sorted_keys(t)) do
         if k ~= 1 and k ~= "commands" then
             return nil, nil, "include has unknown field '" .. tostring(k) .. "'"
         end
@@ -713,9 +713,9 @@ local function include_request(t)
         return nil, nil, "include needs a relative path to a spec (\"x.lua\") first, got " ..
             show(file)
     end
-    if names ~= nil and (not is_list(names) or #names == 0 or check_list_of(check_string)(names)) then
-        return nil, nil, "include's commands must be a list of command names"
-    end
+    local bad_names = names ~= nil and
+        (not is_list(names) or #names == 0 or check_list_of(check_string)(names))
+    if bad_names then return nil, nil, "include's commands must be a list of command names" end
     return file, names
 end
 
@@ -730,50 +730,50 @@ local function in_chain(chain, path)
     return false
 end
 
--- Loads the specs a spec includes and adds the commands it takes from each to `into`, with
--- the file they came from. opts.read(path) -> text or nil, error; opts.chain: the including
--- specs, to refuse cycles.
-local function resolve_includes(decl, path, opts, into, report)
-    for _, inc in ipairs(decl.includes) do
-        local file, names, err = include_request(inc.args)
-        local dir = dir_of(path)
-        local target = file and (dir and (dir .. "/" .. file) or file)
-        if not file then
-            report.add(inc.line, nil, nil, err)
-        elseif not opts.read then
-            report.add(inc.line, nil, nil, "include is not available here")
-        elseif in_chain(opts.chain, target) or #opts.chain >= MAX_INCLUDE_DEPTH then
-            report.add(inc.line, nil, nil, "include of " .. file .. " makes a cycle or nests " ..
-                "deeper than " .. MAX_INCLUDE_DEPTH)
-        else
-            local text, rerr = opts.read(target)
-            if not text then
-                report.add(inc.line, nil, nil, "cannot read included spec: " .. tostring(rerr))
-            else
-                local chain = table.move(opts.chain, 1, #opts.chain, 1, {})
-                chain[#chain + 1] = target
-                local sub, errs = M.load(text, target, { read = opts.read, chain = chain })
-                for _, e in ipairs(errs or {}) do report.add(inc.line, nil, nil, e) end
-                if sub then
-                    local got, unknown = M.select(sub.commands, names or {})
-                    if not names then
-                        got = {}
-                        for _, c in ipairs(sub.commands) do
-                            if not c.container then got[#got + 1] = c end
-                        end
-                    end
-                    if #unknown > 0 then
-                        report.add(inc.line, nil, nil, "include " .. file .. ": no command " ..
-                            quoted_list(unknown) .. " in it")
-                    end
-                    for _, c in ipairs(got) do
-                        -- Later messages about it point at the include.
-                        c.from, c.line = c.from or target, inc.line
-                        into[#into + 1] = c
-                    end
-                end
-            end
-        end
+-- The commands one include takes from a loaded spec (all but containers without names), and
+-- the names it does not have.
+local function taken(sub, names)
+    if names then return M.select(sub.commands, names) end
+    local got = {}
+    for _, c in ipairs(sub.commands) do
+        if not c.container then got[#got + 1] = c end
+    end
+    return got, {}
+end
+
+-- Loads the spec one include names and adds the commands it takes to `into`. opts.read(path)
+-- -> text or nil, error; opts.chain: the including specs, to refuse cycles.
+local function include_one(inc, path, opts, into, report)
+    local file, names, err = include_request(inc.args)
+    if not file then return report.add(inc.line, nil, nil, err) end
+    if not opts.read then return report.add(inc.line, nil, nil, "include is not available here") end
+    local dir = dir_of(path)
+    local target = dir and (dir .. "/" .. file) or file
+    if in_chain(opts.chain, target) or #opts.chain >= MAX_INCLUDE_DEPTH then
+        return report.add(inc.line, nil, nil, "include of " .. file .. " makes a cycle or nests " ..
+            "deeper than " .. MAX_INCLUDE_DEPTH)
+    end
+    local text, rerr = opts.read(target)
+    if not text then
+        return report.add(inc.line, nil, nil, "cannot read included spec: " .. tostring(rerr))
+    end
+    local chain = table.move(opts.chain, 1, #opts.chain, 1, {})
+    chain[#chain + 1] = target
+    local sub, errs = M.load(text, target, { read = opts.read, chain = chain })
+    -- The included spec's own messages name its file and lines already.
+    for _, e in ipairs(errs or {}) do
+        report.list[#report.list + 1] = { line = inc.line, text = e }
+    end
+    if not sub then return end
+    local got, unknown = taken(sub, names)
+    if #unknown > 0 then
+        report.add(inc.line, nil, nil, "include " .. file .. ": no command " ..
+            quoted_list(unknown) .. " in it")
+    end
+    for _, c in ipairs(got) do
+        -- Later messages about the command point at the include.
+        c.from, c.line = c.from or target, inc.line
+        into[#into + 1] = c
     end
 end
 
@@ -783,7 +783,7 @@ local function check_included_names(included, commands, report)
     for _, c in ipairs(included) do
         local id = naming.ident(table.concat(c.words, "_"))
         if seen[id] then
-            report.add(1, c.name, nil, "included twice (from " .. seen[id].from .. " and " ..
+            report.add(c.line, c.name, nil, "included twice (from " .. seen[id].from .. " and " ..
                 c.from .. ")")
         end
         seen[id] = c
@@ -807,7 +807,7 @@ function M.load(text, path, opts)
     report.args = args
     local commands = validate_commands(raws, report)
     local included = {}
-    resolve_includes(decl, path, opts, included, report)
+    for _, inc in ipairs(decl.includes) do include_one(inc, path, opts, included, report) end
     check_included_names(included, commands, report)
     commands = table.move(commands, 1, #commands, #included + 1, included)
     if #commands == 0 and #report.list == 0 then
