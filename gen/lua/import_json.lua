@@ -428,8 +428,8 @@ end
 -- Arity that the arguments contradict is left out: the spec derives it from the arguments.
 local function check_arity(entry, c, ctx)
     local body, at = entry.at.value, entry.at
-    local lo, hi = select(2, entry.name:gsub("%S+", "")), nil
-    hi = lo
+    local words = select(2, entry.name:gsub("%S+", ""))
+    local lo, hi = words, words
     for _, obj in ipairs(type(body.arguments) == "table" and body.arguments or {}) do
         local alo, ahi = spec.arg_words(words_record(obj), false)
         lo, hi = lo + alo, hi and ahi and hi + ahi
@@ -471,8 +471,9 @@ local function fixed_positions(entry, objs)
     local tails, tail = {}, 0
     for i = #objs, 1, -1 do
         tails[i] = tail
-        local lo, hi = spec.arg_words(words_record(objs[i]), false)
-        if tail and lo == hi and not objs[i].optional then tail = tail + lo else tail = nil end
+        local r = words_record(objs[i])
+        local lo, hi = spec.arg_words(r, false)
+        if tail and lo == hi and not r.optional then tail = tail + lo else tail = nil end
     end
     return out, tails
 end

@@ -58,13 +58,15 @@ endfunction()
 
 if(MODE STREQUAL "golden")
   # The import of SOURCE equals GOLDEN byte for byte, its summary equals SUMMARY (with the
-  # output path written as <out>), and the spec generates C that compiles.
+  # output path written as <out>), its warnings WARNINGS, and the spec generates C that compiles.
   fresh_dir("${WORK}")
   import("${SOURCE}" "${WORK}/out.lua")
   same_file("${GOLDEN}" "${WORK}/out.lua" " (after an intended change, refresh tests/import/golden: see its CMakeLists.txt)")
   string(REPLACE "${WORK}/out.lua" "<out>" out "${out}")
   file(WRITE "${WORK}/summary.txt" "${out}")
   same_file("${SUMMARY}" "${WORK}/summary.txt" "")
+  file(WRITE "${WORK}/warnings.txt" "${err}")
+  same_file("${WARNINGS}" "${WORK}/warnings.txt" "")
   # Importing twice gives the same bytes (no dependence on hash order).
   import("${SOURCE}" "${WORK}/again.lua")
   same_file("${WORK}/out.lua" "${WORK}/again.lua" "")
