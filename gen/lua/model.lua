@@ -469,9 +469,14 @@ local function id_words(c, module_prefix)
     return words
 end
 
+-- The C id of a command name's words ({ "CLIENT", "KILL" } -> client_kill).
+function M.command_id(words, module_prefix)
+    return naming.ident(table.concat(id_words({ words = words }, module_prefix), "_"))
+end
+
 local function build_command(c, prefix, PREFIX, module_prefix)
     local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {} }
-    cm.id = naming.ident(table.concat(id_words(c, module_prefix), "_"))
+    cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.MACRO = PREFIX .. "_" .. naming.upper(cm.id)
     cm.opts_type = cm.fn .. "_opts"
@@ -600,6 +605,7 @@ function M.build(spec, opts)
     local stem_id = naming.upper(naming.ident(opts.stem) or "")
     local model = {
         prefix = prefix, PREFIX = PREFIX, file = opts.file, stem = opts.stem,
+        module_prefix = spec.module_prefix,
         version = opts.version, abi = opts.abi, commands = {},
         guard = (stem_id == PREFIX or stem_id == "") and PREFIX .. "_H" or
             PREFIX .. "_" .. stem_id .. "_H",
