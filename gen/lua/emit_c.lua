@@ -614,6 +614,18 @@ end
 ---------------------------------------------------------------------------------------------
 -- File-level parts.
 
+-- The header's summary of the iovec functions and macros, which --no-iov leaves out.
+local IOV_API = [[
+ *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
+ *                                        the same request as iovec entries that point at the
+ *                                        caller's strings instead of copying them, and at
+ *                                        headers written into scratch; returns the entry count
+ *   size_t C_iov_count(args)             entries C_encode_iov needs
+ *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+]]
+local IOV_MACROS = "; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the\n" ..
+    " * most entries and scratch bytes C_encode_iov can need."
+
 -- The header's #error for a runtime of another ABI, wrapped as clang-format does when long.
 local function abi_error(model)
     local msg = '"' .. model.stem .. ".h was generated for RG_ABI_VERSION " .. model.abi ..
@@ -744,6 +756,9 @@ local function header_text(model, form, defs)
         abi = tostring(model.abi),
         name = model.stem .. ".h",
         abi_error = abi_error(model),
+        iov_api = form.iov and IOV_API or
+            " *   (no iovec form: generated with --no-iov)\n",
+        iov_macros = form.iov and IOV_MACROS or ".",
         assert_include = form.header_only and "\n#include <assert.h>" or "",
         checks = checks,
         body = table.concat(list, "\n\n"),
