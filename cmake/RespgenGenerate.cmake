@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER] [NO_IOV] [COMMANDS <name>...])
+#                  [HEADER_ONLY] [SERVER] [NO_IOV] [COMMANDS <name>...] [DEPENDS <file>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
@@ -13,12 +13,14 @@
 # - with NO_IOV no iovec functions (respgen --no-iov: only _size and _encode per command);
 # - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
 #   container's name all its subcommands; a name in none of the specs fails the build);
-# - the outputs are regenerated when a spec or the respgen executable changes;
+# - the outputs are regenerated when a spec, a DEPENDS file (list the specs that SPECS include:
+#   respgen reads them, CMake cannot see them) or the respgen executable changes;
 # - OUT_DIR joins <target>'s include path (PUBLIC) and respgen::runtime its link libraries.
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;NO_IOV" "TARGET;PREFIX;OUT_DIR" "SPECS;COMMANDS" ${ARGN})
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;NO_IOV" "TARGET;PREFIX;OUT_DIR"
+                        "SPECS;COMMANDS;DEPENDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
   endif()
@@ -70,7 +72,7 @@ function(respgen_generate)
         OUTPUT ${outputs}
         COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
         COMMAND respgen::respgen ${options} "${spec_abs}"
-        DEPENDS "${spec_abs}" respgen::respgen
+        DEPENDS "${spec_abs}" ${RG_DEPENDS} respgen::respgen
         COMMENT "respgen: generating ${stem} codec from ${spec}"
         VERBATIM)
     endif()
@@ -79,12 +81,13 @@ function(respgen_generate)
   endforeach()
   # A subset is chosen over all the specs at once: a name must be in one of them.
   if(RG_COMMANDS)
+    list(JOIN all_specs " " spec_list)
     add_custom_command(
       OUTPUT ${all_outputs}
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
       COMMAND respgen::respgen ${options} ${all_specs}
-      DEPENDS ${all_specs} respgen::respgen
-      COMMENT "respgen: generating the chosen commands of ${RG_SPECS}"
+      DEPENDS ${all_specs} ${RG_DEPENDS} respgen::respgen
+      COMMENT "respgen: generating the chosen commands of ${spec_list}"
       VERBATIM)
   endif()
 
