@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER])
+#                  [HEADER_ONLY] [SERVER] [NO_IOV] [COMMANDS <name>...] [DEPENDS <file>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - a SPECS entry without a directory or an extension names a spec bundled with respgen:
@@ -13,12 +13,17 @@
 #   tables and cluster routing functions (docs/cluster.md);
 # - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
 #   typed arguments, docs/server.md);
-# - the outputs are regenerated when a spec or the respgen executable changes;
+# - with NO_IOV no iovec functions (respgen --no-iov: only _size and _encode per command);
+# - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
+#   container's name all its subcommands; a name in none of the specs fails the build);
+# - the outputs are regenerated when a spec, a DEPENDS file (list the specs that SPECS include:
+#   respgen reads them, CMake cannot see them) or the respgen executable changes;
 # - OUT_DIR joins <target>'s include path (PUBLIC) and respgen::runtime its link libraries.
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;NO_IOV" "TARGET;PREFIX;OUT_DIR"
+                        "SPECS;COMMANDS;DEPENDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
   endif()
@@ -43,8 +48,16 @@ function(respgen_generate)
   if(RG_SERVER)
     list(APPEND options --server)
   endif()
+  if(RG_NO_IOV)
+    list(APPEND options --no-iov)
+  endif()
+  if(RG_COMMANDS)
+    string(REPLACE ";" "," commands "${RG_COMMANDS}")
+    list(APPEND options "--commands=${commands}")
+  endif()
 
   set(all_outputs "")
+  set(all_specs "")
   foreach(spec IN LISTS RG_SPECS)
     if(NOT spec MATCHES "[./\\]")
       _respgen_bundled_spec("${spec}" spec)
@@ -60,15 +73,29 @@ function(respgen_generate)
     if(RG_SERVER AND NOT RG_HEADER_ONLY)
       list(APPEND outputs "${RG_OUT_DIR}/${stem}_server.h" "${RG_OUT_DIR}/${stem}_server.c")
     endif()
-    add_custom_command(
-      OUTPUT ${outputs}
-      COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
-      COMMAND respgen::respgen ${options} "${spec_abs}"
-      DEPENDS "${spec_abs}" respgen::respgen
-      COMMENT "respgen: generating ${stem} codec from ${spec}"
-      VERBATIM)
+    if(NOT RG_COMMANDS)
+      add_custom_command(
+        OUTPUT ${outputs}
+        COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
+        COMMAND respgen::respgen ${options} "${spec_abs}"
+        DEPENDS "${spec_abs}" ${RG_DEPENDS} respgen::respgen
+        COMMENT "respgen: generating ${stem} codec from ${spec}"
+        VERBATIM)
+    endif()
     list(APPEND all_outputs ${outputs})
+    list(APPEND all_specs "${spec_abs}")
   endforeach()
+  # A subset is chosen over all the specs at once: a name must be in one of them.
+  if(RG_COMMANDS)
+    list(JOIN all_specs " " spec_list)
+    add_custom_command(
+      OUTPUT ${all_outputs}
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
+      COMMAND respgen::respgen ${options} ${all_specs}
+      DEPENDS ${all_specs} ${RG_DEPENDS} respgen::respgen
+      COMMENT "respgen: generating the chosen commands of ${spec_list}"
+      VERBATIM)
+  endif()
 
   set_source_files_properties(${all_outputs} PROPERTIES GENERATED TRUE)
   target_sources(${RG_TARGET} PRIVATE ${all_outputs})

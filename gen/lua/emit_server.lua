@@ -9,6 +9,7 @@
 --   - reply encoders from the reply schemas (server_reply.lua).
 -- The argument tables are compiled by server_args.lua; this file renders them.
 
+local model_mod = require("model")
 local naming = require("naming")
 local server_args = require("server_args")
 local server_reply = require("server_reply")
@@ -64,7 +65,7 @@ local function build_all(model)
     end
     for top, e in pairs(by_top) do
         if not e.cmd then
-            local id = naming.ident(top)
+            local id = model_mod.command_id({ e.subs[1].words[1] }, model.module_prefix)
             e.cmd = { name = top, words = { top }, arity = -2, parsed = false, container = true,
                 enum = PREFIX .. "_SRV_" .. naming.upper(id), fields = {}, segs = {},
                 consts = {} }

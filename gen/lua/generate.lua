@@ -30,7 +30,10 @@ end
 -- emit_calls is test tooling (--sample-calls): see its header.
 local EMITTERS = { emit_c, emit_reply, emit_server, emit_keys, emit_calls }
 
-M.options = {}
+M.options = {
+    ["--commands"] = { field = "commands", value = "LIST" },
+    ["--commands-file"] = { field = "commands_file", value = "FILE" },
+}
 for _, e in ipairs(EMITTERS) do
     for name, opt in pairs(e.options or {}) do M.options[name] = opt end
 end
@@ -50,14 +53,50 @@ local function stem_of(path)
     return (file_name(path):gsub("%.[^.]*$", ""))
 end
 
--- Loads, validates and renders one spec: a list of { path, text } or nil, error lines.
-local function render(path, o)
+-- The command names of --commands (comma-separated) and --commands-file (one per line, '#'
+-- starts a comment), in that order; nil when neither is given, or nil and an error.
+local function chosen_names(o)
+    if not o.commands and not o.commands_file then return nil end
+    local names = {}
+    local function add(name)
+        name = name:match("^%s*(.-)%s*$")
+        if name ~= "" then names[#names + 1] = name end
+    end
+    for item in (o.commands or ""):gmatch("[^,]+") do add(item) end
+    if o.commands_file then
+        local text, err = host.read_file(o.commands_file)
+        if not text then return nil, "--commands-file: cannot read " .. tostring(err) end
+        for line in text:gmatch("[^\n]+") do add(line:gsub("#.*", "")) end
+    end
+    if #names == 0 then return nil, "--commands/--commands-file name no command" end
+    return names
+end
+
+-- Loads and validates one spec, keeping only the commands o.names chooses (all without it):
+-- the spec, or nil and error lines. o.found collects the names some spec knows.
+local function load_spec(path, o)
     local text, err = host.read_file(path)
     if not text then return nil, { path .. ":1: cannot read spec: " .. tostring(err) } end
-    local s, errs = spec.load(text, path)
+    local s, errs = spec.load(text, path, { read = host.read_file })
+    if not s or not o.names then return s, errs end
+    local known = {}
+    for _, name in ipairs(o.names) do
+        local one = spec.select(s.commands, { name })
+        if #one > 0 then o.found[name], known[#known + 1] = true, name end
+    end
+    if #known == 0 then
+        return nil, { path .. ":1: none of the chosen commands is in this spec" }
+    end
+    s.commands = spec.select(s.commands, known)
+    return s
+end
+
+-- Loads, validates and renders one spec: a list of { path, text } or nil, error lines.
+local function render(path, o)
+    local s, errs = load_spec(path, o)
     if not s then return nil, errs end
     local stem = stem_of(path)
-    local prefix = o.prefix or naming.ident(stem)
+    local prefix = o.prefix or naming.ident(s.module_prefix or stem)
     if not prefix or not naming.valid_prefix(prefix) then
         return nil, { path .. ":1: the file name gives no usable prefix; pass --prefix" }
     end
@@ -88,6 +127,14 @@ local function render_all(o)
             seen[f.path] = path
             outputs[#outputs + 1] = f
         end
+    end
+    local unknown = {}
+    for _, name in ipairs(o.names or {}) do
+        if not o.found[name] then unknown[#unknown + 1] = name end
+    end
+    if #unknown > 0 then
+        errors[#errors + 1] = "respgen: unknown command" .. (#unknown > 1 and "s " or " ") ..
+            spec.quoted_list(unknown) .. " (in none of the specs given)"
     end
     table.sort(outputs, function(a, b) return a.path < b.path end)
     return outputs, errors
@@ -130,6 +177,10 @@ function M.main(_, opts)
     local o = setmetatable({ outdir = opts.outdir or "." }, { __index = opts })
     o.specs = opts.specs or {}
     local err = check_options(o)
+    if not err then
+        o.names, err = chosen_names(o)
+        o.found = {}
+    end
     if err then
         eprint("respgen: " .. err)
         return 2

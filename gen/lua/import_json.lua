@@ -257,11 +257,16 @@ local DROPPED = {
     get_keys_function = "the name of the server's C function that finds the keys " ..
         "(key_specs describe them)",
     module = "the name of the module that registers the command",
+    module_since = "the module version that added the command (documentation; `since` is " ..
+        "a server version)",
+    ["arguments' description"] = "an argument's description (documentation)",
 }
 
 local COMMAND_KEYS = { arguments = true, container = true }
 for _, f in ipairs(COMMAND_FIELDS) do COMMAND_KEYS[f.json] = f end
-for k in pairs(DROPPED) do COMMAND_KEYS[k] = true end
+for k in pairs(DROPPED) do
+    if not k:find(" ", 1, true) then COMMAND_KEYS[k] = true end
+end
 
 -- The spec field a JSON command key becomes, for pointing at it from the spec's messages.
 local JSON_KEY_OF_FIELD = {}
@@ -289,7 +294,10 @@ local ARG_OPTIONS = {
     { "key_spec_index", c_integer },
 }
 
-local ARG_KEYS = { name = true, type = true, arguments = true }
+-- Argument keys that only document (module specs have them): accepted and left out.
+local ARG_DOC_KEYS = { description = true }
+
+local ARG_KEYS = { name = true, type = true, arguments = true, description = true }
 for _, o in ipairs(ARG_OPTIONS) do ARG_KEYS[o[1]] = true end
 
 -- JSON argument type -> DSL function (spec.KINDS maps the other way).
@@ -343,6 +351,10 @@ local function convert_arg(at, ctx, depth, parent)
     local ov = overlay_arg(ctx, path)
     if ov then ov.path = path end
     kind = retype(at, ctx, ov, kind)
+    if kind == "oneof" and type(obj.arguments) == "table" and #obj.arguments == 1 then
+        ctx.warn(at, "a oneof of one alternative: read as a block of it (the same requests)")
+        kind = "block"
+    end
     local fn = KIND_FN[kind]
     if not fn then
         fail(child(at, "type"), "unknown argument type " .. lua.quote(kind) .. " (known: " ..
@@ -350,6 +362,9 @@ local function convert_arg(at, ctx, depth, parent)
     end
     local a = { fn = fn, name = name, opts = lua.record(), args = {}, origin = { at = at } }
     local stats = ctx.stats
+    for k in pairs(ARG_DOC_KEYS) do
+        if obj[k] ~= nil then count(stats.dropped, "arguments' " .. k) end
+    end
     count(stats.kinds, kind)
     stats.max_depth = math.max(stats.max_depth, depth)
     for _, o in ipairs(ARG_OPTIONS) do
@@ -381,6 +396,184 @@ local function convert_arg(at, ctx, depth, parent)
             kind)
     end
     return a
+end
+
+---------------------------------------------------------------------------------------------
+-- What the data gets wrong or leaves out (module specs): reported as warnings at the JSON, and
+-- handled one documented way each (docs/import.md, "Warnings"), never guessed silently.
+
+-- An argument as spec.arg_words reads it, from its JSON.
+local function words_record(obj)
+    local r = { kind = obj.type, token = obj.token, args = {},
+        optional = obj.optional == true or obj.optional == "true",
+        multiple = obj.multiple == true or obj.multiple == "true" }
+    if r.kind == "pure-token" and r.token == nil then r.token = obj.name end
+    for i, c in ipairs(type(obj.arguments) == "table" and obj.arguments or {}) do
+        r.args[i] = words_record(c)
+    end
+    return r
+end
+
+local function field_index(record, key)
+    for i, kv in ipairs(record) do
+        if kv[1] == key then return i end
+    end
+end
+
+local function drop_field(record, key)
+    local i = field_index(record, key)
+    if i then table.remove(record, i) end
+end
+
+-- Arity that the arguments contradict is left out: the spec derives it from the arguments.
+local function check_arity(entry, c, ctx)
+    local body, at = entry.at.value, entry.at
+    local words = select(2, entry.name:gsub("%S+", ""))
+    local lo, hi = words, words
+    for _, obj in ipairs(type(body.arguments) == "table" and body.arguments or {}) do
+        local alo, ahi = spec.arg_words(words_record(obj), false)
+        lo, hi = lo + alo, hi and ahi and hi + ahi
+    end
+    local derived = (hi == lo) and lo or -lo
+    local range = lo .. (hi == lo and "" or (" to " .. (hi and tostring(hi) or "any number")))
+    local arity = body.arity
+    if arity == nil then
+        -- Containers need none; which commands are containers is known once all are read.
+        c.missing_arity = #c.args == 0 and
+            "no arity and no arguments: read as the name alone (arity " .. derived .. ")" or
+            "no arity: derived from the arguments (" .. derived .. ")"
+        return
+    end
+    if math.type(arity) ~= "integer" then return end
+    -- A positive arity that counts one form of arguments that vary (the shortest, as module
+    -- specs do) is taken for a slip; one the arguments cannot reach at all stays, and the spec
+    -- language rejects it (an error).
+    local one_form = arity > 0 and lo ~= hi and arity >= lo and (not hi or arity <= hi)
+    if one_form then
+        ctx.warn(child(at, "arity"), "arity " .. arity .. " disagrees with the arguments (" ..
+            range .. " words): left out, derived from the arguments (" .. derived .. ")")
+        drop_field(c.fields, "arity")
+    end
+end
+
+-- Where the first word of each top-level argument is, while every argument before it is
+-- required and of one fixed length: { [i] = word index } (1-based over the whole call), and
+-- the words the arguments from i to the end take when that is fixed too.
+local function fixed_positions(entry, objs)
+    local pos, out = select(2, entry.name:gsub("%S+", "")), {}
+    for i, obj in ipairs(objs) do
+        out[i] = pos
+        local r = words_record(obj)
+        local lo, hi = spec.arg_words(r, false)
+        if r.optional or r.multiple or lo ~= hi then break end
+        pos = pos + lo
+    end
+    local tails, tail = {}, 0
+    for i = #objs, 1, -1 do
+        tails[i] = tail
+        local r = words_record(objs[i])
+        local lo, hi = spec.arg_words(r, false)
+        if tail and lo == hi and not r.optional then tail = tail + lo else tail = nil end
+    end
+    return out, tails
+end
+
+-- A key spec for a key argument whose place the argument list fixes, or nil and why not:
+-- a single key, a repeated key (the arguments after it fixed), or the key of a repeated block
+-- of fixed width (MSET-style pairs). Access flags are unknown (left empty).
+local function derive_key_spec(entry, objs, i, j)
+    local positions, tails = fixed_positions(entry, objs)
+    local top = objs[i]
+    local pos, tail = positions[i], tails[i]
+    if not pos then return nil, "arguments before it vary in length" end
+    local r = words_record(top)
+    if r.optional then return nil, "it is optional" end
+    local tok = (top.token and top.type ~= "pure-token") and 1 or 0
+    -- The key spec, and how it reads in a warning.
+    local function spec_of(begin, lastkey, step)
+        local range = lua.record()
+        lua.add(range, "lastkey", lastkey)
+        lua.add(range, "step", step)
+        lua.add(range, "limit", 0)
+        local ks = lua.record()
+        lua.add(ks, "flags", lua.list())
+        lua.add(ks, "begin_search", lua.add(lua.record(), "index",
+            lua.add(lua.record(), "pos", begin)))
+        lua.add(ks, "find_keys", lua.add(lua.record(), "range", range))
+        return ks, "begin_search index " .. begin .. ", range lastkey " .. lastkey .. " step " ..
+            step
+    end
+    if not j then
+        if not r.multiple then return spec_of(pos + tok, 0, 1) end
+        if not tail then return nil, "the arguments after it vary in length" end
+        if top.multiple_token then return nil, "its token repeats" end
+        return spec_of(pos + tok, -(1 + tail), 1)
+    end
+    -- the j-th argument of a block
+    if top.type ~= "block" or tok ~= 0 then return nil, "it is nested in a " .. top.type end
+    local offset, width = 0, 0
+    for k, c in ipairs(r.args) do
+        local lo, hi = spec.arg_words(c, false)
+        if c.optional or c.multiple or lo ~= hi then
+            return nil, "its block varies in length"
+        end
+        if k < j then offset = offset + lo end
+        width = width + lo
+    end
+    if not r.multiple then return spec_of(pos + offset, 0, 1) end
+    if not tail then return nil, "the arguments after it vary in length" end
+    return spec_of(pos + offset, -(1 + tail + width - 1 - offset), width)
+end
+
+-- Key arguments of a command without key_specs get derived key specs where their place is
+-- fixed, and lose their key_spec_index where it is not (cluster routing cannot see them);
+-- indexes past the key_specs given are left out.
+local function check_keys_of(entry, c, ctx)
+    local body, at = entry.at.value, entry.at
+    local objs = type(body.arguments) == "table" and body.arguments or {}
+    local given = type(body.key_specs) == "table" and #body.key_specs or 0
+    local derived = lua.list()
+    local function visit(list_at, args, i_top, depth)
+        for k, obj in ipairs(list_at.value) do
+            local a_at, a = child(list_at, k), args[k]
+            local i, j = i_top or k, i_top and k or nil
+            if obj.type == "key" and given == 0 then
+                local ks, how
+                if depth <= 2 then ks, how = derive_key_spec(entry, objs, i, j) end
+                how = how or "it is nested too deep"
+                drop_field(a.opts, "key_spec_index")
+                if ks then
+                    count(ctx.stats, "derived_key_specs")
+                    derived[#derived + 1] = ks
+                    lua.add(a.opts, "key_spec_index", #derived - 1)
+                    ctx.warn(a_at, "key argument " .. lua.quote(obj.name) .. " and the command " ..
+                        "has no key_specs: derived one from its place (" .. how ..
+                        "; access flags unknown)")
+                else
+                    ctx.warn(a_at, "key argument " .. lua.quote(obj.name) .. " and the command " ..
+                        "has no key_specs, and none can be derived (" .. how .. "): no key " ..
+                        "spec, cluster routing does not see this key")
+                end
+            elseif obj.key_spec_index ~= nil and obj.type ~= "key" and obj.type ~= "pattern" then
+                ctx.warn(child(a_at, "key_spec_index"), "key_spec_index on a " ..
+                    tostring(obj.type) .. " argument (only keys and patterns have key specs): " ..
+                    "left out")
+                drop_field(a.opts, "key_spec_index")
+            elseif math.type(obj.key_spec_index) == "integer" and obj.key_spec_index >= given then
+                ctx.warn(child(a_at, "key_spec_index"), "key_spec_index " .. obj.key_spec_index ..
+                    " but the command has " .. given .. " key_specs: left out")
+                drop_field(a.opts, "key_spec_index")
+            end
+            if type(obj.arguments) == "table" then
+                visit(child(a_at, "arguments"), a.args, i, depth + 1)
+            end
+        end
+    end
+    if body.arguments ~= nil then visit(child(at, "arguments"), c.args, nil, 1) end
+    if #derived > 0 then
+        local i = field_index(c.fields, "reply")
+        table.insert(c.fields, i or #c.fields + 1, { "key_specs", derived })
+    end
 end
 
 -- entry: { name = full command name, at = cursor of its body }.
@@ -418,6 +611,8 @@ local function convert_command(entry, ctx)
         count(ctx.stats, "arguments", #list.value)
     end
     if body.container ~= nil then count(ctx.stats.kept, "container") end
+    check_keys_of(entry, c, ctx)
+    check_arity(entry, c, ctx)
     if body.key_specs ~= nil then
         count(ctx.stats, "key_specs", #body.key_specs)
         for _, ks in ipairs(body.key_specs) do
@@ -545,6 +740,24 @@ local function new_context()
     function ctx.fixup(at, text)
         ctx.fixups[#ctx.fixups + 1] = located(at, text)
     end
+    ctx.warnings = {}
+    function ctx.warn(at, text)
+        local file, line, col = where(at):match("^(.*):(%d+):(%d+)$")
+        ctx.warnings[#ctx.warnings + 1] = { file = file or "", line = tonumber(line) or 0,
+            col = tonumber(col) or 0, text = located(at, "warning: " .. text) }
+    end
+    -- The warnings in the order of the input: by file, line and column.
+    function ctx.sorted_warnings()
+        table.sort(ctx.warnings, function(a, b)
+            if a.file ~= b.file then return a.file < b.file end
+            if a.line ~= b.line then return a.line < b.line end
+            if a.col ~= b.col then return a.col < b.col end
+            return a.text < b.text
+        end)
+        local out = {}
+        for i, w in ipairs(ctx.warnings) do out[i] = w.text end
+        return out
+    end
     return ctx
 end
 
@@ -606,6 +819,11 @@ local function convert_all(input, ctx)
     end
     if #errors > 0 then return nil, errors end
     mark_containers(commands, ctx.stats)
+    for _, c in ipairs(commands) do
+        if c.missing_arity and not field_value(c, "container") then
+            ctx.warn(c.origin.at, c.missing_arity)
+        end
+    end
     return commands
 end
 
@@ -656,8 +874,26 @@ local function relocate(msg, origins)
     return located(at, "the spec language rejects this: " .. rest)
 end
 
+-- The module prefix every command shares ("JSON" of JSON.SET, JSON.GET), or nil.
+local function common_module_prefix(commands)
+    local common
+    for _, c in ipairs(commands) do
+        local p = c.name:match("^([%a][%w_]*)%.[^%s]")
+        if not p or (common and p ~= common) then return nil end
+        common = p
+    end
+    return common
+end
+
 local function render(input, commands, ctx)
-    local text, origins = lua.spec(banner(input, ctx), commands)
+    local preamble = {}
+    ctx.module_prefix = common_module_prefix(commands)
+    if ctx.module_prefix then
+        preamble[1] = "-- Every command starts with \"" .. ctx.module_prefix .. ".\": C names " ..
+            "leave it out (docs/spec-language.md)."
+        preamble[2] = "module_prefix " .. lua.quote(ctx.module_prefix)
+    end
+    local text, origins = lua.spec(banner(input, ctx), commands, preamble)
     local _, errs = spec.load(text, GENERATED)
     if errs then
         local out = {}
@@ -717,13 +953,16 @@ local function summary(source, output, input, commands, ctx, text)
             "nested up to " .. s.max_depth .. " levels",
         "  by kind: " .. counts(s.kinds),
         "  options: " .. counts(s.options, options),
-        "key_specs: " .. (s.key_specs or 0) .. " (with notes: " .. (s.key_spec_notes or 0) .. ")",
+        "key_specs: " .. (s.key_specs or 0) .. " (with notes: " .. (s.key_spec_notes or 0) ..
+            "), derived from key arguments' places: " .. (s.derived_key_specs or 0),
+        "module prefix: " .. (ctx.module_prefix or "none"),
         "fields kept (JSON -> spec): " .. table.concat(kept, ", "),
         "fields left out by design:" .. (next(s.dropped) and "" or " none"),
     }
     for _, k in ipairs(sorted_names(s.dropped)) do
         lines[#lines + 1] = "  " .. k .. " " .. s.dropped[k] .. ": " .. DROPPED[k]
     end
+    lines[#lines + 1] = "warnings (on standard error): " .. #ctx.warnings
     lines[#lines + 1] = "input quirks mapped: " .. #ctx.fixups
     for _, f in ipairs(ctx.fixups) do lines[#lines + 1] = "  " .. f end
     lines[#lines + 1] = "not mapped: nothing (anything unknown fails the import)"
@@ -876,6 +1115,8 @@ function M.main(args)
     if not text then return report(errors) end
     local ok, werr = host.write_file_atomic(opts.output, text)
     if not ok then return report({ werr }) end
+    -- Only with a result: next to errors they would hide what stopped the import.
+    for _, w in ipairs(ctx.sorted_warnings()) do io.stderr:write(w, "\n") end
     summary(opts.source, opts.output, input, commands, ctx, text)
     return SUCCESS
 end

@@ -170,13 +170,18 @@ local function emit_arg(out, arg, indent, lines)
     lines[line] = arg.origin
 end
 
--- The text of a spec. banner: comment lines (without "-- "); commands: { name =, comment =
+-- The text of a spec. banner: comment lines (without "-- "); preamble: optional lines of
+-- declarations before the commands (module_prefix "JSON"); commands: { name =, comment =
 -- optional comment lines, fields = record, args = list of arguments, origin = any }.
 -- Returns the text and a table from line numbers to the origin of the command or argument
 -- that starts there.
-function M.spec(banner, commands)
+function M.spec(banner, commands, preamble)
     local out, lines = { n = 0 }, {}
     for _, b in ipairs(banner) do emit(out, b == "" and "--" or "-- " .. b) end
+    if preamble and #preamble > 0 then
+        emit(out, "")
+        for _, p in ipairs(preamble) do emit(out, p) end
+    end
     for _, c in ipairs(commands) do
         emit(out, "")
         for _, comment in ipairs(c.comment or {}) do emit(out, "-- " .. comment) end

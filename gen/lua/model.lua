@@ -535,9 +535,29 @@ local function command_sizes(cm)
     cm.bound = b
 end
 
-local function build_command(c, prefix, PREFIX)
+-- The words a command's C names are made of: its name's, with the module prefix ("JSON." of
+-- "JSON.SET", and the '_'s after it: "FT._LIST") left out when the spec declares one.
+local function id_words(c, module_prefix)
+    local words = table.move(c.words, 1, #c.words, 1, {})
+    if module_prefix then
+        local n = #module_prefix
+        local first = words[1]
+        if first:sub(1, n + 1):upper() == module_prefix:upper() .. "." and #first > n + 1 then
+            local rest = first:sub(n + 2):gsub("^_+", "")
+            if rest ~= "" then words[1] = rest end
+        end
+    end
+    return words
+end
+
+-- The C id of a command name's words ({ "CLIENT", "KILL" } -> client_kill).
+function M.command_id(words, module_prefix)
+    return naming.ident(table.concat(id_words({ words = words }, module_prefix), "_"))
+end
+
+local function build_command(c, prefix, PREFIX, module_prefix)
     local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {} }
-    cm.id = naming.ident(table.concat(c.words, "_"))
+    cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.MACRO = PREFIX .. "_" .. naming.upper(cm.id)
     cm.opts_type = cm.fn .. "_opts"
@@ -667,6 +687,7 @@ function M.build(spec, opts)
     local stem_id = naming.upper(naming.ident(opts.stem) or "")
     local model = {
         prefix = prefix, PREFIX = PREFIX, file = opts.file, stem = opts.stem,
+        module_prefix = spec.module_prefix,
         version = opts.version, abi = opts.abi, commands = {},
         guard = (stem_id == PREFIX or stem_id == "") and PREFIX .. "_H" or
             PREFIX .. "_" .. stem_id .. "_H",
@@ -676,10 +697,21 @@ function M.build(spec, opts)
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
     for _, c in ipairs(spec.commands) do
         if not c.container then
-            model.commands[#model.commands + 1] = build_command(c, prefix, PREFIX)
+            model.commands[#model.commands + 1] = build_command(c, prefix, PREFIX,
+                spec.module_prefix)
         end
     end
     table.sort(model.commands, function(a, b) return a.id < b.id end)
+    for i = 2, #model.commands do
+        local a, b = model.commands[i - 1], model.commands[i]
+        if a.id == b.id then
+            local later, first = a, b
+            if a.line < b.line then later, first = b, a end
+            report.add(later.line, later.name, nil, "maps to the same C name '" .. a.id ..
+                "' as command '" .. first.name .. "' (line " .. first.line .. ") once the " ..
+                "module prefix is left out")
+        end
+    end
     model.flags = flag_table(model.commands, PREFIX)
     if #report.list == 0 then check_names(model, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end

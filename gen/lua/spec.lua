@@ -307,7 +307,7 @@ end
 
 -- The spec's environment. Arguments are opaque handles the spec can call once with their option
 -- table; what they hold lives in `args` (handle -> record), out of the spec's reach.
-local function new_env(commands, args)
+local function new_env(commands, args, decl)
     local handle_mt = {
         __newindex = function() error("arguments cannot be changed", 2) end,
         __call = function(self, opts)
@@ -334,6 +334,24 @@ local function new_env(commands, args)
             return handle
         end
     end
+    -- module_prefix "JSON": the commands' "JSON." is left out of their C names (docs).
+    env.module_prefix = function(name)
+        if decl.module_prefix then error("module_prefix is declared twice", 2) end
+        if type(name) ~= "string" or not naming.valid_prefix(name) then
+            error("module_prefix needs a name like \"JSON\" (letters, digits, '_'), got " ..
+                show(name), 2)
+        end
+        decl.module_prefix = name
+    end
+    -- include { "redis.lua", commands = { "SET", "GET" } }: commands of another spec, resolved
+    -- after this one has run (a spec cannot read files itself).
+    env.include = function(t)
+        if type(t) == "string" then t = { t } end
+        if type(t) ~= "table" then
+            error("include needs { \"file.lua\", commands = { ... } }, got " .. show(t), 2)
+        end
+        decl.includes[#decl.includes + 1] = { args = t, line = caller_line(2) }
+    end
     env.command = function(name)
         if type(name) ~= "string" then
             error("command needs a name string, got " .. type(name), 2)
@@ -354,8 +372,8 @@ end
 -- long ones) and replaced by the spec's path here.
 local CHUNK = "spec"
 
-local DSL_NAMES = "command, key, string, pattern, integer, double, unix_time, pure_token, " ..
-    "oneof, block"
+local DSL_NAMES = "command, include, module_prefix, key, string, pattern, integer, double, " ..
+    "unix_time, pure_token, oneof, block"
 
 local function relocate(msg, path)
     msg = tostring(msg)
@@ -371,14 +389,14 @@ end
 -- Runs the spec text; returns the raw command records and the argument records (handle ->
 -- record), or nil and an error message.
 local function evaluate(text, path)
-    local commands, args = {}, {}
-    local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args))
+    local commands, args, decl = {}, {}, { includes = {} }
+    local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args, decl))
     if not chunk then return nil, relocate(err, path) end
     debug.sethook(function() error("spec runs too long", 2) end, "", INSTRUCTION_LIMIT)
     local ok, result = pcall(chunk)
     debug.sethook()
     if not ok then return nil, relocate(result, path) end
-    return commands, args, result
+    return commands, args, decl, result
 end
 
 -- An import overlay (specs/overlays/*.lua) returns a table of commands' corrections and declares
@@ -637,9 +655,163 @@ local function sorted_messages(report)
     return texts
 end
 
--- Loads and validates spec text. Returns the spec, or nil and a list of error lines.
-function M.load(text, path)
-    local raws, args, result = evaluate(text, path)
+---------------------------------------------------------------------------------------------
+-- Choosing commands: respgen --commands, and include { ..., commands = { ... } }.
+
+-- The form names are compared in: upper case, one space between words ("client|info" and
+-- "CLIENT  INFO" are "CLIENT INFO", as Redis' ACL rules and COMMAND INFO write them).
+function M.normal_name(name)
+    local words = {}
+    for w in name:upper():gsub("|", " "):gmatch("%S+") do words[#words + 1] = w end
+    return table.concat(words, " ")
+end
+
+-- The commands (a list of validated commands) that `names` choose, in their order, and the
+-- names that match nothing. A command's name chooses it; a container's name (a container,
+-- or a first word only subcommands have) chooses all its subcommands. Containers themselves
+-- are never chosen: generated code derives what it needs of them from their subcommands.
+function M.select(commands, names)
+    local by_name, subs = {}, {}
+    for _, c in ipairs(commands) do
+        local n = M.normal_name(c.name)
+        by_name[n] = c
+        if #c.words == 2 then
+            local top = M.normal_name(c.words[1])
+            subs[top] = subs[top] or {}
+            table.insert(subs[top], c)
+        end
+    end
+    local chosen, unknown = {}, {}
+    for _, name in ipairs(names) do
+        local n = M.normal_name(name)
+        local c = by_name[n]
+        if c and not c.container then
+            chosen[c] = true
+        elseif subs[n] then
+            for _, s in ipairs(subs[n]) do chosen[s] = true end
+        else
+            unknown[#unknown + 1] = name
+        end
+    end
+    local out = {}
+    for _, c in ipairs(commands) do
+        if chosen[c] then out[#out + 1] = c end
+    end
+    return out, unknown
+end
+
+-- "'A', 'B', 'C'": names as messages list them.
+local function quoted_list(names)
+    local q = {}
+    for i, n in ipairs(names) do q[i] = "'" .. n .. "'" end
+    return table.concat(q, ", ")
+end
+M.quoted_list = quoted_list
+
+local MAX_INCLUDE_DEPTH = 8
+
+-- What an include asks for: the file (relative to the including spec) and the names, or nil
+-- (all commands); or nil, nil and what is wrong.
+local function include_request(t)
+    local file, names = t[1], t.commands
+    for _, k in ipairs(sorted_keys(t)) do
+        if k ~= 1 and k ~= "commands" then
+            return nil, nil, "include has unknown field '" .. tostring(k) .. "'"
+        end
+    end
+    if type(file) ~= "string" or not file:match("%.lua$") or file:match("^/") then
+        return nil, nil, "include needs a relative path to a spec (\"x.lua\") first, got " ..
+            show(file)
+    end
+    local bad_names = names ~= nil and
+        (not is_list(names) or #names == 0 or check_list_of(check_string)(names))
+    if bad_names then return nil, nil, "include's commands must be a list of command names" end
+    return file, names
+end
+
+local function dir_of(path)
+    return path:match("^(.*)/[^/]*$")
+end
+
+local function in_chain(chain, path)
+    for _, p in ipairs(chain) do
+        if p == path then return true end
+    end
+    return false
+end
+
+-- The commands one include takes from a loaded spec (all but containers without names), and
+-- the names it does not have.
+local function taken(sub, names)
+    if names then return M.select(sub.commands, names) end
+    local got = {}
+    for _, c in ipairs(sub.commands) do
+        if not c.container then got[#got + 1] = c end
+    end
+    return got, {}
+end
+
+-- Loads the spec one include names and adds the commands it takes to `into`. opts.read(path)
+-- -> text or nil, error; opts.chain: the including specs, to refuse cycles.
+local function include_one(inc, path, opts, into, report)
+    local file, names, err = include_request(inc.args)
+    if not file then return report.add(inc.line, nil, nil, err) end
+    if not opts.read then return report.add(inc.line, nil, nil, "include is not available here") end
+    local dir = dir_of(path)
+    local target = dir and (dir .. "/" .. file) or file
+    if in_chain(opts.chain, target) or #opts.chain >= MAX_INCLUDE_DEPTH then
+        return report.add(inc.line, nil, nil, "include of " .. file .. " makes a cycle or nests " ..
+            "deeper than " .. MAX_INCLUDE_DEPTH)
+    end
+    local text, rerr = opts.read(target)
+    if not text then
+        return report.add(inc.line, nil, nil, "cannot read included spec: " .. tostring(rerr))
+    end
+    local chain = table.move(opts.chain, 1, #opts.chain, 1, {})
+    chain[#chain + 1] = target
+    local sub, errs = M.load(text, target, { read = opts.read, chain = chain })
+    -- The included spec's own messages name its file and lines already.
+    for _, e in ipairs(errs or {}) do
+        report.list[#report.list + 1] = { line = inc.line, text = e }
+    end
+    if not sub then return end
+    local got, unknown = taken(sub, names)
+    if #unknown > 0 then
+        report.add(inc.line, nil, nil, "include " .. file .. ": no command " ..
+            quoted_list(unknown) .. " in it")
+    end
+    for _, c in ipairs(got) do
+        -- Later messages about the command point at the include.
+        c.from, c.line = c.from or target, inc.line
+        into[#into + 1] = c
+    end
+end
+
+-- Commands of the spec itself and included ones must keep distinct C names.
+local function check_included_names(included, commands, report)
+    local seen = {}
+    for _, c in ipairs(included) do
+        local id = naming.ident(table.concat(c.words, "_"))
+        if seen[id] then
+            report.add(c.line, c.name, nil, "included twice (from " .. seen[id].from .. " and " ..
+                c.from .. ")")
+        end
+        seen[id] = c
+    end
+    for _, c in ipairs(commands) do
+        local id = naming.ident(table.concat(c.words, "_"))
+        if id and seen[id] then
+            report.add(c.line, c.name, nil, "is also included from " .. seen[id].from)
+        end
+    end
+end
+
+-- Loads and validates spec text. opts (optional): read = function(path) -> text or nil, err,
+-- which `include` needs. Returns the spec ({ path, commands, module_prefix }), or nil and a
+-- list of error lines.
+function M.load(text, path, opts)
+    opts = { read = opts and opts.read, chain = opts and opts.chain or { path } }
+    local raws, args, decl, result = evaluate(text, path)
     if not raws then return nil, { args } end
     if is_overlay(raws, result) then
         return nil, { path .. ": this is an import overlay (for respgen import-json --overlay), " ..
@@ -648,11 +820,15 @@ function M.load(text, path)
     local report = new_reporter(path)
     report.args = args
     local commands = validate_commands(raws, report)
+    local included = {}
+    for _, inc in ipairs(decl.includes) do include_one(inc, path, opts, included, report) end
+    check_included_names(included, commands, report)
+    commands = table.move(commands, 1, #commands, #included + 1, included)
     if #commands == 0 and #report.list == 0 then
         report.add(1, nil, nil, "spec declares no commands")
     end
     if #report.list > 0 then return nil, sorted_messages(report) end
-    return { path = path, commands = commands }
+    return { path = path, commands = commands, module_prefix = decl.module_prefix }
 end
 
 M.new_reporter = new_reporter

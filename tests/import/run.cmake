@@ -13,6 +13,7 @@ function(import source output)
     fail("respgen import-json ${source} -o ${output} ${ARGN} failed (${rc}):\n${err}")
   endif()
   set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
 endfunction()
 
 # Fails with a diff unless the two files are identical.
@@ -57,13 +58,15 @@ endfunction()
 
 if(MODE STREQUAL "golden")
   # The import of SOURCE equals GOLDEN byte for byte, its summary equals SUMMARY (with the
-  # output path written as <out>), and the spec generates C that compiles.
+  # output path written as <out>), its warnings WARNINGS, and the spec generates C that compiles.
   fresh_dir("${WORK}")
   import("${SOURCE}" "${WORK}/out.lua")
   same_file("${GOLDEN}" "${WORK}/out.lua" " (after an intended change, refresh tests/import/golden: see its CMakeLists.txt)")
   string(REPLACE "${WORK}/out.lua" "<out>" out "${out}")
   file(WRITE "${WORK}/summary.txt" "${out}")
   same_file("${SUMMARY}" "${WORK}/summary.txt" "")
+  file(WRITE "${WORK}/warnings.txt" "${err}")
+  same_file("${WARNINGS}" "${WORK}/warnings.txt" "")
   # Importing twice gives the same bytes (no dependence on hash order).
   import("${SOURCE}" "${WORK}/again.lua")
   same_file("${WORK}/out.lua" "${WORK}/again.lua" "")
@@ -80,6 +83,23 @@ elseif(MODE STREQUAL "current")
   import("${source}" "${WORK}/redis.lua" --overlay "${SOURCE_DIR}/specs/overlays/redis.lua")
   same_file("${SOURCE_DIR}/specs/redis.lua" "${WORK}/redis.lua"
             " (specs/redis.lua is stale: run scripts/import-redis-specs.sh)")
+
+elseif(MODE STREQUAL "module_current")
+  # specs/modules/NAME.lua is what importing ../shared/module-commands/NAME gives today, with
+  # exactly the warnings of golden/NAME.warnings (the source written as <source>).
+  set(source "${SOURCE_DIR}/../shared/module-commands/${NAME}")
+  if(NOT IS_DIRECTORY "${source}")
+    message("SKIPPED: ${source} not found; specs/modules/${NAME}.lua cannot be checked against it")
+    return()
+  endif()
+  fresh_dir("${WORK}")
+  import("${source}" "${WORK}/${NAME}.lua")
+  same_file("${SOURCE_DIR}/specs/modules/${NAME}.lua" "${WORK}/${NAME}.lua"
+            " (specs/modules/${NAME}.lua is stale: run scripts/import-module-specs.sh)")
+  string(REPLACE "${source}/" "<source>/" err "${err}")
+  file(WRITE "${WORK}/warnings.txt" "${err}")
+  same_file("${CMAKE_CURRENT_LIST_DIR}/golden/${NAME}.warnings" "${WORK}/warnings.txt"
+            " (run scripts/import-module-specs.sh)")
 
 elseif(MODE STREQUAL "compile")
   # The whole command set generates C that compiles without a warning.

@@ -2,12 +2,22 @@
 -- Do not edit: import again instead (docs/import.md).
 -- Left out by design: module (9).
 
+-- Every command starts with "JSON.": C names leave it out (docs/spec-language.md).
+module_prefix "JSON"
+
 command "JSON.ARRINDEX" {
     summary = "Returns the index of the first occurrence of a JSON scalar value in the array at path",
     complexity = "O(N) when path is evaluated to a single value where N is the size of the array, O(N) when path is evaluated to multiple values, where N is the size of the key",
     group = "module",
     since = "1.0.0",
-    key "key",
+    key_specs = {
+        {
+            flags = {},
+            begin_search = { index = { pos = 1 } },
+            find_keys = { range = { lastkey = 0, step = 1, limit = 0 } },
+        },
+    },
+    key "key" { key_spec_index = 0 },
     string "path",
     string "value",
     block "range" {
@@ -37,7 +47,14 @@ command "JSON.DEBUG MEMORY" {
     complexity = "O(N) when path is evaluated to a single value, where N is the size of the value, O(N) when path is evaluated to multiple values, where N is the size of the key",
     group = "module",
     since = "1.0.0",
-    key "key",
+    key_specs = {
+        {
+            flags = {},
+            begin_search = { index = { pos = 2 } },
+            find_keys = { range = { lastkey = 0, step = 1, limit = 0 } },
+        },
+    },
+    key "key" { key_spec_index = 0 },
     string "path" { optional = true },
 }
 
@@ -121,7 +138,14 @@ command "JSON.NUMMULTBY" {
     since = "1.0.0",
     deprecated_since = "2.0.0",
     doc_flags = { "DEPRECATED" },
-    key "key",
+    key_specs = {
+        {
+            flags = {},
+            begin_search = { index = { pos = 1 } },
+            find_keys = { range = { lastkey = 0, step = 1, limit = 0 } },
+        },
+    },
+    key "key" { key_spec_index = 0 },
     string "path",
     double "value",
 }
