@@ -53,7 +53,6 @@ typedef enum rg_status {
     RG_ERR_PROTOCOL, /* malformed input */
     RG_ERR_LIMIT,    /* a length or count over the configured limit */
     RG_ERR_DEPTH,    /* nesting deeper than the configured limit */
-    RG_ERR_TYPE,     /* a value of another type than the schema expects */
     RG_STATUS_COUNT
 } rg_status;
 
