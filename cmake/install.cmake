@@ -14,6 +14,8 @@ install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h r
               runtime/rg_args.h runtime/rg_reply.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 install(EXPORT respgenTargets NAMESPACE respgen:: DESTINATION "${RG_CMAKE_DIR}")
+# Not API, but rg_dec.h includes it: rg_feed_inline is compiled into its callers.
+install(FILES runtime/rg_dec_inline.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 # The bundled specs, laid out as in the source tree (RESPGEN_SPEC_DIR points at either).
 install(FILES specs/redis.lua specs/example.lua DESTINATION "${RG_SPEC_DIR}")
 install(FILES specs/overlays/redis.lua DESTINATION "${RG_SPEC_DIR}/overlays")

@@ -9,7 +9,6 @@ const char *rg_status_name(rg_status s) {
         [RG_ERR_PROTOCOL] = "RG_ERR_PROTOCOL",
         [RG_ERR_LIMIT] = "RG_ERR_LIMIT",
         [RG_ERR_DEPTH] = "RG_ERR_DEPTH",
-        [RG_ERR_TYPE] = "RG_ERR_TYPE",
     };
     return (unsigned)s < RG_STATUS_COUNT ? names[s] : "RG_STATUS_UNKNOWN";
 }

@@ -18,6 +18,9 @@ extern "C" {
  * generated sources #error when they were made for another value. */
 #define RG_ABI_VERSION 1
 
+/* respgen's version. This header is its one source: CMake reads it for project(VERSION) and the
+ * package files, the tool reports it and writes it into every generated banner
+ * (tests/style/version.cmake checks that they agree). */
 #define RG_VERSION_STRING "0.1.0"
 
 /* A byte string that does not own its bytes. ptr may be NULL only when len is 0: encoders
@@ -53,7 +56,6 @@ typedef enum rg_status {
     RG_ERR_PROTOCOL, /* malformed input */
     RG_ERR_LIMIT,    /* a length or count over the configured limit */
     RG_ERR_DEPTH,    /* nesting deeper than the configured limit */
-    RG_ERR_TYPE,     /* a value of another type than the schema expects */
     RG_STATUS_COUNT
 } rg_status;
 

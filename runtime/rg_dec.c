@@ -1,11 +1,11 @@
 /* respgen runtime: the RESP2/RESP3 decoder. See rg_dec.h for the contract.
  *
- * Shape of the code: the entry points first try the fast path (rg_fast_* in rg_dec.h, shared with
- * rg_feed_inline), which takes only complete, well-formed tokens of the common types. Everything
- * else comes here, to the general path (next_slow): it looks at the reader's token state (rg_tok)
- * and either emits the end of a finished aggregate, reads the next token starting with its type
- * byte (dispatched through a 256-entry table), or continues a payload. Every path that emits an
- * event fills only the fields its kind defines, consumes the whole token, and books the value
+ * Shape of the code: the entry points first try the fast path (rg_fast_* in rg_dec_inline.h,
+ * shared with rg_feed_inline), which takes only complete, well-formed tokens of the common types.
+ * Everything else comes here, to the general path (next_slow): it looks at the reader's token state
+ * (rg_tok) and either emits the end of a finished aggregate, reads the next token starting with its
+ * type byte (dispatched through a 256-entry table), or continues a payload. Every path that emits
+ * an event fills only the fields its kind defines, consumes the whole token, and books the value
  * into its parent frame.
  */
 #include "rg_dec.h"
@@ -651,7 +651,7 @@ RG_NOINLINE static rg_status next_slow(rg_reader *r, const char *buf, size_t len
     }
 }
 
-/* ---- the API: the fast path of rg_dec.h first ------------------------------------------------ */
+/* ---- the API: the fast path of rg_dec_inline.h first ---------------------------------------- */
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 _Static_assert(offsetof(rg_event, sub) == 1 && offsetof(rg_event, complete) == 2 &&

@@ -75,7 +75,7 @@ static rg_status fail_expected_dollar(rg_req *r, char got) {
 }
 
 static void reset_request(rg_req *r) {
-    r->phase_ = PH_IDLE;
+    r->phase = PH_IDLE;
     r->inline_req = false;
     r->off = 0;
     r->scanned = 0;
@@ -130,7 +130,7 @@ static rg_status read_count(rg_req *r, const char *b, size_t n) {
     r->off = cr + 2;
     r->left = count > 0 ? count : 0;
     r->need_argc = (size_t)r->left;
-    r->phase_ = PH_BULKS;
+    r->phase = PH_BULKS;
     return RG_OK;
 }
 
@@ -278,7 +278,7 @@ static rg_status read_inline(rg_req *r, char *b, size_t n, rg_view *argv, size_t
 }
 
 static rg_status read_multibulk(rg_req *r, char *b, size_t n, rg_view *argv, size_t cap) {
-    if (r->phase_ == PH_COUNT) {
+    if (r->phase == PH_COUNT) {
         const rg_status st = read_count(r, b, n);
         if (st != RG_OK) return st;
     }
@@ -299,10 +299,10 @@ rg_status rg_req_next(rg_req *r, char *buf, size_t len, size_t *pos, rg_view *ar
         if (r->err != RG_OK) return r->err;
         char *b = buf + *pos;
         const size_t n = len - *pos;
-        if (r->phase_ == PH_IDLE && !r->inline_req) {
+        if (r->phase == PH_IDLE && !r->inline_req) {
             if (n == 0) return RG_NEED_MORE;
             if (b[0] == '*') {
-                r->phase_ = PH_COUNT;
+                r->phase = PH_COUNT;
             } else {
                 r->inline_req = true;
             }

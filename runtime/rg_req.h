@@ -54,7 +54,8 @@ typedef struct rg_req_limits {
 #define RG_REQ_MAX_BULK      (512 * 1024 * 1024)
 #define RG_REQ_MAX_INLINE    (64 * 1024)
 
-/* The whole reader state; caller-owned, no pointers into the buffer. */
+/* The whole reader state; caller-owned, no pointers into the buffer. Fields private: use the
+ * functions below. */
 typedef struct rg_req {
     rg_req_limits lim;
     int64_t left;     /* bulks still to read in the current multibulk request; 0: none open */
@@ -65,7 +66,7 @@ typedef struct rg_req {
     size_t need_argc; /* the whole request's argument count */
     bool inline_req;  /* the current request is an inline command */
     bool resumed;     /* the current request arrived in pieces: rebuild its views at the end */
-    uint8_t phase_;   /* private */
+    uint8_t phase;    /* what the next bytes are: rg_req.c's PH_* */
     rg_status err;
     char msg[64]; /* the error text, without the leading '-' and the CRLF */
 } rg_req;

@@ -8,6 +8,7 @@ packages=(
   liblua5.4-dev                       # the embedded Lua (linked statically)
   libcmocka-dev                       # tests
   clang-format                        # generated-code format check
+  lua-check                           # luacheck over gen/lua and specs (tests/style)
   redis-server redis-tools            # integration tests start their own server
   libhiredis-dev                      # benchmarks compare against hiredis
   valgrind                            # callgrind instruction counts

@@ -51,7 +51,9 @@ describe = function(ty)
         return ty.nullable and "string or null" or "string"
     end
     if t == "array" then return "array of " .. describe(ty.item) end
-    if t == "pairs" then return "pairs of (" .. describe(ty.key) .. ", " .. describe(ty.value) .. ")" end
+    if t == "pairs" then
+        return "pairs of (" .. describe(ty.key) .. ", " .. describe(ty.value) .. ")"
+    end
     if t == "tuple" then return "[" .. describe_list(ty.items, ", ") .. "]" end
     if t == "oneof" then return "one of (" .. describe_list(ty.alts, " | ") .. ")" end
     if t == "any" then return "any value (raw RESP)" end
@@ -295,7 +297,9 @@ local function command_header(cm, header_only)
     out[#out + 1] = table.concat(cm.reply_decls, "\n\n")
     if not header_only then
         local ext = "extern const rg_rtable " .. cm.reply_table .. ";"
-        if #ext > layout.LIMIT then ext = "extern const rg_rtable\n" .. IND .. cm.reply_table .. ";" end
+        if #ext > layout.LIMIT then
+            ext = "extern const rg_rtable\n" .. IND .. cm.reply_table .. ";"
+        end
         out[#out + 1] = ext
         out[#out + 1] = layout.call({ indent = 0, lead = "rg_reply_status ",
             name = cm.fn .. "_reply", args = params(cm), tail = ");", decl = true })
@@ -435,7 +439,8 @@ function M.emit(model, opts)
     for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, header_only) end
     local out = {}
     if header_only then
-        out[1] = { suffix = "_reply.h", text = header_text(model, true, table.concat(defs, "\n\n")) }
+        local text = header_text(model, true, table.concat(defs, "\n\n"))
+        out[1] = { suffix = "_reply.h", text = text }
     else
         out[1] = { suffix = "_reply.h", text = header_text(model, false, nil) }
         out[2] = { suffix = "_reply.c", text = banner(model) .. "\n#include \"" .. model.stem ..

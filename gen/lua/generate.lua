@@ -18,9 +18,6 @@ local emit_calls = require("emit_calls")
 
 local M = {}
 
--- Bumped with runtime/rg.h's RG_ABI_VERSION; the host may tell the value it was built with.
-local ABI_VERSION = 1
-
 local function eprint(msg)
     io.stderr:write(msg, "\n")
 end
@@ -102,7 +99,7 @@ local function render(path, o)
     end
     local m, merrs = model.build(s, {
         prefix = prefix, file = file_name(path), stem = stem,
-        version = host.version, abi = host.abi_version or ABI_VERSION,
+        version = host.version, abi = host.abi_version, -- both from runtime/rg.h
     })
     if not m then return nil, merrs end
     local outputs = {}

@@ -66,7 +66,9 @@ local A_TYPE = {
 
 local function describe(v)
     local t = type_of(v)
-    if t == "string" then return "the string " .. lua.quote(#v > 40 and v:sub(1, 37) .. "..." or v) end
+    if t == "string" then
+        return "the string " .. lua.quote(#v > 40 and v:sub(1, 37) .. "..." or v)
+    end
     if t == "number" or t == "integer" or t == "boolean" then return tostring(v) end
     return A_TYPE[t]
 end
@@ -186,7 +188,8 @@ local c_key_spec = c_record({
     { "flags", c_list(c_string) },
     { "begin_search", c_variant({
         index = variant_record("index", { { "pos", c_integer } }),
-        keyword = variant_record("keyword", { { "keyword", c_string }, { "startfrom", c_integer } }),
+        keyword = variant_record("keyword",
+            { { "keyword", c_string }, { "startfrom", c_integer } }),
         unknown = unknown_variant,
     }) },
     { "find_keys", c_variant({
@@ -916,11 +919,11 @@ end
 
 local function summary(source, output, input, commands, ctx, text)
     local s = ctx.stats
-    local top, subs, encoders = 0, 0, 0
+    local top, subs = 0, 0
     for _, c in ipairs(commands) do
         if c.name:find(" ", 1, true) then subs = subs + 1 else top = top + 1 end
     end
-    encoders = #commands - #s.containers
+    local encoders = #commands - #s.containers
     local options = {}
     for i, o in ipairs(ARG_OPTIONS) do options[i] = o[1] end
     local total_args = 0
@@ -1072,7 +1075,8 @@ local function unused_overlay(ctx, ov)
         end
         for p in pairs(c.args or {}) do
             if ctx.overlay_used[name] and not ctx.overlay_used[name .. "\0" .. p] then
-                errs[#errs + 1] = overlay_where(ov, name, p) .. name .. ": no argument '" .. p .. "'"
+                errs[#errs + 1] = overlay_where(ov, name, p) .. name .. ": no argument '" .. p ..
+                    "'"
             end
         end
     end

@@ -226,7 +226,8 @@ function add_option(a, cmd, name, heads, ctx)
         end
         add_consts(cmd, name, a.args)
         for i, alt in ipairs(a.args) do
-            if not alt.token and not (alt.kind == "block" and alt.args[1] and alt.args[1].token) then
+            local led = alt.kind == "block" and alt.args[1] and alt.args[1].token
+            if not alt.token and not led then
                 return false
             end
             local nodes = run_of(alt, cmd, name .. "_" .. naming.ident(alt.name))
@@ -262,7 +263,9 @@ function add_option(a, cmd, name, heads, ctx)
     local nodes = run_of(required, cmd, name)
     if not nodes then return false end
     if nodes[1].type == "RG_ARG_NONE" and #nodes == 1 then
-        if not add_field(cmd, "int", name, "1 when " .. a.token .. " was given") then return false end
+        if not add_field(cmd, "int", name, "1 when " .. a.token .. " was given") then
+            return false
+        end
         nodes[1].set = name
     elseif nodes[1].type ~= "RG_ARG_CHOICE" or #nodes > 1 then
         -- the presence flag goes before the values it guards
@@ -339,7 +342,8 @@ end
 local function compile_options(args, i, cmd, prefix, ctx)
     -- a lone optional oneof with a text of its own (GEODIST's unit, FUNCTION FLUSH's mode) is an
     -- optional word: a wrong one gets that text, a word after it is an extra word
-    if args[i].kind == "oneof" and args[i].invalid and not (args[i + 1] and args[i + 1].optional) then
+    local next_optional = args[i + 1] and args[i + 1].optional
+    if args[i].kind == "oneof" and args[i].invalid and not next_optional then
         return nil
     end
     local function mark() return { #cmd.fields, #cmd.consts, ctx.groups } end
@@ -500,7 +504,8 @@ end
 local function compile_halves(a, cmd, name, ctx)
     local first = name .. "_" .. naming.ident(a.args[1].name)
     local second = name .. "_" .. naming.ident(a.args[2].name)
-    if not (add_field(cmd, "const rg_view *", first) and add_field(cmd, "const rg_view *", second) and
+    if not (add_field(cmd, "const rg_view *", first) and
+            add_field(cmd, "const rg_view *", second) and
             add_field(cmd, "size_t", name .. "_count", "words in each of " .. first .. " and " ..
                 second)) then
         return false
@@ -527,9 +532,9 @@ function compile_seq(args, cmd, prefix, ctx)
         elseif a.multiple and not (a.optional and a.token) then
             ok = compile_rest(a, cmd, name, ctx)
         elseif a.optional then
-            local j = compile_options(args, i, cmd, prefix, ctx)
-            if j then
-                i = j - 1
+            local past = compile_options(args, i, cmd, prefix, ctx)
+            if past then
+                i = past - 1
             else
                 ok = compile_if(a, cmd, prefix, ctx)
             end
@@ -600,7 +605,8 @@ local function finish_segments(segs)
         if seg.kind == "RG_SEG_REST" and not seg.counted_by and not fixed_from(segs, s + 1) then
             return false
         end
-        if seg.kind == "RG_SEG_IF" and #seg.nodes == 0 and not fixed_from(segs, s + 1 + seg.skip) then
+        local empty_if = seg.kind == "RG_SEG_IF" and #seg.nodes == 0
+        if empty_if and not fixed_from(segs, s + 1 + seg.skip) then
             return false
         end
         if seg.kind == "RG_SEG_IF" or seg.kind == "RG_SEG_OPTIONS" or

@@ -485,7 +485,9 @@ local function check_arg_rules(a, report, cmd, arg_path)
         bad("invalid applies to integer, double, unix-time and oneof arguments only")
     end
     if (a.min == nil) ~= (a.min_error == nil) then bad("min and min_error go together") end
-    if a.min and not numeric then bad("min applies to integer, double and unix-time arguments only") end
+    if a.min and not numeric then
+        bad("min applies to integer, double and unix-time arguments only")
+    end
     if a.count_error and a.kind ~= "integer" and a.kind ~= "block" then
         bad("count_error applies to integer and block arguments only")
     end

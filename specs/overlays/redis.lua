@@ -1,5 +1,6 @@
 -- What the Redis JSON command specs do not say, applied by
---   respgen import-json ../shared/redis-commands --overlay specs/overlays/redis.lua -o specs/redis.lua
+--   respgen import-json ../shared/redis-commands --overlay specs/overlays/redis.lua \
+--       -o specs/redis.lua
 -- (scripts/import-redis-specs.sh; docs/import.md). Per command (its full name) and argument path
 -- (JSON names joined by "."):
 --   type, why         a corrected argument type and the reason (listed among the import's quirks)
@@ -197,12 +198,15 @@ return {
     },
     ["FUNCTION FLUSH"] = {
         syntax_error = "subcommand",
-        args = { ["flush-type"] = { invalid = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option" } },
+        args = {
+            ["flush-type"] = { invalid = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option" },
+        },
     },
     ["FUNCTION RESTORE"] = {
         syntax_error = "subcommand",
         args = { policy = {
-            invalid = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
+            invalid = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or"
+                .. " REPLACE.",
         } },
     },
     ["CLIENT UNBLOCK"] = {

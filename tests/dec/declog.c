@@ -122,7 +122,6 @@ const char *dl_status_name(unsigned s) {
         [RG_ERR_PROTOCOL] = "RG_ERR_PROTOCOL",
         [RG_ERR_LIMIT] = "RG_ERR_LIMIT",
         [RG_ERR_DEPTH] = "RG_ERR_DEPTH",
-        [RG_ERR_TYPE] = "RG_ERR_TYPE",
     };
     return s < RG_STATUS_COUNT ? names[s] : "RG_STATUS?";
 }

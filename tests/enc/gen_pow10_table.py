@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Print the table of 126-bit powers of ten that runtime/rg_enc.c uses (Schubfach).
+"""Print the table of 126-bit powers of ten that runtime/rg_dtoa.c uses (Schubfach).
 
 Entry k (K_MIN <= k <= K_MAX) is g = floor(10^-k * 2^-r) + 1 with r chosen so that
 2^125 <= g < 2^126, i.e. r = floor(log2(10^-k)) - 125; it is printed as two 64-bit halves
 (high, low). Exact integer arithmetic only. tests/enc/test_enc_internal.c re-checks every entry
 with its own bignum arithmetic, so a table edited by hand fails the tests.
 
-Usage: python3 tests/enc/gen_pow10_table.py > /tmp/table.inc, then paste into rg_enc.c and run
+Usage: python3 tests/enc/gen_pow10_table.py > /tmp/table.inc, then paste into rg_dtoa.c and run
 clang-format.
 """
 

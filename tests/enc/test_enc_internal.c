@@ -1,9 +1,11 @@
-/* White-box checks of rg_enc.c's double formatter: the pieces the Schubfach proof relies on,
+/* White-box checks of rg_dtoa.c's double formatter: the pieces the Schubfach proof relies on,
  * each checked against exact big-integer arithmetic done here, independently of the runtime.
  *
- * This file includes rg_enc.c itself to reach its static functions, so its target does not link
- * the runtime. A second target builds it with RG_NO_INT128 to cover the portable multiply.
+ * This file includes rg_dtoa.c (and rg_enc.c, for the digit table) to reach their static
+ * functions, so its target does not link the runtime. A second target builds it with
+ * RG_NO_INT128 to cover the portable multiply.
  */
+#include "rg_dtoa.c"
 #include "rg_enc.c"
 
 #include <setjmp.h>

@@ -16,8 +16,11 @@ local function read_file(path)
     return data
 end
 
+-- The version and ABI number, from their one source as gen/host.c has them.
+local rg_h = read_file(root .. "/runtime/rg.h")
 package.loaded.host = {
-    version = "0.1.0",
+    version = rg_h:match('#define RG_VERSION_STRING "([^"]+)"'),
+    abi_version = tonumber(rg_h:match("#define RG_ABI_VERSION (%d+)")),
     lua_release = _VERSION,
     read_file = read_file,
     has_module = function(name)
