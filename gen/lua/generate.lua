@@ -57,6 +57,12 @@ local function render(path, o)
     local s, errs = spec.load(text, path)
     if not s then return nil, errs end
     local stem = stem_of(path)
+    -- The stem names the outputs and stands in #include "<stem>.h": a quote or control byte
+    -- would end that header name, and C11 6.4.7 leaves ', \, // and /* in it undefined.
+    if not stem:match("^[%w_.+-]+$") then
+        return nil, { path .. ":1: the file name cannot appear in a C #include (use letters, " ..
+            "digits and _ . + -)" }
+    end
     local prefix = o.prefix or naming.ident(stem)
     if not prefix or not naming.valid_prefix(prefix) then
         return nil, { path .. ":1: the file name gives no usable prefix; pass --prefix" }

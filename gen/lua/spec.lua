@@ -12,6 +12,14 @@ local M = {}
 -- Instructions a spec may run; data-only specs need a tiny fraction of this.
 local INSTRUCTION_LIMIT = 50000000
 
+-- Sizes of what a spec names (docs/security.md). A name becomes part of C identifiers (Redis'
+-- longest is 33 bytes); a token sits in a server table whose token_len is a uint8_t; any other
+-- text may become a C string literal, which C11 only guarantees up to 4095 characters.
+local MAX_NAME = 128
+local MAX_TOKEN = 255
+local MAX_TEXT = 4000
+M.MAX_NAME, M.MAX_TOKEN, M.MAX_TEXT = MAX_NAME, MAX_TOKEN, MAX_TEXT
+
 -- Argument kinds: DSL function name -> kind as the Redis JSON specs spell it.
 local KINDS = {
     key = "key",
@@ -79,6 +87,12 @@ end
 
 local function check_string(v)
     if type(v) ~= "string" then return "must be a string, got " .. show(v) end
+    if #v > MAX_TEXT then return "is " .. #v .. " bytes, over the limit of " .. MAX_TEXT end
+end
+
+local function check_token(v)
+    if type(v) ~= "string" then return "must be a string, got " .. show(v) end
+    if #v > MAX_TOKEN then return "is " .. #v .. " bytes, over the limit of " .. MAX_TOKEN end
 end
 
 local function check_bool(v)
@@ -101,7 +115,7 @@ end
 
 -- An error reply text as a server sends it, without '-' and CRLF: "ERR timeout is negative".
 local function check_error_text(v)
-    if type(v) ~= "string" or not v:match("^%u[%u_]* ") or v:find("[\r\n]") then
+    if type(v) ~= "string" or not v:match("^%u[%u_]* ") or v:find("%c") or #v > MAX_TEXT then
         return "must be an error text like \"ERR timeout is negative\" (a code in capitals, " ..
             "a space, a message on one line)"
     end
@@ -218,6 +232,7 @@ local function check_const(v)
     if t ~= "string" and t ~= "number" and t ~= "boolean" then
         return "must be a string, number or boolean"
     end
+    if t == "string" then return check_string(v) end
 end
 
 local SCHEMA_FIELDS = {
@@ -275,7 +290,7 @@ local COMMAND_FIELDS = {
 
 -- Argument options (the table after the name).
 local ARG_FIELDS = {
-    token = check_string,
+    token = check_token,
     optional = check_bool,
     multiple = check_bool,
     multiple_token = check_bool,
@@ -385,12 +400,19 @@ end
 -- Validation.
 
 -- Collects problems as { line, message } and formats them for stderr.
+-- A spec name as a message shows it: control bytes escaped (a message is one line, and a
+-- terminal must not act on it) and a hostile 10 KB name cut short.
+local function shown(name)
+    local cut = #name > 80 and name:sub(1, 77) .. "..." or name
+    return (cut:gsub("%c", function(ch) return string.format("\\%03d", ch:byte()) end))
+end
+
 local function new_reporter(path)
     local r = { path = path, list = {} }
     function r.add(line, cmd, arg_path, msg)
         local where = ""
-        if cmd then where = "command '" .. cmd .. "'" end
-        if arg_path then where = where .. ", argument '" .. arg_path .. "'" end
+        if cmd then where = "command '" .. shown(cmd) .. "'" end
+        if arg_path then where = where .. ", argument '" .. shown(arg_path) .. "'" end
         if where ~= "" then where = where .. ": " end
         r.list[#r.list + 1] = { line = line, text = path .. ":" .. line .. ": " .. where .. msg }
     end
@@ -471,7 +493,10 @@ local function validate_arg(raw, report, cmd, parent_path)
     local items, fields = split_body(raw.opts or {}, report, raw.line, cmd, arg_path)
     copy_fields(fields, ARG_FIELDS, a, report, raw.line, cmd, arg_path, "argument")
     a.args = validate_args(items, report, cmd, arg_path, raw.line)
-    if not naming.ident(raw.name) then
+    if #raw.name > MAX_NAME then
+        report.add(raw.line, cmd, arg_path, "name is " .. #raw.name ..
+            " bytes, over the limit of " .. MAX_NAME)
+    elseif not naming.ident(raw.name) then
         report.add(raw.line, cmd, arg_path, "name cannot become a C identifier")
     end
     check_arg_rules(a, report, cmd, arg_path)
@@ -580,7 +605,10 @@ local function validate_command(raw, report)
     end
     local bad_name = #c.words == 0 or #c.words > 2 or c.name ~= table.concat(c.words, " ") or
         c.name:match("[%c\"\\]")
-    if bad_name then
+    if #c.name > MAX_NAME then
+        report.add(raw.line, raw.name, nil, "name is " .. #c.name .. " bytes, over the limit of " ..
+            MAX_NAME)
+    elseif bad_name then
         report.add(raw.line, raw.name, nil,
             "name must be one word or a container and a subcommand separated by one space")
     elseif not naming.ident(table.concat(c.words, "_")) then
