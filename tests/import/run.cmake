@@ -69,6 +69,42 @@ if(MODE STREQUAL "golden")
   same_file("${WORK}/out.lua" "${WORK}/again.lua" "")
   compile_spec("${WORK}/out.lua" "${WORK}/c" gcc)
 
+elseif(MODE STREQUAL "hostile")
+  # SOURCE's names, tokens and texts hold comment closers, newlines, quotes, backslashes,
+  # trigraphs and NUL (docs/security.md): the import declares exactly its commands, and the C
+  # generated from it, server side included, compiles with gcc and clang under the strict flags
+  # and defines no smuggled function.
+  fresh_dir("${WORK}")
+  import("${SOURCE}" "${WORK}/hostile.lua")
+  file(STRINGS "${WORK}/hostile.lua" declared REGEX "^command ")
+  if(NOT declared STREQUAL "command \"HX*/\" {")
+    fail("the import declares [${declared}], not just HX*/")
+  endif()
+  foreach(cc gcc clang)
+    find_program(compiler_${cc} NAMES ${cc})
+    if(NOT compiler_${cc})
+      message("${cc} not found: not compiled with it")
+      continue()
+    endif()
+    fresh_dir("${WORK}/${cc}")
+    run_respgen(--server -o "${WORK}/${cc}" "${WORK}/hostile.lua")
+    if(NOT rc EQUAL 0)
+      fail("respgen --server failed (${rc}):\n${err}")
+    endif()
+    file(GLOB units "${WORK}/${cc}/*.c")
+    foreach(unit ${units})
+      execute_process(COMMAND "${compiler_${cc}}" ${STRICT} -I "${SOURCE_DIR}/runtime" -c "${unit}"
+                              -o "${unit}.o" RESULT_VARIABLE r ERROR_VARIABLE e)
+      if(NOT r EQUAL 0)
+        fail("${cc} failed on ${unit}:\n${e}")
+      endif()
+      execute_process(COMMAND nm "${unit}.o" OUTPUT_VARIABLE symbols)
+      if(symbols MATCHES "smuggled")
+        fail("${unit}.o defines a smuggled function:\n${symbols}")
+      endif()
+    endforeach()
+  endforeach()
+
 elseif(MODE STREQUAL "current")
   # specs/redis.lua is what importing ../shared/redis-commands gives today.
   set(source "${SOURCE_DIR}/../shared/redis-commands")
