@@ -57,6 +57,7 @@ local function help_text()
     lines[#lines + 1] = "      Convert official command specs (a directory of Redis/Valkey"
     lines[#lines + 1] = "      src/commands/*.json, or one module commands.json) into a spec FILE."
   end
+  lines[#lines + 1] = "  Every mode takes --max-memory MIB: the memory respgen may use (default 512)."
   lines[#lines + 1] = "  respgen --help | -h"
   lines[#lines + 1] = "      Show this help."
   lines[#lines + 1] = "  respgen --version"
@@ -159,7 +160,31 @@ local commands = {
 }
 commands["-h"] = commands["--help"]
 
+-- --max-memory MIB (or --max-memory=MIB), valid in every mode: the cap on the memory respgen's
+-- Lua state may use (docs/security.md). Removed from argv; returns a usage message when bad.
+local function take_memory_limit(argv)
+  for i = #argv, 1, -1 do
+    local inline = argv[i]:match("^%-%-max%-memory=(.*)$")
+    if argv[i] == "--max-memory" or inline then
+      local value = inline or argv[i + 1]
+      local mib = tonumber(value or "")
+      if math.type(mib) ~= "integer" or mib < 16 or mib > 1048576 then
+        return "option '--max-memory' needs a size in MiB from 16 to 1048576"
+      end
+      table.remove(argv, i)
+      if not inline then
+        table.remove(argv, i)
+      end
+      host.set_memory_limit(mib * 1024 * 1024)
+    end
+  end
+end
+
 return function(argv)
+  local err = take_memory_limit(argv)
+  if err then
+    return usage_error(err)
+  end
   if #argv == 0 then
     io.stderr:write(help_text())
     return USAGE

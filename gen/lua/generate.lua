@@ -84,7 +84,14 @@ end
 local function render_all(o)
     local outputs, errors, seen = {}, {}, {}
     for _, path in ipairs(o.specs) do
-        local outs, errs = render(path, o)
+        local ok, outs, errs = pcall(render, path, o)
+        if not ok then
+            -- A refused allocation while generating has no position of its own: name the spec.
+            local _, limit, hit = host.memory()
+            if not hit then error(outs, 0) end
+            outs, errs = nil, { path .. ":1: memory limit of " .. (limit >> 20) ..
+                " MiB reached while generating (--max-memory)" }
+        end
         for _, e in ipairs(errs or {}) do errors[#errors + 1] = e end
         for _, f in ipairs(outs or {}) do
             if seen[f.path] then

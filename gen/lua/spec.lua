@@ -5,6 +5,7 @@
 -- describe commands. Every command and argument remembers the line it was written on, and every
 -- mistake is reported as "file:line: command 'X', argument 'y': what is wrong".
 
+local host = require("host")
 local naming = require("naming")
 
 local M = {}
@@ -18,6 +19,9 @@ local INSTRUCTION_LIMIT = 50000000
 local MAX_NAME = 128
 local MAX_TOKEN = 255
 local MAX_TEXT = 4000
+-- Nesting of oneof and block arguments (Redis' deepest is 5; the JSON importer allows 512
+-- levels of JSON, which is about 256 of arguments).
+local MAX_DEPTH = 64
 M.MAX_NAME, M.MAX_TOKEN, M.MAX_TEXT = MAX_NAME, MAX_TOKEN, MAX_TEXT
 
 -- Argument kinds: DSL function name -> kind as the Redis JSON specs spell it.
@@ -383,16 +387,94 @@ local function relocate(msg, path)
     return path .. ":" .. line .. ": " .. rest
 end
 
+-- The string methods a spec sees ("x"):rep(3) through: the library without the pattern
+-- functions, whose backtracking runs in C where no hook can stop it (s:find(("a*"):rep(30) ..
+-- "b") ran for minutes), and with a rep that refuses results over MAX_REP at once.
+local MAX_REP = 64 * 1024 * 1024
+local PATTERN_FUNCTIONS = { "find", "match", "gmatch", "gsub" }
+
+local function sandbox_strings(where, chunkname)
+    local lib = copy(string)
+    for _, name in ipairs(PATTERN_FUNCTIONS) do
+        lib[name] = function()
+            error("string." .. name .. " is not available in specs (patterns can run for " ..
+                "hours; docs/security.md)", 2)
+        end
+    end
+    local rep = string.rep
+    lib.rep = function(str, n, sep)
+        -- The big allocations of a spec are mostly reps: keep their line for the memory limit.
+        local info = debug.getinfo(2, "Sl")
+        if info and info.source == chunkname then where.line = info.currentline end
+        local len = #tostring(str) + #tostring(sep or "")
+        if type(n) == "number" and n > 0 and len > 0 and n > MAX_REP / len then
+            error("string.rep result over the limit of " .. MAX_REP .. " bytes", 2)
+        end
+        return rep(str, n, sep)
+    end
+    return lib
+end
+
+-- Runs fn with the string methods replaced by the sandbox's and a hook that keeps the spec's
+-- current line and stops it after INSTRUCTION_LIMIT instructions or SECONDS_LIMIT of CPU time.
+local SECONDS_LIMIT = 10
+local HOOK_EVERY = 1000
+
+local function run_sandboxed(fn, chunkname)
+    local meta = getmetatable("")
+    local saved = meta.__index
+    local where = { line = 1 }
+    local budget, deadline = INSTRUCTION_LIMIT, os.clock() + SECONDS_LIMIT
+    -- No line hook: it would fire on every iteration of a tight loop. The line is the one the
+    -- spec was on at the last count event (a refused allocation carries no position).
+    debug.sethook(function()
+        local info = debug.getinfo(2, "Sl")
+        if info and info.source == chunkname then where.line = info.currentline end
+        budget = budget - HOOK_EVERY
+        if budget <= 0 then error("spec runs too long (instruction limit)", 2) end
+        if os.clock() > deadline then
+            error("spec runs too long (time limit of " .. SECONDS_LIMIT .. " s)", 2)
+        end
+    end, "", HOOK_EVERY)
+    meta.__index = sandbox_strings(where, chunkname)
+    local ok, err = pcall(fn)
+    meta.__index = saved
+    debug.sethook()
+    return ok, err, where.line
+end
+
+-- The message of a failed run: Lua's own, or for a refused allocation the limit that refused it
+-- (the error object is then a bare "not enough memory", with no position).
+local function limit_error(line, path)
+    local _, limit, hit = host.memory()
+    if hit then
+        return path .. ":" .. line .. ": memory limit of " .. ((limit or 0) >> 20) ..
+            " MiB reached (--max-memory)"
+    end
+end
+
+local function run_error(err, line, path)
+    return limit_error(line, path) or relocate(err, path)
+end
+
+-- For other Lua files from contributors (import-json's overlays): runs chunk (loaded with
+-- chunkname "=" .. path) under the spec's limits; returns true, its result or nil, the message.
+function M.run_limited(chunk, path)
+    host.memory()
+    local ok, res, line = run_sandboxed(chunk, "=" .. path)
+    if ok then return true, res end
+    return nil, limit_error(line, path) or tostring(res)
+end
+
 -- Runs the spec text; returns the raw command records and the argument records (handle ->
 -- record), or nil and an error message.
 local function evaluate(text, path)
     local commands, args = {}, {}
     local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args))
     if not chunk then return nil, relocate(err, path) end
-    debug.sethook(function() error("spec runs too long", 2) end, "", INSTRUCTION_LIMIT)
-    local ok, run_err = pcall(chunk)
-    debug.sethook()
-    if not ok then return nil, relocate(run_err, path) end
+    host.memory() -- clears the "cap hit" flag
+    local ok, run_err, line = run_sandboxed(chunk, "=" .. CHUNK)
+    if not ok then return nil, run_error(run_err, line, path) end
     return commands, args
 end
 
@@ -473,7 +555,7 @@ local function check_arg_rules(a, report, cmd, arg_path)
     if a.kind == "oneof" and #a.args < 2 then
         bad("oneof needs at least 2 alternatives, has " .. #a.args)
     end
-    if a.kind == "block" and #a.args == 0 then bad("block needs at least one argument") end
+    if a.kind == "block" and #a.args == 0 and not a.too_deep then bad("block needs at least one argument") end
     local numeric = a.kind == "integer" or a.kind == "double" or a.kind == "unix-time"
     if a.invalid and not (numeric or a.kind == "oneof") then
         bad("invalid applies to integer, double, unix-time and oneof arguments only")
@@ -486,13 +568,13 @@ local function check_arg_rules(a, report, cmd, arg_path)
     if valued and #a.args > 0 then bad(a.kind .. " argument cannot have nested arguments") end
 end
 
-local function validate_arg(raw, report, cmd, parent_path)
+local function validate_arg(raw, report, cmd, parent_path, depth)
     local a = { kind = raw.kind, name = raw.name, line = raw.line, args = {} }
     local arg_path = parent_path and (parent_path .. "." .. raw.name) or raw.name
     a.path = arg_path
     local items, fields = split_body(raw.opts or {}, report, raw.line, cmd, arg_path)
     copy_fields(fields, ARG_FIELDS, a, report, raw.line, cmd, arg_path, "argument")
-    a.args = validate_args(items, report, cmd, arg_path, raw.line)
+    a.args, a.too_deep = validate_args(items, report, cmd, arg_path, raw.line, depth + 1)
     if #raw.name > MAX_NAME then
         report.add(raw.line, cmd, arg_path, "name is " .. #raw.name ..
             " bytes, over the limit of " .. MAX_NAME)
@@ -505,15 +587,21 @@ end
 
 -- Validates a list of raw arguments (one nesting level); names must stay distinct as C
 -- identifiers because they become parameters, members and enumerators.
-validate_args = function(items, report, cmd, parent_path, parent_line)
+validate_args = function(items, report, cmd, parent_path, parent_line, depth)
     local out, seen = {}, {}
+    if #items > 0 and depth > MAX_DEPTH then
+        -- Stop here: deeper levels would only cost time and memory (paths grow with depth).
+        report.add(parent_line, cmd, parent_path, "arguments nested deeper than the limit of " ..
+            MAX_DEPTH .. " levels")
+        return out, true
+    end
     for i, item in ipairs(items) do
         local raw = report.args[item]
         if not raw then
             report.add(parent_line, cmd, parent_path,
                 "item " .. i .. " is a " .. type(item) .. ", not an argument")
         else
-            local a = validate_arg(raw, report, cmd, parent_path)
+            local a = validate_arg(raw, report, cmd, parent_path, depth)
             local id = naming.ident(a.name)
             if id and seen[id] then
                 local first = seen[id]
@@ -616,7 +704,7 @@ local function validate_command(raw, report)
     end
     local items, fields = split_body(raw.body, report, raw.line, raw.name)
     copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command")
-    c.args = validate_args(items, report, raw.name, nil, raw.line)
+    c.args = validate_args(items, report, raw.name, nil, raw.line, 1)
     check_key_spec_refs(c, c.args, report)
     if c.container and #c.args > 0 then
         report.add(raw.line, raw.name, nil, "a container has subcommands, not arguments")
