@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,41 @@ static int host_memory_info(lua_State *L) {
     return 3;
 }
 
+/* The wall-clock cap (docs/security.md). SIGALRM can reach nothing but statics; lua_sethook is
+ * the one Lua call that is safe in a signal handler (lua.c stops scripts the same way). The hook
+ * then raises the error at the next Lua instruction, call or return. */
+static lua_State *volatile alarm_state;
+static volatile lua_Integer alarm_seconds;
+
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    luaL_error(L, "time limit of %I s reached (--max-seconds)", (lua_Integer)alarm_seconds);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    lua_sethook(alarm_state, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* host.set_time_limit(seconds): from now on, the run stops with an error after that long. */
+static int host_set_time_limit(lua_State *L) {
+    const lua_Integer seconds = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, seconds > 0 && seconds <= 86400, 1, "from 1 to 86400 seconds");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    lua_State *main_state = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    alarm_state = main_state;
+    alarm_seconds = seconds;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) != 0) return luaL_error(L, "sigaction: %s", strerror(errno));
+    alarm((unsigned)seconds);
+    return 0;
+}
+
 int rg_host_open(lua_State *L) {
     static const luaL_Reg funcs[] = {
         {"template", host_template},
@@ -281,6 +317,7 @@ int rg_host_open(lua_State *L) {
         {"list_dir", host_list_dir},
         {"set_memory_limit", host_set_memory_limit},
         {"memory", host_memory_info},
+        {"set_time_limit", host_set_time_limit},
         {NULL, NULL},
     };
     luaL_newlib(L, funcs);

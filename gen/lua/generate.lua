@@ -86,11 +86,12 @@ local function render_all(o)
     for _, path in ipairs(o.specs) do
         local ok, outs, errs = pcall(render, path, o)
         if not ok then
-            -- A refused allocation while generating has no position of its own: name the spec.
+            -- A limit hit while generating has no position of its own: name the spec.
             local _, limit, hit = host.memory()
-            if not hit then error(outs, 0) end
-            outs, errs = nil, { path .. ":1: memory limit of " .. (limit >> 20) ..
-                " MiB reached while generating (--max-memory)" }
+            local timeout = tostring(outs):match("time limit of .*$")
+            if not (hit or timeout) then error(outs, 0) end
+            outs, errs = nil, { path .. ":1: " .. (timeout or ("memory limit of " ..
+                (limit >> 20) .. " MiB reached while generating (--max-memory)")) }
         end
         for _, e in ipairs(errs or {}) do errors[#errors + 1] = e end
         for _, f in ipairs(outs or {}) do

@@ -454,6 +454,9 @@ local function limit_error(line, path)
 end
 
 local function run_error(err, line, path)
+    -- host's --max-seconds alarm raises its error from a hook, where Lua knows no position.
+    local timeout = tostring(err):match("time limit of %d+ s reached %(%-%-max%-seconds%)$")
+    if timeout then return path .. ":" .. line .. ": " .. timeout end
     return limit_error(line, path) or relocate(err, path)
 end
 
