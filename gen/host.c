@@ -287,10 +287,15 @@ static void on_alarm(int sig) {
     lua_sethook(alarm_state, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
-/* host.set_time_limit(seconds): from now on, the run stops with an error after that long. */
+/* host.set_time_limit(seconds): from now on, the run stops with an error after that long; 0
+ * lifts the limit (before writing outputs, so that a run is never cut between two files). */
 static int host_set_time_limit(lua_State *L) {
     const lua_Integer seconds = luaL_checkinteger(L, 1);
-    luaL_argcheck(L, seconds > 0 && seconds <= 86400, 1, "from 1 to 86400 seconds");
+    luaL_argcheck(L, seconds >= 0 && seconds <= 86400, 1, "from 0 to 86400 seconds");
+    if (seconds == 0) {
+        alarm(0);
+        return 0;
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     lua_State *main_state = lua_tothread(L, -1);
     lua_pop(L, 1);

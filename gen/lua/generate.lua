@@ -123,6 +123,7 @@ local function check(outputs)
 end
 
 local function write(outputs, outdir)
+    host.set_time_limit(0) -- all or nothing: the time limit must not fall between two files
     local made, why = host.mkdir_p(outdir)
     if not made then
         eprint("respgen: cannot create " .. tostring(why))

@@ -878,6 +878,7 @@ function M.main(args)
     local text
     text, errors = render(input, commands, ctx)
     if not text then return report(errors) end
+    host.set_time_limit(0) -- the write is not cut short
     local ok, werr = host.write_file_atomic(opts.output, text)
     if not ok then return report({ werr }) end
     summary(opts.source, opts.output, input, commands, ctx, text)
