@@ -1,5 +1,6 @@
 /* C generated from tests/gen/hostile/hostile.lua, whose tokens, names and error texts hold comment
- * closers, newlines, quotes, backslashes, trigraphs, NUL and invalid UTF-8: it compiled under the
+ * closers, newlines, quotes, backslashes, trigraphs, NUL and invalid UTF-8, and whose commands are
+ * wider than the server tables' uint8_t members: it compiled under the
  * strict flags (this file links it), and here it must mean exactly what the spec says. The
  * expected words are written independently, as C literals, and encoded by rg_argv_encode. */
 #include "hostile.h"
@@ -15,7 +16,8 @@
 
 #include <cmocka.h>
 
-#define V(lit) {(lit), sizeof(lit) - 1}
+#define V(lit) \
+    { (lit), sizeof(lit) - 1 }
 #define VIEW(lit) ((rg_view)V(lit))
 
 /* The words of HX with every option, exactly as hostile.lua spells them. */
@@ -84,8 +86,8 @@ static void server_compares_tokens_past_a_nul(void **state) {
 /* The error text keeps its comment closer, quote, backslash and trigraph. */
 static void server_error_text_is_the_spec_text(void **state) {
     (void)state;
-    rg_view words[] = {V("HX"), V("v"), V("*/ int smuggled(void) { return 1; } /*"),
-                       V("?\?=N*/"), V("five")};
+    rg_view words[] = {V("HX"), V("v"), V("*/ int smuggled(void) { return 1; } /*"), V("?\?=N*/"),
+                       V("five")};
     hostile_srv_args args;
     memset(&args, 0, sizeof args);
     rg_errbuf err = {0};
@@ -107,6 +109,34 @@ static void names_and_replies_keep_their_bytes(void **state) {
     assert_memory_equal(got, want, want_len);
 }
 
+/* 300 optional arguments: encoded exactly; the server leaves the command raw (NULL args), the
+ * handler reads argv. */
+static void wide_command_is_exact_or_raw(void **state) {
+    (void)state;
+    const hostile_wide_opts opts = {.a300 = VIEW("x"), .a1 = VIEW("y")};
+    const rg_view words[] = {V("WIDE"), V("T1"), V("y"), V("T300"), V("x")};
+    char want[64], got[64];
+    const size_t want_len = rg_argv_encode(want, sizeof want, 5, words);
+    assert_int_equal(hostile_wide_encode(got, sizeof got, &opts), want_len);
+    assert_memory_equal(got, want, want_len);
+    assert_null(hostile_srv_commands[HOSTILE_SRV_WIDE].args);
+}
+
+/* A oneof of 300 tokens: the 300th is told from the 44th (300 mod 256) on both sides. */
+static void oneof_of_300_keeps_its_numbers(void **state) {
+    (void)state;
+    const rg_view words[] = {V("PICK"), V("P300")};
+    char want[32], got[32];
+    const size_t want_len = rg_argv_encode(want, sizeof want, 2, words);
+    assert_int_equal(hostile_pick_encode(got, sizeof got, HOSTILE_PICK_O_P300), want_len);
+    assert_memory_equal(got, want, want_len);
+    hostile_srv_args args;
+    memset(&args, 0, sizeof args);
+    rg_errbuf err = {0};
+    assert_int_equal(hostile_srv_parse(2, words, &args, &err), HOSTILE_SRV_PICK);
+    assert_int_equal(args.pick.o, HOSTILE_SRV_PICK_O_P300);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hx_encodes_the_hostile_tokens_exactly),
@@ -115,6 +145,8 @@ int main(void) {
         cmocka_unit_test(server_compares_tokens_past_a_nul),
         cmocka_unit_test(server_error_text_is_the_spec_text),
         cmocka_unit_test(names_and_replies_keep_their_bytes),
+        cmocka_unit_test(wide_command_is_exact_or_raw),
+        cmocka_unit_test(oneof_of_300_keeps_its_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,3 +23,17 @@ command "HY*/" {
           find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
     },
 }
+
+-- Wider than the server tables' uint8_t members: the encoder stays exact, the server parser
+-- leaves WIDE raw instead of emitting a count a uint8_t would cut (300 -> 44).
+local wide = {}
+for i = 1, 300 do
+    wide[i] = string("a" .. i) { optional = true, token = "T" .. i }
+end
+command "WIDE" (wide)
+
+local alts = {}
+for i = 1, 300 do
+    alts[i] = pure_token("p" .. i) { token = "P" .. i }
+end
+command "PICK" { oneof "o" (alts) }
