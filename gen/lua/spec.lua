@@ -109,11 +109,17 @@ local function check_version(v)
     end
 end
 
-local function check_int_min(min)
+-- Integers that become C constants must fit their C type: key spec fields and arity are int32_t
+-- or int, so a bigger one would not compile (or would mean another number).
+local INT32_MAX = 2147483647
+
+local function check_int_min(min, max)
+    max = max or INT32_MAX
     return function(v)
         if math.type(v) ~= "integer" or v < min then
             return "must be an integer >= " .. min .. ", got " .. show(v)
         end
+        if v > max then return "must be at most " .. max .. ", got " .. show(v) end
     end
 end
 
@@ -125,13 +131,19 @@ local function check_error_text(v)
     end
 end
 
+-- An int64_t constant; math.mininteger has no C literal (-9223372036854775808 is the negation
+-- of a constant too large for any signed type).
 local function check_integer(v)
     if math.type(v) ~= "integer" then return "must be an integer, got " .. show(v) end
+    if v == math.mininteger then return "must be at least " .. (v + 1) .. ", got " .. show(v) end
 end
 
 local function check_arity(v)
     if math.type(v) ~= "integer" or v == 0 then
         return "must be a non-zero integer (negative: at least that many words), got " .. show(v)
+    end
+    if v > INT32_MAX or v < -INT32_MAX then
+        return "must be from " .. -INT32_MAX .. " to " .. INT32_MAX .. ", got " .. show(v)
     end
 end
 
@@ -183,7 +195,7 @@ local function check_variant(variants)
 end
 
 local int0 = check_int_min(0)
-local any_int = check_int_min(math.mininteger)
+local any_int = check_int_min(-INT32_MAX)
 
 local check_key_spec = check_record({
     notes = check_string,
@@ -247,9 +259,9 @@ local SCHEMA_FIELDS = {
     additionalItems = function(v) return check_schema(v) end,
     oneOf = check_list_of(function(v) return check_schema(v) end),
     anyOf = check_list_of(function(v) return check_schema(v) end),
-    minItems = int0,
-    maxItems = int0,
-    minimum = any_int,
+    minItems = check_int_min(0, math.maxinteger),
+    maxItems = check_int_min(0, math.maxinteger),
+    minimum = check_int_min(math.mininteger, math.maxinteger),
     pattern = check_string,
     uniqueItems = check_bool,
     properties = check_schema_map,
@@ -302,7 +314,7 @@ local ARG_FIELDS = {
     deprecated_since = check_version,
     display = check_string,
     key_spec_index = int0,
-    max_len = check_int_min(1),
+    max_len = check_int_min(1, math.maxinteger),
     invalid = check_error_text,
     min = check_integer,
     min_error = check_error_text,
