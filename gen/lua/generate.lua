@@ -57,9 +57,10 @@ local function render(path, o)
     local s, errs = spec.load(text, path)
     if not s then return nil, errs end
     local stem = stem_of(path)
-    -- The stem names the outputs and stands in #include "<stem>.h": a quote or control byte
-    -- would end that header name, and C11 6.4.7 leaves ', \, // and /* in it undefined.
-    if not stem:match("^[%w_.+-]+$") then
+    -- The stem names the outputs and stands in #include "<stem>.h", the file name in the banner
+    -- comments: a quote or control byte would end that header name or comment, and C11 6.4.7
+    -- leaves ', \, // and /* in a header name undefined.
+    if not file_name(path):match("^[%w_.+-]+$") then
         return nil, { path .. ":1: the file name cannot appear in a C #include (use letters, " ..
             "digits and _ . + -)" }
     end

@@ -162,6 +162,22 @@ elseif(MODE STREQUAL "bad")
     fail("respgen wrote [${left}] for a bad spec")
   endif()
 
+elseif(MODE STREQUAL "bad_file_name")
+  # A spec whose file name could not stand in #include "<stem>.h" or a banner comment (here a
+  # quote and a newline): refused, nothing written.
+  fresh_dir("${WORK}/out")
+  set(odd "${WORK}/x'y\n.lua")
+  file(COPY_FILE "${SPEC}" "${odd}")
+  run_respgen(-o "${WORK}/out" "${odd}")
+  set(want "${odd}:1: the file name cannot appear in a C #include (use letters, digits and _ . + -)\n")
+  if(NOT rc EQUAL 1 OR NOT err STREQUAL want)
+    fail("exit status ${rc}, stderr:\n${err}expected 1 and:\n${want}")
+  endif()
+  list_dir("${WORK}/out" left)
+  if(left)
+    fail("respgen wrote [${left}]")
+  endif()
+
 elseif(MODE STREQUAL "check")
   # --check: 0 when the files are current, 1 naming each stale or missing one; writes nothing.
   get_filename_component(stem "${SPEC}" NAME_WE)
