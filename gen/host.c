@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,10 +119,21 @@ static int push_errno(lua_State *L, const char *path, int err) {
     return 2;
 }
 
+/* host.read_file(path [, max]) -> contents, or nil, err; files over max bytes are refused
+ * before they are read. */
 static int host_read_file(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
+    const lua_Integer max = luaL_optinteger(L, 2, LUA_MAXINTEGER);
     FILE *f = fopen(path, "rb");
     if (!f) return push_errno(L, path, errno);
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > max) {
+        fclose(f);
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s:1: the file is %I bytes, over the limit of %I", path,
+                        (lua_Integer)st.st_size, max);
+        return 2;
+    }
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     size_t got;
@@ -220,6 +232,84 @@ static int host_mkdir_p(lua_State *L) {
     return 1;
 }
 
+/* Registry key of the capped allocator's accounting (a light userdata). */
+#define MEMORY_KEY "respgen.memory"
+
+void rg_host_set_memory(lua_State *L, rg_host_memory *m) {
+    lua_pushlightuserdata(L, m);
+    lua_setfield(L, LUA_REGISTRYINDEX, MEMORY_KEY);
+}
+
+/* The allocator's accounting, when the state runs on main.c's capped allocator; else NULL. */
+static rg_host_memory *host_memory(lua_State *L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, MEMORY_KEY);
+    rg_host_memory *m = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return m;
+}
+
+/* host.set_memory_limit(bytes): the new cap; it cannot go below what is already in use. */
+static int host_set_memory_limit(lua_State *L) {
+    const lua_Integer bytes = luaL_checkinteger(L, 1);
+    rg_host_memory *m = host_memory(L);
+    luaL_argcheck(L, m != NULL, 1, "this state has no memory cap");
+    luaL_argcheck(L, bytes > 0 && (lua_Unsigned)bytes > m->used, 1, "below the memory in use");
+    m->limit = (size_t)bytes;
+    return 0;
+}
+
+/* host.memory() -> bytes in use, the cap, and whether the cap refused an allocation since the
+ * last call (which clears that). */
+static int host_memory_info(lua_State *L) {
+    rg_host_memory *m = host_memory(L);
+    if (!m) return 0;
+    lua_pushinteger(L, (lua_Integer)m->used);
+    lua_pushinteger(L, (lua_Integer)m->limit);
+    lua_pushboolean(L, m->hit);
+    m->hit = 0;
+    return 3;
+}
+
+/* The wall-clock cap (docs/security.md). SIGALRM can reach nothing but statics; lua_sethook is
+ * the one Lua call that is safe in a signal handler (lua.c stops scripts the same way). The hook
+ * then raises the error at the next Lua instruction, call or return. */
+static lua_State *volatile alarm_state;
+static volatile lua_Integer alarm_seconds;
+
+static void stop_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    luaL_error(L, "time limit of %I s reached (--max-seconds)", (lua_Integer)alarm_seconds);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    lua_sethook(alarm_state, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* host.set_time_limit(seconds): from now on, the run stops with an error after that long; 0
+ * lifts the limit (before writing outputs, so that a run is never cut between two files). */
+static int host_set_time_limit(lua_State *L) {
+    const lua_Integer seconds = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, seconds >= 0 && seconds <= 86400, 1, "from 0 to 86400 seconds");
+    if (seconds == 0) {
+        alarm(0);
+        return 0;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    lua_State *main_state = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    alarm_state = main_state;
+    alarm_seconds = seconds;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) != 0) return luaL_error(L, "sigaction: %s", strerror(errno));
+    alarm((unsigned)seconds);
+    return 0;
+}
+
 int rg_host_open(lua_State *L) {
     static const luaL_Reg funcs[] = {
         {"template", host_template},
@@ -230,6 +320,9 @@ int rg_host_open(lua_State *L) {
         {"write_file_atomic", host_write_file_atomic},
         {"mkdir_p", host_mkdir_p},
         {"list_dir", host_list_dir},
+        {"set_memory_limit", host_set_memory_limit},
+        {"memory", host_memory_info},
+        {"set_time_limit", host_set_time_limit},
         {NULL, NULL},
     };
     luaL_newlib(L, funcs);

@@ -11,6 +11,31 @@
 /* Exit status for an error that escaped Lua. */
 #define EXIT_LUA_ERROR 1
 
+/* The Lua allocator with a cap (docs/security.md): specs and JSON files come from contributors,
+ * and neither may take the machine's memory. rg_host_set_memory_limit() changes the cap. */
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    rg_host_memory *m = ud;
+    const size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        m->used -= old;
+        return NULL;
+    }
+    if (nsize > old && nsize - old > m->limit - m->used) {
+        m->hit = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p) m->used = m->used - old + nsize;
+    return p;
+}
+
+static int on_panic(lua_State *L) {
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "respgen: %s\n", msg ? msg : "unrecoverable Lua error");
+    return 0; /* Lua aborts */
+}
+
 /* Message handler: the bare message, or with a traceback when RESPGEN_DEBUG is set. Error objects
  * that are not strings still become readable text. */
 static int on_error(lua_State *L) {
@@ -50,11 +75,14 @@ static int exit_status(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
-    lua_State *L = luaL_newstate();
+    rg_host_memory mem = {.limit = RG_HOST_DEFAULT_MEMORY};
+    lua_State *L = lua_newstate(capped_alloc, &mem);
     if (!L) {
         fputs("respgen: cannot create the Lua state: out of memory\n", stderr);
         return EXIT_LUA_ERROR;
     }
+    lua_atpanic(L, on_panic);
+    rg_host_set_memory(L, &mem);
     lua_pushcfunction(L, on_error);
     lua_pushcfunction(L, run_cli);
     lua_pushinteger(L, argc);
@@ -65,7 +93,11 @@ int main(int argc, char **argv) {
     } else {
         fflush(stdout);
         const char *msg = lua_tostring(L, -1);
-        fprintf(stderr, "respgen: %s\n", msg ? msg : "unknown error");
+        if (status == LUA_ERRMEM && mem.hit)
+            fprintf(stderr, "respgen: memory limit of %zu MiB reached (--max-memory)\n",
+                    mem.limit >> 20);
+        else
+            fprintf(stderr, "respgen: %s\n", msg ? msg : "unknown error");
         status = EXIT_LUA_ERROR;
     }
     lua_close(L);

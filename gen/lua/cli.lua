@@ -63,6 +63,9 @@ local function help_text()
         lines[#lines + 1] = "      src/commands/*.json, or one module commands.json)"
             .. " into a spec FILE."
     end
+    lines[#lines + 1] = "  Limits, in every mode (docs/security.md):"
+    lines[#lines + 1] = "        --max-memory MIB   the memory respgen may use (default 512)"
+    lines[#lines + 1] = "        --max-seconds S    the time it may run, except dump (default 60)"
     lines[#lines + 1] = "  respgen --help | -h"
     lines[#lines + 1] = "      Show this help."
     lines[#lines + 1] = "  respgen --version"
@@ -165,7 +168,54 @@ local commands = {
 }
 commands["-h"] = commands["--help"]
 
+-- Limits valid in every mode (docs/security.md), as "--opt N" or "--opt=N": the option, its
+-- range, and what it sets. Removed from argv before the mode sees it.
+local LIMITS = {
+    ["--max-memory"] = { min = 16, max = 1048576, unit = "MiB", default = 512,
+        set = function(n) host.set_memory_limit(n * 1024 * 1024) end },
+    ["--max-seconds"] = { min = 1, max = 86400, unit = "seconds", default = 60,
+        set = function(n) host.set_time_limit(n) end },
+}
+
+-- Takes the limit options out of argv: their values by option name, or nil and a usage message.
+local function take_limits(argv)
+    local values = {}
+    for i = #argv, 1, -1 do
+        local name, inline = argv[i]:match("^(%-%-[^=]+)=(.*)$")
+        name = name or argv[i]
+        local limit = LIMITS[name]
+        if limit then
+            local n = tonumber(inline or argv[i + 1] or "")
+            if math.type(n) ~= "integer" or n < limit.min or n > limit.max then
+                return nil, "option '" .. name .. "' needs a number of " .. limit.unit ..
+                    " from " .. limit.min .. " to " .. limit.max
+            end
+            table.remove(argv, i)
+            if not inline then
+                table.remove(argv, i)
+            end
+            values[name] = n
+        end
+    end
+    return values
+end
+
+-- Applies the limits: memory in every mode, time where Lua does the work (dump reads a stream
+-- for as long as it flows).
+local function apply_limits(values, mode)
+    for name, limit in pairs(LIMITS) do
+        if name ~= "--max-seconds" or mode ~= "dump" then
+            limit.set(values[name] or limit.default)
+        end
+    end
+end
+
 return function(argv)
+    local limits, err = take_limits(argv)
+    if not limits then
+        return usage_error(err)
+    end
+    apply_limits(limits, argv[1])
     if #argv == 0 then
         io.stderr:write(help_text())
         return USAGE

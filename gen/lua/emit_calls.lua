@@ -214,7 +214,7 @@ function M.emit(model, opts)
         "#include <stddef.h>",
         "#include <stdint.h>",
         "",
-        "#define " .. P .. "_SAMPLE_CALLS_VERSION \"" .. opts.sample_calls .. "\"",
+        "#define " .. P .. "_SAMPLE_CALLS_VERSION \"" .. resp.c_escape(opts.sample_calls) .. "\"",
         "",
         "/* command, form (\"minimal\" or \"full\"), why it is not made (NULL: it is), and the " ..
             "encoder",

@@ -85,7 +85,8 @@ local function body(ty, ctx)
     elseif ty.t == "oneof" then
         local names, list = alt_names(ty.alts), {}
         for i, a in ipairs(ty.alts) do list[i] = i .. " " .. names[i] end
-        out[1] = "/* which: 0 nothing yet, " .. table.concat(list, ", ") .. " */"
+        out[1] = "/* which: 0 nothing yet, " .. resp.comment_escape(table.concat(list, ", ")) ..
+            " */"
         out[2] = "uint8_t which;"
         for i, a in ipairs(ty.alts) do
             a.member = names[i]

@@ -10,6 +10,7 @@
 -- The argument tables are compiled by server_args.lua; this file renders them.
 
 local model_mod = require("model")
+local cstr = require("cstr")
 local naming = require("naming")
 local server_args = require("server_args")
 local server_reply = require("server_reply")
@@ -20,9 +21,7 @@ M.options = {
     ["--server"] = { field = "server" },
 }
 
-local function c_string(s)
-    return '"' .. s:gsub('[\\"]', "\\%0") .. '"'
-end
+local c_string = cstr.literal
 
 -- Reply encoders: which schemas get one and their C text live in server_reply.lua.
 local reply_shape = server_reply.shape
@@ -200,11 +199,12 @@ local function header_text(model, cmds)
                 for _, k in ipairs(consts) do add("    " .. k[1] .. " = " .. k[2] .. ",") end
                 add("};")
             end
-            add("/* " .. c.name:upper():gsub("|", " ") .. ": views borrow the request's argv. */")
+            local title = cstr.comment((c.name:upper():gsub("|", " ")))
+            add("/* " .. title .. ": views borrow the request's argv. */")
             add("typedef struct " .. c.struct .. " {")
             for _, f in ipairs(c.fields) do
                 local sp = f[1]:sub(-1) == "*" and "" or " "
-                if f[3] then add("    /* " .. f[3] .. " */") end
+                if f[3] then add("    /* " .. cstr.comment(f[3]) .. " */") end
                 add("    " .. f[1] .. sp .. f[2] .. ";")
             end
             add("} " .. c.struct .. ";")

@@ -93,6 +93,13 @@ local function render(path, o)
     local s, errs = load_spec(path, o)
     if not s then return nil, errs end
     local stem = stem_of(path)
+    -- The stem names the outputs and stands in #include "<stem>.h", the file name in the banner
+    -- comments: a quote or control byte would end that header name or comment, and C11 6.4.7
+    -- leaves ', \, // and /* in a header name undefined.
+    if not file_name(path):match("^[%w_.+-]+$") then
+        return nil, { path .. ":1: the file name cannot appear in a C #include (use letters, " ..
+            "digits and _ . + -)" }
+    end
     local prefix = o.prefix or naming.ident(s.module_prefix or stem)
     if not prefix or not naming.valid_prefix(prefix) then
         return nil, { path .. ":1: the file name gives no usable prefix; pass --prefix" }
@@ -114,7 +121,15 @@ end
 local function render_all(o)
     local outputs, errors, seen = {}, {}, {}
     for _, path in ipairs(o.specs) do
-        local outs, errs = render(path, o)
+        local ok, outs, errs = pcall(render, path, o)
+        if not ok then
+            -- A limit hit while generating has no position of its own: name the spec.
+            local _, limit, hit = host.memory()
+            local timeout = tostring(outs):match("time limit of .*$")
+            if not (hit or timeout) then error(outs, 0) end
+            outs, errs = nil, { path .. ":1: " .. (timeout or ("memory limit of " ..
+                (limit >> 20) .. " MiB reached while generating (--max-memory)")) }
+        end
         for _, e in ipairs(errs or {}) do errors[#errors + 1] = e end
         for _, f in ipairs(outs or {}) do
             if seen[f.path] then
@@ -153,6 +168,7 @@ local function check(outputs)
 end
 
 local function write(outputs, outdir)
+    host.set_time_limit(0) -- all or nothing: the time limit must not fall between two files
     local made, why = host.mkdir_p(outdir)
     if not made then
         eprint("respgen: cannot create " .. tostring(why))

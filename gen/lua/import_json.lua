@@ -17,6 +17,10 @@ local M = {}
 
 local SUCCESS, FAILURE, USAGE = 0, 1, 2
 
+-- A JSON file from a contributor larger than this is refused before it is read (Redis' largest
+-- command file is about 30 KB, a module's whole commands.json some hundred KB).
+local MAX_FILE = 16 * 1024 * 1024
+
 -- Raised (as a table) for problems in the input; anything else raised is a bug.
 local InputError = {}
 
@@ -689,7 +693,7 @@ end
 -- Appends the commands of one file to input.commands (seen: the ones so far, by name).
 -- Returns nil, or what is wrong with the file.
 local function read_commands(file, input, seen)
-    local text, err = host.read_file(file)
+    local text, err = host.read_file(file, MAX_FILE)
     if not text then return err end
     local doc, derr = json.decode(text, file)
     if doc == nil then return derr end
@@ -1041,8 +1045,8 @@ local function load_overlay(path)
     if not text then return nil, { path .. ":1: cannot read overlay: " .. tostring(rerr) } end
     local chunk, perr = load(text, "=" .. path, "t", {})
     if not chunk then return nil, { perr } end
-    local ok, t = pcall(chunk)
-    if not ok then return nil, { tostring(t) } end
+    local ok, t = spec.run_limited(chunk, path)
+    if not ok then return nil, { t } end
     if type(t) ~= "table" then return nil, { path .. ":1: an overlay returns a table" } end
     local ov = { commands = t, text = text, path = path }
     local errs = {}
@@ -1117,6 +1121,7 @@ function M.main(args)
     local text
     text, errors = render(input, commands, ctx)
     if not text then return report(errors) end
+    host.set_time_limit(0) -- the write is not cut short
     local ok, werr = host.write_file_atomic(opts.output, text)
     if not ok then return report({ werr }) end
     -- Only with a result: next to errors they would hide what stopped the import.

@@ -170,6 +170,12 @@ local function emit_arg(out, arg, indent, lines)
     lines[line] = arg.origin
 end
 
+-- Text for a "-- " comment line. Names in it come from the JSON: a newline there would end the
+-- comment and put the rest of the name into the spec as code.
+local function comment_text(s)
+    return (s:gsub("%c", function(c) return ESCAPES[c] or string.format("\\%03d", c:byte()) end))
+end
+
 -- The text of a spec. banner: comment lines (without "-- "); preamble: optional lines of
 -- declarations before the commands (module_prefix "JSON"); commands: { name =, comment =
 -- optional comment lines, fields = record, args = list of arguments, origin = any }.
@@ -177,14 +183,14 @@ end
 -- that starts there.
 function M.spec(banner, commands, preamble)
     local out, lines = { n = 0 }, {}
-    for _, b in ipairs(banner) do emit(out, b == "" and "--" or "-- " .. b) end
+    for _, b in ipairs(banner) do emit(out, b == "" and "--" or "-- " .. comment_text(b)) end
     if preamble and #preamble > 0 then
         emit(out, "")
         for _, p in ipairs(preamble) do emit(out, p) end
     end
     for _, c in ipairs(commands) do
         emit(out, "")
-        for _, comment in ipairs(c.comment or {}) do emit(out, "-- " .. comment) end
+        for _, comment in ipairs(c.comment or {}) do emit(out, "-- " .. comment_text(comment)) end
         lines[emit(out, "command " .. M.quote(c.name) .. " {")] = c.origin
         emit_fields(out, c.fields, INDENT)
         for _, a in ipairs(c.args) do emit_arg(out, a, INDENT, lines) end

@@ -13,11 +13,15 @@
 --
 -- Rejected: anything outside the grammar, invalid UTF-8, unpaired surrogates, duplicate keys,
 -- numbers that overflow a double, trailing bytes after the value, nesting deeper than
--- MAX_DEPTH (to fail cleanly long before the Lua stack would).
+-- MAX_DEPTH (to fail cleanly long before the Lua stack would), strings over MAX_STRING bytes.
 
 local M = {}
 
 local MAX_DEPTH = 512
+-- Contributors' files (docs/security.md): a string of command specs is a name, a token or a
+-- summary; a 100 MB one is an attack on memory, refused before it is copied.
+local MAX_STRING = 1024 * 1024
+M.MAX_STRING = MAX_STRING
 
 M.null = setmetatable({}, {
     __name = "json.null",
@@ -146,6 +150,9 @@ function M.decode(text, source)
         while true do
             local j = text:find('[\0-\31"\\]', i)
             if not j then fail("unterminated string", start) end
+            if j - start > MAX_STRING then
+                fail("string longer than the limit of " .. MAX_STRING .. " bytes", start)
+            end
             check_utf8(i, j - 1)
             parts[#parts + 1] = text:sub(i, j - 1)
             local c = text:sub(j, j)

@@ -7,6 +7,8 @@
 -- that does not fit on one line clang-format picks the layout with the lowest penalty; the
 -- candidates and penalties below are the ones its LLVM style assigns to these shapes.
 
+local cstr = require("cstr")
+
 local M = {}
 
 M.LIMIT = 100
@@ -150,6 +152,7 @@ end
 -- " * " continuation lines and the closing "*/" on the last text line.
 function M.comment(indent, text)
     local ind = spaces(indent)
+    text = cstr.comment(text)
     local one = ind .. "/* " .. text .. " */"
     if #one <= M.LIMIT then return one end
     local lines, cur = {}, nil

@@ -8,6 +8,10 @@
 
 local M = {}
 
+-- The string library as loaded: spec constructors call into this module while the spec sandbox
+-- has replaced the string methods (spec.lua refuses patterns to specs), so no method syntax here.
+local match, gsub, lower, upper = string.match, string.gsub, string.lower, string.upper
+
 local function set_of(words)
     local s = {}
     for w in words:gmatch("%S+") do s[w] = true end
@@ -38,8 +42,8 @@ M.RESERVED = RESERVED
 -- The identifier form of a spec name, before keyword mangling; nil when the result cannot be an
 -- identifier (empty, or starting with a digit).
 function M.ident(name)
-    local id = name:lower():gsub("[^a-z0-9_]", "_")
-    if id == "" or id:match("^%d") then return nil end
+    local id = gsub(lower(name), "[^a-z0-9_]", "_")
+    if id == "" or match(id, "^%d") then return nil end
     return id
 end
 
@@ -48,18 +52,18 @@ end
 function M.member(name)
     local id = M.ident(name)
     if not id then return nil end
-    if RESERVED[id] or id:match("^rg_") then return id .. "_" end
+    if RESERVED[id] or match(id, "^rg_") then return id .. "_" end
     return id
 end
 
 -- Upper-case form for macros and enumerators.
 function M.upper(id)
-    return id:upper()
+    return upper(id)
 end
 
 -- True when s is usable as a prefix for every generated identifier.
 function M.valid_prefix(s)
-    return s:match("^[A-Za-z][A-Za-z0-9_]*$") ~= nil and not s:match("_$")
+    return match(s, "^[A-Za-z][A-Za-z0-9_]*$") ~= nil and not match(s, "_$")
 end
 
 return M

@@ -1,5 +1,7 @@
 -- RESP request bytes the generator computes ahead of time, and their C string literal form.
 
+local cstr = require("cstr")
+
 local M = {}
 
 -- "$<len>\r\n<bytes>\r\n"
@@ -17,38 +19,9 @@ function M.array_header(n)
     return "*" .. n .. "\r\n"
 end
 
-local ESCAPES = { ["\r"] = "\\r", ["\n"] = "\\n", ["\t"] = "\\t", ['"'] = '\\"', ["\\"] = "\\\\" }
-
--- The C source text of a string literal's contents for bytes. Octal escapes always have three
--- digits so a following digit cannot extend them; "??" is broken up so no trigraph can form.
-function M.c_escape(bytes)
-    local out = {}
-    local prev = ""
-    for i = 1, #bytes do
-        local ch = bytes:sub(i, i)
-        local b = ch:byte()
-        local e = ESCAPES[ch]
-        if not e then
-            if b < 32 or b > 126 then
-                e = string.format("\\%03o", b)
-            elseif ch == "?" and prev == "?" then
-                e = "\\?"
-            else
-                e = ch
-            end
-        end
-        out[#out + 1] = e
-        prev = ch
-    end
-    return table.concat(out)
-end
-
--- Text of spec strings inside a C comment: control and non-ASCII bytes escaped as in C, and no
--- trigraph or comment delimiter can form.
-function M.comment_escape(text)
-    local out = text:gsub("[%c\128-\255]", function(ch) return M.c_escape(ch) end)
-    return (out:gsub("%?%?", "?\\?"):gsub("%*/", "*\\/"):gsub("/%*", "/\\*"))
-end
+-- String literal contents and comment text from spec bytes: see cstr.lua.
+M.c_escape = cstr.escape
+M.comment_escape = cstr.comment
 
 -- Splits bytes into pieces whose escaped forms are at most `width` characters, cutting between
 -- bulk strings where possible so each piece reads as whole words.

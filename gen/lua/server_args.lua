@@ -617,6 +617,30 @@ local function finish_segments(segs)
     return true
 end
 
+-- The largest value each narrow member of rg_arg_node / rg_arg_seg / rg_arg_spec can hold.
+local U8, U16 = 255, 65534 -- 65535 is RG_ARG_NO_OFF
+-- Bytes a field of the argument struct may take at most (a view; counts and offsets are less),
+-- so that the offsets stay below U16.
+local FIELD_MAX = 24
+
+-- True when the tables fit the runtime's member types. A spec may be as wide as it likes (300
+-- optional arguments, a oneof of 300 tokens); one that does not fit stays raw rather than emit
+-- numbers that a uint8_t would silently cut.
+local function fits(cmd)
+    if #cmd.segs > U8 or #cmd.fields * FIELD_MAX > U16 then return false end
+    for _, seg in ipairs(cmd.segs) do
+        local nodes = seg.nodes or {}
+        if #nodes > U8 or (seg.group or 0) > U8 or (seg.skip or 0) > U8 or
+            (seg.min_after or 0) > U16 then
+            return false
+        end
+        for _, n in ipairs(nodes) do
+            if n.alt > U8 or n.group > U8 or n.more > U8 then return false end
+        end
+    end
+    return true
+end
+
 -- Fills cmd.fields ({ ctype, name, comment }), cmd.consts (lists of { enumerator, value }) and
 -- cmd.segs (segments of nodes) for command spec c; false for raw commands. cmd.MACRO prefixes
 -- the enumerators.
@@ -626,7 +650,7 @@ function M.compile(c, cmd)
     cmd.field_names = {}
     if not compile_seq(c.args, cmd, "", ctx) then return false end
     if ctx.groups > 63 then return false end
-    return finish_segments(cmd.segs)
+    return finish_segments(cmd.segs) and fits(cmd)
 end
 
 return M

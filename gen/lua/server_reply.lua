@@ -13,6 +13,9 @@
 --     COMMAND GETKEYS, ...): that is what redis-server 7.0 sends, checked by test_dispatch.
 --   * "number" is a double (Redis 7.0's %.17g form) alone or in arrays; inside fixed tuples it is
 --     sometimes a count (WAITAOF's), so tuples take only strings and integers.
+
+local cstr = require("cstr")
+
 local M = {}
 
 local function is_null(s) return type(s) == "table" and s.type == "null" end
@@ -286,7 +289,7 @@ end
 -- "/* text */" wrapped at 100 columns, continuation lines starting " * " (clang-format keeps it).
 local function comment(text)
     local lines, line = {}, "/*"
-    for word in text:gmatch("%S+") do
+    for word in cstr.comment(text):gmatch("%S+") do
         if #line + 1 + #word > 100 - 3 and line ~= "/*" and line ~= " *" then
             lines[#lines + 1] = line
             line = " *"
@@ -303,8 +306,8 @@ function M.text(c, fn, signature)
     local shape = c.reply_shape
     local name = c.name:upper():gsub("|", " ")
     if shape == "const" then
-        return "/* " .. name .. "'s reply. */\n#define " .. c.MACRO .. "_REPLY \"+" ..
-            c.reply.const .. "\\r\\n\""
+        return "/* " .. cstr.comment(name) .. "'s reply. */\n#define " .. c.MACRO .. "_REPLY " ..
+            cstr.literal("+" .. c.reply.const .. "\r\n")
     end
     local f = FORMS[shape]
     if shape == "tuple" or shape == "tuple_or_null" then

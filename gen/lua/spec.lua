@@ -5,12 +5,24 @@
 -- describe commands. Every command and argument remembers the line it was written on, and every
 -- mistake is reported as "file:line: command 'X', argument 'y': what is wrong".
 
+local host = require("host")
 local naming = require("naming")
 
 local M = {}
 
 -- Instructions a spec may run; data-only specs need a tiny fraction of this.
 local INSTRUCTION_LIMIT = 50000000
+
+-- Sizes of what a spec names (docs/security.md). A name becomes part of C identifiers (Redis'
+-- longest is 33 bytes); a token sits in a server table whose token_len is a uint8_t; any other
+-- text may become a C string literal, which C11 only guarantees up to 4095 characters.
+local MAX_NAME = 128
+local MAX_TOKEN = 255
+local MAX_TEXT = 4000
+-- Nesting of oneof and block arguments (Redis' deepest is 5; the JSON importer allows 512
+-- levels of JSON, which is about 256 of arguments).
+local MAX_DEPTH = 64
+M.MAX_NAME, M.MAX_TOKEN, M.MAX_TEXT = MAX_NAME, MAX_TOKEN, MAX_TEXT
 
 -- Argument kinds: DSL function name -> kind as the Redis JSON specs spell it.
 local KINDS = {
@@ -79,6 +91,12 @@ end
 
 local function check_string(v)
     if type(v) ~= "string" then return "must be a string, got " .. show(v) end
+    if #v > MAX_TEXT then return "is " .. #v .. " bytes, over the limit of " .. MAX_TEXT end
+end
+
+local function check_token(v)
+    if type(v) ~= "string" then return "must be a string, got " .. show(v) end
+    if #v > MAX_TOKEN then return "is " .. #v .. " bytes, over the limit of " .. MAX_TOKEN end
 end
 
 local function check_bool(v)
@@ -91,29 +109,41 @@ local function check_version(v)
     end
 end
 
-local function check_int_min(min)
+-- Integers that become C constants must fit their C type: key spec fields and arity are int32_t
+-- or int, so a bigger one would not compile (or would mean another number).
+local INT32_MAX = 2147483647
+
+local function check_int_min(min, max)
+    max = max or INT32_MAX
     return function(v)
         if math.type(v) ~= "integer" or v < min then
             return "must be an integer >= " .. min .. ", got " .. show(v)
         end
+        if v > max then return "must be at most " .. max .. ", got " .. show(v) end
     end
 end
 
 -- An error reply text as a server sends it, without '-' and CRLF: "ERR timeout is negative".
 local function check_error_text(v)
-    if type(v) ~= "string" or not v:match("^%u[%u_]* ") or v:find("[\r\n]") then
+    if type(v) ~= "string" or not v:match("^%u[%u_]* ") or v:find("%c") or #v > MAX_TEXT then
         return "must be an error text like \"ERR timeout is negative\" (a code in capitals, " ..
             "a space, a message on one line)"
     end
 end
 
+-- An int64_t constant; math.mininteger has no C literal (-9223372036854775808 is the negation
+-- of a constant too large for any signed type).
 local function check_integer(v)
     if math.type(v) ~= "integer" then return "must be an integer, got " .. show(v) end
+    if v == math.mininteger then return "must be at least " .. (v + 1) .. ", got " .. show(v) end
 end
 
 local function check_arity(v)
     if math.type(v) ~= "integer" or v == 0 then
         return "must be a non-zero integer (negative: at least that many words), got " .. show(v)
+    end
+    if v > INT32_MAX or v < -INT32_MAX then
+        return "must be from " .. -INT32_MAX .. " to " .. INT32_MAX .. ", got " .. show(v)
     end
 end
 
@@ -165,7 +195,7 @@ local function check_variant(variants)
 end
 
 local int0 = check_int_min(0)
-local any_int = check_int_min(math.mininteger)
+local any_int = check_int_min(-INT32_MAX)
 
 local check_key_spec = check_record({
     notes = check_string,
@@ -218,6 +248,7 @@ local function check_const(v)
     if t ~= "string" and t ~= "number" and t ~= "boolean" then
         return "must be a string, number or boolean"
     end
+    if t == "string" then return check_string(v) end
 end
 
 local SCHEMA_FIELDS = {
@@ -228,9 +259,9 @@ local SCHEMA_FIELDS = {
     additionalItems = function(v) return check_schema(v) end,
     oneOf = check_list_of(function(v) return check_schema(v) end),
     anyOf = check_list_of(function(v) return check_schema(v) end),
-    minItems = int0,
-    maxItems = int0,
-    minimum = any_int,
+    minItems = check_int_min(0, math.maxinteger),
+    maxItems = check_int_min(0, math.maxinteger),
+    minimum = check_int_min(math.mininteger, math.maxinteger),
     pattern = check_string,
     uniqueItems = check_bool,
     properties = check_schema_map,
@@ -275,7 +306,7 @@ local COMMAND_FIELDS = {
 
 -- Argument options (the table after the name).
 local ARG_FIELDS = {
-    token = check_string,
+    token = check_token,
     optional = check_bool,
     multiple = check_bool,
     multiple_token = check_bool,
@@ -283,7 +314,7 @@ local ARG_FIELDS = {
     deprecated_since = check_version,
     display = check_string,
     key_spec_index = int0,
-    max_len = check_int_min(1),
+    max_len = check_int_min(1, math.maxinteger),
     invalid = check_error_text,
     min = check_integer,
     min_error = check_error_text,
@@ -386,16 +417,97 @@ local function relocate(msg, path)
     return path .. ":" .. line .. ": " .. rest
 end
 
+-- The string methods a spec sees ("x"):rep(3) through: the library without the pattern
+-- functions, whose backtracking runs in C where no hook can stop it (s:find(("a*"):rep(30) ..
+-- "b") ran for minutes), and with a rep that refuses results over MAX_REP at once.
+local MAX_REP = 64 * 1024 * 1024
+local PATTERN_FUNCTIONS = { "find", "match", "gmatch", "gsub" }
+
+local function sandbox_strings(where, chunkname)
+    local lib = copy(string)
+    for _, name in ipairs(PATTERN_FUNCTIONS) do
+        lib[name] = function()
+            error("string." .. name .. " is not available in specs (patterns can run for " ..
+                "hours; docs/security.md)", 2)
+        end
+    end
+    local rep = string.rep
+    lib.rep = function(str, n, sep)
+        -- The big allocations of a spec are mostly reps: keep their line for the memory limit.
+        local info = debug.getinfo(2, "Sl")
+        if info and info.source == chunkname then where.line = info.currentline end
+        local len = #tostring(str) + #tostring(sep or "")
+        if type(n) == "number" and n > 0 and len > 0 and n > MAX_REP / len then
+            error("string.rep result over the limit of " .. MAX_REP .. " bytes", 2)
+        end
+        return rep(str, n, sep)
+    end
+    return lib
+end
+
+-- Runs fn with the string methods replaced by the sandbox's and a hook that keeps the spec's
+-- current line and stops it after INSTRUCTION_LIMIT instructions or SECONDS_LIMIT of CPU time.
+local SECONDS_LIMIT = 10
+local HOOK_EVERY = 1000
+
+local function run_sandboxed(fn, chunkname)
+    local meta = getmetatable("")
+    local saved = meta.__index
+    local where = { line = 1 }
+    local budget, deadline = INSTRUCTION_LIMIT, os.clock() + SECONDS_LIMIT
+    -- No line hook: it would fire on every iteration of a tight loop. The line is the one the
+    -- spec was on at the last count event (a refused allocation carries no position).
+    debug.sethook(function()
+        local info = debug.getinfo(2, "Sl")
+        if info and info.source == chunkname then where.line = info.currentline end
+        budget = budget - HOOK_EVERY
+        if budget <= 0 then error("spec runs too long (instruction limit)", 2) end
+        if os.clock() > deadline then
+            error("spec runs too long (time limit of " .. SECONDS_LIMIT .. " s)", 2)
+        end
+    end, "", HOOK_EVERY)
+    meta.__index = sandbox_strings(where, chunkname)
+    local ok, err = pcall(fn)
+    meta.__index = saved
+    debug.sethook()
+    return ok, err, where.line
+end
+
+-- The message of a failed run: Lua's own, or for a refused allocation the limit that refused it
+-- (the error object is then a bare "not enough memory", with no position).
+local function limit_error(line, path)
+    local _, limit, hit = host.memory()
+    if hit then
+        return path .. ":" .. line .. ": memory limit of " .. ((limit or 0) >> 20) ..
+            " MiB reached (--max-memory)"
+    end
+end
+
+local function run_error(err, line, path)
+    -- host's --max-seconds alarm raises its error from a hook, where Lua knows no position.
+    local timeout = tostring(err):match("time limit of %d+ s reached %(%-%-max%-seconds%)$")
+    if timeout then return path .. ":" .. line .. ": " .. timeout end
+    return limit_error(line, path) or relocate(err, path)
+end
+
+-- For other Lua files from contributors (import-json's overlays): runs chunk (loaded with
+-- chunkname "=" .. path) under the spec's limits; returns true, its result or nil, the message.
+function M.run_limited(chunk, path)
+    host.memory()
+    local ok, res, line = run_sandboxed(chunk, "=" .. path)
+    if ok then return true, res end
+    return nil, limit_error(line, path) or tostring(res)
+end
+
 -- Runs the spec text; returns the raw command records and the argument records (handle ->
 -- record), or nil and an error message.
 local function evaluate(text, path)
     local commands, args, decl = {}, {}, { includes = {} }
     local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args, decl))
     if not chunk then return nil, relocate(err, path) end
-    debug.sethook(function() error("spec runs too long", 2) end, "", INSTRUCTION_LIMIT)
-    local ok, result = pcall(chunk)
-    debug.sethook()
-    if not ok then return nil, relocate(result, path) end
+    host.memory() -- clears the "cap hit" flag
+    local ok, result, line = run_sandboxed(chunk, "=" .. CHUNK)
+    if not ok then return nil, run_error(result, line, path) end
     return commands, args, decl, result
 end
 
@@ -413,12 +525,19 @@ end
 -- Validation.
 
 -- Collects problems as { line, message } and formats them for stderr.
+-- A spec name as a message shows it: control bytes escaped (a message is one line, and a
+-- terminal must not act on it) and a hostile 10 KB name cut short.
+local function shown(name)
+    local cut = #name > 80 and name:sub(1, 77) .. "..." or name
+    return (cut:gsub("%c", function(ch) return string.format("\\%03d", ch:byte()) end))
+end
+
 local function new_reporter(path)
     local r = { path = path, list = {} }
     function r.add(line, cmd, arg_path, msg)
         local where = ""
-        if cmd then where = "command '" .. cmd .. "'" end
-        if arg_path then where = where .. ", argument '" .. arg_path .. "'" end
+        if cmd then where = "command '" .. shown(cmd) .. "'" end
+        if arg_path then where = where .. ", argument '" .. shown(arg_path) .. "'" end
         if where ~= "" then where = where .. ": " end
         r.list[#r.list + 1] = { line = line, text = path .. ":" .. line .. ": " .. where .. msg }
     end
@@ -479,7 +598,9 @@ local function check_arg_rules(a, report, cmd, arg_path)
     if a.kind == "oneof" and #a.args < 2 then
         bad("oneof needs at least 2 alternatives, has " .. #a.args)
     end
-    if a.kind == "block" and #a.args == 0 then bad("block needs at least one argument") end
+    if a.kind == "block" and #a.args == 0 and not a.too_deep then
+        bad("block needs at least one argument")
+    end
     local numeric = a.kind == "integer" or a.kind == "double" or a.kind == "unix-time"
     if a.invalid and not (numeric or a.kind == "oneof") then
         bad("invalid applies to integer, double, unix-time and oneof arguments only")
@@ -494,14 +615,17 @@ local function check_arg_rules(a, report, cmd, arg_path)
     if valued and #a.args > 0 then bad(a.kind .. " argument cannot have nested arguments") end
 end
 
-local function validate_arg(raw, report, cmd, parent_path)
+local function validate_arg(raw, report, cmd, parent_path, depth)
     local a = { kind = raw.kind, name = raw.name, line = raw.line, args = {} }
     local arg_path = parent_path and (parent_path .. "." .. raw.name) or raw.name
     a.path = arg_path
     local items, fields = split_body(raw.opts or {}, report, raw.line, cmd, arg_path)
     copy_fields(fields, ARG_FIELDS, a, report, raw.line, cmd, arg_path, "argument")
-    a.args = validate_args(items, report, cmd, arg_path, raw.line)
-    if not naming.ident(raw.name) then
+    a.args, a.too_deep = validate_args(items, report, cmd, arg_path, raw.line, depth + 1)
+    if #raw.name > MAX_NAME then
+        report.add(raw.line, cmd, arg_path, "name is " .. #raw.name ..
+            " bytes, over the limit of " .. MAX_NAME)
+    elseif not naming.ident(raw.name) then
         report.add(raw.line, cmd, arg_path, "name cannot become a C identifier")
     end
     check_arg_rules(a, report, cmd, arg_path)
@@ -510,15 +634,21 @@ end
 
 -- Validates a list of raw arguments (one nesting level); names must stay distinct as C
 -- identifiers because they become parameters, members and enumerators.
-validate_args = function(items, report, cmd, parent_path, parent_line)
+validate_args = function(items, report, cmd, parent_path, parent_line, depth)
     local out, seen = {}, {}
+    if #items > 0 and depth > MAX_DEPTH then
+        -- Stop here: deeper levels would only cost time and memory (paths grow with depth).
+        report.add(parent_line, cmd, parent_path, "arguments nested deeper than the limit of " ..
+            MAX_DEPTH .. " levels")
+        return out, true
+    end
     for i, item in ipairs(items) do
         local raw = report.args[item]
         if not raw then
             report.add(parent_line, cmd, parent_path,
                 "item " .. i .. " is a " .. type(item) .. ", not an argument")
         else
-            local a = validate_arg(raw, report, cmd, parent_path)
+            local a = validate_arg(raw, report, cmd, parent_path, depth)
             local id = naming.ident(a.name)
             if id and seen[id] then
                 local first = seen[id]
@@ -610,7 +740,10 @@ local function validate_command(raw, report)
     end
     local bad_name = #c.words == 0 or #c.words > 2 or c.name ~= table.concat(c.words, " ") or
         c.name:match("[%c\"\\]")
-    if bad_name then
+    if #c.name > MAX_NAME then
+        report.add(raw.line, raw.name, nil, "name is " .. #c.name .. " bytes, over the limit of " ..
+            MAX_NAME)
+    elseif bad_name then
         report.add(raw.line, raw.name, nil,
             "name must be one word or a container and a subcommand separated by one space")
     elseif not naming.ident(table.concat(c.words, "_")) then
@@ -618,7 +751,7 @@ local function validate_command(raw, report)
     end
     local items, fields = split_body(raw.body, report, raw.line, raw.name)
     copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command")
-    c.args = validate_args(items, report, raw.name, nil, raw.line)
+    c.args = validate_args(items, report, raw.name, nil, raw.line, 1)
     check_key_spec_refs(c, c.args, report)
     if c.container and #c.args > 0 then
         report.add(raw.line, raw.name, nil, "a container has subcommands, not arguments")

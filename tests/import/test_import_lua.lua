@@ -125,4 +125,19 @@ test("specs", function()
     eq(origins[5], nil)
 end)
 
+-- Comment lines carry names from the JSON: a newline in one must not end the comment and turn
+-- the rest of the name into spec code.
+test("comments cannot smuggle code", function()
+    local evil = 'X\ncommand "SMUGGLED" {}\r\n'
+    local text = lua.spec({ evil }, { { name = "A", comment = { evil }, fields = lua.record(),
+        args = {} } })
+    eq(text:find("\ncommand \"SMUGGLED\"", 1, true), nil)
+    local declared = {}
+    assert(load(text, "=imported", "t", {
+        command = function(name) declared[#declared + 1] = name; return function() end end,
+    }))()
+    eq(#declared, 1)
+    eq(declared[1], "A")
+end)
+
 harness.run()
