@@ -3180,7 +3180,7 @@ command "GEOHASH" {
     reply = {
         description = "An array where each element is the Geohash corresponding to each member name passed as argument to the command.",
         type = "array",
-        items = { type = "string" },
+        items = { oneOf = { { type = "string" }, { type = "null" } } },
     },
     key "key" { key_spec_index = 0 },
     string "member" { optional = true, multiple = true },
@@ -9334,26 +9334,44 @@ command "XPENDING" {
                 items = {
                     { description = "Total number of pending messages", type = "integer" },
                     {
-                        description = "Minimal pending entry ID",
-                        type = "string",
-                        pattern = "[0-9]+-[0-9]+",
-                    },
-                    {
-                        description = "Maximal pending entry ID",
-                        type = "string",
-                        pattern = "[0-9]+-[0-9]+",
-                    },
-                    {
-                        description = "Consumers with pending messages",
-                        type = "array",
-                        items = {
-                            type = "array",
-                            minItems = 2,
-                            maxItems = 2,
-                            items = {
-                                { description = "Consumer name", type = "string" },
-                                { description = "Number of pending messages", type = "string" },
+                        oneOf = {
+                            {
+                                description = "Minimal pending entry ID",
+                                type = "string",
+                                pattern = "[0-9]+-[0-9]+",
                             },
+                            { type = "null" },
+                        },
+                    },
+                    {
+                        oneOf = {
+                            {
+                                description = "Maximal pending entry ID",
+                                type = "string",
+                                pattern = "[0-9]+-[0-9]+",
+                            },
+                            { type = "null" },
+                        },
+                    },
+                    {
+                        oneOf = {
+                            {
+                                description = "Consumers with pending messages",
+                                type = "array",
+                                items = {
+                                    type = "array",
+                                    minItems = 2,
+                                    maxItems = 2,
+                                    items = {
+                                        { description = "Consumer name", type = "string" },
+                                        {
+                                            description = "Number of pending messages",
+                                            type = "string",
+                                        },
+                                    },
+                                },
+                            },
+                            { type = "null" },
                         },
                     },
                 },

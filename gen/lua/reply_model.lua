@@ -97,6 +97,26 @@ local function same(a, b)
     return signature(a) == signature(b)
 end
 
+-- A single [key, value] tuple next to pairs of the same key and value (ZPOPMIN without and
+-- with COUNT): one pair is a list of pairs of one, and the engine reads a flat [k, v] as that
+-- list (RESP2 sends both flat, so only pairs can read them alike). Returns alts without such
+-- tuples.
+local function pair_into_pairs(alts)
+    local out = {}
+    for _, a in ipairs(alts) do
+        local absorbed = false
+        if a.t == "tuple" and #a.items == 2 then
+            for _, b in ipairs(alts) do
+                if b.t == "pairs" and same(b.key, a.items[1]) and same(b.value, a.items[2]) then
+                    absorbed = true
+                end
+            end
+        end
+        if not absorbed then out[#out + 1] = a end
+    end
+    return out
+end
+
 -- Alternatives: nested oneofs flattened, duplicates dropped, constants before plain strings.
 local function oneof_type(list)
     local alts = {}
@@ -109,6 +129,7 @@ local function oneof_type(list)
         alts[#alts + 1] = x
     end
     for _, s in ipairs(list) do add(from_schema(s)) end
+    alts = pair_into_pairs(alts)
     local sorted = {}
     for _, a in ipairs(alts) do if a.const then sorted[#sorted + 1] = a end end
     for _, a in ipairs(alts) do if not a.const then sorted[#sorted + 1] = a end end
