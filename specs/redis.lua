@@ -5482,6 +5482,7 @@ command "MONITOR" {
     since = "1.0.0",
     arity = 1,
     flags = { "ADMIN", "NOSCRIPT", "LOADING", "STALE" },
+    reply = { const = "OK" },
 }
 
 command "MOVE" {
@@ -5879,6 +5880,13 @@ command "PFDEBUG" {
             find_keys = { range = { lastkey = 0, step = 1, limit = 0 } },
         },
     },
+    reply = {
+        oneOf = {
+            { description = "GETREG", type = "array", items = { type = "integer" } },
+            { description = "DECODE, ENCODING", type = "string" },
+            { description = "TODENSE", type = "integer" },
+        },
+    },
     string "subcommand",
     key "key" { key_spec_index = 0 },
 }
@@ -6088,8 +6096,9 @@ command "PUBSUB NUMSUB" {
     arity = -2,
     flags = { "PUBSUB", "LOADING", "STALE" },
     reply = {
-        description = "The number of subscribers per channel, each even element (including 0th) is channel name, each odd element is the number of subscribers.",
-        type = "array",
+        description = "The number of subscribers per channel.",
+        type = "object",
+        additionalProperties = { description = "Subscribers", type = "integer" },
     },
     string "channel" { optional = true, multiple = true },
 }
@@ -6119,8 +6128,9 @@ command "PUBSUB SHARDNUMSUB" {
     arity = -2,
     flags = { "PUBSUB", "LOADING", "STALE" },
     reply = {
-        description = "The number of subscribers per shard channel, each even element (including 0th) is channel name, each odd element is the number of subscribers.",
-        type = "array",
+        description = "The number of subscribers per shard channel.",
+        type = "object",
+        additionalProperties = { description = "Subscribers", type = "integer" },
     },
     string "shardchannel" { optional = true, multiple = true },
 }

@@ -443,7 +443,11 @@ local function correct_reply(c, ov, at, ctx)
     table.sort(paths)
     for _, p in ipairs(paths) do
         local replacement = schema_record(ov.set[p])
-        local set = p == "" and field and function(x) field[2] = x end or
+        if p == "" and not field then
+            field = { "reply", nil }
+            c.fields[#c.fields + 1] = field
+        end
+        local set = p == "" and function(x) field[2] = x end or
             (field and schema_slot(field[2], p))
         if not set then
             return c.name .. ": overlay reply path '" .. p .. "' names nothing in the schema"

@@ -120,6 +120,34 @@ return {
                 } } }),
         },
     } },
+    ["PUBSUB NUMSUB"] = { reply = {
+        why = "channel, count, channel, count...: pairs of name and integer",
+        set = { [""] = {
+            description = "The number of subscribers per channel.",
+            type = "object",
+            additionalProperties = { description = "Subscribers", type = "integer" },
+        } },
+    } },
+    ["PUBSUB SHARDNUMSUB"] = { reply = {
+        why = "channel, count, channel, count...: pairs of name and integer",
+        set = { [""] = {
+            description = "The number of subscribers per shard channel.",
+            type = "object",
+            additionalProperties = { description = "Subscribers", type = "integer" },
+        } },
+    } },
+    ["MONITOR"] = { reply = {
+        why = "OK, then the monitored commands as simple strings (not replies)",
+        set = { [""] = { const = "OK" } },
+    } },
+    ["PFDEBUG"] = { reply = {
+        why = "GETREG: the registers; DECODE, ENCODING: a status; TODENSE: 0 or 1",
+        set = { [""] = { oneOf = {
+            { description = "GETREG", type = "array", items = { type = "integer" } },
+            { description = "DECODE, ENCODING", type = "string" },
+            { description = "TODENSE", type = "integer" },
+        } } },
+    } },
     ["GEOHASH"] = { reply = {
         why = "a member that does not exist has a null hash",
         set = { items = or_null({ type = "string" }) },
