@@ -435,6 +435,37 @@ local function schema_slot(v, path)
     end
 end
 
+-- The schema record at path (nil: none).
+local function schema_node(v, path)
+    for part in path:gmatch("[^.]+") do
+        if lua.is_record(v) then
+            local found
+            for _, kv in ipairs(v) do if kv[1] == part then found = kv[2] end end
+            v = found
+        elseif type(v) == "table" then
+            v = v[tonumber(part) or 0]
+        else
+            return nil
+        end
+    end
+    return lua.is_record(v) and v or nil
+end
+
+-- The overlay's `titles = { [path] = name }`: names for tuple fields and alternatives (BLPOP's
+-- key and element), added to the schema as `title`.
+local function title_reply(c, titles, field)
+    local paths = {}
+    for p in pairs(titles or {}) do paths[#paths + 1] = p end
+    table.sort(paths)
+    for _, p in ipairs(paths) do
+        local node = field and schema_node(field[2], p)
+        if not node then
+            return c.name .. ": overlay reply title path '" .. p .. "' names nothing in the schema"
+        end
+        lua.add(node, "title", titles[p])
+    end
+end
+
 local function correct_reply(c, ov, at, ctx)
     local field
     for _, kv in ipairs(c.fields) do if kv[1] == "reply" then field = kv end end
@@ -456,6 +487,7 @@ local function correct_reply(c, ov, at, ctx)
         ctx.fixup(at, c.name .. " reply " .. (p == "" and "(all)" or p) .. ": " ..
             (ov.why or "overlay"))
     end
+    return title_reply(c, ov.titles, field)
 end
 
 -- entry: { name = full command name, at = cursor of its body }.
@@ -889,9 +921,9 @@ local function load_overlay(path)
             end
         end
         for k in pairs(type(c) == "table" and type(c.reply) == "table" and c.reply or {}) do
-            if k ~= "why" and k ~= "set" then
+            if k ~= "why" and k ~= "set" and k ~= "titles" then
                 errs[#errs + 1] = overlay_where(ov, name) .. name .. ": unknown key 'reply." ..
-                    tostring(k) .. "' (why, set)"
+                    tostring(k) .. "' (why, set, titles)"
             end
         end
         for p, a in pairs(type(c) == "table" and c.args or {}) do

@@ -11,6 +11,7 @@
 --   tuple { items }                 fixed elements, one member each
 --   oneof { alts }                  which (1-based) and a member per alternative
 --   any                             the raw RESP bytes of the value (a generic value)
+-- A type may carry `title` (the schema's), the name of its member or alternative.
 -- Every type also gets `precise = false` when it, or a part of it, fell back to `any` or can
 -- not tell its alternatives apart, which the coverage report counts.
 
@@ -245,7 +246,9 @@ local TYPES = {
     object = object_type,
 }
 
-from_schema = function(s)
+-- The type of schema s, named by its `title` when it has one (emit_reply.lua names struct
+-- members and `which` constants after it).
+local function typed(s)
     if s == nil or s["$ref"] then return any_type() end
     if s.const ~= nil then
         if type(s.const) == "string" then return { t = "str", const = s.const, precise = true } end
@@ -257,6 +260,12 @@ from_schema = function(s)
     local f = TYPES[s.type]
     if not f then return any_type() end
     return f(s)
+end
+
+from_schema = function(s)
+    local ty = typed(s)
+    if s and s.title then ty.title = s.title end
+    return ty
 end
 
 -- The reply type of a command's `reply` field (nil: a generic value).

@@ -16,11 +16,13 @@
 --   unknown_error     the text for a word that is none of the options, "%s" standing for it
 --   reply_string      "simple" or "verbatim": how the command's string reply goes on the wire
 --                     (the JSON's "string" cannot tell either from a bulk)
---   reply             corrections of the reply schema: { why = text, set = { [path] = schema } },
---                     a path naming a part of the imported schema by JSON keys and 1-based
---                     indexes joined by "." ("oneOf.2.items.2"; "" the whole schema); each is
---                     a reply redis-server 7.0 sends that the schema leaves out, and
---                     tests/reply/reply_diff decodes it from the server
+--   reply             the reply schema: { why = text, set = { [path] = schema },
+--                     titles = { [path] = name } }, a path naming a part of the imported
+--                     schema by JSON keys and 1-based indexes joined by "." ("oneOf.2.items.2";
+--                     "" the whole schema). `set` corrects a part: each is a reply
+--                     redis-server 7.0 sends that the schema leaves out (tests/reply/reply_diff
+--                     decodes it from the server); `titles` names tuple fields and alternatives
+--                     (a schema `title`: BLPOP's value.popped.key, REDIS_BLPOP_REPLY_POPPED)
 -- Every text is what redis-server 7.0 sends; tests/server/test_args_vs_redis checks them against
 -- the installed server. An entry that names nothing in the JSON fails the import.
 
@@ -100,6 +102,26 @@ local SUBCOMMAND = { syntax_error = "subcommand" }
 local SIMPLE = { reply_string = "simple" }
 local VERBATIM = { reply_string = "verbatim" }
 
+-- Names (schema titles) of tuple fields and alternatives.
+local function titled(args, titles)
+    return { args = args, reply = { titles = titles } }
+end
+-- BLPOP, BRPOP: null, or the key and the element popped.
+local POPPED_ONE = { ["oneOf.2"] = "popped", ["oneOf.2.items.1"] = "key",
+    ["oneOf.2.items.2"] = "element" }
+-- BZPOPMIN, BZPOPMAX: null, or the key, member and score.
+local POPPED_MEMBER = { ["oneOf.2"] = "popped", ["oneOf.2.items.1"] = "key",
+    ["oneOf.2.items.2"] = "member", ["oneOf.2.items.3"] = "score" }
+-- BLMPOP, BZMPOP, ZMPOP (oneOf) and LMPOP (anyOf): null, or the key and the elements.
+local function popped_many(of)
+    return { [of .. ".2"] = "popped", [of .. ".2.items.1"] = "key",
+        [of .. ".2.items.2"] = "elements" }
+end
+-- SCAN and friends: the next cursor and this batch.
+local SCANNED = { ["items.1"] = "cursor", ["items.2"] = "elements" }
+local RANK = { ["oneOf.1"] = "null", ["oneOf.2"] = "rank", ["oneOf.3"] = "with_score",
+    ["oneOf.3.items.1"] = "rank", ["oneOf.3.items.2"] = "score" }
+
 -- Schema parts that may also be null.
 local function or_null(schema)
     return { oneOf = { schema, { type = "null" } } }
@@ -107,6 +129,15 @@ end
 
 return {
     ["XPENDING"] = { reply = {
+        titles = {
+            ["oneOf.1"] = "entries", ["oneOf.1.items.items.1"] = "id",
+            ["oneOf.1.items.items.2"] = "consumer", ["oneOf.1.items.items.3"] = "idle",
+            ["oneOf.1.items.items.4"] = "deliveries",
+            ["oneOf.2"] = "summary", ["oneOf.2.items.1"] = "count", ["oneOf.2.items.2"] = "min",
+            ["oneOf.2.items.3"] = "max", ["oneOf.2.items.4"] = "consumers",
+            ["oneOf.2.items.4.oneOf.1.items.items.1"] = "name",
+            ["oneOf.2.items.4.oneOf.1.items.items.2"] = "pending",
+        },
         why = "the summary of a group with nothing pending has null IDs and consumers",
         set = {
             ["oneOf.2.items.2"] = or_null({ description = "Minimal pending entry ID",
@@ -159,16 +190,33 @@ return {
     ["ZREMRANGEBYSCORE"] = SCORE_RANGE,
     ["ZINCRBY"] = { args = { increment = { type = "double", why = "a float in Redis" } } },
 
-    ["BLPOP"] = BLOCKING,
-    ["BRPOP"] = BLOCKING,
+    ["BLPOP"] = titled(BLOCKING.args, POPPED_ONE),
+    ["BRPOP"] = titled(BLOCKING.args, POPPED_ONE),
     ["BRPOPLPUSH"] = BLOCKING,
     ["BLMOVE"] = BLOCKING,
-    ["BZPOPMIN"] = BLOCKING,
-    ["BZPOPMAX"] = BLOCKING,
-    ["BLMPOP"] = BLOCKING_MPOP,
-    ["BZMPOP"] = BLOCKING_MPOP,
-    ["LMPOP"] = MPOP,
-    ["ZMPOP"] = MPOP,
+    ["BZPOPMIN"] = titled(BLOCKING.args, POPPED_MEMBER),
+    ["BZPOPMAX"] = titled(BLOCKING.args, POPPED_MEMBER),
+    ["BLMPOP"] = titled(BLOCKING_MPOP.args, popped_many("oneOf")),
+    ["BZMPOP"] = titled(BLOCKING_MPOP.args, popped_many("oneOf")),
+    ["LMPOP"] = titled(MPOP.args, popped_many("anyOf")),
+    ["ZMPOP"] = titled(MPOP.args, popped_many("oneOf")),
+    ["ZRANK"] = { reply = { titles = RANK } },
+    ["ZREVRANK"] = { reply = { titles = RANK } },
+    ["GEOPOS"] = { reply = { titles = { ["items.oneOf.2"] = "position",
+        ["items.oneOf.2.items.1"] = "longitude", ["items.oneOf.2.items.2"] = "latitude" } } },
+    ["LATENCY LATEST"] = { reply = { titles = { ["items.items.1"] = "event",
+        ["items.items.2"] = "timestamp", ["items.items.3"] = "latest",
+        ["items.items.4"] = "max" } } },
+    ["SENTINEL GET-MASTER-ADDR-BY-NAME"] = { reply = { titles = { ["items.1"] = "host",
+        ["items.2"] = "port" } } },
+    ["WAITAOF"] = { reply = { titles = { ["items.1"] = "local", ["items.2"] = "replicas" } } },
+    ["XCLAIM"] = { reply = { titles = { ["anyOf.1"] = "ids", ["anyOf.2"] = "entries" } } },
+    ["XAUTOCLAIM"] = { reply = { titles = {
+        ["anyOf.1"] = "entries", ["anyOf.1.items.1"] = "next", ["anyOf.1.items.2"] = "claimed",
+        ["anyOf.1.items.3"] = "deleted",
+        ["anyOf.2"] = "ids", ["anyOf.2.items.1"] = "next", ["anyOf.2.items.2"] = "claimed",
+        ["anyOf.2.items.3"] = "deleted",
+    } } },
     ["SINTERCARD"] = { args = {
         numkeys = { invalid = "ERR numkeys should be greater than 0", min = 1,
             min_error = "ERR numkeys should be greater than 0",
@@ -207,10 +255,10 @@ return {
     ["XREAD"] = XREAD,
     ["XREADGROUP"] = XREAD,
 
-    ["SCAN"] = CURSOR,
-    ["SSCAN"] = CURSOR,
-    ["HSCAN"] = CURSOR,
-    ["ZSCAN"] = CURSOR,
+    ["SCAN"] = titled(CURSOR.args, SCANNED),
+    ["SSCAN"] = titled(CURSOR.args, SCANNED),
+    ["HSCAN"] = titled(CURSOR.args, SCANNED),
+    ["ZSCAN"] = titled(CURSOR.args, SCANNED),
     ["LPOP"] = POP_LIST,
     ["RPOP"] = POP_LIST,
     ["SPOP"] = POP_COUNT,
@@ -244,6 +292,9 @@ return {
         invalid = "ERR Protocol version is not an integer or out of range",
     } } },
     ["SLOWLOG GET"] = {
+        reply = { titles = { ["items.items.1"] = "id", ["items.items.2"] = "timestamp",
+            ["items.items.3"] = "duration", ["items.items.4"] = "arguments",
+            ["items.items.5"] = "address", ["items.items.6"] = "name" } },
         syntax_error = "subcommand",
         args = { count = range(-1, "ERR count should be greater than or equal to -1") },
     },

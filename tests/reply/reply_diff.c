@@ -235,7 +235,8 @@ static bool same_leaf(const leaf *t, const leaf *g) {
 }
 
 static void leaf_text(const leaf *x, char *out, size_t cap) {
-    static const char *const K[] = {"string", "integer", "double", "bool", "null", "empty", "error"};
+    static const char *const K[] = {"string", "integer", "double", "bool",
+                                    "null",   "empty",   "error"};
     switch (x->kind) {
     case L_STR:
     case L_ERR:
@@ -283,8 +284,8 @@ typedef struct outcome {
 } outcome;
 
 /* Decodes buf[0..len) with t, fed in pieces of at most step bytes (len: whole). */
-static rg_reply_status decode(work *w, const rg_rtable *t, const char *buf, size_t len,
-                              size_t step, char *out) {
+static rg_reply_status decode(work *w, const rg_rtable *t, const char *buf, size_t len, size_t step,
+                              char *out) {
     rg_reply_reader_init(&w->rr, NULL);
     rg_reply_set_storage(&w->rr, w->store, STORE_CAP);
     size_t pos = 0, have = 0;
@@ -393,8 +394,7 @@ static const group_seed GROUP_SEEDS[] = {
     {"hash", {{"HSET", "{k}", "v", "1", "a", "2"}}},
     {"set", {{"SADD", "{k}", "v", "a", "b"}}},
     {"sorted_set", {{"ZADD", "{k}", "1", "v", "2", "a", "3", "b"}}},
-    {"geo",
-     {{"GEOADD", "{k}", "13.361389", "38.115556", "v", "15.087269", "37.502669", "a"}}},
+    {"geo", {{"GEOADD", "{k}", "13.361389", "38.115556", "v", "15.087269", "37.502669", "a"}}},
     {"hyperloglog", {{"PFADD", "{k}", "v", "a"}}},
     {"stream",
      {{"XADD", "{k}", "1-1", "v", "v"},
@@ -461,11 +461,11 @@ typedef struct form {
     const char *command; /* the name its reply table is looked up by */
     const rg_rtable *reply;
     const char *group;
-    const char *source;  /* "minimal", "full" or "reply_forms.txt:<line>" */
-    char *req;           /* the encoded requests (owned): setup requests, then the form's */
+    const char *source; /* "minimal", "full" or "reply_forms.txt:<line>" */
+    char *req;          /* the encoded requests (owned): setup requests, then the form's */
     size_t len;
-    size_t setup;        /* replies before the form's own, read and dropped */
-    bool seed_keys;      /* a sample call: seed its keys by group */
+    size_t setup;   /* replies before the form's own, read and dropped */
+    bool seed_keys; /* a sample call: seed its keys by group */
 } form;
 
 typedef struct command_state {
@@ -516,8 +516,11 @@ static int add_samples(run *r) {
         const redis_sample_call *c = &redis_sample_calls[i];
         if (c->skip) continue;
         form *f = &r->forms[r->nforms++];
-        *f = (form){.command = c->command, .reply = c->reply, .group = c->group,
-                    .source = c->form, .seed_keys = true};
+        *f = (form){.command = c->command,
+                    .reply = c->reply,
+                    .group = c->group,
+                    .source = c->form,
+                    .seed_keys = true};
         f->req = malloc(REQ_CAP);
         if (!f->req || (f->len = c->encode(f->req, REQ_CAP)) == 0) {
             fprintf(stderr, "%s (%s): cannot encode\n", c->command, c->form);
@@ -674,7 +677,8 @@ static int run_form(run *r, int port, const form *f, int proto, char *raw) {
     int rc = send_argv(&c, h, 2, (rg_view){0}, raw, &len);
     if (rc == 0 && f->seed_keys) rc = seed_keys(&c, f->group, f->req, f->len, raw);
     if (rc == 0) rc = test_conn_send(&c, f->req, f->len);
-    for (size_t i = 0; rc == 0 && i <= f->setup; i++) rc = test_conn_reply_raw(&c, raw, RAW_CAP, &len);
+    for (size_t i = 0; rc == 0 && i <= f->setup; i++)
+        rc = test_conn_reply_raw(&c, raw, RAW_CAP, &len);
     test_conn_close(&c);
     command_state *s = command_of(r, f->command);
     if (rc != 0 || !s) {
@@ -706,7 +710,7 @@ static int run_form(run *r, int port, const form *f, int proto, char *raw) {
 /* The section of docs/reply-coverage.md this test owns. */
 
 #define BEGIN_MARK "<!-- reply_diff: begin -->\n"
-#define END_MARK "<!-- reply_diff: end -->\n"
+#define END_MARK   "<!-- reply_diff: end -->\n"
 
 static char *section(const run *r, const char *version) {
     size_t cap = 1 << 16, n = 0;
@@ -818,7 +822,8 @@ static int check_expected(const run *r) {
     int rc = 0;
     for (size_t i = 0; i < N_EXPECTED; i++) {
         if (r->expected_seen[i]) continue;
-        printf("EXPECTED FAILURE NOT SEEN: %s %s (RESP%d, 0: both): remove it from EXPECTED_FAILURES\n",
+        printf("EXPECTED FAILURE NOT SEEN: %s %s (RESP%d, 0: both): remove it from "
+               "EXPECTED_FAILURES\n",
                EXPECTED_FAILURES[i].command, EXPECTED_FAILURES[i].word, EXPECTED_FAILURES[i].proto);
         rc = -1;
     }
@@ -843,8 +848,9 @@ int main(void) {
                      strcmp(version, REDIS_SAMPLE_CALLS_VERSION) == 0
                  ? 0
                  : -1;
-    if (rc != 0) fprintf(stderr, "reply_diff: the server is %s, the calls are for %s\n", version,
-                         REDIS_SAMPLE_CALLS_VERSION);
+    if (rc != 0)
+        fprintf(stderr, "reply_diff: the server is %s, the calls are for %s\n", version,
+                REDIS_SAMPLE_CALLS_VERSION);
     for (size_t i = 0; rc == 0 && i < r.nforms; i++) {
         for (int proto = 2; rc == 0 && proto <= 3; proto++)
             rc = run_form(&r, server.port, &r.forms[i], proto, raw);

@@ -244,12 +244,12 @@ static void maps(void **state) {
 
 static void check_score(const void *p) {
     const replies_zscore_result *r = p;
-    assert_int_equal(r->value.which, 1);
+    assert_int_equal(r->value.which, REPLIES_ZSCORE_REPLY_NUMBER);
     assert_true(r->value.number == 1.5);
 }
 
 static void check_score_null(const void *p) {
-    assert_int_equal(((const replies_zscore_result *)p)->value.which, 2);
+    assert_int_equal(((const replies_zscore_result *)p)->value.which, REPLIES_ZSCORE_REPLY_NULL);
 }
 
 static void check_score_inf(const void *p) {
@@ -310,10 +310,11 @@ static void check_xrange(const void *p) {
 
 static void check_scan(const void *p) {
     const replies_scan_result *r = p;
-    assert_view(r->value.f0, "17");
-    assert_int_equal(r->value.f1.count, 2);
-    assert_view(r->value.f1.items[0], "k1");
-    assert_view(r->value.f1.items[1], "k2");
+    /* Tuple fields named by the schema's titles (cursor, keys), not f0, f1. */
+    assert_view(r->value.cursor, "17");
+    assert_int_equal(r->value.keys.count, 2);
+    assert_view(r->value.keys.items[0], "k1");
+    assert_view(r->value.keys.items[1], "k2");
 }
 
 static void nested(void **state) {
@@ -329,14 +330,14 @@ static void nested(void **state) {
 
 static void check_zrange_plain(const void *p) {
     const replies_zrange_result *r = p;
-    assert_int_equal(r->value.which, 1);
+    assert_int_equal(r->value.which, REPLIES_ZRANGE_REPLY_ARRAY);
     assert_int_equal(r->value.array.count, 2);
     assert_view(r->value.array.items[1], "b");
 }
 
 static void check_zrange_scores(const void *p) {
     const replies_zrange_result *r = p;
-    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.which, REPLIES_ZRANGE_REPLY_MAP);
     assert_int_equal(r->value.map.count, 2);
     assert_view(r->value.map.items[0].key, "a");
     assert_true(r->value.map.items[0].value == 1.0);
@@ -345,18 +346,18 @@ static void check_zrange_scores(const void *p) {
 }
 
 static void check_lpos_null(const void *p) {
-    assert_int_equal(((const replies_lpos_result *)p)->value.which, 1);
+    assert_int_equal(((const replies_lpos_result *)p)->value.which, REPLIES_LPOS_REPLY_NULL);
 }
 
 static void check_lpos_int(const void *p) {
     const replies_lpos_result *r = p;
-    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.which, REPLIES_LPOS_REPLY_INTEGER);
     assert_int_equal(r->value.integer, 3);
 }
 
 static void check_lpos_array(const void *p) {
     const replies_lpos_result *r = p;
-    assert_int_equal(r->value.which, 3);
+    assert_int_equal(r->value.which, REPLIES_LPOS_REPLY_ARRAY);
     assert_int_equal(r->value.array.count, 2);
     assert_int_equal(r->value.array.items[0], 1);
     assert_int_equal(r->value.array.items[1], 5);

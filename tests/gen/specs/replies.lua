@@ -315,8 +315,8 @@ command "SCAN" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Cursor.", type = "string" },
-            { description = "List of keys.", type = "array", items = { type = "string" } },
+            { title = "cursor", description = "Cursor.", type = "string" },
+            { title = "keys", description = "List of keys.", type = "array", items = { type = "string" } },
         },
     },
     integer "cursor",

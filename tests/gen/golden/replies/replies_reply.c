@@ -290,14 +290,14 @@ static const rg_rnode replies_scan_reply_nodes[] = {
         .accept = RG_RA_STR,
         .shape = RG_RS_SCALAR,
         .store = RG_RT_VIEW,
-        .offset = offsetof(replies_scan_result, value.f0),
+        .offset = offsetof(replies_scan_result, value.cursor),
     },
     {
         .accept = RG_RA_ARR,
         .shape = RG_RS_ARRAY,
         .child = 3,
         .nchildren = 1,
-        .offset = offsetof(replies_scan_result, value.f1),
+        .offset = offsetof(replies_scan_result, value.keys),
         .elem_size = sizeof(rg_view),
     },
     {

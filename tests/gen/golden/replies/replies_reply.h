@@ -124,6 +124,12 @@ rg_reply_status replies_incr_reply(rg_reply_reader *rr, const char *buf, size_t 
                                    replies_incr_result *out);
 
 /* LPOS: one of (null | integer | array of integer). */
+/* value.which */
+enum {
+    REPLIES_LPOS_REPLY_NULL = 1,
+    REPLIES_LPOS_REPLY_INTEGER = 2,
+    REPLIES_LPOS_REPLY_ARRAY = 3,
+};
 typedef struct replies_lpos_result {
     struct {
         /* which: 0 nothing yet, 1 null, 2 integer, 3 array */
@@ -153,11 +159,11 @@ rg_reply_status replies_mget_reply(rg_reply_reader *rr, const char *buf, size_t 
 /* SCAN: [string, array of string]. */
 typedef struct replies_scan_result {
     struct {
-        rg_view f0;
+        rg_view cursor;
         struct {
             rg_view *items;
             size_t count;
-        } f1;
+        } keys;
     } value;
 } replies_scan_result;
 extern const rg_rtable replies_scan_reply_table;
@@ -203,6 +209,11 @@ rg_reply_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_
                                      replies_xrange_result *out);
 
 /* ZRANGE: one of (array of string | pairs of (string, number)). */
+/* value.which */
+enum {
+    REPLIES_ZRANGE_REPLY_ARRAY = 1,
+    REPLIES_ZRANGE_REPLY_MAP = 2,
+};
 typedef struct replies_zrange_elem1 {
     rg_view key;
     double value;
@@ -227,6 +238,11 @@ rg_reply_status replies_zrange_reply(rg_reply_reader *rr, const char *buf, size_
                                      replies_zrange_result *out);
 
 /* ZSCORE: one of (number | null). */
+/* value.which */
+enum {
+    REPLIES_ZSCORE_REPLY_NUMBER = 1,
+    REPLIES_ZSCORE_REPLY_NULL = 2,
+};
 typedef struct replies_zscore_result {
     struct {
         /* which: 0 nothing yet, 1 number, 2 null */
