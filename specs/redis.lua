@@ -6009,6 +6009,15 @@ command "PSUBSCRIBE" {
     since = "2.0.0",
     arity = -2,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first pattern.",
+        type = "array",
+        items = {
+            { const = "psubscribe", title = "type" },
+            { type = "string", title = "channel" },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     pattern "pattern" { multiple = true },
 }
 
@@ -6173,6 +6182,21 @@ command "PUNSUBSCRIBE" {
     since = "2.0.0",
     arity = -1,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first pattern.",
+        type = "array",
+        items = {
+            { const = "punsubscribe", title = "type" },
+            {
+                oneOf = {
+                    { type = "string" },
+                    { description = "Subscribed to none", type = "null" },
+                },
+                title = "channel",
+            },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     pattern "pattern" { optional = true, multiple = true },
 }
 
@@ -8189,6 +8213,15 @@ command "SSUBSCRIBE" {
             find_keys = { range = { lastkey = -1, step = 1, limit = 0 } },
         },
     },
+    reply = {
+        description = "The confirmation for the first shard channel.",
+        type = "array",
+        items = {
+            { const = "ssubscribe", title = "type" },
+            { type = "string", title = "channel" },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     string "shardchannel" { multiple = true },
 }
 
@@ -8222,6 +8255,15 @@ command "SUBSCRIBE" {
     since = "2.0.0",
     arity = -2,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first channel.",
+        type = "array",
+        items = {
+            { const = "subscribe", title = "type" },
+            { type = "string", title = "channel" },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     string "channel" { multiple = true },
 }
 
@@ -8318,6 +8360,21 @@ command "SUNSUBSCRIBE" {
             flags = { "NOT_KEY" },
             begin_search = { index = { pos = 1 } },
             find_keys = { range = { lastkey = -1, step = 1, limit = 0 } },
+        },
+    },
+    reply = {
+        description = "The confirmation for the first shard channel.",
+        type = "array",
+        items = {
+            { const = "sunsubscribe", title = "type" },
+            {
+                oneOf = {
+                    { type = "string" },
+                    { description = "Subscribed to none", type = "null" },
+                },
+                title = "channel",
+            },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
         },
     },
     string "shardchannel" { optional = true, multiple = true },
@@ -8464,6 +8521,21 @@ command "UNSUBSCRIBE" {
     since = "2.0.0",
     arity = -1,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first channel.",
+        type = "array",
+        items = {
+            { const = "unsubscribe", title = "type" },
+            {
+                oneOf = {
+                    { type = "string" },
+                    { description = "Subscribed to none", type = "null" },
+                },
+                title = "channel",
+            },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     string "channel" { optional = true, multiple = true },
 }
 

@@ -122,6 +122,27 @@ local SCANNED = { ["items.1"] = "cursor", ["items.2"] = "elements" }
 local RANK = { ["oneOf.1"] = "null", ["oneOf.2"] = "rank", ["oneOf.3"] = "with_score",
     ["oneOf.3.items.1"] = "rank", ["oneOf.3.items.2"] = "score" }
 
+-- SUBSCRIBE and friends: the confirmation of the first channel (in RESP3 a push; one more per
+-- further channel follows, as pushes or, in RESP2, as arrays like it).
+local function confirmation(kind, channel)
+    return { reply = {
+        why = "the first confirmation: [\"" .. kind .. "\", channel, subscriptions]",
+        set = { [""] = {
+            description = "The confirmation for the first " .. channel .. ".",
+            type = "array",
+            items = {
+                { const = kind },
+                kind:match("^s?p?un") and {
+                    oneOf = { { type = "string" }, { description = "Subscribed to none",
+                        type = "null" } },
+                } or { type = "string" },
+                { description = "Subscriptions of the connection", type = "integer" },
+            },
+        } },
+        titles = { ["items.1"] = "type", ["items.2"] = "channel", ["items.3"] = "count" },
+    } }
+end
+
 -- Schema parts that may also be null.
 local function or_null(schema)
     return { oneOf = { schema, { type = "null" } } }
@@ -167,6 +188,12 @@ return {
             additionalProperties = { description = "Subscribers", type = "integer" },
         } },
     } },
+    ["SUBSCRIBE"] = confirmation("subscribe", "channel"),
+    ["PSUBSCRIBE"] = confirmation("psubscribe", "pattern"),
+    ["SSUBSCRIBE"] = confirmation("ssubscribe", "shard channel"),
+    ["UNSUBSCRIBE"] = confirmation("unsubscribe", "channel"),
+    ["PUNSUBSCRIBE"] = confirmation("punsubscribe", "pattern"),
+    ["SUNSUBSCRIBE"] = confirmation("sunsubscribe", "shard channel"),
     ["MONITOR"] = { reply = {
         why = "OK, then the monitored commands as simple strings (not replies)",
         set = { [""] = { const = "OK" } },

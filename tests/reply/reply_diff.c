@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum {
     REQ_CAP = 1 << 16,
@@ -379,6 +380,7 @@ static const char *const SEED[][10] = {
      "redis.register_function{function_name='one', callback=function(keys, args) return 1 end,"
      " flags={'no-writes'}}"},
     {"SCRIPT", "LOAD", "return 1"},
+    {"CONFIG", "SET", "maxmemory-policy", "noeviction"},
 };
 
 /* Data for a sample call's keys ("k:<command>"), by the command's group; the sample values
@@ -433,6 +435,54 @@ static int seed(test_conn *c, char *raw) {
     return 0;
 }
 
+/* Waits (up to 5 s) until the cluster-mode server says its state is ok. */
+static int cluster_ok(test_conn *c, char *raw) {
+    static const char *const INFO[] = {"CLUSTER", "INFO"};
+    for (int i = 0; i < 500; i++) {
+        size_t len;
+        if (send_argv(c, INFO, 2, (rg_view){0}, raw, &len) != 0) return -1;
+        if (memmem(raw, len, "cluster_state:ok", 16)) return 0;
+        const struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "reply_diff: the cluster-mode server's state is not ok\n");
+    return -1;
+}
+
+/* The cluster-mode server's slots: forms may delete a slot (DELSLOTS 5) or all of them
+ * (FLUSHSLOTS); they are given back before the next form (errors: already assigned), and when
+ * all were gone the state is ok again before the seed. With cluster-require-full-coverage no, a
+ * missing slot only stops keys in it. */
+static int cluster_seed(test_conn *c, char *raw) {
+    static const char *const ALL[] = {"CLUSTER", "ADDSLOTSRANGE", "0", "16383"};
+    static const char *const ONE[][3] = {{"CLUSTER", "ADDSLOTS", "5"},
+                                         {"CLUSTER", "ADDSLOTS", "6"}};
+    size_t len;
+    if (send_argv(c, ALL, 4, (rg_view){0}, raw, &len) != 0) return -1;
+    if (raw[0] == '+' && cluster_ok(c, raw) != 0) return -1;
+    for (size_t i = 0; i < sizeof ONE / sizeof ONE[0]; i++) {
+        if (send_argv(c, ONE[i], 3, (rg_view){0}, raw, &len) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Starts the cluster-mode server with every slot. */
+static int start_cluster(test_redis *s, char *raw) {
+    static const char *const ARGS[] = {"--cluster-enabled",
+                                       "yes",
+                                       "--cluster-config-file",
+                                       "nodes.conf",
+                                       "--cluster-require-full-coverage",
+                                       "no",
+                                       NULL};
+    if (test_redis_start(s, ARGS) != 0) return -1;
+    test_conn c;
+    if (test_conn_open(&c, s->port) != 0) return -1;
+    const int rc = cluster_seed(&c, raw) == 0 && cluster_ok(&c, raw) == 0 ? 0 : -1;
+    test_conn_close(&c);
+    return rc;
+}
+
 static int seed_keys(test_conn *c, const char *group, const char *req, size_t len, char *raw) {
     rg_view argv[MAX_ARGS];
     size_t pos[MAX_ARGS];
@@ -464,8 +514,12 @@ typedef struct form {
     const char *source; /* "minimal", "full" or "reply_forms.txt:<line>" */
     char *req;          /* the encoded requests (owned): setup requests, then the form's */
     size_t len;
-    size_t setup;   /* replies before the form's own, read and dropped */
+    size_t setup; /* replies before the form's own, read and dropped */
+    char *line;   /* reply_forms.txt: the words (owned), sent one request at a time */
+    char **words;
+    int nwords;
     bool seed_keys; /* a sample call: seed its keys by group */
+    bool cluster;   /* "@cluster" in reply_forms.txt: runs on the cluster-mode server */
 } form;
 
 typedef struct command_state {
@@ -480,7 +534,7 @@ typedef struct run {
     size_t nforms, sample_forms, hand_forms;
     command_state cmds[N_CALLS];
     size_t ncmds;
-    size_t replies, fed, failures, expected_hits;
+    size_t replies, fed, failures, expected_hits, pushes;
     bool expected_seen[N_EXPECTED];
     work w;
 } run;
@@ -603,8 +657,10 @@ static int add_hand_forms(run *r, const char *path) {
     while (rc == 0 && fgets(line, sizeof line, fp)) {
         lineno++;
         if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0') continue;
-        char *w[MAX_ARGS];
-        const int n = split(line, w, MAX_ARGS);
+        char *w[MAX_ARGS + 1];
+        int n = split(line, w, MAX_ARGS + 1);
+        const bool cluster = n > 0 && strcmp(w[0], "@cluster") == 0;
+        if (cluster) memmove(w, w + 1, (size_t)--n * sizeof w[0]);
         int last = n;
         while (last > 0 && strcmp(w[last - 1], ";") != 0) last--;
         const redis_sample_call *c = n > last ? command_named(w + last, n - last) : NULL;
@@ -614,12 +670,20 @@ static int add_hand_forms(run *r, const char *path) {
             break;
         }
         form *f = &r->forms[r->nforms++];
-        *f = (form){.command = c->command, .reply = c->reply, .group = c->group};
+        *f =
+            (form){.command = c->command, .reply = c->reply, .group = c->group, .cluster = cluster};
         char src[64];
         snprintf(src, sizeof src, "reply_forms.txt:%d", lineno);
         f->source = strdup(src);
         f->req = malloc(REQ_CAP);
-        if (!f->req || !f->source || encode_line(f, w, n) != 0) {
+        f->line = malloc(sizeof line);
+        f->words = malloc(sizeof(char *) * (size_t)(n > 0 ? n : 1));
+        if (f->line && f->words) {
+            memcpy(f->line, line, sizeof line);
+            for (int i = 0; i < n; i++) f->words[i] = f->line + (w[i] - line);
+            f->nwords = n;
+        }
+        if (!f->req || !f->source || !f->line || !f->words || encode_line(f, w, n) != 0) {
             fprintf(stderr, "%s:%d: cannot encode\n", path, lineno);
             rc = -1;
         }
@@ -652,10 +716,10 @@ static void show_request(const form *f) {
     }
 }
 
-static void note_reply(run *r, command_state *s, const char *raw) {
+static void note_reply(run *r, command_state *s, const char *raw, bool decoded) {
     s->replies++;
     r->replies++;
-    r->fed += 2;
+    r->fed += decoded ? 2 : 0;
     if (raw[0] != '-' && raw[0] != '!') {
         s->data_replies++;
     } else if (!s->first_error[0]) {
@@ -664,21 +728,64 @@ static void note_reply(run *r, command_state *s, const char *raw) {
     }
 }
 
-static int run_form(run *r, int port, const form *f, int proto, char *raw) {
+/* The payload of a bulk reply, or an empty view. */
+static rg_view bulk_of(const char *raw, size_t len) {
+    if (len < 4 || raw[0] != '$' || raw[1] == '-') return (rg_view){"", 0};
+    const char *p = memchr(raw, '\n', len);
+    const size_t n = (size_t)strtoull(raw + 1, NULL, 10);
+    return p && (size_t)(p + 1 - raw) + n <= len ? (rg_view){p + 1, n} : (rg_view){"", 0};
+}
+
+/* Sends a hand form's requests one at a time, each after the reply of the one before, with
+ * {prev} standing for the previous reply's bulk payload (DUMP ; RESTORE k 0 {prev}) and {port}
+ * for the other server's port (MIGRATE: a server cannot migrate to itself); the last reply is
+ * left in raw. */
+static int send_words(test_conn *c, const form *f, int other, char *raw, size_t *len) {
+    static char prev[1 << 16], q[REQ_CAP];
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", other);
+    size_t prev_len = 0;
+    int from = 0;
+    for (int i = 0; i <= f->nwords; i++) {
+        if (i < f->nwords && strcmp(f->words[i], ";") != 0) continue;
+        rg_view v[MAX_ARGS];
+        for (int j = from; j < i; j++) {
+            const char *w = f->words[j];
+            v[j - from] = strcmp(w, "{prev}") == 0   ? (rg_view){prev, prev_len}
+                          : strcmp(w, "{port}") == 0 ? (rg_view){port_text, strlen(port_text)}
+                                                     : (rg_view){w, strlen(w)};
+        }
+        const size_t m = rg_argv_encode(q, sizeof q, (size_t)(i - from), v);
+        if (m == 0 || test_conn_send(c, q, m) != 0 ||
+            test_conn_reply_raw(c, raw, RAW_CAP, len) != 0) {
+            return -1;
+        }
+        const rg_view b = bulk_of(raw, *len);
+        prev_len = b.len < sizeof prev ? b.len : 0;
+        memcpy(prev, b.ptr, prev_len);
+        from = i + 1;
+    }
+    return 0;
+}
+
+static int run_form(run *r, int port, int other, const form *f, int proto, char *raw) {
     test_conn c;
     if (test_conn_open(&c, port) != 0) return -1;
     size_t len = 0;
     char hello[2] = {(char)('0' + proto), 0};
     const char *h[] = {"HELLO", hello};
-    if (seed(&c, raw) != 0) {
+    if ((f->cluster && cluster_seed(&c, raw) != 0) || seed(&c, raw) != 0) {
         test_conn_close(&c);
         return -1;
     }
     int rc = send_argv(&c, h, 2, (rg_view){0}, raw, &len);
     if (rc == 0 && f->seed_keys) rc = seed_keys(&c, f->group, f->req, f->len, raw);
-    if (rc == 0) rc = test_conn_send(&c, f->req, f->len);
-    for (size_t i = 0; rc == 0 && i <= f->setup; i++)
-        rc = test_conn_reply_raw(&c, raw, RAW_CAP, &len);
+    if (rc == 0 && f->words) {
+        rc = send_words(&c, f, other, raw, &len);
+    } else if (rc == 0) {
+        rc = test_conn_send(&c, f->req, f->len);
+        if (rc == 0) rc = test_conn_reply_raw(&c, raw, RAW_CAP, &len);
+    }
     test_conn_close(&c);
     command_state *s = command_of(r, f->command);
     if (rc != 0 || !s) {
@@ -688,9 +795,16 @@ static int run_form(run *r, int port, const form *f, int proto, char *raw) {
         r->failures++;
         return 0;
     }
+    if (raw[0] == '>') {
+        /* SUBSCRIBE and friends over RESP3: the confirmation is a push, which a typed reply
+         * decoder never takes as the reply (issue 11); the push decoders read it. */
+        r->pushes++;
+        note_reply(r, s, raw, false);
+        return 0;
+    }
     outcome o;
     check_reply(&r->w, f->reply, raw, len, &o);
-    note_reply(r, s, raw);
+    note_reply(r, s, raw, true);
     const int x = expected_index(f, proto);
     if (o.why[0] && x >= 0) {
         r->expected_seen[x] = true;
@@ -733,6 +847,9 @@ static char *section(const run *r, const char *version) {
         r->nforms, r->sample_forms, r->hand_forms);
     OUT("- replies: %zu, each decoded whole and in pieces (%zu decodes), compared with rg_next\n",
         r->replies, r->fed);
+    OUT("- of them RESP3 pushes (SUBSCRIBE and friends confirm with a push, never taken as a "
+        "reply; its RESP2 array is decoded): %zu\n",
+        r->pushes);
     OUT("- expected failures (engine defects of issue 11, fixed apart): %zu replies\n\n",
         r->expected_hits);
     OUT("Not run against the server:\n\n| command | why |\n|---|---|\n");
@@ -841,8 +958,13 @@ int main(void) {
     if (!raw || !r.w.store || !r.w.out || !r.w.out2 || !r.w.typed.v || !r.w.generic.v) return 1;
     add_commands(&r);
     if (add_samples(&r) != 0 || add_hand_forms(&r, RG_REPLY_FORMS) != 0) return 1;
-    test_redis server;
+    test_redis server, cluster;
     if (test_redis_start(&server, NULL) != 0) return 1;
+    if (start_cluster(&cluster, raw) != 0) {
+        test_redis_stop(&server);
+        test_redis_stop(&cluster);
+        return 1;
+    }
     char version[32] = "";
     int rc = server_version(server.port, version, sizeof version) == 0 &&
                      strcmp(version, REDIS_SAMPLE_CALLS_VERSION) == 0
@@ -853,9 +975,11 @@ int main(void) {
                 REDIS_SAMPLE_CALLS_VERSION);
     for (size_t i = 0; rc == 0 && i < r.nforms; i++) {
         for (int proto = 2; rc == 0 && proto <= 3; proto++)
-            rc = run_form(&r, server.port, &r.forms[i], proto, raw);
+            rc = run_form(&r, r.forms[i].cluster ? cluster.port : server.port,
+                          r.forms[i].cluster ? server.port : cluster.port, &r.forms[i], proto, raw);
     }
     test_redis_stop(&server);
+    test_redis_stop(&cluster);
     char *doc = rc == 0 ? section(&r, version) : NULL;
     printf("reply_diff: %zu forms, %zu replies, %zu failures, %zu expected failures\n", r.nforms,
            r.replies, r.failures, r.expected_hits);
@@ -864,6 +988,8 @@ int main(void) {
     free(doc);
     for (size_t i = 0; i < r.nforms; i++) {
         free(r.forms[i].req);
+        free(r.forms[i].line);
+        free(r.forms[i].words);
         if (!r.forms[i].seed_keys) free((char *)r.forms[i].source);
     }
     free(raw);
