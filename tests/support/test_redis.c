@@ -299,7 +299,7 @@ int test_conn_reply(test_conn *c, char *out, size_t cap) {
 static int keep(const test_conn *c, size_t start, char *out, size_t cap, size_t *len) {
     const size_t n = c->pos - start;
     if (n > cap - *len) return -1;
-    memcpy(out + *len, c->buf + start, n);
+    if (n > 0) memcpy(out + *len, c->buf + start, n); /* buf is NULL before the first read */
     *len += n;
     return 0;
 }
