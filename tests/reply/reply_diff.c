@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum {
     REQ_CAP = 1 << 16,
@@ -959,7 +960,18 @@ int main(void) {
     add_commands(&r);
     if (add_samples(&r) != 0 || add_hand_forms(&r, RG_REPLY_FORMS) != 0) return 1;
     test_redis server, cluster;
-    if (test_redis_start(&server, NULL) != 0) return 1;
+    /* An ACL file, so that ACL LOAD and ACL SAVE run. */
+    char acl[] = "/tmp/reply_diff_acl_XXXXXX";
+    const int acl_fd = mkstemp(acl);
+    static const char USERS[] = "user default on nopass ~* &* +@all\n";
+    if (acl_fd < 0 || write(acl_fd, USERS, sizeof USERS - 1) != (ssize_t)(sizeof USERS - 1)) {
+        return 1;
+    }
+    close(acl_fd);
+    const char *const server_args[] = {"--aclfile", acl, NULL};
+    const int started = test_redis_start(&server, server_args);
+    unlink(acl);
+    if (started != 0) return 1;
     if (start_cluster(&cluster, raw) != 0) {
         test_redis_stop(&server);
         test_redis_stop(&cluster);
