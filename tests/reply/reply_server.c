@@ -530,6 +530,11 @@ static void keys(client *c) {
     redis_dbsize_result db;
     DO0(dbsize, &db);
     assert_true(db.value >= 10);
+    redis_role_result role;
+    DO0(role, &role);
+    assert_int_equal(role.value.which, REDIS_ROLE_REPLY_MASTER);
+    eq(role.value.master.role, "master");
+    assert_int_equal(role.value.master.replicas.count, 0);
     redis_del_result del;
     DO(del, &del, two, 3);
     assert_int_equal(del.value, 1);
