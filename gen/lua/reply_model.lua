@@ -22,6 +22,7 @@ M.SCALAR = SCALAR
 
 local from_schema
 local oneof_type
+local same
 
 local function any_type()
     return { t = "any", precise = false }
@@ -67,9 +68,32 @@ local function array_type(s)
     return { t = "array", item = item, precise = item.precise }
 end
 
+-- The one scalar type every property of a fixed-key object has (CLUSTER SLOTS' node metadata:
+-- strings; CLUSTER SLOT-STATS: integers), or nil: such an object reads precisely as pairs.
+local function uniform_properties(s)
+    local only
+    local function see(x)
+        local ty = from_schema(x)
+        if not (SCALAR[ty.t] and ty.t ~= "any" and ty.t ~= "null" and ty.precise) then
+            return false
+        end
+        only = only or ty
+        return same(only, ty)
+    end
+    for _, v in pairs(s.properties) do if not see(v) then return nil end end
+    for _, v in pairs(s.patternProperties or {}) do if not see(v) then return nil end end
+    if type(s.additionalProperties) == "table" and not see(s.additionalProperties) then
+        return nil
+    end
+    return only
+end
+
 local function object_type(s)
     local value
-    if type(s.additionalProperties) == "table" and not s.properties then
+    local uniform = s.properties and uniform_properties(s)
+    if uniform then
+        value = uniform
+    elseif type(s.additionalProperties) == "table" and not s.properties then
         value = from_schema(s.additionalProperties)
     elseif s.patternProperties and not s.properties then
         local only
@@ -165,7 +189,7 @@ local function signature(x)
     return "(" .. table.concat(parts, " ") .. ")"
 end
 
-local function same(a, b)
+same = function(a, b)
     return signature(a) == signature(b)
 end
 
