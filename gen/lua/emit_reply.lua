@@ -357,12 +357,12 @@ local function oneof_constants(cm)
         elseif ty.t == "array" then
             local sub = { table.unpack(path) }
             sub[#sub + 1] = "item"
-            walk(ty.item, sub, where .. ".items[i]")
+            walk(ty.item, sub, where .. ".items[]")
         elseif ty.t == "pairs" then
             local k, v = { table.unpack(path) }, { table.unpack(path) }
             k[#k + 1], v[#v + 1] = "key", "value"
-            walk(ty.key, k, where .. ".items[i].key")
-            walk(ty.value, v, where .. ".items[i].value")
+            walk(ty.key, k, where .. ".items[].key")
+            walk(ty.value, v, where .. ".items[].value")
         end
     end
     walk(cm.reply_type, {}, "value")

@@ -75,6 +75,53 @@ extern const rg_rtable replies_config_get_reply_table;
 rg_reply_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len,
                                          size_t *pos, replies_config_get_result *out);
 
+/* GEOSEARCH: one of (array of string | array of array of one of (string | integer | [number,
+ * number])). */
+/* value.which */
+enum {
+    REPLIES_GEOSEARCH_REPLY_NAMES = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES = 2,
+};
+/* value.matches.items[].items[].which */
+enum {
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_STRING = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_INTEGER = 2,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_COORD = 3,
+};
+typedef struct replies_geosearch_elem1 {
+    /* which: 0 nothing yet, 1 string, 2 integer, 3 coord */
+    uint8_t which;
+    rg_view string;
+    int64_t integer;
+    struct {
+        double longitude;
+        double latitude;
+    } coord;
+} replies_geosearch_elem1;
+
+typedef struct replies_geosearch_elem2 {
+    replies_geosearch_elem1 *items;
+    size_t count;
+} replies_geosearch_elem2;
+
+typedef struct replies_geosearch_result {
+    struct {
+        /* which: 0 nothing yet, 1 names, 2 matches */
+        uint8_t which;
+        struct {
+            rg_view *items;
+            size_t count;
+        } names;
+        struct {
+            replies_geosearch_elem2 *items;
+            size_t count;
+        } matches;
+    } value;
+} replies_geosearch_result;
+extern const rg_rtable replies_geosearch_reply_table;
+rg_reply_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                        size_t *pos, replies_geosearch_result *out);
+
 /* GET: string or null. */
 typedef struct replies_get_result {
     rg_view value;
@@ -207,6 +254,22 @@ typedef struct replies_xrange_result {
 extern const rg_rtable replies_xrange_reply_table;
 rg_reply_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                      replies_xrange_result *out);
+
+/* ZPOPMIN: pairs of (string, number). */
+typedef struct replies_zpopmin_elem1 {
+    rg_view key;
+    double value;
+} replies_zpopmin_elem1;
+
+typedef struct replies_zpopmin_result {
+    struct {
+        replies_zpopmin_elem1 *items;
+        size_t count;
+    } value;
+} replies_zpopmin_result;
+extern const rg_rtable replies_zpopmin_reply_table;
+rg_reply_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      replies_zpopmin_result *out);
 
 /* ZRANGE: one of (array of string | pairs of (string, number)). */
 /* value.which */
