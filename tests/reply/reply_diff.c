@@ -1,9 +1,8 @@
 /* The typed reply decoders of specs/redis.lua against every command a real redis-server runs,
  * differentially: each reply is read raw from the server, decoded by the command's generated
  * typed decoder (fed whole, then one byte at a time), and the typed result is walked through its
- * table and compared, value by value, with what the generic decoder (rg_next) reads from the same
- * bytes: strings, integers, doubles (a RESP2 double is its text), booleans, nulls and empty
- * aggregates, in order, and the number of them.
+ * table together with what the generic decoder (rg_next) reads from the same bytes: values,
+ * counts, nulls and raw bytes must agree (see "The comparison" below).
  *
  * The calls: every call respgen --sample-calls made (redis_calls.h: a minimal and a full form
  * per command, its keys seeded with data of the command's group), and the hand-written forms of
@@ -22,6 +21,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ enum {
     REQ_CAP = 1 << 16,
     RAW_CAP = 1 << 22,
     STORE_CAP = 1 << 23,
-    MAX_LEAVES = 1 << 17,
+    MAX_NODES = 1 << 17,
     MAX_ARGS = 64,
     MAX_FORMS = 2048,
     BYTEWISE_MAX = 1 << 14, /* larger replies are fed in 64 pieces (the engine may rescan) */
@@ -56,9 +56,15 @@ static const expected_failure EXPECTED_FAILURES[] = {
 #define N_EXPECTED (sizeof EXPECTED_FAILURES / sizeof EXPECTED_FAILURES[0])
 
 /* ------------------------------------------------------------------------------------------ */
-/* Leaves: the values of a reply in order, as the typed result and the generic decoder see them. */
+/* The comparison: the generic decoder's reading of a reply as a tree (one node per value, in
+ * order), walked together with the typed result through its table. Every typed value must be
+ * the generic value at the same place: scalars equal (a double the typed decoder parsed may be
+ * the generic decoder's text or integer, a bool its 0 or 1), aggregates of the same count
+ * (pairs: a map of that many pairs, a flat array of twice as many values, or an array of that
+ * many 2-element arrays), nulls where the generic reading has nulls, and a raw value exactly
+ * the bytes of the generic value. */
 
-typedef enum { L_STR, L_INT, L_DBL, L_BOOL, L_NIL, L_EMPTY, L_ERR } leaf_kind;
+typedef enum { L_STR, L_INT, L_DBL, L_BOOL, L_NIL, L_ERR } leaf_kind;
 
 typedef struct leaf {
     leaf_kind kind;
@@ -68,142 +74,78 @@ typedef struct leaf {
     double d;
 } leaf;
 
-typedef struct leaves {
-    leaf *v;
-    size_t n;
-    bool overflow;
-    const char *bad; /* why the walk failed, or NULL */
-} leaves;
+/* One value of the generic reading. */
+typedef struct gnode {
+    uint8_t agg;       /* 0: a scalar (v); else the aggregate's rg_kind */
+    int64_t count;     /* aggregates: the header's count (a map's pairs) */
+    size_t next;       /* the node after this value and everything in it */
+    size_t start, end; /* its bytes in the buffer */
+    leaf v;
+} gnode;
 
-static void push(leaves *l, leaf x) {
-    if (l->n == MAX_LEAVES) {
-        l->overflow = true;
-        return;
+typedef struct gtree {
+    gnode *v;
+    size_t n;
+} gtree;
+
+static leaf event_leaf(const rg_event *ev) {
+    switch (ev->kind) {
+    case RG_EV_INT: return (leaf){.kind = L_INT, .i = ev->u.i};
+    case RG_EV_DOUBLE: return (leaf){.kind = L_DBL, .d = ev->u.d};
+    case RG_EV_BOOL: return (leaf){.kind = L_BOOL, .i = ev->u.b};
+    case RG_EV_NULL: return (leaf){.kind = L_NIL};
+    case RG_EV_ERROR:
+    case RG_EV_BLOBERR: return (leaf){.kind = L_ERR, .s = ev->str};
+    default: return (leaf){.kind = L_STR, .s = ev->str}; /* simple, bulk, verbatim, big number */
     }
-    l->v[l->n++] = x;
 }
 
-/* The generic reading of one whole reply (bytes of exactly one value). */
-static void generic_leaves(const char *buf, size_t len, leaves *out) {
+static bool is_aggregate(uint8_t kind) {
+    return kind == RG_EV_ARRAY || kind == RG_EV_MAP || kind == RG_EV_SET || kind == RG_EV_PUSH;
+}
+
+/* Reads one whole reply (buf holds exactly it) into g. Returns NULL or what went wrong.
+ * Attributes are skipped, as the typed engine skips them. */
+static const char *generic_tree(const char *buf, size_t len, gtree *g) {
     rg_reader r;
     rg_reader_init(&r, NULL);
-    size_t pos = 0;
-    rg_event ev;
-    int attr = 0; /* inside an attribute: skipped, as the typed engine does */
-    while (rg_next(&r, buf, len, &pos, &ev) == RG_OK) {
-        switch (ev.kind) {
-        case RG_EV_ATTR: attr++; break;
-        case RG_EV_END:
-            if (ev.sub == RG_EV_ATTR) attr--;
-            break;
-        default: break;
-        }
-        if (attr > 0 || ev.kind == RG_EV_ATTR || ev.kind == RG_EV_END) {
-            if (ev.complete) return;
+    size_t pos = 0, open[RG_MAX_DEPTH];
+    uint64_t left[RG_MAX_DEPTH];
+    int depth = 0, attr = 0;
+    g->n = 0;
+    for (;;) {
+        const size_t before = pos;
+        rg_event ev;
+        if (rg_next(&r, buf, len, &pos, &ev) != RG_OK) return "the generic decoder failed";
+        if (ev.kind == RG_EV_ATTR || ev.kind == RG_EV_END) {
+            attr += ev.kind == RG_EV_ATTR ? 1 : ev.sub == RG_EV_ATTR ? -1 : 0;
             continue;
         }
-        switch (ev.kind) {
-        case RG_EV_SIMPLE:
-        case RG_EV_BULK:
-        case RG_EV_VERBATIM:
-        case RG_EV_BIGNUM: push(out, (leaf){.kind = L_STR, .s = ev.str}); break;
-        case RG_EV_ERROR:
-        case RG_EV_BLOBERR: push(out, (leaf){.kind = L_ERR, .s = ev.str}); break;
-        case RG_EV_INT: push(out, (leaf){.kind = L_INT, .i = ev.u.i}); break;
-        case RG_EV_DOUBLE: push(out, (leaf){.kind = L_DBL, .d = ev.u.d}); break;
-        case RG_EV_BOOL: push(out, (leaf){.kind = L_BOOL, .i = ev.u.b}); break;
-        case RG_EV_NULL: push(out, (leaf){.kind = L_NIL}); break;
-        case RG_EV_ARRAY:
-        case RG_EV_MAP:
-        case RG_EV_SET:
-        case RG_EV_PUSH:
-            if (ev.u.i == 0) push(out, (leaf){.kind = L_EMPTY});
-            break;
-        default: out->bad = "an event the comparison does not know"; break;
+        if (attr > 0) continue;
+        if (g->n == MAX_NODES) return "too many values";
+        gnode *x = &g->v[g->n++];
+        *x = (gnode){.start = before, .end = pos, .next = g->n};
+        if (is_aggregate(ev.kind)) {
+            if (ev.u.i < 0) return "a streamed aggregate";
+            x->agg = ev.kind;
+            x->count = ev.u.i;
+            const uint64_t items = (uint64_t)ev.u.i * (ev.kind == RG_EV_MAP ? 2 : 1);
+            if (items > 0) {
+                if (depth == RG_MAX_DEPTH) return "too deep";
+                open[depth] = g->n - 1;
+                left[depth++] = items;
+                continue;
+            }
+        } else {
+            x->v = event_leaf(&ev);
         }
-        if (ev.complete) return;
-    }
-    out->bad = "the generic decoder did not complete the value";
-}
-
-static rg_view view_at(const char *mem, uint32_t off) {
-    rg_view v;
-    memcpy(&v, mem + off, sizeof v);
-    return v;
-}
-
-/* Walks node k of table t over mem (the struct that holds the node's value). */
-static void typed_leaves(const rg_rnode *t, uint16_t k, const char *mem, leaves *out) {
-    const rg_rnode *n = &t[k];
-    switch (n->shape) {
-    case RG_RS_SCALAR:
-        switch (n->store) {
-        case RG_RT_NONE:
-            push(out, n->cval ? (leaf){.kind = L_STR, .s = {n->cval, strlen(n->cval)}}
-                              : (leaf){.kind = L_NIL});
-            return;
-        case RG_RT_VIEW: {
-            const rg_view v = view_at(mem, n->offset);
-            push(out, v.ptr ? (leaf){.kind = L_STR, .s = v} : (leaf){.kind = L_NIL});
-            return;
+        /* A value is complete: so are the aggregates it was the last value of. */
+        while (depth > 0 && --left[depth - 1] == 0) {
+            depth--;
+            g->v[open[depth]].end = pos;
+            g->v[open[depth]].next = g->n;
         }
-        case RG_RT_I64: {
-            leaf x = {.kind = L_INT};
-            memcpy(&x.i, mem + n->offset, sizeof x.i);
-            push(out, x);
-            return;
-        }
-        case RG_RT_DBL: {
-            leaf x = {.kind = L_DBL, .typed_dbl = true};
-            memcpy(&x.d, mem + n->offset, sizeof x.d);
-            push(out, x);
-            return;
-        }
-        case RG_RT_BOOL: {
-            bool b;
-            memcpy(&b, mem + n->offset, sizeof b);
-            push(out, (leaf){.kind = L_BOOL, .i = b});
-            return;
-        }
-        default: out->bad = "unknown store"; return;
-        }
-    case RG_RS_ARRAY:
-    case RG_RS_PAIRS: {
-        const char *items;
-        size_t count;
-        memcpy(&items, mem + n->offset, sizeof items);
-        memcpy(&count, mem + n->offset + sizeof(void *), sizeof count);
-        if (count == 0) push(out, (leaf){.kind = L_EMPTY});
-        if (count > 0 && !items) out->bad = "an array with a count and no items";
-        for (size_t i = 0; items && i < count; i++) {
-            for (uint16_t c = 0; c < n->nchildren; c++)
-                typed_leaves(t, (uint16_t)(n->child + c), items + i * n->elem_size, out);
-        }
-        return;
-    }
-    case RG_RS_TUPLE:
-        for (uint16_t c = 0; c < n->nchildren; c++)
-            typed_leaves(t, (uint16_t)(n->child + c), mem, out);
-        return;
-    case RG_RS_ONEOF: {
-        const uint8_t which = (uint8_t)mem[n->offset];
-        if (which == 0 || which > n->nchildren) {
-            out->bad = "a oneof without a valid `which`";
-            return;
-        }
-        typed_leaves(t, (uint16_t)(n->child + which - 1), mem, out);
-        return;
-    }
-    case RG_RS_ANY: {
-        const rg_view v = view_at(mem, n->offset);
-        if (!v.ptr) {
-            out->bad = "a raw value without bytes";
-            return;
-        }
-        generic_leaves(v.ptr, v.len, out);
-        return;
-    }
-    default: out->bad = "unknown shape"; return;
+        if (depth == 0) return pos == len ? NULL : "bytes after the value";
     }
 }
 
@@ -237,8 +179,7 @@ static bool same_leaf(const leaf *t, const leaf *g) {
 }
 
 static void leaf_text(const leaf *x, char *out, size_t cap) {
-    static const char *const K[] = {"string", "integer", "double", "bool",
-                                    "null",   "empty",   "error"};
+    static const char *const K[] = {"string", "integer", "double", "bool", "null", "error"};
     switch (x->kind) {
     case L_STR:
     case L_ERR:
@@ -252,23 +193,173 @@ static void leaf_text(const leaf *x, char *out, size_t cap) {
     }
 }
 
-/* "" when the typed leaves are the generic ones, else where they part. */
-static void compare(const leaves *t, const leaves *g, char *why, size_t cap) {
-    why[0] = '\0';
-    if (t->bad || g->bad || t->overflow || g->overflow) {
-        snprintf(why, cap, "%s", t->bad ? t->bad : g->bad ? g->bad : "too many values");
-        return;
+/* The typed value of scalar node n stored in mem. */
+static leaf typed_scalar(const rg_rnode *n, const char *mem) {
+    leaf x = {.kind = L_NIL};
+    switch (n->store) {
+    case RG_RT_VIEW:
+        memcpy(&x.s, mem + n->offset, sizeof x.s);
+        if (x.s.ptr) x.kind = L_STR; /* a null stores {NULL, 0} */
+        break;
+    case RG_RT_I64:
+        memcpy(&x.i, mem + n->offset, sizeof x.i);
+        x.kind = L_INT;
+        break;
+    case RG_RT_DBL:
+        memcpy(&x.d, mem + n->offset, sizeof x.d);
+        x.kind = L_DBL;
+        x.typed_dbl = true;
+        break;
+    case RG_RT_BOOL: {
+        bool b;
+        memcpy(&b, mem + n->offset, sizeof b);
+        x = (leaf){.kind = L_BOOL, .i = b};
+        break;
     }
-    const size_t n = t->n < g->n ? t->n : g->n;
-    for (size_t i = 0; i < n; i++) {
-        if (same_leaf(&t->v[i], &g->v[i])) continue;
+    default: /* RG_RT_NONE: a null, or a constant checked and not stored */
+        if (n->cval) x = (leaf){.kind = L_STR, .s = {n->cval, strlen(n->cval)}};
+        break;
+    }
+    return x;
+}
+
+/* Walks typed node k (its value in mem) with generic node gi. */
+typedef struct matcher {
+    const rg_rnode *t;
+    const gtree *g;
+    const char *buf;
+    char *why;
+    size_t cap;
+    char path[160];
+} matcher;
+
+/* Records where and how the typed result parts from the generic reading; returns false. */
+static bool differ(matcher *m, const char *fmt, ...) {
+    const int n = snprintf(m->why, m->cap, "reply%s: ", m->path);
+    const size_t at = n > 0 && (size_t)n < m->cap ? (size_t)n : 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->why + at, m->cap - at, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool match(matcher *m, uint16_t k, const char *mem, size_t gi);
+
+/* match() one level down, the path extended by "[i]" or "[i].name". */
+static bool match_at(matcher *m, uint16_t k, const char *mem, size_t gi, const char *name,
+                     size_t i) {
+    const size_t len = strlen(m->path);
+    if (name) {
+        snprintf(m->path + len, sizeof m->path - len, "[%zu].%s", i, name);
+    } else {
+        snprintf(m->path + len, sizeof m->path - len, "[%zu]", i);
+    }
+    const bool same = match(m, k, mem, gi);
+    if (same) m->path[len] = '\0';
+    return same;
+}
+
+static bool match_list(matcher *m, const rg_rnode *n, const char *mem, const gnode *gn, size_t gi) {
+    const char *items;
+    size_t count;
+    memcpy(&items, mem + n->offset, sizeof items);
+    memcpy(&count, mem + n->offset + sizeof(void *), sizeof count);
+    if (count > 0 && !items) return differ(m, "a count of %zu and no items", count);
+    const bool pairs = n->shape == RG_RS_PAIRS;
+    size_t c = gi + 1;
+    if (!pairs || gn->agg == RG_EV_MAP) {
+        if (gn->count != (int64_t)count)
+            return differ(m, "typed count %zu, generic %lld", count, (long long)gn->count);
+        for (size_t i = 0; i < count; i++, c = m->g->v[c].next) {
+            if (!match_at(m, n->child, items + i * n->elem_size, c, pairs ? "key" : NULL, i))
+                return false;
+            if (!pairs) continue;
+            c = m->g->v[c].next;
+            if (!match_at(m, (uint16_t)(n->child + 1), items + i * n->elem_size, c, "value", i))
+                return false;
+        }
+        return true;
+    }
+    /* Pairs from an array: flat (k, v, k, v) or nested ([k, v], [k, v]). */
+    bool nested = count > 0 && gn->count == (int64_t)count;
+    for (size_t i = 0, x = c; nested && i < count; i++, x = m->g->v[x].next)
+        nested = m->g->v[x].agg == RG_EV_ARRAY && m->g->v[x].count == 2;
+    if (!nested && gn->count != 2 * (int64_t)count)
+        return differ(m, "typed %zu pairs, generic array of %lld", count, (long long)gn->count);
+    for (size_t i = 0; i < count; i++) {
+        const size_t key = nested ? c + 1 : c;
+        const size_t value = m->g->v[key].next;
+        if (!match_at(m, n->child, items + i * n->elem_size, key, "key", i) ||
+            !match_at(m, (uint16_t)(n->child + 1), items + i * n->elem_size, value, "value", i))
+            return false;
+        c = nested ? m->g->v[c].next : m->g->v[value].next;
+    }
+    return true;
+}
+
+static bool match(matcher *m, uint16_t k, const char *mem, size_t gi) {
+    const rg_rnode *n = &m->t[k];
+    const gnode *gn = &m->g->v[gi];
+    switch (n->shape) {
+    case RG_RS_SCALAR: {
+        const leaf t = typed_scalar(n, mem);
+        if (gn->agg == 0 && same_leaf(&t, &gn->v)) return true;
         char a[96], b[96];
-        leaf_text(&t->v[i], a, sizeof a);
-        leaf_text(&g->v[i], b, sizeof b);
-        snprintf(why, cap, "value %zu: typed %s, generic %s", i, a, b);
+        leaf_text(&t, a, sizeof a);
+        if (gn->agg) {
+            snprintf(b, sizeof b, "%s of %lld", rg_kind_name((rg_kind)gn->agg),
+                     (long long)gn->count);
+        } else {
+            leaf_text(&gn->v, b, sizeof b);
+        }
+        return differ(m, "typed %s, generic %s", a, b);
+    }
+    case RG_RS_ARRAY:
+    case RG_RS_PAIRS:
+        if (gn->agg == 0) return differ(m, "typed a list, generic a scalar");
+        return match_list(m, n, mem, gn, gi);
+    case RG_RS_TUPLE: {
+        if (gn->agg == 0 || gn->agg == RG_EV_MAP || gn->count != n->nchildren)
+            return differ(m, "typed a tuple of %u, generic %s of %lld", (unsigned)n->nchildren,
+                          gn->agg ? rg_kind_name((rg_kind)gn->agg) : "a scalar",
+                          (long long)gn->count);
+        size_t c = gi + 1;
+        for (uint16_t i = 0; i < n->nchildren; i++, c = m->g->v[c].next) {
+            if (!match_at(m, (uint16_t)(n->child + i), mem, c, NULL, i)) return false;
+        }
+        return true;
+    }
+    case RG_RS_ONEOF: {
+        const uint8_t which = (uint8_t)mem[n->offset];
+        if (which == 0 || which > n->nchildren)
+            return differ(m, "which %u of %u alternatives", which, (unsigned)n->nchildren);
+        return match(m, (uint16_t)(n->child + which - 1), mem, gi);
+    }
+    case RG_RS_ANY: {
+        rg_view v;
+        memcpy(&v, mem + n->offset, sizeof v);
+        const size_t len = gn->end - gn->start;
+        if (v.ptr && v.len == len && memcmp(v.ptr, m->buf + gn->start, len) == 0) return true;
+        return differ(m, "a raw value of %zu bytes%s, generic %zu", v.len, v.ptr ? "" : " (none)",
+                      len);
+    }
+    default: return differ(m, "unknown shape %u", (unsigned)n->shape);
+    }
+}
+
+/* "" when the typed result (or server error) is the generic reading, else where they part. */
+static void compare(const rg_rtable *t, rg_reply_status st, const char *out, rg_view err,
+                    const char *buf, const gtree *g, char *why, size_t cap) {
+    why[0] = '\0';
+    if (st == RG_REPLY_SERVER_ERROR) {
+        const leaf e = {.kind = L_ERR, .s = err};
+        if (g->v[0].agg != 0 || !same_leaf(&e, &g->v[0].v))
+            snprintf(why, cap, "the server error is not the generic reading's");
         return;
     }
-    if (t->n != g->n) snprintf(why, cap, "typed %zu values, generic %zu", t->n, g->n);
+    matcher m = {.t = t->nodes, .g = g, .buf = buf, .why = why, .cap = cap};
+    match(&m, 0, out, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -276,7 +367,7 @@ static void compare(const leaves *t, const leaves *g, char *why, size_t cap) {
 
 typedef struct work {
     char *store, *out, *out2;
-    leaves typed, generic;
+    gtree generic;
     rg_reply_reader rr;
 } work;
 
@@ -306,8 +397,8 @@ static rg_reply_status decode(work *w, const rg_rtable *t, const char *buf, size
 static void check_reply(work *w, const rg_rtable *t, const char *buf, size_t len, outcome *o) {
     o->why[0] = '\0';
     o->st = decode(w, t, buf, len, len, w->out);
-    const rg_view err = rg_reply_error(&w->rr);
     if (o->st == RG_REPLY_MISMATCH || o->st == RG_REPLY_PROTOCOL) {
+        const rg_view err = rg_reply_error(&w->rr);
         snprintf(o->why, sizeof o->why, "%s: %.*s", rg_reply_status_name(o->st), (int)err.len,
                  err.ptr ? err.ptr : "");
         return;
@@ -316,32 +407,22 @@ static void check_reply(work *w, const rg_rtable *t, const char *buf, size_t len
         snprintf(o->why, sizeof o->why, "%s", rg_reply_status_name(o->st));
         return;
     }
-    w->generic.n = w->typed.n = 0;
-    w->generic.bad = w->typed.bad = NULL;
-    w->generic.overflow = w->typed.overflow = false;
-    generic_leaves(buf, len, &w->generic);
-    if (o->st == RG_REPLY_SERVER_ERROR) {
-        push(&w->typed, (leaf){.kind = L_ERR, .s = err});
-    } else {
-        typed_leaves(t->nodes, 0, w->out, &w->typed);
+    const char *bad = generic_tree(buf, len, &w->generic);
+    if (bad) {
+        snprintf(o->why, sizeof o->why, "generic reading: %s", bad);
+        return;
     }
-    compare(&w->typed, &w->generic, o->why, sizeof o->why);
+    compare(t, o->st, w->out, rg_reply_error(&w->rr), buf, &w->generic, o->why, sizeof o->why);
     if (o->why[0]) return;
     /* Fed in pieces: the same status and the same values. */
     const size_t step = len <= BYTEWISE_MAX ? 1 : len / 64 + 1;
     const rg_reply_status st2 = decode(w, t, buf, len, step, w->out2);
-    w->typed.n = 0;
-    if (st2 == RG_REPLY_SERVER_ERROR) {
-        push(&w->typed, (leaf){.kind = L_ERR, .s = rg_reply_error(&w->rr)});
-    } else if (st2 == RG_REPLY_OK) {
-        typed_leaves(t->nodes, 0, w->out2, &w->typed);
-    }
     if (st2 != o->st) {
         snprintf(o->why, sizeof o->why, "fed in pieces of %zu: %s, whole: %s", step,
                  rg_reply_status_name(st2), rg_reply_status_name(o->st));
         return;
     }
-    compare(&w->typed, &w->generic, o->why, sizeof o->why);
+    compare(t, st2, w->out2, rg_reply_error(&w->rr), buf, &w->generic, o->why, sizeof o->why);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -953,10 +1034,9 @@ int main(void) {
     r.w.store = malloc(STORE_CAP);
     r.w.out = malloc(1 << 16);
     r.w.out2 = malloc(1 << 16);
-    r.w.typed.v = malloc(MAX_LEAVES * sizeof(leaf));
-    r.w.generic.v = malloc(MAX_LEAVES * sizeof(leaf));
+    r.w.generic.v = malloc(MAX_NODES * sizeof(gnode));
     char *raw = malloc(RAW_CAP);
-    if (!raw || !r.w.store || !r.w.out || !r.w.out2 || !r.w.typed.v || !r.w.generic.v) return 1;
+    if (!raw || !r.w.store || !r.w.out || !r.w.out2 || !r.w.generic.v) return 1;
     add_commands(&r);
     if (add_samples(&r) != 0 || add_hand_forms(&r, RG_REPLY_FORMS) != 0) return 1;
     test_redis server, cluster;
@@ -1008,7 +1088,6 @@ int main(void) {
     free(r.w.store);
     free(r.w.out);
     free(r.w.out2);
-    free(r.w.typed.v);
     free(r.w.generic.v);
     return rc == 0 ? 0 : 1;
 }
