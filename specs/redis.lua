@@ -7079,12 +7079,18 @@ command "SENTINEL GET-MASTER-ADDR-BY-NAME" {
     arity = 3,
     flags = { "ADMIN", "SENTINEL", "ONLY_SENTINEL" },
     reply = {
-        type = "array",
-        minItems = 2,
-        maxItems = 2,
-        items = {
-            { type = "string", description = "IP addr or hostname.", title = "host" },
-            { type = "string", description = "Port.", pattern = "[0-9]+", title = "port" },
+        oneOf = {
+            {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = {
+                    { description = "IP addr or hostname.", type = "string", title = "host" },
+                    { description = "Port.", type = "string", pattern = "[0-9]+", title = "port" },
+                },
+                title = "address",
+            },
+            { type = "null" },
         },
     },
     string "primary-name",
@@ -7098,12 +7104,18 @@ command "SENTINEL GET-PRIMARY-ADDR-BY-NAME" {
     arity = 3,
     flags = { "ADMIN", "SENTINEL", "ONLY_SENTINEL" },
     reply = {
-        type = "array",
-        minItems = 2,
-        maxItems = 2,
-        items = {
-            { type = "string", description = "IP addr or hostname." },
-            { type = "string", description = "Port.", pattern = "[0-9]+" },
+        oneOf = {
+            {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = {
+                    { description = "IP addr or hostname.", type = "string", title = "host" },
+                    { description = "Port.", type = "string", pattern = "[0-9]+", title = "port" },
+                },
+                title = "address",
+            },
+            { type = "null" },
         },
     },
     string "primary-name",
@@ -7131,31 +7143,21 @@ command "SENTINEL INFO-CACHE" {
     arity = -3,
     flags = { "ADMIN", "SENTINEL", "ONLY_SENTINEL" },
     reply = {
-        type = "array",
-        description = "This is actually a map, the odd entries are a primary name, and the even entries are the last cached INFO output from that primary and all its replicas.",
-        minItems = 0,
-        maxItems = 4294967295,
-        items = {
-            {
-                oneOf = {
-                    { type = "string", description = "The primary name." },
+        description = "Per master name, the cached INFO of the master and its replicas.",
+        type = "object",
+        additionalProperties = {
+            description = "[milliseconds since cached, the INFO text or null] per instance",
+            type = "array",
+            items = {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = {
+                    { description = "Milliseconds since the INFO was cached", type = "integer" },
                     {
-                        type = "array",
-                        description = "This is an array of pairs, the odd entries are the INFO age, and the even entries are the cached INFO string. The first pair belong to the primary and the rest are its replicas.",
-                        minItems = 2,
-                        maxItems = 2,
-                        items = {
-                            {
-                                description = "The number of milliseconds since when the INFO was cached.",
-                                type = "integer",
-                            },
-                            {
-                                description = "The cached INFO string or null.",
-                                oneOf = {
-                                    { description = "The cached INFO string.", type = "string" },
-                                    { description = "No cached INFO string.", type = "null" },
-                                },
-                            },
+                        oneOf = {
+                            { description = "The cached INFO", type = "string" },
+                            { type = "null" },
                         },
                     },
                 },

@@ -148,6 +148,17 @@ local function or_null(schema)
     return { oneOf = { schema, { type = "null" } } }
 end
 
+-- SENTINEL GET-MASTER-ADDR-BY-NAME and its newer name: null for a master it does not monitor.
+local SENTINEL_ADDR = { reply = {
+    why = "null for a name that is not monitored",
+    set = { [""] = or_null({ type = "array", minItems = 2, maxItems = 2, items = {
+        { description = "IP addr or hostname.", type = "string" },
+        { description = "Port.", type = "string", pattern = "[0-9]+" },
+    } }) },
+    titles = { ["oneOf.1"] = "address", ["oneOf.1.items.1"] = "host",
+        ["oneOf.1.items.2"] = "port" },
+} }
+
 return {
     ["XPENDING"] = { reply = {
         titles = {
@@ -257,8 +268,23 @@ return {
     ["LATENCY LATEST"] = { reply = { titles = { ["items.items.1"] = "event",
         ["items.items.2"] = "timestamp", ["items.items.3"] = "latest",
         ["items.items.4"] = "max" } } },
-    ["SENTINEL GET-MASTER-ADDR-BY-NAME"] = { reply = { titles = { ["items.1"] = "host",
-        ["items.2"] = "port" } } },
+    ["SENTINEL GET-MASTER-ADDR-BY-NAME"] = SENTINEL_ADDR,
+    ["SENTINEL GET-PRIMARY-ADDR-BY-NAME"] = SENTINEL_ADDR,
+    ["SENTINEL INFO-CACHE"] = { reply = {
+        why = "pairs of a master name and the [age, INFO or null] pairs of it and its replicas",
+        set = { [""] = {
+            description = "Per master name, the cached INFO of the master and its replicas.",
+            type = "object",
+            additionalProperties = {
+                description = "[milliseconds since cached, the INFO text or null] per instance",
+                type = "array",
+                items = { type = "array", minItems = 2, maxItems = 2, items = {
+                    { description = "Milliseconds since the INFO was cached", type = "integer" },
+                    or_null({ description = "The cached INFO", type = "string" }),
+                } },
+            },
+        } },
+    } },
     ["WAITAOF"] = { reply = { titles = { ["items.1"] = "local", ["items.2"] = "replicas" } } },
     ["XCLAIM"] = { reply = { titles = { ["anyOf.1"] = "ids", ["anyOf.2"] = "entries" } } },
     ["XAUTOCLAIM"] = { reply = { titles = {

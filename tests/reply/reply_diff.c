@@ -52,6 +52,9 @@ typedef struct expected_failure {
 
 static const expected_failure EXPECTED_FAILURES[] = {
     {"XAUTOCLAIM", 0, "JUSTID", "no fallback to the next alternative after an inner element"},
+    {"ROLE", 0, "ROLE",
+     "a Sentinel's [\"sentinel\", masters]: the alternative is chosen from the "
+     "header alone (the first one, of 3, is ruled out by the count)"},
 };
 #define N_EXPECTED (sizeof EXPECTED_FAILURES / sizeof EXPECTED_FAILURES[0])
 
@@ -565,6 +568,21 @@ static int start_cluster(test_redis *s, char *raw) {
     return rc;
 }
 
+/* Starts a Sentinel that monitors the server on port as "mymaster" (quorum 1), with its
+ * config file at conf (a mkstemp template, filled in; the caller unlinks it). */
+static int start_sentinel(test_redis *s, char *conf, int port) {
+    const int fd = mkstemp(conf);
+    char text[96];
+    const int n = snprintf(text, sizeof text, "sentinel monitor mymaster 127.0.0.1 %d 1\n", port);
+    if (fd < 0 || write(fd, text, (size_t)n) != n) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    close(fd);
+    static const char *const ARGS[] = {"--sentinel", NULL};
+    return test_redis_start_conf(s, conf, ARGS);
+}
+
 static int seed_keys(test_conn *c, const char *group, const char *req, size_t len, char *raw) {
     rg_view argv[MAX_ARGS];
     size_t pos[MAX_ARGS];
@@ -602,6 +620,7 @@ typedef struct form {
     int nwords;
     bool seed_keys; /* a sample call: seed its keys by group */
     bool cluster;   /* "@cluster" in reply_forms.txt: runs on the cluster-mode server */
+    bool sentinel;  /* "@sentinel": runs on a Sentinel that monitors the first server (no seed) */
 } form;
 
 typedef struct command_state {
@@ -742,7 +761,8 @@ static int add_hand_forms(run *r, const char *path) {
         char *w[MAX_ARGS + 1];
         int n = split(line, w, MAX_ARGS + 1);
         const bool cluster = n > 0 && strcmp(w[0], "@cluster") == 0;
-        if (cluster) memmove(w, w + 1, (size_t)--n * sizeof w[0]);
+        const bool sentinel = n > 0 && strcmp(w[0], "@sentinel") == 0;
+        if (cluster || sentinel) memmove(w, w + 1, (size_t)--n * sizeof w[0]);
         int last = n;
         while (last > 0 && strcmp(w[last - 1], ";") != 0) last--;
         const redis_sample_call *c = n > last ? command_named(w + last, n - last) : NULL;
@@ -752,8 +772,11 @@ static int add_hand_forms(run *r, const char *path) {
             break;
         }
         form *f = &r->forms[r->nforms++];
-        *f =
-            (form){.command = c->command, .reply = c->reply, .group = c->group, .cluster = cluster};
+        *f = (form){.command = c->command,
+                    .reply = c->reply,
+                    .group = c->group,
+                    .cluster = cluster,
+                    .sentinel = sentinel};
         char src[64];
         snprintf(src, sizeof src, "reply_forms.txt:%d", lineno);
         f->source = strdup(src);
@@ -820,7 +843,8 @@ static rg_view bulk_of(const char *raw, size_t len) {
 
 /* Sends a hand form's requests one at a time, each after the reply of the one before, with
  * {prev} standing for the previous reply's bulk payload (DUMP ; RESTORE k 0 {prev}) and {port}
- * for the other server's port (MIGRATE: a server cannot migrate to itself); the last reply is
+ * for the other server's port (MIGRATE: a server cannot migrate to itself; a Sentinel's
+ * master); the last reply is
  * left in raw. */
 static int send_words(test_conn *c, const form *f, int other, char *raw, size_t *len) {
     static char prev[1 << 16], q[REQ_CAP];
@@ -850,13 +874,18 @@ static int send_words(test_conn *c, const form *f, int other, char *raw, size_t 
     return 0;
 }
 
-static int run_form(run *r, int port, int other, const form *f, int proto, char *raw) {
+static int port_of(const form *f, const test_redis *server, const test_redis *cluster,
+                   const test_redis *sentinel) {
+    return f->cluster ? cluster->port : f->sentinel ? sentinel->port : server->port;
+}
+
+static int run_form(run *r, const form *f, int port, int other, int proto, char *raw) {
     test_conn c;
     if (test_conn_open(&c, port) != 0) return -1;
     size_t len = 0;
     char hello[2] = {(char)('0' + proto), 0};
     const char *h[] = {"HELLO", hello};
-    if ((f->cluster && cluster_seed(&c, raw) != 0) || seed(&c, raw) != 0) {
+    if ((f->cluster && cluster_seed(&c, raw) != 0) || (!f->sentinel && seed(&c, raw) != 0)) {
         test_conn_close(&c);
         return -1;
     }
@@ -1039,7 +1068,7 @@ int main(void) {
     if (!raw || !r.w.store || !r.w.out || !r.w.out2 || !r.w.generic.v) return 1;
     add_commands(&r);
     if (add_samples(&r) != 0 || add_hand_forms(&r, RG_REPLY_FORMS) != 0) return 1;
-    test_redis server, cluster;
+    test_redis server, cluster, sentinel = {0};
     /* An ACL file, so that ACL LOAD and ACL SAVE run. */
     char acl[] = "/tmp/reply_diff_acl_XXXXXX";
     const int acl_fd = mkstemp(acl);
@@ -1049,12 +1078,18 @@ int main(void) {
     }
     close(acl_fd);
     const char *const server_args[] = {"--aclfile", acl, NULL};
-    const int started = test_redis_start(&server, server_args);
-    unlink(acl);
-    if (started != 0) return 1;
-    if (start_cluster(&cluster, raw) != 0) {
+    if (test_redis_start(&server, server_args) != 0) {
+        unlink(acl);
+        return 1;
+    }
+    char sentinel_conf[] = "/tmp/reply_diff_sentinel_XXXXXX";
+    if (start_cluster(&cluster, raw) != 0 ||
+        start_sentinel(&sentinel, sentinel_conf, server.port) != 0) {
         test_redis_stop(&server);
         test_redis_stop(&cluster);
+        test_redis_stop(&sentinel);
+        unlink(sentinel_conf);
+        unlink(acl);
         return 1;
     }
     char version[32] = "";
@@ -1067,11 +1102,15 @@ int main(void) {
                 REDIS_SAMPLE_CALLS_VERSION);
     for (size_t i = 0; rc == 0 && i < r.nforms; i++) {
         for (int proto = 2; rc == 0 && proto <= 3; proto++)
-            rc = run_form(&r, r.forms[i].cluster ? cluster.port : server.port,
-                          r.forms[i].cluster ? server.port : cluster.port, &r.forms[i], proto, raw);
+            rc = run_form(&r, &r.forms[i], port_of(&r.forms[i], &server, &cluster, &sentinel),
+                          r.forms[i].cluster || r.forms[i].sentinel ? server.port : cluster.port,
+                          proto, raw);
     }
     test_redis_stop(&server);
     test_redis_stop(&cluster);
+    test_redis_stop(&sentinel);
+    unlink(sentinel_conf);
+    unlink(acl); /* after the server: ACL SAVE writes it again */
     char *doc = rc == 0 ? section(&r, version) : NULL;
     printf("reply_diff: %zu forms, %zu replies, %zu failures, %zu expected failures\n", r.nforms,
            r.replies, r.failures, r.expected_hits);
