@@ -874,11 +874,6 @@ static int send_words(test_conn *c, const form *f, int other, char *raw, size_t 
     return 0;
 }
 
-static int port_of(const form *f, const test_redis *server, const test_redis *cluster,
-                   const test_redis *sentinel) {
-    return f->cluster ? cluster->port : f->sentinel ? sentinel->port : server->port;
-}
-
 static int run_form(run *r, const form *f, int port, int other, int proto, char *raw) {
     test_conn c;
     if (test_conn_open(&c, port) != 0) return -1;
@@ -1058,6 +1053,66 @@ static int check_expected(const run *r) {
     return rc;
 }
 
+/* The three servers the forms run on, and the files they need. */
+typedef struct servers {
+    test_redis server, cluster, sentinel;
+    char acl[32];           /* the server's ACL file, so that ACL LOAD and ACL SAVE run */
+    char sentinel_conf[40]; /* the Sentinel's config file */
+} servers;
+
+static void stop_servers(servers *s) {
+    test_redis_stop(&s->server);
+    test_redis_stop(&s->cluster);
+    test_redis_stop(&s->sentinel);
+    unlink(s->sentinel_conf);
+    unlink(s->acl); /* after the server: ACL SAVE writes it again */
+}
+
+static int start_servers(servers *s, char *raw) {
+    *s = (servers){.acl = "/tmp/reply_diff_acl_XXXXXX",
+                   .sentinel_conf = "/tmp/reply_diff_sentinel_XXXXXX"};
+    const int fd = mkstemp(s->acl);
+    static const char USERS[] = "user default on nopass ~* &* +@all\n";
+    const bool written = fd >= 0 && write(fd, USERS, sizeof USERS - 1) == sizeof USERS - 1;
+    if (fd >= 0) close(fd);
+    const char *const args[] = {"--aclfile", s->acl, NULL};
+    if (!written || test_redis_start(&s->server, args) != 0 ||
+        start_cluster(&s->cluster, raw) != 0 ||
+        start_sentinel(&s->sentinel, s->sentinel_conf, s->server.port) != 0) {
+        stop_servers(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every form under HELLO 2 and HELLO 3, on its server; {port} is another one. */
+static int run_all(run *r, const servers *s, char *raw) {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->nforms; i++) {
+        const form *f = &r->forms[i];
+        const int port = f->cluster    ? s->cluster.port
+                         : f->sentinel ? s->sentinel.port
+                                       : s->server.port;
+        const int other = f->cluster || f->sentinel ? s->server.port : s->cluster.port;
+        for (int proto = 2; rc == 0 && proto <= 3; proto++)
+            rc = run_form(r, f, port, other, proto, raw);
+    }
+    return rc;
+}
+
+static void free_run(run *r) {
+    for (size_t i = 0; i < r->nforms; i++) {
+        free(r->forms[i].req);
+        free(r->forms[i].line);
+        free(r->forms[i].words);
+        if (!r->forms[i].seed_keys) free((char *)r->forms[i].source);
+    }
+    free(r->w.store);
+    free(r->w.out);
+    free(r->w.out2);
+    free(r->w.generic.v);
+}
+
 int main(void) {
     static run r;
     r.w.store = malloc(STORE_CAP);
@@ -1065,68 +1120,29 @@ int main(void) {
     r.w.out2 = malloc(1 << 16);
     r.w.generic.v = malloc(MAX_NODES * sizeof(gnode));
     char *raw = malloc(RAW_CAP);
-    if (!raw || !r.w.store || !r.w.out || !r.w.out2 || !r.w.generic.v) return 1;
-    add_commands(&r);
-    if (add_samples(&r) != 0 || add_hand_forms(&r, RG_REPLY_FORMS) != 0) return 1;
-    test_redis server, cluster, sentinel = {0};
-    /* An ACL file, so that ACL LOAD and ACL SAVE run. */
-    char acl[] = "/tmp/reply_diff_acl_XXXXXX";
-    const int acl_fd = mkstemp(acl);
-    static const char USERS[] = "user default on nopass ~* &* +@all\n";
-    if (acl_fd < 0 || write(acl_fd, USERS, sizeof USERS - 1) != (ssize_t)(sizeof USERS - 1)) {
-        return 1;
-    }
-    close(acl_fd);
-    const char *const server_args[] = {"--aclfile", acl, NULL};
-    if (test_redis_start(&server, server_args) != 0) {
-        unlink(acl);
-        return 1;
-    }
-    char sentinel_conf[] = "/tmp/reply_diff_sentinel_XXXXXX";
-    if (start_cluster(&cluster, raw) != 0 ||
-        start_sentinel(&sentinel, sentinel_conf, server.port) != 0) {
-        test_redis_stop(&server);
-        test_redis_stop(&cluster);
-        test_redis_stop(&sentinel);
-        unlink(sentinel_conf);
-        unlink(acl);
-        return 1;
-    }
+    servers s;
+    int rc = raw && r.w.store && r.w.out && r.w.out2 && r.w.generic.v ? 0 : -1;
+    if (rc == 0) add_commands(&r);
+    if (rc == 0 && (add_samples(&r) != 0 || add_hand_forms(&r, RG_REPLY_FORMS) != 0)) rc = -1;
+    if (rc == 0 && start_servers(&s, raw) != 0) rc = -1;
     char version[32] = "";
-    int rc = server_version(server.port, version, sizeof version) == 0 &&
-                     strcmp(version, REDIS_SAMPLE_CALLS_VERSION) == 0
-                 ? 0
-                 : -1;
-    if (rc != 0)
-        fprintf(stderr, "reply_diff: the server is %s, the calls are for %s\n", version,
-                REDIS_SAMPLE_CALLS_VERSION);
-    for (size_t i = 0; rc == 0 && i < r.nforms; i++) {
-        for (int proto = 2; rc == 0 && proto <= 3; proto++)
-            rc = run_form(&r, &r.forms[i], port_of(&r.forms[i], &server, &cluster, &sentinel),
-                          r.forms[i].cluster || r.forms[i].sentinel ? server.port : cluster.port,
-                          proto, raw);
+    if (rc == 0) {
+        if (server_version(s.server.port, version, sizeof version) != 0 ||
+            strcmp(version, REDIS_SAMPLE_CALLS_VERSION) != 0) {
+            fprintf(stderr, "reply_diff: the server is %s, the calls are for %s\n", version,
+                    REDIS_SAMPLE_CALLS_VERSION);
+            rc = -1;
+        }
+        if (rc == 0) rc = run_all(&r, &s, raw);
+        stop_servers(&s);
     }
-    test_redis_stop(&server);
-    test_redis_stop(&cluster);
-    test_redis_stop(&sentinel);
-    unlink(sentinel_conf);
-    unlink(acl); /* after the server: ACL SAVE writes it again */
     char *doc = rc == 0 ? section(&r, version) : NULL;
     printf("reply_diff: %zu forms, %zu replies, %zu failures, %zu expected failures\n", r.nforms,
            r.replies, r.failures, r.expected_hits);
     if (rc == 0 && (r.failures > 0 || check_expected(&r) != 0)) rc = -1;
     if (rc == 0 && (!doc || check_doc(RG_REPLY_COVERAGE_DOC, doc) != 0)) rc = -1;
     free(doc);
-    for (size_t i = 0; i < r.nforms; i++) {
-        free(r.forms[i].req);
-        free(r.forms[i].line);
-        free(r.forms[i].words);
-        if (!r.forms[i].seed_keys) free((char *)r.forms[i].source);
-    }
     free(raw);
-    free(r.w.store);
-    free(r.w.out);
-    free(r.w.out2);
-    free(r.w.generic.v);
+    free_run(&r);
     return rc == 0 ? 0 : 1;
 }
