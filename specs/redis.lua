@@ -635,14 +635,20 @@ command "BLMPOP" {
                 minItems = 2,
                 maxItems = 2,
                 items = {
-                    { description = "List key from which elements were popped.", type = "string" },
+                    {
+                        description = "List key from which elements were popped.",
+                        type = "string",
+                        title = "key",
+                    },
                     {
                         description = "Array of popped elements.",
                         type = "array",
                         minItems = 1,
                         items = { type = "string" },
+                        title = "elements",
                     },
                 },
+                title = "popped",
             },
         },
     },
@@ -684,9 +690,15 @@ command "BLPOP" {
                     {
                         description = "List key from which the element was popped.",
                         type = "string",
+                        title = "key",
                     },
-                    { description = "Value of the popped element.", type = "string" },
+                    {
+                        description = "Value of the popped element.",
+                        type = "string",
+                        title = "element",
+                    },
                 },
+                title = "popped",
             },
         },
     },
@@ -721,9 +733,15 @@ command "BRPOP" {
                     {
                         description = "The name of the key where an element was popped ",
                         type = "string",
+                        title = "key",
                     },
-                    { description = "The value of the popped element", type = "string" },
+                    {
+                        description = "The value of the popped element",
+                        type = "string",
+                        title = "element",
+                    },
                 },
+                title = "popped",
             },
         },
     },
@@ -793,7 +811,7 @@ command "BZMPOP" {
                 minItems = 2,
                 maxItems = 2,
                 items = {
-                    { description = "Keyname", type = "string" },
+                    { description = "Keyname", type = "string", title = "key" },
                     {
                         description = "Popped members and their scores.",
                         type = "array",
@@ -807,8 +825,10 @@ command "BZMPOP" {
                                 { description = "Score", type = "number" },
                             },
                         },
+                        title = "elements",
                     },
                 },
+                title = "popped",
             },
         },
     },
@@ -847,10 +867,11 @@ command "BZPOPMAX" {
                 minItems = 3,
                 maxItems = 3,
                 items = {
-                    { description = "Keyname", type = "string" },
-                    { description = "Member", type = "string" },
-                    { description = "Score", type = "number" },
+                    { description = "Keyname", type = "string", title = "key" },
+                    { description = "Member", type = "string", title = "member" },
+                    { description = "Score", type = "number", title = "score" },
                 },
+                title = "popped",
             },
         },
     },
@@ -883,10 +904,11 @@ command "BZPOPMIN" {
                 minItems = 3,
                 maxItems = 3,
                 items = {
-                    { description = "Keyname", type = "string" },
-                    { description = "Member", type = "string" },
-                    { description = "Score", type = "number" },
+                    { description = "Keyname", type = "string", title = "key" },
+                    { description = "Member", type = "string", title = "member" },
+                    { description = "Score", type = "number", title = "score" },
                 },
+                title = "popped",
             },
         },
     },
@@ -1860,9 +1882,10 @@ command "CLUSTER SLOTS" {
                                 { description = "Hostname or ip.", type = "string" },
                                 { description = "Unknown type.", type = "null" },
                             },
+                            title = "host",
                         },
-                        { description = "Port.", type = "integer" },
-                        { description = "Node name.", type = "string" },
+                        { description = "Port.", type = "integer", title = "port" },
+                        { description = "Node name.", type = "string", title = "id" },
                         {
                             description = "Array of node descriptions.",
                             type = "object",
@@ -1871,8 +1894,10 @@ command "CLUSTER SLOTS" {
                                 hostname = { type = "string" },
                                 ip = { type = "string" },
                             },
+                            title = "metadata",
                         },
                     },
+                    title = "node",
                 },
             },
             additionalItems = {
@@ -2126,32 +2151,47 @@ command "COMMAND INFO" {
         type = "array",
         items = {
             oneOf = {
-                { description = "Command does not exist.", type = "null" },
+                { description = "Command does not exist.", type = "null", title = "null" },
                 {
                     description = "Command info array output.",
                     type = "array",
                     minItems = 10,
                     maxItems = 10,
                     items = {
-                        { description = "Command name.", type = "string" },
-                        { description = "Command arity.", type = "integer" },
+                        { description = "Command name.", type = "string", title = "name" },
+                        { description = "Command arity.", type = "integer", title = "arity" },
                         {
                             description = "Command flags.",
                             type = "array",
                             items = { description = "Command flag.", type = "string" },
+                            title = "flags",
                         },
-                        { description = "Command first key index.", type = "integer" },
-                        { description = "Command last key index.", type = "integer" },
-                        { description = "Command key step index.", type = "integer" },
+                        {
+                            description = "Command first key index.",
+                            type = "integer",
+                            title = "first_key",
+                        },
+                        {
+                            description = "Command last key index.",
+                            type = "integer",
+                            title = "last_key",
+                        },
+                        {
+                            description = "Command key step index.",
+                            type = "integer",
+                            title = "step",
+                        },
                         {
                             description = "Command categories.",
                             type = "array",
                             items = { description = "Command category.", type = "string" },
+                            title = "acl_categories",
                         },
                         {
                             description = "Command tips.",
                             type = "array",
                             items = { description = "Command tip.", type = "string" },
+                            title = "tips",
                         },
                         {
                             description = "Command key specs.",
@@ -2233,9 +2273,11 @@ command "COMMAND INFO" {
                                     },
                                 },
                             },
+                            title = "key_specs",
                         },
-                        { type = "array", description = "Subcommands." },
+                        { type = "array", description = "Subcommands.", title = "subcommands" },
                     },
+                    title = "info",
                 },
             },
         },
@@ -3180,7 +3222,7 @@ command "GEOHASH" {
     reply = {
         description = "An array where each element is the Geohash corresponding to each member name passed as argument to the command.",
         type = "array",
-        items = { type = "string" },
+        items = { oneOf = { { type = "string" }, { type = "null" } } },
     },
     key "key" { key_spec_index = 0 },
     string "member" { optional = true, multiple = true },
@@ -3212,9 +3254,10 @@ command "GEOPOS" {
                     minItems = 2,
                     maxItems = 2,
                     items = {
-                        { description = "Latitude (x)", type = "number" },
-                        { description = "Longitude (y)", type = "number" },
+                        { description = "Latitude (x)", type = "number", title = "longitude" },
+                        { description = "Longitude (y)", type = "number", title = "latitude" },
                     },
+                    title = "position",
                 },
             },
         },
@@ -4311,11 +4354,12 @@ command "HSCAN" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Cursor.", type = "string" },
+            { description = "Cursor.", type = "string", title = "cursor" },
             {
                 description = "List of key/value pairs from the hash where each even element is the key, and each odd element is the value, or when novalues option is on, a list of keys from the hash.",
                 type = "array",
                 items = { type = "string" },
+                title = "elements",
             },
         },
     },
@@ -4682,10 +4726,14 @@ command "LATENCY LATEST" {
             minItems = 4,
             maxItems = 4,
             items = {
-                { type = "string", description = "Event name." },
-                { type = "integer", description = "Timestamp." },
-                { type = "integer", description = "Latest latency in milliseconds." },
-                { type = "integer", description = "Max latency in milliseconds." },
+                { type = "string", description = "Event name.", title = "event" },
+                { type = "integer", description = "Timestamp.", title = "timestamp" },
+                {
+                    type = "integer",
+                    description = "Latest latency in milliseconds.",
+                    title = "latest",
+                },
+                { type = "integer", description = "Max latency in milliseconds.", title = "max" },
             },
         },
     },
@@ -4913,14 +4961,17 @@ command "LMPOP" {
                     {
                         description = "Name of the key from which elements were popped.",
                         type = "string",
+                        title = "key",
                     },
                     {
                         description = "Array of popped elements.",
                         type = "array",
                         minItems = 1,
                         items = { type = "string" },
+                        title = "elements",
                     },
                 },
+                title = "popped",
             },
         },
     },
@@ -5482,6 +5533,7 @@ command "MONITOR" {
     since = "1.0.0",
     arity = 1,
     flags = { "ADMIN", "NOSCRIPT", "LOADING", "STALE" },
+    reply = { const = "OK" },
 }
 
 command "MOVE" {
@@ -5879,6 +5931,13 @@ command "PFDEBUG" {
             find_keys = { range = { lastkey = 0, step = 1, limit = 0 } },
         },
     },
+    reply = {
+        oneOf = {
+            { description = "GETREG", type = "array", items = { type = "integer" } },
+            { description = "DECODE, ENCODING", type = "string" },
+            { description = "TODENSE", type = "integer" },
+        },
+    },
     string "subcommand",
     key "key" { key_spec_index = 0 },
 }
@@ -5970,6 +6029,15 @@ command "PSUBSCRIBE" {
     since = "2.0.0",
     arity = -2,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first pattern.",
+        type = "array",
+        items = {
+            { const = "psubscribe", title = "type" },
+            { type = "string", title = "channel" },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     pattern "pattern" { multiple = true },
 }
 
@@ -6088,8 +6156,9 @@ command "PUBSUB NUMSUB" {
     arity = -2,
     flags = { "PUBSUB", "LOADING", "STALE" },
     reply = {
-        description = "The number of subscribers per channel, each even element (including 0th) is channel name, each odd element is the number of subscribers.",
-        type = "array",
+        description = "The number of subscribers per channel.",
+        type = "object",
+        additionalProperties = { description = "Subscribers", type = "integer" },
     },
     string "channel" { optional = true, multiple = true },
 }
@@ -6119,8 +6188,9 @@ command "PUBSUB SHARDNUMSUB" {
     arity = -2,
     flags = { "PUBSUB", "LOADING", "STALE" },
     reply = {
-        description = "The number of subscribers per shard channel, each even element (including 0th) is channel name, each odd element is the number of subscribers.",
-        type = "array",
+        description = "The number of subscribers per shard channel.",
+        type = "object",
+        additionalProperties = { description = "Subscribers", type = "integer" },
     },
     string "shardchannel" { optional = true, multiple = true },
 }
@@ -6132,6 +6202,21 @@ command "PUNSUBSCRIBE" {
     since = "2.0.0",
     arity = -1,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first pattern.",
+        type = "array",
+        items = {
+            { const = "punsubscribe", title = "type" },
+            {
+                oneOf = {
+                    { type = "string" },
+                    { description = "Subscribed to none", type = "null" },
+                },
+                title = "channel",
+            },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     pattern "pattern" { optional = true, multiple = true },
 }
 
@@ -6369,8 +6454,12 @@ command "ROLE" {
                 minItems = 3,
                 maxItems = 3,
                 items = {
-                    { const = "master" },
-                    { description = "Current replication primary offset.", type = "integer" },
+                    { const = "master", title = "role" },
+                    {
+                        description = "Current replication primary offset.",
+                        type = "integer",
+                        title = "offset",
+                    },
                     {
                         description = "Connected replicas.",
                         type = "array",
@@ -6379,25 +6468,28 @@ command "ROLE" {
                             minItems = 3,
                             maxItems = 3,
                             items = {
-                                { description = "Replica IP.", type = "string" },
-                                { description = "Replica port.", type = "string" },
+                                { description = "Replica IP.", type = "string", title = "host" },
+                                { description = "Replica port.", type = "string", title = "port" },
                                 {
                                     description = "Last acknowledged replication offset.",
                                     type = "string",
+                                    title = "offset",
                                 },
                             },
                         },
+                        title = "replicas",
                     },
                 },
+                title = "master",
             },
             {
                 type = "array",
                 minItems = 5,
                 maxItems = 5,
                 items = {
-                    { const = "slave" },
-                    { description = "IP of primary.", type = "string" },
-                    { description = "Port number of primary.", type = "integer" },
+                    { const = "slave", title = "role" },
+                    { description = "IP of primary.", type = "string", title = "host" },
+                    { description = "Port number of primary.", type = "integer", title = "port" },
                     {
                         description = "State of the replication from the point of view of the primary.",
                         oneOf = {
@@ -6421,25 +6513,30 @@ command "ROLE" {
                             { description = "The replica is online.", const = "connected" },
                             { description = "Instance state is unknown.", const = "unknown" },
                         },
+                        title = "state",
                     },
                     {
                         description = "The amount of data received from the replica so far in terms of primary replication offset.",
                         type = "integer",
+                        title = "offset",
                     },
                 },
+                title = "replica",
             },
             {
                 type = "array",
                 minItems = 2,
                 maxItems = 2,
                 items = {
-                    { const = "sentinel" },
+                    { const = "sentinel", title = "role" },
                     {
                         description = "List of primary names monitored by this sentinel instance.",
                         type = "array",
                         items = { type = "string" },
+                        title = "masters",
                     },
                 },
+                title = "sentinel",
             },
         },
     },
@@ -6617,8 +6714,13 @@ command "SCAN" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Cursor.", type = "string" },
-            { description = "List of keys.", type = "array", items = { type = "string" } },
+            { description = "Cursor.", type = "string", title = "cursor" },
+            {
+                description = "List of keys.",
+                type = "array",
+                items = { type = "string" },
+                title = "elements",
+            },
         },
     },
     integer "cursor" { invalid = "ERR invalid cursor" },
@@ -6977,12 +7079,18 @@ command "SENTINEL GET-MASTER-ADDR-BY-NAME" {
     arity = 3,
     flags = { "ADMIN", "SENTINEL", "ONLY_SENTINEL" },
     reply = {
-        type = "array",
-        minItems = 2,
-        maxItems = 2,
-        items = {
-            { type = "string", description = "IP addr or hostname." },
-            { type = "string", description = "Port.", pattern = "[0-9]+" },
+        oneOf = {
+            {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = {
+                    { description = "IP addr or hostname.", type = "string", title = "host" },
+                    { description = "Port.", type = "string", pattern = "[0-9]+", title = "port" },
+                },
+                title = "address",
+            },
+            { type = "null" },
         },
     },
     string "primary-name",
@@ -6996,12 +7104,18 @@ command "SENTINEL GET-PRIMARY-ADDR-BY-NAME" {
     arity = 3,
     flags = { "ADMIN", "SENTINEL", "ONLY_SENTINEL" },
     reply = {
-        type = "array",
-        minItems = 2,
-        maxItems = 2,
-        items = {
-            { type = "string", description = "IP addr or hostname." },
-            { type = "string", description = "Port.", pattern = "[0-9]+" },
+        oneOf = {
+            {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = {
+                    { description = "IP addr or hostname.", type = "string", title = "host" },
+                    { description = "Port.", type = "string", pattern = "[0-9]+", title = "port" },
+                },
+                title = "address",
+            },
+            { type = "null" },
         },
     },
     string "primary-name",
@@ -7029,31 +7143,21 @@ command "SENTINEL INFO-CACHE" {
     arity = -3,
     flags = { "ADMIN", "SENTINEL", "ONLY_SENTINEL" },
     reply = {
-        type = "array",
-        description = "This is actually a map, the odd entries are a primary name, and the even entries are the last cached INFO output from that primary and all its replicas.",
-        minItems = 0,
-        maxItems = 4294967295,
-        items = {
-            {
-                oneOf = {
-                    { type = "string", description = "The primary name." },
+        description = "Per master name, the cached INFO of the master and its replicas.",
+        type = "object",
+        additionalProperties = {
+            description = "[milliseconds since cached, the INFO text or null] per instance",
+            type = "array",
+            items = {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = {
+                    { description = "Milliseconds since the INFO was cached", type = "integer" },
                     {
-                        type = "array",
-                        description = "This is an array of pairs, the odd entries are the INFO age, and the even entries are the cached INFO string. The first pair belong to the primary and the rest are its replicas.",
-                        minItems = 2,
-                        maxItems = 2,
-                        items = {
-                            {
-                                description = "The number of milliseconds since when the INFO was cached.",
-                                type = "integer",
-                            },
-                            {
-                                description = "The cached INFO string or null.",
-                                oneOf = {
-                                    { description = "The cached INFO string.", type = "string" },
-                                    { description = "No cached INFO string.", type = "null" },
-                                },
-                            },
+                        oneOf = {
+                            { description = "The cached INFO", type = "string" },
+                            { type = "null" },
                         },
                     },
                 },
@@ -7691,26 +7795,30 @@ command "SLOWLOG GET" {
             minItems = 6,
             maxItems = 6,
             items = {
-                { type = "integer", description = "Slow log entry ID." },
+                { type = "integer", description = "Slow log entry ID.", title = "id" },
                 {
                     type = "integer",
                     description = "The unix timestamp at which the logged command was processed.",
                     minimum = 0,
+                    title = "timestamp",
                 },
                 {
                     type = "integer",
                     description = "The amount of time needed for its execution, in microseconds.",
                     minimum = 0,
+                    title = "duration",
                 },
                 {
                     type = "array",
                     description = "The arguments of the command.",
                     items = { type = "string" },
+                    title = "arguments",
                 },
-                { type = "string", description = "Client IP address and port." },
+                { type = "string", description = "Client IP address and port.", title = "address" },
                 {
                     type = "string",
                     description = "Client name if set via the CLIENT SETNAME command.",
+                    title = "name",
                 },
             },
         },
@@ -8110,8 +8218,13 @@ command "SSCAN" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Cursor.", type = "string" },
-            { description = "List of set members.", type = "array", items = { type = "string" } },
+            { description = "Cursor.", type = "string", title = "cursor" },
+            {
+                description = "List of set members.",
+                type = "array",
+                items = { type = "string" },
+                title = "elements",
+            },
         },
     },
     key "key" { key_spec_index = 0 },
@@ -8132,6 +8245,15 @@ command "SSUBSCRIBE" {
             flags = { "NOT_KEY" },
             begin_search = { index = { pos = 1 } },
             find_keys = { range = { lastkey = -1, step = 1, limit = 0 } },
+        },
+    },
+    reply = {
+        description = "The confirmation for the first shard channel.",
+        type = "array",
+        items = {
+            { const = "ssubscribe", title = "type" },
+            { type = "string", title = "channel" },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
         },
     },
     string "shardchannel" { multiple = true },
@@ -8167,6 +8289,15 @@ command "SUBSCRIBE" {
     since = "2.0.0",
     arity = -2,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first channel.",
+        type = "array",
+        items = {
+            { const = "subscribe", title = "type" },
+            { type = "string", title = "channel" },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     string "channel" { multiple = true },
 }
 
@@ -8263,6 +8394,21 @@ command "SUNSUBSCRIBE" {
             flags = { "NOT_KEY" },
             begin_search = { index = { pos = 1 } },
             find_keys = { range = { lastkey = -1, step = 1, limit = 0 } },
+        },
+    },
+    reply = {
+        description = "The confirmation for the first shard channel.",
+        type = "array",
+        items = {
+            { const = "sunsubscribe", title = "type" },
+            {
+                oneOf = {
+                    { type = "string" },
+                    { description = "Subscribed to none", type = "null" },
+                },
+                title = "channel",
+            },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
         },
     },
     string "shardchannel" { optional = true, multiple = true },
@@ -8409,6 +8555,21 @@ command "UNSUBSCRIBE" {
     since = "2.0.0",
     arity = -1,
     flags = { "PUBSUB", "NOSCRIPT", "LOADING", "STALE", "SENTINEL" },
+    reply = {
+        description = "The confirmation for the first channel.",
+        type = "array",
+        items = {
+            { const = "unsubscribe", title = "type" },
+            {
+                oneOf = {
+                    { type = "string" },
+                    { description = "Subscribed to none", type = "null" },
+                },
+                title = "channel",
+            },
+            { description = "Subscriptions of the connection", type = "integer", title = "count" },
+        },
+    },
     string "channel" { optional = true, multiple = true },
 }
 
@@ -8456,8 +8617,18 @@ command "WAITAOF" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Number of local AOF files.", type = "integer", minimum = 0 },
-            { description = "Number of replica AOF files.", type = "number", minimum = 0 },
+            {
+                description = "Number of local AOF files.",
+                type = "integer",
+                minimum = 0,
+                title = "local",
+            },
+            {
+                description = "Number of replica AOF files.",
+                type = "number",
+                minimum = 0,
+                title = "replicas",
+            },
         },
     },
     integer "numlocal",
@@ -8602,6 +8773,7 @@ command "XAUTOCLAIM" {
                         description = "Cursor for next call.",
                         type = "string",
                         pattern = "[0-9]+-[0-9]+",
+                        title = "next",
                     },
                     {
                         type = "array",
@@ -8623,13 +8795,16 @@ command "XAUTOCLAIM" {
                                 },
                             },
                         },
+                        title = "claimed",
                     },
                     {
                         description = "Entry IDs which no longer exist in the stream, and were deleted from the PEL in which they were found.",
                         type = "array",
                         items = { type = "string", pattern = "[0-9]+-[0-9]+" },
+                        title = "deleted",
                     },
                 },
+                title = "entries",
             },
             {
                 description = "Claimed stream entries (without data, if `JUSTID` was given).",
@@ -8641,18 +8816,22 @@ command "XAUTOCLAIM" {
                         description = "Cursor for next call.",
                         type = "string",
                         pattern = "[0-9]+-[0-9]+",
+                        title = "next",
                     },
                     {
                         type = "array",
                         uniqueItems = true,
                         items = { type = "string", pattern = "[0-9]+-[0-9]+" },
+                        title = "claimed",
                     },
                     {
                         description = "Entry IDs which no longer exist in the stream, and were deleted from the PEL in which they were found.",
                         type = "array",
                         items = { type = "string", pattern = "[0-9]+-[0-9]+" },
+                        title = "deleted",
                     },
                 },
+                title = "ids",
             },
         },
     },
@@ -8688,6 +8867,7 @@ command "XCLAIM" {
                 description = "If JUSTID option is specified, return just an array of IDs of messages successfully claimed.",
                 type = "array",
                 items = { description = "Entry ID.", type = "string", pattern = "[0-9]+-[0-9]+" },
+                title = "ids",
             },
             {
                 description = "Array of stream entries that contains each entry as an array of 2 elements, the Entry ID and the entry data itself.",
@@ -8702,6 +8882,7 @@ command "XCLAIM" {
                         { description = "Data.", type = "array", items = { type = "string" } },
                     },
                 },
+                title = "entries",
             },
         },
     },
@@ -9319,12 +9500,18 @@ command "XPENDING" {
                     minItems = 4,
                     maxItems = 4,
                     items = {
-                        { description = "Entry ID", type = "string", pattern = "[0-9]+-[0-9]+" },
-                        { description = "Consumer name", type = "string" },
-                        { description = "Idle time", type = "integer" },
-                        { description = "Delivery count", type = "integer" },
+                        {
+                            description = "Entry ID",
+                            type = "string",
+                            pattern = "[0-9]+-[0-9]+",
+                            title = "id",
+                        },
+                        { description = "Consumer name", type = "string", title = "consumer" },
+                        { description = "Idle time", type = "integer", title = "idle" },
+                        { description = "Delivery count", type = "integer", title = "deliveries" },
                     },
                 },
+                title = "entries",
             },
             {
                 description = "Summary form, in case `start` was not given.",
@@ -9332,31 +9519,62 @@ command "XPENDING" {
                 minItems = 4,
                 maxItems = 4,
                 items = {
-                    { description = "Total number of pending messages", type = "integer" },
                     {
-                        description = "Minimal pending entry ID",
-                        type = "string",
-                        pattern = "[0-9]+-[0-9]+",
+                        description = "Total number of pending messages",
+                        type = "integer",
+                        title = "count",
                     },
                     {
-                        description = "Maximal pending entry ID",
-                        type = "string",
-                        pattern = "[0-9]+-[0-9]+",
-                    },
-                    {
-                        description = "Consumers with pending messages",
-                        type = "array",
-                        items = {
-                            type = "array",
-                            minItems = 2,
-                            maxItems = 2,
-                            items = {
-                                { description = "Consumer name", type = "string" },
-                                { description = "Number of pending messages", type = "string" },
+                        oneOf = {
+                            {
+                                description = "Minimal pending entry ID",
+                                type = "string",
+                                pattern = "[0-9]+-[0-9]+",
                             },
+                            { type = "null" },
                         },
+                        title = "min",
+                    },
+                    {
+                        oneOf = {
+                            {
+                                description = "Maximal pending entry ID",
+                                type = "string",
+                                pattern = "[0-9]+-[0-9]+",
+                            },
+                            { type = "null" },
+                        },
+                        title = "max",
+                    },
+                    {
+                        oneOf = {
+                            {
+                                description = "Consumers with pending messages",
+                                type = "array",
+                                items = {
+                                    type = "array",
+                                    minItems = 2,
+                                    maxItems = 2,
+                                    items = {
+                                        {
+                                            description = "Consumer name",
+                                            type = "string",
+                                            title = "name",
+                                        },
+                                        {
+                                            description = "Number of pending messages",
+                                            type = "string",
+                                            title = "pending",
+                                        },
+                                    },
+                                },
+                            },
+                            { type = "null" },
+                        },
+                        title = "consumers",
                     },
                 },
+                title = "summary",
             },
         },
     },
@@ -9994,7 +10212,11 @@ command "ZMPOP" {
                 minItems = 2,
                 maxItems = 2,
                 items = {
-                    { type = "string", description = "Name of the key that elements were popped." },
+                    {
+                        type = "string",
+                        description = "Name of the key that elements were popped.",
+                        title = "key",
+                    },
                     {
                         type = "array",
                         description = "Popped elements.",
@@ -10008,8 +10230,10 @@ command "ZMPOP" {
                                 { type = "number", description = "Score." },
                             },
                         },
+                        title = "elements",
                     },
                 },
+                title = "popped",
             },
         },
     },
@@ -10408,17 +10632,23 @@ command "ZRANK" {
             {
                 type = "null",
                 description = "Key does not exist or the member does not exist in the sorted set.",
+                title = "null",
             },
             {
                 type = "integer",
                 description = "The rank of the member when 'WITHSCORE' is not used.",
+                title = "rank",
             },
             {
                 type = "array",
                 description = "The rank and score of the member when 'WITHSCORE' is used.",
                 minItems = 2,
                 maxItems = 2,
-                items = { { type = "integer" }, { type = "number" } },
+                items = {
+                    { type = "integer", title = "rank" },
+                    { type = "number", title = "score" },
+                },
+                title = "with_score",
             },
         },
     },
@@ -10675,17 +10905,23 @@ command "ZREVRANK" {
             {
                 type = "null",
                 description = "Key does not exist or the member does not exist in the sorted set.",
+                title = "null",
             },
             {
                 type = "integer",
                 description = "The rank of the member when 'WITHSCORE' is not used.",
+                title = "rank",
             },
             {
                 type = "array",
                 description = "The rank and score of the member when 'WITHSCORE' is used.",
                 minItems = 2,
                 maxItems = 2,
-                items = { { type = "integer" }, { type = "number" } },
+                items = {
+                    { type = "integer", title = "rank" },
+                    { type = "number", title = "score" },
+                },
+                title = "with_score",
             },
         },
     },
@@ -10717,11 +10953,12 @@ command "ZSCAN" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Cursor.", type = "string" },
+            { description = "Cursor.", type = "string", title = "cursor" },
             {
                 description = "List of elements of the sorted set, where each even element is the member, and each odd value is its associated score, or when noscores option is on, a list of members from the sorted set.",
                 type = "array",
                 items = { type = "string" },
+                title = "elements",
             },
         },
     },

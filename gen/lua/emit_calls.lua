@@ -169,6 +169,12 @@ local function load_overrides(path)
     return chunk()
 end
 
+-- The command's typed reply table (emit_reply.lua names it) and group, for tests that decode
+-- the replies (tests/reply/reply_diff.c).
+local function reply_fields(cm)
+    return "&" .. cm.fn .. "_reply_table, \"" .. resp.c_escape(cm.spec.group or "") .. "\""
+end
+
 local function entry(rows, defs, cm, form, skip, text)
     local fn = "NULL"
     if text then
@@ -177,7 +183,8 @@ local function entry(rows, defs, cm, form, skip, text)
             text .. ";\n}"
     end
     rows[#rows + 1] = '    {"' .. resp.c_escape(cm.name) .. '", "' .. form .. '", ' ..
-        (skip and ('"' .. resp.c_escape(skip) .. '"') or "NULL") .. ", " .. fn .. "},"
+        (skip and ('"' .. resp.c_escape(skip) .. '"') or "NULL") .. ", " .. fn .. ", " ..
+        reply_fields(cm) .. "},"
 end
 
 local function command_calls(cm, version, overrides, rows, defs)
@@ -210,6 +217,7 @@ function M.emit(model, opts)
         "#define " .. guard,
         "",
         '#include "' .. model.stem .. '.h"',
+        '#include "' .. model.stem .. '_reply.h"',
         "",
         "#include <stddef.h>",
         "#include <stdint.h>",
@@ -218,12 +226,15 @@ function M.emit(model, opts)
         "",
         "/* command, form (\"minimal\" or \"full\"), why it is not made (NULL: it is), and the " ..
             "encoder",
-        " * call (dst, cap) -> bytes written, 0 when cap is too small; NULL when skipped. */",
+        " * call (dst, cap) -> bytes written, 0 when cap is too small; NULL when skipped; the",
+        " * command's typed reply table and its group (\"string\", \"sorted-set\", ...). */",
         "typedef struct " .. p .. "_sample_call {",
         "    const char *command;",
         "    const char *form;",
         "    const char *skip;",
         "    size_t (*encode)(char *dst, size_t cap);",
+        "    const rg_rtable *reply;",
+        "    const char *group;",
         "} " .. p .. "_sample_call;",
         "",
         table.concat(defs, "\n\n"),

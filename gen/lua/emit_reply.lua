@@ -6,6 +6,7 @@
 -- With --reply-coverage, also <stem>_reply_coverage.md: which commands got a precise decoder.
 
 local layout = require("layout")
+local naming = require("naming")
 local resp = require("resp")
 local reply_model = require("reply_model")
 
@@ -66,14 +67,47 @@ end
 
 local members
 
-local function alt_names(alts)
-    local seen, names = {}, {}
-    for i, a in ipairs(alts) do
-        local base = ALT_NAME[a.t]
-        seen[base] = (seen[base] or 0) + 1
-        names[i] = seen[base] > 1 and (base .. seen[base]) or base
+-- Names: a schema `title` (the official schemas have none; specs/overlays/redis.lua gives
+-- them) names a tuple field or an alternative; without one a tuple field is f0, f1, ... and an
+-- alternative is named by its type (null, string, tuple, array2, ...). Names that are no C
+-- identifier, or repeat, fall back to those. Memoized on the type (ty.names), so the struct,
+-- the table and the constants agree.
+
+local function titled(x)
+    local id = x.title and naming.member(x.title)
+    if id == "which" then return nil end
+    return id
+end
+
+local function unique(names, fallback)
+    local seen = {}
+    for _, n in ipairs(names) do seen[n] = (seen[n] or 0) + 1 end
+    for i, n in ipairs(names) do
+        if seen[n] > 1 then names[i] = fallback(i) end
     end
     return names
+end
+
+local function tuple_names(ty)
+    if ty.names then return ty.names end
+    local names = {}
+    for i, x in ipairs(ty.items) do names[i] = titled(x) or ("f" .. (i - 1)) end
+    ty.names = unique(names, function(i) return "f" .. (i - 1) end)
+    return ty.names
+end
+
+local function alt_names(ty)
+    if ty.names then return ty.names end
+    local seen, by_type = {}, {}
+    for i, a in ipairs(ty.alts) do
+        local base = ALT_NAME[a.t]
+        seen[base] = (seen[base] or 0) + 1
+        by_type[i] = seen[base] > 1 and (base .. seen[base]) or base
+    end
+    local names = {}
+    for i, a in ipairs(ty.alts) do names[i] = titled(a) or by_type[i] end
+    ty.names = unique(names, function(i) return by_type[i] end)
+    return ty.names
 end
 
 -- The member lines of the struct that holds a compound type's parts.
@@ -81,9 +115,10 @@ local function body(ty, ctx)
     local out = {}
     local function add(list) for _, l in ipairs(list) do out[#out + 1] = l end end
     if ty.t == "tuple" then
-        for i, x in ipairs(ty.items) do add(members(x, "f" .. (i - 1), ctx)) end
+        local names = tuple_names(ty)
+        for i, x in ipairs(ty.items) do add(members(x, names[i], ctx)) end
     elseif ty.t == "oneof" then
-        local names, list = alt_names(ty.alts), {}
+        local names, list = alt_names(ty), {}
         for i, a in ipairs(ty.alts) do list[i] = i .. " " .. names[i] end
         out[1] = "/* which: 0 nothing yet, " .. resp.comment_escape(table.concat(list, ", ")) ..
             " */"
@@ -187,8 +222,9 @@ local function children(n)
     end
     if ty.t == "tuple" then
         local out = {}
+        local names = tuple_names(ty)
         for i, x in ipairs(ty.items) do
-            out[i] = { ty = x, container = n.container, path = join(n.path, "f" .. (i - 1)) }
+            out[i] = { ty = x, container = n.container, path = join(n.path, names[i]) }
         end
         return out
     end
@@ -291,10 +327,56 @@ local function build(cm)
     cm.reply_nodes = node_rows({ ty = ty, container = cm.reply_result, path = "value" })
 end
 
+-- The `which` constants of every oneof in a reply type: <FN>_REPLY[_<path>]_<ALT> = i, where
+-- the path names the members (and "item" for each array element) from `value` down to the
+-- oneof. One enum per oneof, preceded by the member it is for.
+local function oneof_constants(cm)
+    local out = {}
+    local function walk(ty, path, where)
+        if ty.t == "oneof" then
+            local names = alt_names(ty)
+            local lines = { "/* " .. where .. ".which */", "enum {" }
+            for i, n in ipairs(names) do
+                local parts = { cm.fn, "reply" }
+                for _, p in ipairs(path) do parts[#parts + 1] = p end
+                parts[#parts + 1] = n
+                lines[#lines + 1] = IND .. naming.upper(table.concat(parts, "_")) .. " = " ..
+                    i .. ","
+            end
+            lines[#lines + 1] = "};"
+            out[#out + 1] = table.concat(lines, "\n")
+            for i, a in ipairs(ty.alts) do
+                local sub = { table.unpack(path) }
+                sub[#sub + 1] = names[i]
+                walk(a, sub, where .. "." .. names[i])
+            end
+        elseif ty.t == "tuple" then
+            local names = tuple_names(ty)
+            for i, x in ipairs(ty.items) do
+                local sub = { table.unpack(path) }
+                sub[#sub + 1] = names[i]
+                walk(x, sub, where .. "." .. names[i])
+            end
+        elseif ty.t == "array" then
+            local sub = { table.unpack(path) }
+            sub[#sub + 1] = "item"
+            walk(ty.item, sub, where .. ".items[]")
+        elseif ty.t == "pairs" then
+            local k, v = { table.unpack(path) }, { table.unpack(path) }
+            k[#k + 1], v[#v + 1] = "key", "value"
+            walk(ty.key, k, where .. ".items[].key")
+            walk(ty.value, v, where .. ".items[].value")
+        end
+    end
+    walk(cm.reply_type, {}, "value")
+    return out
+end
+
 local function command_header(cm, header_only)
     local out = {}
     out[#out + 1] = layout.comment(0, resp.comment_escape(cm.name) .. ": " ..
         resp.comment_escape(describe(cm.reply_type)) .. ".")
+    for _, e in ipairs(oneof_constants(cm)) do out[#out + 1] = e end
     out[#out + 1] = table.concat(cm.reply_decls, "\n\n")
     if not header_only then
         local ext = "extern const rg_rtable " .. cm.reply_table .. ";"
@@ -362,7 +444,8 @@ local HEADER_DOC = [[
  *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
- * the 1-based number of the alternative that arrived; pairs are { key, value } structs. */]]
+ * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
+ * before the struct; pairs are { key, value } structs. */]]
 
 local function header_text(model, header_only, defs)
     local guard = model.guard:gsub("_H$", "") .. "_REPLY_H"

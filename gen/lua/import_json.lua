@@ -323,7 +323,7 @@ end
 -- argument path ("timeout", "by.circle.unit"). Entries that match nothing are errors, so the
 -- overlay cannot silently outlive the specs it corrects.
 local OVERLAY_COMMAND_KEYS = { args = true, reply_string = true, syntax_error = true,
-    late_numbers = true, unknown_error = true }
+    late_numbers = true, unknown_error = true, reply = true }
 -- The fields an overlay adds to a command, in the order they are written.
 local OVERLAY_COMMAND_FIELDS = { "reply_string", "syntax_error", "late_numbers", "unknown_error" }
 local OVERLAY_ARG_KEYS = { type = true, why = true, invalid = true, min = true, min_error = true,
@@ -583,6 +583,113 @@ local function check_keys_of(entry, c, ctx)
     end
 end
 
+-- Reply schema corrections (the overlay's `reply = { why = ..., set = { [path] = schema } }`):
+-- what a real server sends that the official reply_schema leaves out (XPENDING's summary of a
+-- group with nothing pending has nulls). A path names a part of the imported schema by JSON
+-- keys and 1-based array indexes joined by "." ("oneOf.2.items.2"; "" is the whole schema); the
+-- part must exist. The schema given is written with its keys in SCHEMA_ORDER, then the others
+-- sorted, so the output stays deterministic.
+local SCHEMA_ORDER = { "description", "type", "const", "minItems", "maxItems", "uniqueItems",
+    "items", "properties", "patternProperties", "additionalProperties", "required", "oneOf",
+    "anyOf" }
+
+local function schema_record(v)
+    if type(v) ~= "table" then return v end
+    if #v > 0 or next(v) == nil then
+        local out = lua.list()
+        for i, x in ipairs(v) do out[i] = schema_record(x) end
+        return out
+    end
+    local rank, keys = {}, {}
+    for i, k in ipairs(SCHEMA_ORDER) do rank[k] = i end
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b)
+        local ra, rb = rank[a] or math.huge, rank[b] or math.huge
+        if ra ~= rb then return ra < rb end
+        return tostring(a) < tostring(b)
+    end)
+    local out = lua.record()
+    for _, k in ipairs(keys) do lua.add(out, k, schema_record(v[k])) end
+    return out
+end
+
+-- The slot of path inside record or list v: a setter, or nil when the path names nothing.
+local function schema_slot(v, path)
+    local parent, key
+    for part in path:gmatch("[^.]+") do
+        if v == nil then return nil end
+        parent, key = v, nil
+        if lua.is_record(v) then
+            for i, kv in ipairs(v) do if kv[1] == part then key = i end end
+            v = key and v[key][2] or nil
+        elseif type(v) == "table" then
+            key = tonumber(part)
+            v = key and v[key] or nil
+        else
+            return nil
+        end
+    end
+    if v == nil then return nil end
+    return function(x)
+        if lua.is_record(parent) then parent[key][2] = x else parent[key] = x end
+    end
+end
+
+-- The schema record at path (nil: none).
+local function schema_node(v, path)
+    for part in path:gmatch("[^.]+") do
+        if lua.is_record(v) then
+            local found
+            for _, kv in ipairs(v) do if kv[1] == part then found = kv[2] end end
+            v = found
+        elseif type(v) == "table" then
+            v = v[tonumber(part) or 0]
+        else
+            return nil
+        end
+    end
+    return lua.is_record(v) and v or nil
+end
+
+-- The overlay's `titles = { [path] = name }`: names for tuple fields and alternatives (BLPOP's
+-- key and element), added to the schema as `title`.
+local function title_reply(c, titles, field)
+    local paths = {}
+    for p in pairs(titles or {}) do paths[#paths + 1] = p end
+    table.sort(paths)
+    for _, p in ipairs(paths) do
+        local node = field and schema_node(field[2], p)
+        if not node then
+            return c.name .. ": overlay reply title path '" .. p .. "' names nothing in the schema"
+        end
+        lua.add(node, "title", titles[p])
+    end
+end
+
+local function correct_reply(c, ov, at, ctx)
+    local field
+    for _, kv in ipairs(c.fields) do if kv[1] == "reply" then field = kv end end
+    local paths = {}
+    for p in pairs(ov.set or {}) do paths[#paths + 1] = p end
+    table.sort(paths)
+    for _, p in ipairs(paths) do
+        local replacement = schema_record(ov.set[p])
+        if p == "" and not field then
+            field = { "reply", nil }
+            c.fields[#c.fields + 1] = field
+        end
+        local set = p == "" and function(x) field[2] = x end or
+            (field and schema_slot(field[2], p))
+        if not set then
+            return c.name .. ": overlay reply path '" .. p .. "' names nothing in the schema"
+        end
+        set(replacement)
+        ctx.fixup(at, c.name .. " reply " .. (p == "" and "(all)" or p) .. ": " ..
+            (ov.why or "overlay"))
+    end
+    return title_reply(c, ov.titles, field)
+end
+
 -- entry: { name = full command name, at = cursor of its body }.
 local function convert_command(entry, ctx)
     local at = entry.at
@@ -607,6 +714,8 @@ local function convert_command(entry, ctx)
         for _, k in ipairs(OVERLAY_COMMAND_FIELDS) do
             if ov[k] ~= nil then lua.add(c.fields, k, ov[k]) end
         end
+        local bad = ov.reply and correct_reply(c, ov.reply, at, ctx)
+        if bad then fail(at, bad) end
     end
     if body.arguments ~= nil then
         local list = child(at, "arguments")
@@ -1055,6 +1164,12 @@ local function load_overlay(path)
             if not OVERLAY_COMMAND_KEYS[k] then
                 errs[#errs + 1] = overlay_where(ov, name) .. name .. ": unknown key '" ..
                     tostring(k) .. "'"
+            end
+        end
+        for k in pairs(type(c) == "table" and type(c.reply) == "table" and c.reply or {}) do
+            if k ~= "why" and k ~= "set" and k ~= "titles" then
+                errs[#errs + 1] = overlay_where(ov, name) .. name .. ": unknown key 'reply." ..
+                    tostring(k) .. "' (why, set, titles)"
             end
         end
         for p, a in pairs(type(c) == "table" and c.args or {}) do

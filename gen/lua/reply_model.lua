@@ -11,6 +11,7 @@
 --   tuple { items }                 fixed elements, one member each
 --   oneof { alts }                  which (1-based) and a member per alternative
 --   any                             the raw RESP bytes of the value (a generic value)
+-- A type may carry `title` (the schema's), the name of its member or alternative.
 -- Every type also gets `precise = false` when it, or a part of it, fell back to `any` or can
 -- not tell its alternatives apart, which the coverage report counts.
 
@@ -20,6 +21,8 @@ local SCALAR = { int = true, dbl = true, bool = true, str = true, null = true, a
 M.SCALAR = SCALAR
 
 local from_schema
+local oneof_type
+local same
 
 local function any_type()
     return { t = "any", precise = false }
@@ -34,8 +37,24 @@ local function pairs_of(key, value)
     return { t = "pairs", key = key, value = value, precise = key.precise and value.precise }
 end
 
+-- Fixed items followed by optional others (additionalItems: GEOSEARCH's [name, dist?, hash?,
+-- coord?], whichever the request asked for): an array whose elements are one of the types any
+-- item may have, each read by its own type.
+local function open_tuple_type(s)
+    local list = {}
+    for _, x in ipairs(s.items) do list[#list + 1] = x end
+    list[#list + 1] = s.additionalItems
+    local item = oneof_type(list)
+    return { t = "array", item = item, precise = item.precise }
+end
+
 local function array_type(s)
+    -- An array that is always empty (SRANDMEMBER's "count given, no key"): nothing to type.
+    if s.maxItems == 0 then
+        return { t = "array", item = any_type(), precise = true, empty = true }
+    end
     if s.items == nil then return { t = "array", item = any_type(), precise = false } end
+    if s.items[1] ~= nil and s.additionalItems then return open_tuple_type(s) end
     if s.items[1] ~= nil then
         local items = {}
         for i, x in ipairs(s.items) do items[i] = from_schema(x) end
@@ -49,9 +68,32 @@ local function array_type(s)
     return { t = "array", item = item, precise = item.precise }
 end
 
+-- The one scalar type every property of a fixed-key object has (CLUSTER SLOTS' node metadata:
+-- strings; CLUSTER SLOT-STATS: integers), or nil: such an object reads precisely as pairs.
+local function uniform_properties(s)
+    local only
+    local function see(x)
+        local ty = from_schema(x)
+        if not (SCALAR[ty.t] and ty.t ~= "any" and ty.t ~= "null" and ty.precise) then
+            return false
+        end
+        only = only or ty
+        return same(only, ty)
+    end
+    for _, v in pairs(s.properties) do if not see(v) then return nil end end
+    for _, v in pairs(s.patternProperties or {}) do if not see(v) then return nil end end
+    if type(s.additionalProperties) == "table" and not see(s.additionalProperties) then
+        return nil
+    end
+    return only
+end
+
 local function object_type(s)
     local value
-    if type(s.additionalProperties) == "table" and not s.properties then
+    local uniform = s.properties and uniform_properties(s)
+    if uniform then
+        value = uniform
+    elseif type(s.additionalProperties) == "table" and not s.properties then
         value = from_schema(s.additionalProperties)
     elseif s.patternProperties and not s.properties then
         local only
@@ -72,11 +114,65 @@ local ACCEPT = {
     pairs = { MAP = true, ARRAY = true }, tuple = { ARRAY = true },
 }
 
-local function overlaps(a, b)
+local overlaps
+
+-- Whether every element of list fits elem, or list (a tuple's items) is empty.
+local function all_fit(list, elem)
+    for _, x in ipairs(list) do if not overlaps(x, elem) then return false end end
+    return true
+end
+
+-- Whether a tuple's items can be read as a flat list of key, value, key, value.
+local function flat_pairs(items, key, value)
+    if #items % 2 ~= 0 then return false end
+    for i = 1, #items, 2 do
+        if not (overlaps(items[i], key) and overlaps(items[i + 1], value)) then return false end
+    end
+    return true
+end
+
+-- Whether two aggregate types can read the same non-empty reply: by their elements, at any
+-- depth (an empty aggregate has no values to misread). The engine tells them apart by the
+-- first element that fits one only (rg_reply.h).
+local function aggregates_overlap(a, b)
+    if a.empty or b.empty then return false end
+    if a.t == "pairs" and b.t ~= "pairs" then a, b = b, a end
+    if a.t == "tuple" and b.t == "tuple" then
+        if #a.items ~= #b.items then return false end
+        for i = 1, #a.items do
+            if not overlaps(a.items[i], b.items[i]) then return false end
+        end
+        return true
+    end
+    local nested = { t = "tuple", items = { b.key, b.value } }
+    if a.t == "array" and b.t == "array" then return overlaps(a.item, b.item) end
+    if a.t == "array" and b.t == "tuple" then return all_fit(b.items, a.item) end
+    if a.t == "tuple" and b.t == "array" then return all_fit(a.items, b.item) end
+    if a.t == "array" and b.t == "pairs" then
+        return (overlaps(a.item, b.key) and overlaps(a.item, b.value)) or overlaps(a.item, nested)
+    end
+    if a.t == "tuple" and b.t == "pairs" then
+        return flat_pairs(a.items, b.key, b.value) or all_fit(a.items, nested)
+    end
+    if a.t == "pairs" and b.t == "pairs" then
+        return overlaps(a.key, b.key) and overlaps(a.value, b.value)
+    end
+    return true
+end
+
+local AGGREGATE = { array = true, pairs = true, tuple = true }
+
+overlaps = function(a, b)
     if a.t == "any" or b.t == "any" then return true end
     if a.t == "str" and a.const and b.t == "str" then return false end
     -- An integer first, then a double: integers are taken as integers, the rest as doubles.
     if a.t == "int" and b.t == "dbl" then return false end
+    if a.t == "oneof" or b.t == "oneof" then
+        local x, y = a.t == "oneof" and a or b, a.t == "oneof" and b or a
+        for _, alt in ipairs(x.alts) do if overlaps(alt, y) then return true end end
+        return false
+    end
+    if AGGREGATE[a.t] and AGGREGATE[b.t] then return aggregates_overlap(a, b) end
     for k in pairs(ACCEPT[a.t]) do if ACCEPT[b.t][k] then return true end end
     return false
 end
@@ -93,12 +189,44 @@ local function signature(x)
     return "(" .. table.concat(parts, " ") .. ")"
 end
 
-local function same(a, b)
+same = function(a, b)
     return signature(a) == signature(b)
 end
 
+-- A single [key, value] tuple next to pairs of the same key and value (ZPOPMIN without and
+-- with COUNT): one pair is a list of pairs of one, and the engine reads a flat [k, v] as that
+-- list (RESP2 sends both flat, so only pairs can read them alike). Returns alts without such
+-- tuples.
+local function pair_into_pairs(alts)
+    local out = {}
+    for _, a in ipairs(alts) do
+        local absorbed = false
+        if a.t == "tuple" and #a.items == 2 then
+            for _, b in ipairs(alts) do
+                if b.t == "pairs" and same(b.key, a.items[1]) and same(b.value, a.items[2]) then
+                    absorbed = true
+                end
+            end
+        end
+        if not absorbed then out[#out + 1] = a end
+    end
+    return out
+end
+
+-- An always-empty array next to another array or pairs alternative, which reads it as well.
+local function drop_empty_arrays(alts)
+    local other = false
+    for _, a in ipairs(alts) do
+        if (a.t == "array" or a.t == "pairs") and not a.empty then other = true end
+    end
+    if not other then return alts end
+    local out = {}
+    for _, a in ipairs(alts) do if not a.empty then out[#out + 1] = a end end
+    return out
+end
+
 -- Alternatives: nested oneofs flattened, duplicates dropped, constants before plain strings.
-local function oneof_type(list)
+oneof_type = function(list)
     local alts = {}
     local function add(x)
         if x.t == "oneof" then
@@ -109,6 +237,7 @@ local function oneof_type(list)
         alts[#alts + 1] = x
     end
     for _, s in ipairs(list) do add(from_schema(s)) end
+    alts = drop_empty_arrays(pair_into_pairs(alts))
     local sorted = {}
     for _, a in ipairs(alts) do if a.const then sorted[#sorted + 1] = a end end
     for _, a in ipairs(alts) do if not a.const then sorted[#sorted + 1] = a end end
@@ -141,7 +270,9 @@ local TYPES = {
     object = object_type,
 }
 
-from_schema = function(s)
+-- The type of schema s, named by its `title` when it has one (emit_reply.lua names struct
+-- members and `which` constants after it).
+local function typed(s)
     if s == nil or s["$ref"] then return any_type() end
     if s.const ~= nil then
         if type(s.const) == "string" then return { t = "str", const = s.const, precise = true } end
@@ -153,6 +284,12 @@ from_schema = function(s)
     local f = TYPES[s.type]
     if not f then return any_type() end
     return f(s)
+end
+
+from_schema = function(s)
+    local ty = typed(s)
+    if s and s.title then ty.title = s.title end
+    return ty
 end
 
 -- The reply type of a command's `reply` field (nil: a generic value).

@@ -254,6 +254,7 @@ end
 local SCHEMA_FIELDS = {
     type = check_member(SCHEMA_TYPE_SET, "schema type"),
     description = check_string,
+    title = check_string,
     const = check_const,
     items = check_schema_or_list,
     additionalItems = function(v) return check_schema(v) end,

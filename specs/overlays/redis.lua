@@ -17,6 +17,13 @@
 --   unknown_error     the text for a word that is none of the options, "%s" standing for it
 --   reply_string      "simple" or "verbatim": how the command's string reply goes on the wire
 --                     (the JSON's "string" cannot tell either from a bulk)
+--   reply             the reply schema: { why = text, set = { [path] = schema },
+--                     titles = { [path] = name } }, a path naming a part of the imported
+--                     schema by JSON keys and 1-based indexes joined by "." ("oneOf.2.items.2";
+--                     "" the whole schema). `set` corrects a part: each is a reply
+--                     redis-server 7.0 sends that the schema leaves out (tests/reply/reply_diff
+--                     decodes it from the server); `titles` names tuple fields and alternatives
+--                     (a schema `title`: BLPOP's value.popped.key, REDIS_BLPOP_REPLY_POPPED)
 -- Every text is what redis-server 7.0 sends; tests/server/test_args_vs_redis checks them against
 -- the installed server. An entry that names nothing in the JSON fails the import.
 
@@ -96,23 +103,199 @@ local SUBCOMMAND = { syntax_error = "subcommand" }
 local SIMPLE = { reply_string = "simple" }
 local VERBATIM = { reply_string = "verbatim" }
 
+-- Names (schema titles) of tuple fields and alternatives.
+local function titled(args, titles)
+    return { args = args, reply = { titles = titles } }
+end
+-- BLPOP, BRPOP: null, or the key and the element popped.
+local POPPED_ONE = { ["oneOf.2"] = "popped", ["oneOf.2.items.1"] = "key",
+    ["oneOf.2.items.2"] = "element" }
+-- BZPOPMIN, BZPOPMAX: null, or the key, member and score.
+local POPPED_MEMBER = { ["oneOf.2"] = "popped", ["oneOf.2.items.1"] = "key",
+    ["oneOf.2.items.2"] = "member", ["oneOf.2.items.3"] = "score" }
+-- BLMPOP, BZMPOP, ZMPOP (oneOf) and LMPOP (anyOf): null, or the key and the elements.
+local function popped_many(of)
+    return { [of .. ".2"] = "popped", [of .. ".2.items.1"] = "key",
+        [of .. ".2.items.2"] = "elements" }
+end
+-- SCAN and friends: the next cursor and this batch.
+local SCANNED = { ["items.1"] = "cursor", ["items.2"] = "elements" }
+local RANK = { ["oneOf.1"] = "null", ["oneOf.2"] = "rank", ["oneOf.3"] = "with_score",
+    ["oneOf.3.items.1"] = "rank", ["oneOf.3.items.2"] = "score" }
+
+-- SUBSCRIBE and friends: the confirmation of the first channel (in RESP3 a push; one more per
+-- further channel follows, as pushes or, in RESP2, as arrays like it). An unsubscribe names no
+-- channel when there were none (a null). Overlays run in the spec sandbox: no string patterns.
+local UNSUBSCRIBES = { unsubscribe = true, punsubscribe = true, sunsubscribe = true }
+local function confirmation(kind, channel)
+    return { reply = {
+        why = "the first confirmation: [\"" .. kind .. "\", channel, subscriptions]",
+        set = { [""] = {
+            description = "The confirmation for the first " .. channel .. ".",
+            type = "array",
+            items = {
+                { const = kind },
+                UNSUBSCRIBES[kind] and {
+                    oneOf = { { type = "string" }, { description = "Subscribed to none",
+                        type = "null" } },
+                } or { type = "string" },
+                { description = "Subscriptions of the connection", type = "integer" },
+            },
+        } },
+        titles = { ["items.1"] = "type", ["items.2"] = "channel", ["items.3"] = "count" },
+    } }
+end
+
+-- Schema parts that may also be null.
+local function or_null(schema)
+    return { oneOf = { schema, { type = "null" } } }
+end
+
+-- SENTINEL GET-MASTER-ADDR-BY-NAME and its newer name: null for a master it does not monitor.
+local SENTINEL_ADDR = { reply = {
+    why = "null for a name that is not monitored",
+    set = { [""] = or_null({ type = "array", minItems = 2, maxItems = 2, items = {
+        { description = "IP addr or hostname.", type = "string" },
+        { description = "Port.", type = "string", pattern = "[0-9]+" },
+    } }) },
+    titles = { ["oneOf.1"] = "address", ["oneOf.1.items.1"] = "host",
+        ["oneOf.1.items.2"] = "port" },
+} }
+
 return {
+    ["XPENDING"] = { reply = {
+        titles = {
+            ["oneOf.1"] = "entries", ["oneOf.1.items.items.1"] = "id",
+            ["oneOf.1.items.items.2"] = "consumer", ["oneOf.1.items.items.3"] = "idle",
+            ["oneOf.1.items.items.4"] = "deliveries",
+            ["oneOf.2"] = "summary", ["oneOf.2.items.1"] = "count", ["oneOf.2.items.2"] = "min",
+            ["oneOf.2.items.3"] = "max", ["oneOf.2.items.4"] = "consumers",
+            ["oneOf.2.items.4.oneOf.1.items.items.1"] = "name",
+            ["oneOf.2.items.4.oneOf.1.items.items.2"] = "pending",
+        },
+        why = "the summary of a group with nothing pending has null IDs and consumers",
+        set = {
+            ["oneOf.2.items.2"] = or_null({ description = "Minimal pending entry ID",
+                type = "string", pattern = "[0-9]+-[0-9]+" }),
+            ["oneOf.2.items.3"] = or_null({ description = "Maximal pending entry ID",
+                type = "string", pattern = "[0-9]+-[0-9]+" }),
+            ["oneOf.2.items.4"] = or_null({ description = "Consumers with pending messages",
+                type = "array", items = { type = "array", minItems = 2, maxItems = 2, items = {
+                    { description = "Consumer name", type = "string" },
+                    { description = "Number of pending messages", type = "string" },
+                } } }),
+        },
+    } },
+    ["PUBSUB NUMSUB"] = { reply = {
+        why = "channel, count, channel, count...: pairs of name and integer",
+        set = { [""] = {
+            description = "The number of subscribers per channel.",
+            type = "object",
+            additionalProperties = { description = "Subscribers", type = "integer" },
+        } },
+    } },
+    ["PUBSUB SHARDNUMSUB"] = { reply = {
+        why = "channel, count, channel, count...: pairs of name and integer",
+        set = { [""] = {
+            description = "The number of subscribers per shard channel.",
+            type = "object",
+            additionalProperties = { description = "Subscribers", type = "integer" },
+        } },
+    } },
+    ["SUBSCRIBE"] = confirmation("subscribe", "channel"),
+    ["PSUBSCRIBE"] = confirmation("psubscribe", "pattern"),
+    ["SSUBSCRIBE"] = confirmation("ssubscribe", "shard channel"),
+    ["UNSUBSCRIBE"] = confirmation("unsubscribe", "channel"),
+    ["PUNSUBSCRIBE"] = confirmation("punsubscribe", "pattern"),
+    ["SUNSUBSCRIBE"] = confirmation("sunsubscribe", "shard channel"),
+    ["MONITOR"] = { reply = {
+        why = "OK, then the monitored commands as simple strings (not replies)",
+        set = { [""] = { const = "OK" } },
+    } },
+    ["PFDEBUG"] = { reply = {
+        why = "GETREG: the registers; DECODE, ENCODING: a status; TODENSE: 0 or 1",
+        set = { [""] = { oneOf = {
+            { description = "GETREG", type = "array", items = { type = "integer" } },
+            { description = "DECODE, ENCODING", type = "string" },
+            { description = "TODENSE", type = "integer" },
+        } } },
+    } },
+    ["GEOHASH"] = { reply = {
+        why = "a member that does not exist has a null hash",
+        set = { items = or_null({ type = "string" }) },
+    } },
+
     ["ZCOUNT"] = SCORE_RANGE,
     ["ZRANGEBYSCORE"] = SCORE_RANGE,
     ["ZREVRANGEBYSCORE"] = SCORE_RANGE,
     ["ZREMRANGEBYSCORE"] = SCORE_RANGE,
     ["ZINCRBY"] = { args = { increment = { type = "double", why = "a float in Redis" } } },
 
-    ["BLPOP"] = BLOCKING,
-    ["BRPOP"] = BLOCKING,
+    ["BLPOP"] = titled(BLOCKING.args, POPPED_ONE),
+    ["BRPOP"] = titled(BLOCKING.args, POPPED_ONE),
     ["BRPOPLPUSH"] = BLOCKING,
     ["BLMOVE"] = BLOCKING,
-    ["BZPOPMIN"] = BLOCKING,
-    ["BZPOPMAX"] = BLOCKING,
-    ["BLMPOP"] = BLOCKING_MPOP,
-    ["BZMPOP"] = BLOCKING_MPOP,
-    ["LMPOP"] = MPOP,
-    ["ZMPOP"] = MPOP,
+    ["BZPOPMIN"] = titled(BLOCKING.args, POPPED_MEMBER),
+    ["BZPOPMAX"] = titled(BLOCKING.args, POPPED_MEMBER),
+    ["BLMPOP"] = titled(BLOCKING_MPOP.args, popped_many("oneOf")),
+    ["BZMPOP"] = titled(BLOCKING_MPOP.args, popped_many("oneOf")),
+    ["LMPOP"] = titled(MPOP.args, popped_many("anyOf")),
+    ["ZMPOP"] = titled(MPOP.args, popped_many("oneOf")),
+    ["ROLE"] = { reply = { titles = {
+        ["oneOf.1"] = "master", ["oneOf.1.items.1"] = "role", ["oneOf.1.items.2"] = "offset",
+        ["oneOf.1.items.3"] = "replicas", ["oneOf.1.items.3.items.items.1"] = "host",
+        ["oneOf.1.items.3.items.items.2"] = "port", ["oneOf.1.items.3.items.items.3"] = "offset",
+        ["oneOf.2"] = "replica", ["oneOf.2.items.1"] = "role", ["oneOf.2.items.2"] = "host",
+        ["oneOf.2.items.3"] = "port", ["oneOf.2.items.4"] = "state",
+        ["oneOf.2.items.5"] = "offset",
+        ["oneOf.3"] = "sentinel", ["oneOf.3.items.1"] = "role", ["oneOf.3.items.2"] = "masters",
+    } } },
+    ["COMMAND INFO"] = { reply = { titles = {
+        ["items.oneOf.1"] = "null", ["items.oneOf.2"] = "info",
+        ["items.oneOf.2.items.1"] = "name", ["items.oneOf.2.items.2"] = "arity",
+        ["items.oneOf.2.items.3"] = "flags", ["items.oneOf.2.items.4"] = "first_key",
+        ["items.oneOf.2.items.5"] = "last_key", ["items.oneOf.2.items.6"] = "step",
+        ["items.oneOf.2.items.7"] = "acl_categories", ["items.oneOf.2.items.8"] = "tips",
+        ["items.oneOf.2.items.9"] = "key_specs", ["items.oneOf.2.items.10"] = "subcommands",
+    } } },
+    -- [start, end, node, node...]: an open tuple, read as an array of slot numbers and nodes.
+    ["CLUSTER SLOTS"] = { reply = { titles = {
+        ["items.items.3"] = "node",
+        ["items.items.3.items.1"] = "host", ["items.items.3.items.2"] = "port",
+        ["items.items.3.items.3"] = "id", ["items.items.3.items.4"] = "metadata",
+    } } },
+    ["ZRANK"] = { reply = { titles = RANK } },
+    ["ZREVRANK"] = { reply = { titles = RANK } },
+    ["GEOPOS"] = { reply = { titles = { ["items.oneOf.2"] = "position",
+        ["items.oneOf.2.items.1"] = "longitude", ["items.oneOf.2.items.2"] = "latitude" } } },
+    ["LATENCY LATEST"] = { reply = { titles = { ["items.items.1"] = "event",
+        ["items.items.2"] = "timestamp", ["items.items.3"] = "latest",
+        ["items.items.4"] = "max" } } },
+    ["SENTINEL GET-MASTER-ADDR-BY-NAME"] = SENTINEL_ADDR,
+    ["SENTINEL GET-PRIMARY-ADDR-BY-NAME"] = SENTINEL_ADDR,
+    ["SENTINEL INFO-CACHE"] = { reply = {
+        why = "pairs of a master name and the [age, INFO or null] pairs of it and its replicas",
+        set = { [""] = {
+            description = "Per master name, the cached INFO of the master and its replicas.",
+            type = "object",
+            additionalProperties = {
+                description = "[milliseconds since cached, the INFO text or null] per instance",
+                type = "array",
+                items = { type = "array", minItems = 2, maxItems = 2, items = {
+                    { description = "Milliseconds since the INFO was cached", type = "integer" },
+                    or_null({ description = "The cached INFO", type = "string" }),
+                } },
+            },
+        } },
+    } },
+    ["WAITAOF"] = { reply = { titles = { ["items.1"] = "local", ["items.2"] = "replicas" } } },
+    ["XCLAIM"] = { reply = { titles = { ["anyOf.1"] = "ids", ["anyOf.2"] = "entries" } } },
+    ["XAUTOCLAIM"] = { reply = { titles = {
+        ["anyOf.1"] = "entries", ["anyOf.1.items.1"] = "next", ["anyOf.1.items.2"] = "claimed",
+        ["anyOf.1.items.3"] = "deleted",
+        ["anyOf.2"] = "ids", ["anyOf.2.items.1"] = "next", ["anyOf.2.items.2"] = "claimed",
+        ["anyOf.2.items.3"] = "deleted",
+    } } },
     ["SINTERCARD"] = { args = {
         numkeys = { invalid = "ERR numkeys should be greater than 0", min = 1,
             min_error = "ERR numkeys should be greater than 0",
@@ -151,10 +334,10 @@ return {
     ["XREAD"] = XREAD,
     ["XREADGROUP"] = XREAD,
 
-    ["SCAN"] = CURSOR,
-    ["SSCAN"] = CURSOR,
-    ["HSCAN"] = CURSOR,
-    ["ZSCAN"] = CURSOR,
+    ["SCAN"] = titled(CURSOR.args, SCANNED),
+    ["SSCAN"] = titled(CURSOR.args, SCANNED),
+    ["HSCAN"] = titled(CURSOR.args, SCANNED),
+    ["ZSCAN"] = titled(CURSOR.args, SCANNED),
     ["LPOP"] = POP_LIST,
     ["RPOP"] = POP_LIST,
     ["SPOP"] = POP_COUNT,
@@ -188,6 +371,9 @@ return {
         invalid = "ERR Protocol version is not an integer or out of range",
     } } },
     ["SLOWLOG GET"] = {
+        reply = { titles = { ["items.items.1"] = "id", ["items.items.2"] = "timestamp",
+            ["items.items.3"] = "duration", ["items.items.4"] = "arguments",
+            ["items.items.5"] = "address", ["items.items.6"] = "name" } },
         syntax_error = "subcommand",
         args = { count = range(-1, "ERR count should be greater than or equal to -1") },
     },

@@ -314,15 +314,15 @@ static void lists(client *c) {
     assert_null(li.value.ptr);
     redis_lpos_result pos;
     DO(lpos, &pos, V("l"), V("b"), NULL);
-    assert_int_equal(pos.value.which, 2);
+    assert_int_equal(pos.value.which, REDIS_LPOS_REPLY_INTEGER);
     assert_int_equal(pos.value.integer, 2);
     const redis_lpos_opts all = {.has_num_matches = true, .num_matches = 0};
     DO(lpos, &pos, V("l"), V("b"), &all);
-    assert_int_equal(pos.value.which, 3);
+    assert_int_equal(pos.value.which, REDIS_LPOS_REPLY_ARRAY);
     assert_int_equal(pos.value.array.count, 2);
     assert_int_equal(pos.value.array.items[1], 4);
     DO(lpos, &pos, V("l"), V("zz"), NULL);
-    assert_int_equal(pos.value.which, 1);
+    assert_int_equal(pos.value.which, REDIS_LPOS_REPLY_NULL);
     redis_lset_result ls;
     DO(lset, &ls, V("l"), 0, V("A"));
     eq(ls.value, "OK");
@@ -331,19 +331,30 @@ static void lists(client *c) {
     assert_int_equal(lrem.value, 2);
     redis_lpop_result pop;
     DO(lpop, &pop, V("l"), NULL);
-    assert_int_equal(pop.value.which, 2);
+    assert_int_equal(pop.value.which, REDIS_LPOP_REPLY_STRING);
     eq(pop.value.string, "A");
     const redis_lpop_opts one = {.has_count = true, .count = 1};
     DO(lpop, &pop, V("l"), &one);
-    assert_int_equal(pop.value.which, 3);
+    assert_int_equal(pop.value.which, REDIS_LPOP_REPLY_ARRAY);
     assert_int_equal(pop.value.array.count, 1);
     eq(pop.value.array.items[0], "a");
     redis_rpop_result rpop;
     DO(rpop, &rpop, V("l"), NULL);
-    assert_int_equal(rpop.value.which, 2);
+    assert_int_equal(rpop.value.which, REDIS_RPOP_REPLY_STRING);
     eq(rpop.value.string, "c");
     DO(rpop, &rpop, V("l"), NULL);
-    assert_int_equal(rpop.value.which, 1);
+    assert_int_equal(rpop.value.which, REDIS_RPOP_REPLY_NULL);
+    /* Named alternatives and tuple fields (titles from specs/overlays/redis.lua). */
+    const rg_view bl[] = {V("l:none"), V("l")};
+    redis_rpush_result pushed;
+    DO(rpush, &pushed, V("l"), (const rg_view[]){V("first")}, 1);
+    redis_blpop_result bp;
+    DO(blpop, &bp, bl, 2, 0.01);
+    assert_int_equal(bp.value.which, REDIS_BLPOP_REPLY_POPPED);
+    eq(bp.value.popped.key, "l");
+    eq(bp.value.popped.element, "first");
+    DO(blpop, &bp, bl, 1, 0.01);
+    assert_int_equal(bp.value.which, REDIS_BLPOP_REPLY_NULL);
 }
 
 static void sets(client *c) {
@@ -387,34 +398,34 @@ static void sorted_sets(client *c) {
     const redis_zadd_data d[] = {{1.5, V("a")}, {2, V("b")}, {-3.25, V("c")}};
     redis_zadd_result za;
     DO(zadd, &za, V("z"), d, 3, NULL);
-    assert_int_equal(za.value.which, 2);
+    assert_int_equal(za.value.which, REDIS_ZADD_REPLY_INTEGER);
     assert_int_equal(za.value.integer, 3);
     const redis_zadd_opts incr = {.increment = true};
     DO(zadd, &za, V("z"), d, 1, &incr);
-    assert_int_equal(za.value.which, 3);
+    assert_int_equal(za.value.which, REDIS_ZADD_REPLY_NUMBER);
     assert_true(za.value.number == 3.0);
     redis_zscore_result zs;
     DO(zscore, &zs, V("z"), V("c"));
-    assert_int_equal(zs.value.which, 1);
+    assert_int_equal(zs.value.which, REDIS_ZSCORE_REPLY_NUMBER);
     assert_true(zs.value.number == -3.25);
     DO(zscore, &zs, V("z"), V("nope"));
-    assert_int_equal(zs.value.which, 2);
+    assert_int_equal(zs.value.which, REDIS_ZSCORE_REPLY_NULL);
     redis_zrange_result zr;
     DO(zrange, &zr, V("z"), V("0"), V("-1"), NULL);
-    assert_int_equal(zr.value.which, 1);
+    assert_int_equal(zr.value.which, REDIS_ZRANGE_REPLY_ARRAY);
     assert_int_equal(zr.value.array.count, 3);
     eq(zr.value.array.items[0], "c");
     const redis_zrange_opts ws = {.withscores = true};
     DO(zrange, &zr, V("z"), V("0"), V("-1"), &ws);
     if (c->proto == 3) {
         /* RESP3 sends [member, score] pairs: the pairs alternative. */
-        assert_int_equal(zr.value.which, 2);
+        assert_int_equal(zr.value.which, REDIS_ZRANGE_REPLY_MAP);
         assert_int_equal(zr.value.map.count, 3);
         eq(zr.value.map.items[2].key, "a");
         assert_true(zr.value.map.items[2].value == 3.0);
     } else {
         /* RESP2 sends one flat array, which the first alternative takes (docs/typed-replies.md). */
-        assert_int_equal(zr.value.which, 1);
+        assert_int_equal(zr.value.which, REDIS_ZRANGE_REPLY_ARRAY);
         assert_int_equal(zr.value.array.count, 6);
         eq(zr.value.array.items[5], "3");
     }
@@ -426,10 +437,10 @@ static void sorted_sets(client *c) {
     assert_true(zi.value == 12.0);
     redis_zrank_result rank;
     DO(zrank, &rank, V("z"), V("a"), NULL);
-    assert_int_equal(rank.value.which, 2);
-    assert_int_equal(rank.value.integer, 1);
+    assert_int_equal(rank.value.which, REDIS_ZRANK_REPLY_RANK);
+    assert_int_equal(rank.value.rank, 1);
     DO(zrank, &rank, V("z"), V("nope"), NULL);
-    assert_int_equal(rank.value.which, 1);
+    assert_int_equal(rank.value.which, REDIS_ZRANK_REPLY_NULL);
     redis_zcount_result zcnt;
     DO(zcount, &zcnt, V("z"), V("0"), V("100"));
     assert_int_equal(zcnt.value, 2);
@@ -439,9 +450,9 @@ static void sorted_sets(client *c) {
     redis_zmscore_result zm;
     DO(zmscore, &zm, V("z"), mm, 3);
     assert_int_equal(zm.value.count, 3);
-    assert_int_equal(zm.value.items[0].which, 1);
+    assert_int_equal(zm.value.items[0].which, REDIS_ZMSCORE_REPLY_ITEM_NUMBER);
     assert_true(zm.value.items[0].number == 3.0);
-    assert_int_equal(zm.value.items[1].which, 2);
+    assert_int_equal(zm.value.items[1].which, REDIS_ZMSCORE_REPLY_ITEM_NULL);
     assert_true(zm.value.items[2].number == -3.25);
     redis_zrem_result zrem;
     DO(zrem, &zrem, V("z"), mm, 3);
@@ -514,11 +525,16 @@ static void keys(client *c) {
     const redis_scan_opts match = {.pattern = V("k:*"), .has_count = true, .count = 1000};
     redis_scan_result sc;
     DO(scan, &sc, 0, &match);
-    eq(sc.value.f0, "0");
-    assert_int_equal(sc.value.f1.count, 2);
+    eq(sc.value.cursor, "0");
+    assert_int_equal(sc.value.elements.count, 2);
     redis_dbsize_result db;
     DO0(dbsize, &db);
     assert_true(db.value >= 10);
+    redis_role_result role;
+    DO0(role, &role);
+    assert_int_equal(role.value.which, REDIS_ROLE_REPLY_MASTER);
+    eq(role.value.master.role, "master");
+    assert_int_equal(role.value.master.replicas.count, 0);
     redis_del_result del;
     DO(del, &del, two, 3);
     assert_int_equal(del.value, 1);

@@ -244,12 +244,12 @@ static void maps(void **state) {
 
 static void check_score(const void *p) {
     const replies_zscore_result *r = p;
-    assert_int_equal(r->value.which, 1);
+    assert_int_equal(r->value.which, REPLIES_ZSCORE_REPLY_NUMBER);
     assert_true(r->value.number == 1.5);
 }
 
 static void check_score_null(const void *p) {
-    assert_int_equal(((const replies_zscore_result *)p)->value.which, 2);
+    assert_int_equal(((const replies_zscore_result *)p)->value.which, REPLIES_ZSCORE_REPLY_NULL);
 }
 
 static void check_score_inf(const void *p) {
@@ -310,10 +310,11 @@ static void check_xrange(const void *p) {
 
 static void check_scan(const void *p) {
     const replies_scan_result *r = p;
-    assert_view(r->value.f0, "17");
-    assert_int_equal(r->value.f1.count, 2);
-    assert_view(r->value.f1.items[0], "k1");
-    assert_view(r->value.f1.items[1], "k2");
+    /* Tuple fields named by the schema's titles (cursor, keys), not f0, f1. */
+    assert_view(r->value.cursor, "17");
+    assert_int_equal(r->value.keys.count, 2);
+    assert_view(r->value.keys.items[0], "k1");
+    assert_view(r->value.keys.items[1], "k2");
 }
 
 static void nested(void **state) {
@@ -329,14 +330,14 @@ static void nested(void **state) {
 
 static void check_zrange_plain(const void *p) {
     const replies_zrange_result *r = p;
-    assert_int_equal(r->value.which, 1);
+    assert_int_equal(r->value.which, REPLIES_ZRANGE_REPLY_ARRAY);
     assert_int_equal(r->value.array.count, 2);
     assert_view(r->value.array.items[1], "b");
 }
 
 static void check_zrange_scores(const void *p) {
     const replies_zrange_result *r = p;
-    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.which, REPLIES_ZRANGE_REPLY_MAP);
     assert_int_equal(r->value.map.count, 2);
     assert_view(r->value.map.items[0].key, "a");
     assert_true(r->value.map.items[0].value == 1.0);
@@ -345,18 +346,18 @@ static void check_zrange_scores(const void *p) {
 }
 
 static void check_lpos_null(const void *p) {
-    assert_int_equal(((const replies_lpos_result *)p)->value.which, 1);
+    assert_int_equal(((const replies_lpos_result *)p)->value.which, REPLIES_LPOS_REPLY_NULL);
 }
 
 static void check_lpos_int(const void *p) {
     const replies_lpos_result *r = p;
-    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.which, REPLIES_LPOS_REPLY_INTEGER);
     assert_int_equal(r->value.integer, 3);
 }
 
 static void check_lpos_array(const void *p) {
     const replies_lpos_result *r = p;
-    assert_int_equal(r->value.which, 3);
+    assert_int_equal(r->value.which, REPLIES_LPOS_REPLY_ARRAY);
     assert_int_equal(r->value.array.count, 2);
     assert_int_equal(r->value.array.items[0], 1);
     assert_int_equal(r->value.array.items[1], 5);
@@ -372,6 +373,67 @@ static void oneof(void **state) {
     OK(replies_lpos_reply_table, "_\r\n", check_lpos_null);
     OK(replies_lpos_reply_table, ":3\r\n", check_lpos_int);
     OK(replies_lpos_reply_table, "*2\r\n:1\r\n:5\r\n", check_lpos_array);
+}
+
+/* ZPOPMIN: one [member, score] or a list of them, both read as pairs (the model merges the
+ * tuple into the pairs alternative), RESP2 flat and RESP3 nested alike. */
+static void check_zpop_one(const void *p) {
+    const replies_zpopmin_result *r = p;
+    assert_int_equal(r->value.count, 1);
+    assert_view(r->value.items[0].key, "a");
+    assert_true(r->value.items[0].value == 1.5);
+}
+
+static void check_zpop_two(const void *p) {
+    const replies_zpopmin_result *r = p;
+    assert_int_equal(r->value.count, 2);
+    assert_view(r->value.items[1].key, "b");
+    assert_true(r->value.items[1].value == 2.0);
+}
+
+static void check_zpop_none(const void *p) {
+    assert_int_equal(((const replies_zpopmin_result *)p)->value.count, 0);
+}
+
+/* GEOSEARCH: names, or matches of 1 to 4 elements each (an open tuple), named by titles. */
+static void check_geo_names(const void *p) {
+    const replies_geosearch_result *r = p;
+    assert_int_equal(r->value.which, REPLIES_GEOSEARCH_REPLY_NAMES);
+    assert_int_equal(r->value.names.count, 1);
+    assert_view(r->value.names.items[0], "Palermo");
+}
+
+static void check_geo_matches(const void *p) {
+    const replies_geosearch_result *r = p;
+    assert_int_equal(r->value.which, REPLIES_GEOSEARCH_REPLY_MATCHES);
+    assert_int_equal(r->value.matches.count, 2);
+    const replies_geosearch_elem2 *m = r->value.matches.items;
+    assert_int_equal(m[0].count, 4);
+    assert_int_equal(m[0].items[0].which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_STRING);
+    assert_view(m[0].items[0].string, "Palermo");
+    assert_view(m[0].items[1].string, "190.4424");
+    assert_int_equal(m[0].items[2].which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_INTEGER);
+    assert_int_equal(m[0].items[2].integer, 3479099956230698);
+    assert_int_equal(m[0].items[3].which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_COORD);
+    assert_true(m[0].items[3].coord.longitude == 13.5);
+    assert_true(m[0].items[3].coord.latitude == 38.25);
+    assert_int_equal(m[1].count, 1);
+    assert_view(m[1].items[0].string, "Catania");
+}
+
+static void model_rules(void **state) {
+    (void)state;
+    OK(replies_zpopmin_reply_table, "*2\r\n$1\r\na\r\n$3\r\n1.5\r\n", check_zpop_one);
+    OK(replies_zpopmin_reply_table, "*2\r\n$1\r\na\r\n,1.5\r\n", check_zpop_one);
+    OK(replies_zpopmin_reply_table, "*1\r\n*2\r\n$1\r\na\r\n,1.5\r\n", check_zpop_one);
+    OK(replies_zpopmin_reply_table, "*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$1\r\n2\r\n",
+       check_zpop_two);
+    OK(replies_zpopmin_reply_table, "*0\r\n", check_zpop_none);
+    OK(replies_geosearch_reply_table, "*1\r\n$7\r\nPalermo\r\n", check_geo_names);
+    OK(replies_geosearch_reply_table,
+       "*2\r\n*4\r\n$7\r\nPalermo\r\n$8\r\n190.4424\r\n:3479099956230698\r\n"
+       "*2\r\n$4\r\n13.5\r\n$5\r\n38.25\r\n*1\r\n$7\r\nCatania\r\n",
+       check_geo_matches);
 }
 
 /* ---- errors, mismatches, recovery ---- */
@@ -517,7 +579,8 @@ static void mutations(void **state) {
         &replies_zscore_reply_table,       &replies_zrange_reply_table,
         &replies_xrange_reply_table,       &replies_lpos_reply_table,
         &replies_scan_reply_table,         &replies_hello_reply_table,
-        &replies_command_docs_reply_table,
+        &replies_command_docs_reply_table, &replies_zpopmin_reply_table,
+        &replies_geosearch_reply_table,
     };
     const char tokens[] = "*%~$:+-_,#(!=|>.;?\r\n0123456789-";
     unsigned seed = 7;
@@ -544,17 +607,12 @@ static void mutations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(integer),
-        cmocka_unit_test(simple_and_nullable),
-        cmocka_unit_test(arrays),
-        cmocka_unit_test(maps),
-        cmocka_unit_test(raw_long_bulks),
-        cmocka_unit_test(doubles),
-        cmocka_unit_test(nested),
-        cmocka_unit_test(oneof),
-        cmocka_unit_test(errors_and_recovery),
-        cmocka_unit_test(storage_modes),
-        cmocka_unit_test(mutations),
+        cmocka_unit_test(integer),        cmocka_unit_test(simple_and_nullable),
+        cmocka_unit_test(arrays),         cmocka_unit_test(maps),
+        cmocka_unit_test(raw_long_bulks), cmocka_unit_test(doubles),
+        cmocka_unit_test(nested),         cmocka_unit_test(oneof),
+        cmocka_unit_test(model_rules),    cmocka_unit_test(errors_and_recovery),
+        cmocka_unit_test(storage_modes),  cmocka_unit_test(mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,9 +220,13 @@ static void test_reply_shapes(void **state) {
         const rg_view none = {NULL, 0};
         WROTE(p, redis_srv_blpop_reply(b, p, none, none), redis_srv_blpop_reply_size(p, none, none),
               "*-1\r\n", "_\r\n");
-        WROTE(p, redis_srv_sentinel_get_master_addr_by_name_reply(b, kv[0], RG_LIT("6379")),
-              redis_srv_sentinel_get_master_addr_by_name_reply_size(kv[0], RG_LIT("6379")),
+        WROTE(p, redis_srv_sentinel_get_master_addr_by_name_reply(b, p, kv[0], RG_LIT("6379")),
+              redis_srv_sentinel_get_master_addr_by_name_reply_size(p, kv[0], RG_LIT("6379")),
               "*2\r\n$1\r\nf\r\n$4\r\n6379\r\n", "*2\r\n$1\r\nf\r\n$4\r\n6379\r\n");
+        /* A master Sentinel does not monitor: null (the overlay's reply correction). */
+        WROTE(p, redis_srv_sentinel_get_master_addr_by_name_reply(b, p, none, none),
+              redis_srv_sentinel_get_master_addr_by_name_reply_size(p, none, none), "*-1\r\n",
+              "_\r\n");
         WROTE(p, redis_srv_acl_cat_reply(b, p, 1, kv), redis_srv_acl_cat_reply_size(p, 1, kv),
               "*1\r\n$1\r\nf\r\n", "*1\r\n$1\r\nf\r\n");
     }

@@ -39,7 +39,7 @@ static int free_port(void) {
     return port;
 }
 
-static pid_t spawn_server(const test_redis *s, const char *const *extra) {
+static pid_t spawn_server(const test_redis *s, const char *conf, const char *const *extra) {
     char port[16], log[96];
     snprintf(port, sizeof port, "%d", s->port);
     snprintf(log, sizeof log, "%s/redis.log", s->dir);
@@ -61,7 +61,9 @@ static pid_t spawn_server(const test_redis *s, const char *const *extra) {
     enum { NBASE = sizeof base / sizeof base[0], MAXARGS = 64 };
     const char *argv[MAXARGS];
     size_t n = 0;
-    for (; n < NBASE; n++) argv[n] = base[n];
+    argv[n++] = base[0];
+    if (conf) argv[n++] = conf; /* a config file must be the first argument */
+    for (size_t i = 1; i < NBASE; i++) argv[n++] = base[i];
     for (size_t i = 0; extra && extra[i] && n < MAXARGS - 1; i++) argv[n++] = extra[i];
     argv[n] = NULL;
     const pid_t pid = fork();
@@ -94,6 +96,10 @@ static int wait_ready(test_redis *s) {
 }
 
 int test_redis_start(test_redis *s, const char *const *extra_args) {
+    return test_redis_start_conf(s, NULL, extra_args);
+}
+
+int test_redis_start_conf(test_redis *s, const char *conf, const char *const *extra_args) {
     memset(s, 0, sizeof *s);
     snprintf(s->dir, sizeof s->dir, "/tmp/respgen-redis-XXXXXX");
     if (!mkdtemp(s->dir)) {
@@ -103,7 +109,7 @@ int test_redis_start(test_redis *s, const char *const *extra_args) {
     for (int attempt = 0; attempt < 5; attempt++) {
         s->port = free_port();
         if (s->port <= 0) continue;
-        s->pid = spawn_server(s, extra_args);
+        s->pid = spawn_server(s, conf, extra_args);
         if (s->pid > 0 && wait_ready(s) == 0) return 0;
         test_redis_stop(s);
         if (mkdir(s->dir, 0700) != 0 && errno != EEXIST) break;
@@ -299,7 +305,7 @@ int test_conn_reply(test_conn *c, char *out, size_t cap) {
 static int keep(const test_conn *c, size_t start, char *out, size_t cap, size_t *len) {
     const size_t n = c->pos - start;
     if (n > cap - *len) return -1;
-    memcpy(out + *len, c->buf + start, n);
+    if (n > 0) memcpy(out + *len, c->buf + start, n); /* buf is NULL before the first read */
     *len += n;
     return 0;
 }

@@ -22,6 +22,10 @@ typedef struct test_redis {
  * answers PING. Returns 0, or -1 with a reason on stderr (redis-server missing, no port). */
 int test_redis_start(test_redis *s, const char *const *extra_args);
 
+/* test_redis_start with a config file (a path, or NULL), which redis-server wants as its first
+ * argument: Sentinel (extra_args "--sentinel") needs one it can rewrite. */
+int test_redis_start_conf(test_redis *s, const char *conf, const char *const *extra_args);
+
 /* Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Idempotent. */
 void test_redis_stop(test_redis *s);
 

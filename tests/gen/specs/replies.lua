@@ -315,8 +315,8 @@ command "SCAN" {
         minItems = 2,
         maxItems = 2,
         items = {
-            { description = "Cursor.", type = "string" },
-            { description = "List of keys.", type = "array", items = { type = "string" } },
+            { title = "cursor", description = "Cursor.", type = "string" },
+            { title = "keys", description = "List of keys.", type = "array", items = { type = "string" } },
         },
     },
     integer "cursor",
@@ -510,4 +510,73 @@ command "ZSCORE" {
     },
     key "key" { key_spec_index = 0 },
     string "member",
+}
+
+-- A single [member, score] next to pairs of them (ZPOPMIN without and with COUNT): read as pairs.
+command "ZPOPMIN" {
+    group = "sorted_set",
+    since = "5.0.0",
+    arity = -2,
+    reply = {
+        oneOf = {
+            {
+                type = "array",
+                minItems = 2,
+                maxItems = 2,
+                items = { { type = "string" }, { type = "number" } },
+            },
+            {
+                type = "array",
+                items = {
+                    type = "array",
+                    minItems = 2,
+                    maxItems = 2,
+                    items = { { type = "string" }, { type = "number" } },
+                },
+            },
+        },
+    },
+    key "key",
+    integer "count" { optional = true },
+}
+
+-- An open tuple ([name, dist?, hash?, coord?]: additionalItems) and an always-empty array next
+-- to an array of names; alternatives and tuple fields named by titles.
+command "GEOSEARCH" {
+    group = "geo",
+    since = "6.2.0",
+    arity = 2,
+    reply = {
+        anyOf = {
+            { title = "names", type = "array", items = { type = "string" } },
+            { type = "array", maxItems = 0 },
+            {
+                title = "matches",
+                type = "array",
+                items = {
+                    type = "array",
+                    minItems = 1,
+                    maxItems = 4,
+                    items = { { type = "string" } },
+                    additionalItems = {
+                        oneOf = {
+                            { type = "string" },
+                            { type = "integer" },
+                            {
+                                title = "coord",
+                                type = "array",
+                                minItems = 2,
+                                maxItems = 2,
+                                items = {
+                                    { title = "longitude", type = "number" },
+                                    { title = "latitude", type = "number" },
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
+    key "key",
 }

@@ -25,9 +25,15 @@ extern "C" {
  *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
- * the 1-based number of the alternative that arrived; pairs are { key, value } structs. */
+ * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
+ * before the struct; pairs are { key, value } structs. */
 
 /* CLIENT KILL: one of ("OK" | integer). */
+/* value.which */
+enum {
+    EXAMPLE_CLIENT_KILL_REPLY_STRING = 1,
+    EXAMPLE_CLIENT_KILL_REPLY_INTEGER = 2,
+};
 typedef struct example_client_kill_result {
     struct {
         /* which: 0 nothing yet, 1 string, 2 integer */
@@ -116,6 +122,11 @@ rg_reply_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t l
                                   example_set_result *out);
 
 /* SORT: one of (array of string | integer). */
+/* value.which */
+enum {
+    EXAMPLE_SORT_REPLY_ARRAY = 1,
+    EXAMPLE_SORT_REPLY_INTEGER = 2,
+};
 typedef struct example_sort_result {
     struct {
         /* which: 0 nothing yet, 1 array, 2 integer */
@@ -132,6 +143,12 @@ rg_reply_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t 
                                    example_sort_result *out);
 
 /* ZADD: one of (null | integer | number). */
+/* value.which */
+enum {
+    EXAMPLE_ZADD_REPLY_NULL = 1,
+    EXAMPLE_ZADD_REPLY_INTEGER = 2,
+    EXAMPLE_ZADD_REPLY_NUMBER = 3,
+};
 typedef struct example_zadd_result {
     struct {
         /* which: 0 nothing yet, 1 null, 2 integer, 3 number */

@@ -25,7 +25,8 @@ extern "C" {
  *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
- * the 1-based number of the alternative that arrived; pairs are { key, value } structs. */
+ * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
+ * before the struct; pairs are { key, value } structs. */
 
 /* BOUNDED: any value (raw RESP). */
 typedef struct kinds_bounded_result {

@@ -298,6 +298,55 @@ size_t replies_config_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
     return replies_iov_finish(&w, end, &m);
 }
 
+static inline size_t replies_geosearch_measure(replies_meas *m, rg_view key) {
+    replies_meas_start(m, 1, REPLIES_GEOSEARCH_FIXED_SIZE);
+    replies_meas_view(m, key);
+    return replies_meas_total(m);
+}
+
+static inline char *replies_geosearch_put(char *dst, replies_iovw *w, rg_view key) {
+    dst = rg_put_raw(dst, "*2\r\n$9\r\nGEOSEARCH\r\n", 19);
+    dst = replies_put_view(dst, w, key);
+    return dst;
+}
+
+size_t replies_geosearch_size(rg_view key) {
+    replies_meas m;
+    return replies_geosearch_measure(&m, key);
+}
+
+size_t replies_geosearch_encode(char *dst, size_t cap, rg_view key) {
+    replies_meas m;
+    const size_t n = replies_geosearch_measure(&m, key);
+    if (n == 0 || n > cap) return 0;
+    const char *end = replies_geosearch_put(dst, NULL, key);
+    assert((size_t)(end - dst) == n);
+    (void)end;
+    return n;
+}
+
+size_t replies_geosearch_iov_count(rg_view key) {
+    replies_meas m;
+    const size_t n = replies_geosearch_measure(&m, key);
+    return n ? 2 * m.views + 1 : 0;
+}
+
+size_t replies_geosearch_scratch_size(rg_view key) {
+    replies_meas m;
+    const size_t n = replies_geosearch_measure(&m, key);
+    return n ? n - m.payload : 0;
+}
+
+size_t replies_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                                    rg_view key) {
+    replies_meas m;
+    const size_t n = replies_geosearch_measure(&m, key);
+    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
+    replies_iovw w = {iov, 0, scratch};
+    const char *end = replies_geosearch_put(scratch, &w, key);
+    return replies_iov_finish(&w, end, &m);
+}
+
 static inline size_t replies_get_measure(replies_meas *m, rg_view key) {
     replies_meas_start(m, 1, REPLIES_GET_FIXED_SIZE);
     replies_meas_view(m, key);
@@ -1128,6 +1177,86 @@ size_t replies_xrange_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, siz
     if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
     replies_iovw w = {iov, 0, scratch};
     const char *end = replies_xrange_put(scratch, &w, m.argc, key, start, end_, opts);
+    return replies_iov_finish(&w, end, &m);
+}
+
+static inline size_t replies_zpopmin_measure(replies_meas *m, rg_view key,
+                                             const replies_zpopmin_opts *opts) {
+    replies_meas_start(m, 1, REPLIES_ZPOPMIN_FIXED_SIZE);
+    replies_meas_view(m, key);
+    if (opts) {
+        if (opts->has_count) replies_meas_i64(m, opts->count);
+    }
+    return replies_meas_total_array(m);
+}
+
+static inline char *replies_zpopmin_put(char *dst, replies_iovw *w, size_t argc, rg_view key,
+                                        const replies_zpopmin_opts *opts) {
+    dst = rg_put_array_header(dst, argc);
+    dst = rg_put_raw(dst, "$7\r\nZPOPMIN\r\n", 13);
+    dst = replies_put_view(dst, w, key);
+    if (opts) {
+        if (opts->has_count) dst = rg_put_bulk_i64(dst, opts->count);
+    }
+    return dst;
+}
+
+size_t replies_zpopmin_size(rg_view key, const replies_zpopmin_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        replies_meas m;
+        replies_meas_start(&m, 2, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
+        replies_meas_view(&m, key);
+        return replies_meas_total(&m);
+    }
+    replies_meas m;
+    return replies_zpopmin_measure(&m, key, opts);
+}
+
+size_t replies_zpopmin_encode(char *dst, size_t cap, rg_view key,
+                              const replies_zpopmin_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        replies_meas m;
+        replies_meas_start(&m, 2, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
+        replies_meas_view(&m, key);
+        const size_t n = replies_meas_total(&m);
+        if (n == 0 || n > cap) return 0;
+        const char *const end = dst + n;
+        dst = rg_put_raw(dst, "*2\r\n$7\r\nZPOPMIN\r\n", 17);
+        dst = replies_put_view(dst, NULL, key);
+        assert(dst == end);
+        (void)end;
+        return n;
+    }
+    replies_meas m;
+    const size_t n = replies_zpopmin_measure(&m, key, opts);
+    if (n == 0 || n > cap) return 0;
+    const char *end = replies_zpopmin_put(dst, NULL, m.argc, key, opts);
+    assert((size_t)(end - dst) == n);
+    (void)end;
+    return n;
+}
+
+size_t replies_zpopmin_iov_count(rg_view key, const replies_zpopmin_opts *opts) {
+    replies_meas m;
+    const size_t n = replies_zpopmin_measure(&m, key, opts);
+    return n ? 2 * m.views + 1 : 0;
+}
+
+size_t replies_zpopmin_scratch_size(rg_view key, const replies_zpopmin_opts *opts) {
+    replies_meas m;
+    const size_t n = replies_zpopmin_measure(&m, key, opts);
+    return n ? n - m.payload : 0;
+}
+
+size_t replies_zpopmin_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                                  rg_view key, const replies_zpopmin_opts *opts) {
+    replies_meas m;
+    const size_t n = replies_zpopmin_measure(&m, key, opts);
+    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
+    replies_iovw w = {iov, 0, scratch};
+    const char *end = replies_zpopmin_put(scratch, &w, m.argc, key, opts);
     return replies_iov_finish(&w, end, &m);
 }
 

@@ -54,6 +54,7 @@ extern "C" {
       REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_SENTINEL)                         \
     X(config_get, "CONFIG GET", -3,                                                              \
       REPLIES_FLAG_ADMIN | REPLIES_FLAG_NOSCRIPT | REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE)    \
+    X(geosearch, "GEOSEARCH", 2, 0)                                                              \
     X(get, "GET", 2, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)                                  \
     X(hello, "HELLO", -1,                                                                        \
       REPLIES_FLAG_NOSCRIPT | REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_FAST |    \
@@ -66,6 +67,7 @@ extern "C" {
     X(set, "SET", -3, REPLIES_FLAG_WRITE | REPLIES_FLAG_DENYOOM)                                 \
     X(smembers, "SMEMBERS", 2, REPLIES_FLAG_READONLY)                                            \
     X(xrange, "XRANGE", -4, REPLIES_FLAG_READONLY)                                               \
+    X(zpopmin, "ZPOPMIN", -2, 0)                                                                 \
     X(zrange, "ZRANGE", -4, REPLIES_FLAG_READONLY)                                               \
     X(zscore, "ZSCORE", 3, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)
 
@@ -107,6 +109,18 @@ size_t replies_config_get_iov_count(const rg_view *parameter, size_t parameter_c
 size_t replies_config_get_scratch_size(const rg_view *parameter, size_t parameter_count);
 size_t replies_config_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                                      const rg_view *parameter, size_t parameter_count);
+
+/* GEOSEARCH key */
+#define REPLIES_GEOSEARCH_FIXED_SIZE  19
+#define REPLIES_GEOSEARCH_IOV_MAX     3
+#define REPLIES_GEOSEARCH_SCRATCH_MAX (43 + RG_IOV_COPY_MIN)
+
+size_t replies_geosearch_size(rg_view key);
+size_t replies_geosearch_encode(char *dst, size_t cap, rg_view key);
+size_t replies_geosearch_iov_count(rg_view key);
+size_t replies_geosearch_scratch_size(rg_view key);
+size_t replies_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                                    rg_view key);
 
 /* GET key */
 #define REPLIES_GET_FIXED_SIZE  13
@@ -307,6 +321,24 @@ size_t replies_xrange_scratch_size(rg_view key, rg_view start, rg_view end_,
 size_t replies_xrange_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                                  rg_view key, rg_view start, rg_view end_,
                                  const replies_xrange_opts *opts);
+
+/* ZPOPMIN key [count] */
+#define REPLIES_ZPOPMIN_FIXED_SIZE  13
+#define REPLIES_ZPOPMIN_IOV_MAX     3
+#define REPLIES_ZPOPMIN_SCRATCH_MAX (68 + RG_IOV_COPY_MIN)
+
+/* Optional arguments of ZPOPMIN: zeroed members (or opts == NULL) send none. */
+typedef struct replies_zpopmin_opts {
+    bool has_count;
+    int64_t count;
+} replies_zpopmin_opts;
+
+size_t replies_zpopmin_size(rg_view key, const replies_zpopmin_opts *opts);
+size_t replies_zpopmin_encode(char *dst, size_t cap, rg_view key, const replies_zpopmin_opts *opts);
+size_t replies_zpopmin_iov_count(rg_view key, const replies_zpopmin_opts *opts);
+size_t replies_zpopmin_scratch_size(rg_view key, const replies_zpopmin_opts *opts);
+size_t replies_zpopmin_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                                  rg_view key, const replies_zpopmin_opts *opts);
 
 /* ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES] */
 #define REPLIES_ZRANGE_FIXED_SIZE  12

@@ -105,6 +105,7 @@ const replies_keys_entry replies_keys_table[] = {
     [REPLIES_KEYS_CMD_COMMAND] = {"COMMAND", NULL, 0},
     [REPLIES_KEYS_CMD_COMMAND_DOCS] = {"COMMAND DOCS", NULL, 0},
     [REPLIES_KEYS_CMD_CONFIG_GET] = {"CONFIG GET", NULL, 0},
+    [REPLIES_KEYS_CMD_GEOSEARCH] = {"GEOSEARCH", NULL, 0},
     [REPLIES_KEYS_CMD_GET] = {"GET", replies_keyspecs_get, 1},
     [REPLIES_KEYS_CMD_HELLO] = {"HELLO", NULL, 0},
     [REPLIES_KEYS_CMD_HGETALL] = {"HGETALL", replies_keyspecs_hgetall, 1},
@@ -115,6 +116,7 @@ const replies_keys_entry replies_keys_table[] = {
     [REPLIES_KEYS_CMD_SET] = {"SET", replies_keyspecs_set, 1},
     [REPLIES_KEYS_CMD_SMEMBERS] = {"SMEMBERS", replies_keyspecs_smembers, 1},
     [REPLIES_KEYS_CMD_XRANGE] = {"XRANGE", replies_keyspecs_xrange, 1},
+    [REPLIES_KEYS_CMD_ZPOPMIN] = {"ZPOPMIN", NULL, 0},
     [REPLIES_KEYS_CMD_ZRANGE] = {"ZRANGE", replies_keyspecs_zrange, 1},
     [REPLIES_KEYS_CMD_ZSCORE] = {"ZSCORE", replies_keyspecs_zscore, 1},
 };

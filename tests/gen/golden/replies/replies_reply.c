@@ -101,6 +101,92 @@ rg_reply_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, s
     return rg_reply_decode(rr, &replies_config_get_reply_table, buf, len, pos, out);
 }
 
+static const rg_rnode replies_geosearch_reply_nodes[] = {
+    {
+        .accept = RG_RA_ARR,
+        .shape = RG_RS_ONEOF,
+        .child = 1,
+        .nchildren = 2,
+        .offset = offsetof(replies_geosearch_result, value.which),
+    },
+    {
+        .accept = RG_RA_ARR,
+        .shape = RG_RS_ARRAY,
+        .child = 3,
+        .nchildren = 1,
+        .offset = offsetof(replies_geosearch_result, value.names),
+        .elem_size = sizeof(rg_view),
+    },
+    {
+        .accept = RG_RA_ARR,
+        .shape = RG_RS_ARRAY,
+        .child = 4,
+        .nchildren = 1,
+        .offset = offsetof(replies_geosearch_result, value.matches),
+        .elem_size = sizeof(replies_geosearch_elem2),
+    },
+    {
+        .accept = RG_RA_STR,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+    },
+    {
+        .accept = RG_RA_ARR,
+        .shape = RG_RS_ARRAY,
+        .child = 5,
+        .nchildren = 1,
+        .elem_size = sizeof(replies_geosearch_elem1),
+    },
+    {
+        .accept = RG_RA_STR | RG_RA_INT | RG_RA_TUPLE,
+        .shape = RG_RS_ONEOF,
+        .child = 6,
+        .nchildren = 3,
+        .offset = offsetof(replies_geosearch_elem1, which),
+    },
+    {
+        .accept = RG_RA_STR,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+        .offset = offsetof(replies_geosearch_elem1, string),
+    },
+    {
+        .accept = RG_RA_INT,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_I64,
+        .offset = offsetof(replies_geosearch_elem1, integer),
+    },
+    {
+        .accept = RG_RA_TUPLE,
+        .shape = RG_RS_TUPLE,
+        .child = 9,
+        .nchildren = 2,
+    },
+    {
+        .accept = RG_RA_DBL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_DBL,
+        .offset = offsetof(replies_geosearch_elem1, coord.longitude),
+    },
+    {
+        .accept = RG_RA_DBL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_DBL,
+        .offset = offsetof(replies_geosearch_elem1, coord.latitude),
+    },
+};
+
+const rg_rtable replies_geosearch_reply_table = {
+    .command = "GEOSEARCH",
+    .nodes = replies_geosearch_reply_nodes,
+    .result_size = sizeof(replies_geosearch_result),
+};
+
+rg_reply_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                        size_t *pos, replies_geosearch_result *out) {
+    return rg_reply_decode(rr, &replies_geosearch_reply_table, buf, len, pos, out);
+}
+
 static const rg_rnode replies_get_reply_nodes[] = {
     {
         .accept = RG_RA_STR | RG_RA_NULL,
@@ -290,14 +376,14 @@ static const rg_rnode replies_scan_reply_nodes[] = {
         .accept = RG_RA_STR,
         .shape = RG_RS_SCALAR,
         .store = RG_RT_VIEW,
-        .offset = offsetof(replies_scan_result, value.f0),
+        .offset = offsetof(replies_scan_result, value.cursor),
     },
     {
         .accept = RG_RA_ARR,
         .shape = RG_RS_ARRAY,
         .child = 3,
         .nchildren = 1,
-        .offset = offsetof(replies_scan_result, value.f1),
+        .offset = offsetof(replies_scan_result, value.keys),
         .elem_size = sizeof(rg_view),
     },
     {
@@ -404,6 +490,40 @@ const rg_rtable replies_xrange_reply_table = {
 rg_reply_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                      replies_xrange_result *out) {
     return rg_reply_decode(rr, &replies_xrange_reply_table, buf, len, pos, out);
+}
+
+static const rg_rnode replies_zpopmin_reply_nodes[] = {
+    {
+        .accept = RG_RA_PAIRS,
+        .shape = RG_RS_PAIRS,
+        .child = 1,
+        .nchildren = 2,
+        .offset = offsetof(replies_zpopmin_result, value),
+        .elem_size = sizeof(replies_zpopmin_elem1),
+    },
+    {
+        .accept = RG_RA_STR,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+        .offset = offsetof(replies_zpopmin_elem1, key),
+    },
+    {
+        .accept = RG_RA_DBL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_DBL,
+        .offset = offsetof(replies_zpopmin_elem1, value),
+    },
+};
+
+const rg_rtable replies_zpopmin_reply_table = {
+    .command = "ZPOPMIN",
+    .nodes = replies_zpopmin_reply_nodes,
+    .result_size = sizeof(replies_zpopmin_result),
+};
+
+rg_reply_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      replies_zpopmin_result *out) {
+    return rg_reply_decode(rr, &replies_zpopmin_reply_table, buf, len, pos, out);
 }
 
 static const rg_rnode replies_zrange_reply_nodes[] = {

@@ -25,7 +25,8 @@ extern "C" {
  *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
- * the 1-based number of the alternative that arrived; pairs are { key, value } structs. */
+ * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
+ * before the struct; pairs are { key, value } structs. */
 
 /* COMMAND: any value (raw RESP). */
 typedef struct replies_command_result {
@@ -74,6 +75,53 @@ typedef struct replies_config_get_result {
 extern const rg_rtable replies_config_get_reply_table;
 rg_reply_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len,
                                          size_t *pos, replies_config_get_result *out);
+
+/* GEOSEARCH: one of (array of string | array of array of one of (string | integer | [number,
+ * number])). */
+/* value.which */
+enum {
+    REPLIES_GEOSEARCH_REPLY_NAMES = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES = 2,
+};
+/* value.matches.items[].items[].which */
+enum {
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_STRING = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_INTEGER = 2,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_COORD = 3,
+};
+typedef struct replies_geosearch_elem1 {
+    /* which: 0 nothing yet, 1 string, 2 integer, 3 coord */
+    uint8_t which;
+    rg_view string;
+    int64_t integer;
+    struct {
+        double longitude;
+        double latitude;
+    } coord;
+} replies_geosearch_elem1;
+
+typedef struct replies_geosearch_elem2 {
+    replies_geosearch_elem1 *items;
+    size_t count;
+} replies_geosearch_elem2;
+
+typedef struct replies_geosearch_result {
+    struct {
+        /* which: 0 nothing yet, 1 names, 2 matches */
+        uint8_t which;
+        struct {
+            rg_view *items;
+            size_t count;
+        } names;
+        struct {
+            replies_geosearch_elem2 *items;
+            size_t count;
+        } matches;
+    } value;
+} replies_geosearch_result;
+extern const rg_rtable replies_geosearch_reply_table;
+rg_reply_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                        size_t *pos, replies_geosearch_result *out);
 
 /* GET: string or null. */
 typedef struct replies_get_result {
@@ -124,6 +172,12 @@ rg_reply_status replies_incr_reply(rg_reply_reader *rr, const char *buf, size_t 
                                    replies_incr_result *out);
 
 /* LPOS: one of (null | integer | array of integer). */
+/* value.which */
+enum {
+    REPLIES_LPOS_REPLY_NULL = 1,
+    REPLIES_LPOS_REPLY_INTEGER = 2,
+    REPLIES_LPOS_REPLY_ARRAY = 3,
+};
 typedef struct replies_lpos_result {
     struct {
         /* which: 0 nothing yet, 1 null, 2 integer, 3 array */
@@ -153,11 +207,11 @@ rg_reply_status replies_mget_reply(rg_reply_reader *rr, const char *buf, size_t 
 /* SCAN: [string, array of string]. */
 typedef struct replies_scan_result {
     struct {
-        rg_view f0;
+        rg_view cursor;
         struct {
             rg_view *items;
             size_t count;
-        } f1;
+        } keys;
     } value;
 } replies_scan_result;
 extern const rg_rtable replies_scan_reply_table;
@@ -202,7 +256,28 @@ extern const rg_rtable replies_xrange_reply_table;
 rg_reply_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                      replies_xrange_result *out);
 
+/* ZPOPMIN: pairs of (string, number). */
+typedef struct replies_zpopmin_elem1 {
+    rg_view key;
+    double value;
+} replies_zpopmin_elem1;
+
+typedef struct replies_zpopmin_result {
+    struct {
+        replies_zpopmin_elem1 *items;
+        size_t count;
+    } value;
+} replies_zpopmin_result;
+extern const rg_rtable replies_zpopmin_reply_table;
+rg_reply_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      replies_zpopmin_result *out);
+
 /* ZRANGE: one of (array of string | pairs of (string, number)). */
+/* value.which */
+enum {
+    REPLIES_ZRANGE_REPLY_ARRAY = 1,
+    REPLIES_ZRANGE_REPLY_MAP = 2,
+};
 typedef struct replies_zrange_elem1 {
     rg_view key;
     double value;
@@ -227,6 +302,11 @@ rg_reply_status replies_zrange_reply(rg_reply_reader *rr, const char *buf, size_
                                      replies_zrange_result *out);
 
 /* ZSCORE: one of (number | null). */
+/* value.which */
+enum {
+    REPLIES_ZSCORE_REPLY_NUMBER = 1,
+    REPLIES_ZSCORE_REPLY_NULL = 2,
+};
 typedef struct replies_zscore_result {
     struct {
         /* which: 0 nothing yet, 1 number, 2 null */
