@@ -52,6 +52,9 @@ describe = function(ty)
     end
     if t == "array" then return "array of " .. describe(ty.item) end
     if t == "pairs" then return "pairs of (" .. describe(ty.key) .. ", " .. describe(ty.value) .. ")" end
+    if t == "tuple" and ty.min then
+        return "[" .. describe_list(ty.items, ", ") .. "] (at least " .. ty.min .. ")"
+    end
     if t == "tuple" then return "[" .. describe_list(ty.items, ", ") .. "]" end
     if t == "oneof" then return "one of (" .. describe_list(ty.alts, " | ") .. ")" end
     if t == "any" then return "any value (raw RESP)" end
@@ -252,6 +255,7 @@ local function node_text(n, base)
         f[#f + 1] = { "child", tostring(n.child) }
         f[#f + 1] = { "nchildren", tostring(n.nchildren) }
     end
+    if ty.min then f[#f + 1] = { "min", tostring(ty.min) } end
     local path = ty.t == "oneof" and join(n.path, "which") or n.path
     if ty.t == "tuple" or ty.t == "null" then path = "" end
     local off = offset(n.container, path)

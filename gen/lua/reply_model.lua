@@ -8,7 +8,7 @@
 --   null                            nothing stored (an alternative of a oneof)
 --   array { item }                  { T *items; size_t count; }
 --   pairs { key, value }            a map, or a list of 2-element arrays; RESP2 sends both flat
---   tuple { items }                 fixed elements, one member each
+--   tuple { items, min? }           fixed elements, one member each; min: fewest that come
 --   oneof { alts }                  which (1-based) and a member per alternative
 --   any                             the raw RESP bytes of the value (a generic value)
 -- Every type also gets `precise = false` when it, or a part of it, fell back to `any` or can
@@ -34,13 +34,31 @@ local function pairs_of(key, value)
     return { t = "pairs", key = key, value = value, precise = key.precise and value.precise }
 end
 
+-- The most elements a tuple with `additionalItems` is spelled out to (GEOSEARCH: 4).
+local MAX_TUPLE = 16
+
+-- A list of `items` (SCAN), maybe followed by `additionalItems` up to `maxItems` (GEOSEARCH
+-- WITHDIST/WITHHASH/WITHCOORD: name, then 0 to 3 of dist, hash, coordinates): one member per
+-- position; `min` (when fewer than all may come) is `minItems`.
+local function tuple_type(s)
+    local items = {}
+    for i, x in ipairs(s.items) do items[i] = from_schema(x) end
+    local extra = type(s.additionalItems) == "table" and s.additionalItems
+    if extra and not (s.maxItems and s.maxItems <= MAX_TUPLE) then
+        -- Unbounded (CLUSTER SLOTS' replicas): a list of raw values, never a wrong count.
+        return { t = "array", item = any_type(), precise = false }
+    end
+    if extra then
+        for i = #items + 1, s.maxItems do items[i] = from_schema(extra) end
+    end
+    local min = s.minItems
+    if min and min >= #items then min = nil end
+    return { t = "tuple", items = items, min = min, precise = all_precise(items) }
+end
+
 local function array_type(s)
     if s.items == nil then return { t = "array", item = any_type(), precise = false } end
-    if s.items[1] ~= nil then
-        local items = {}
-        for i, x in ipairs(s.items) do items[i] = from_schema(x) end
-        return { t = "tuple", items = items, precise = all_precise(items) }
-    end
+    if s.items[1] ~= nil then return tuple_type(s) end
     local item = from_schema(s.items)
     -- A list of 2-tuples is what RESP2 flattens (ZRANGE WITHSCORES): a list of pairs.
     if item.t == "tuple" and #item.items == 2 and SCALAR[item.items[1].t] then
@@ -68,7 +86,7 @@ end
 local ACCEPT = {
     int = { INT = true }, dbl = { DOUBLE = true, BULK = true, SIMPLE = true, INT = true },
     bool = { BOOL = true, INT = true }, str = { BULK = true, SIMPLE = true, VERBATIM = true },
-    null = { NULL = true }, array = { ARRAY = true, SET = true, PUSH = true },
+    null = { NULL = true }, array = { ARRAY = true, SET = true },
     pairs = { MAP = true, ARRAY = true }, tuple = { ARRAY = true },
 }
 
@@ -83,7 +101,7 @@ end
 
 -- A type's structure as text, to find duplicate alternatives.
 local function signature(x)
-    local parts = { x.t, tostring(x.const), tostring(x.nullable) }
+    local parts = { x.t, tostring(x.const), tostring(x.nullable), tostring(x.min) }
     for _, k in ipairs({ "item", "key", "value" }) do
         if x[k] then parts[#parts + 1] = k .. "=" .. signature(x[k]) end
     end
