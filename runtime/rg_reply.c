@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_ARRAY, F_PAIRS, F_TUPLE, F_ATTR, F_RAW };
+enum { F_ARRAY, F_PAIRS, F_TUPLE, F_ATTR, F_RAW, F_OBJECT };
 
 /* The per-call facts step() needs to turn event views into offsets. */
 typedef struct call_ctx {
@@ -127,6 +127,13 @@ static size_t path_text(const rg_reply_reader *rr, char *out, size_t cap) {
         if (f->kind == F_PAIRS && f->pairs_mode == 1) {
             w = snprintf(out + n, cap - n, "[%llu].%s", (unsigned long long)(i / 2),
                          i % 2 ? "value" : "key");
+        } else if (f->kind == F_OBJECT) {
+            const rg_rnode *names = &rr->table->nodes[f->node->child];
+            if (i % 2 && f->cur < f->node->nchildren / 2) {
+                w = snprintf(out + n, cap - n, ".%s", names[2 * f->cur].cval);
+            } else {
+                w = snprintf(out + n, cap - n, "[%llu]", (unsigned long long)i);
+            }
         } else if (f->kind == F_TUPLE && f->node->shape == RG_RS_PAIRS) {
             w = snprintf(out + n, cap - n, ".%s", i % 2 ? "value" : "key");
         } else if (f->kind != F_ATTR && f->kind != F_RAW) {
@@ -348,6 +355,42 @@ static ck check_pair(look *lk, const rg_rnode *nodes, const rg_rnode *node, cons
     return CK_FAILS;
 }
 
+static bool is_text(uint8_t kind) {
+    return kind == RG_EV_BULK || kind == RG_EV_SIMPLE || kind == RG_EV_VERBATIM;
+}
+
+/* The field an object key names (nchildren / 2 when none). */
+static uint16_t object_field(const rg_rnode *nodes, const rg_rnode *node, rg_view key) {
+    const uint16_t n = node->nchildren / 2;
+    for (uint16_t j = 0; j < n; j++) {
+        const char *name = nodes[node->child + 2 * j].cval;
+        if (name && strlen(name) == key.len && memcmp(name, key.ptr, key.len) == 0) return j;
+    }
+    return n;
+}
+
+/* An object's elements: text keys, the known fields' values checked, the others skipped. */
+static ck check_object(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
+    uint16_t field = 0;
+    for (uint64_t i = 0;; i++) {
+        rg_event e;
+        ck r = look_next(lk, &e);
+        if (r != CK_FITS) return r;
+        if (e.kind == RG_EV_END && e.depth == ev->depth) return i % 2 ? CK_FAILS : CK_FITS;
+        if (i % 2 == 0) {
+            if (!is_text(e.kind)) return CK_FAILS;
+            field = object_field(nodes, node, e.str);
+            continue;
+        }
+        if (field < node->nchildren / 2) {
+            r = check_value(lk, nodes, &nodes[node->child + 2 * field + 1], &e);
+        } else {
+            r = look_skip(lk, &e);
+        }
+        if (r != CK_FITS) return r;
+    }
+}
+
 /* Every element of the aggregate whose header is ev, against an ARRAY, PAIRS or TUPLE node. */
 static ck check_agg(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
     int mode = ev->kind == RG_EV_MAP ? 1 : 0; /* PAIRS: 1 flat, 2 nested */
@@ -386,6 +429,7 @@ static ck check_value(look *lk, const rg_rnode *nodes, const rg_rnode *node, con
     if (!(node->accept & RG_RA(ev->kind))) return CK_FAILS;
     switch (node->shape) {
     case RG_RS_SCALAR: return scalar_misfit(node, ev, &d) ? CK_FAILS : CK_FITS;
+    case RG_RS_OBJECT: return check_object(lk, nodes, node, ev);
     case RG_RS_ONEOF:
         for (uint16_t k = 0; k < node->nchildren; k++) {
             const rg_rnode *alt = &nodes[node->child + k];
@@ -537,7 +581,8 @@ static void wait_for(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *nod
 static bool counted(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, char *mem,
                     rg_event *ev) {
     uint64_t n = 0;
-    if (ev->u.i >= 0 || !is_header(ev->kind) || node->shape == RG_RS_ANY) return true;
+    if (ev->u.i >= 0 || !is_header(ev->kind)) return true;
+    if (node->shape == RG_RS_ANY || node->shape == RG_RS_OBJECT) return true; /* no storage */
     if (rr->each && rr->depth == 0 && node->shape != RG_RS_TUPLE) return true;
     if (!c->pos) return mismatch(rr, node, ev, "a counted aggregate"), false;
     if (look_count(rr, c, ev, &n) == CK_MORE) return wait_for(rr, c, node, mem, ev), false;
@@ -573,6 +618,7 @@ static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, 
     case RG_RS_ARRAY: open_array(rr, node, mem, &h); break;
     case RG_RS_PAIRS: open_pairs(rr, node, mem, &h); break;
     case RG_RS_TUPLE: open_tuple(rr, node, mem, &h); break;
+    case RG_RS_OBJECT: push(rr, F_OBJECT, node, &h)->mem = mem; break;
     case RG_RS_ONEOF: {
         const rg_rnode *alt = NULL;
         if (decide(rr, c, node, ev, &alt) == CK_MORE) {
@@ -638,6 +684,33 @@ static const rg_rnode *next_slot(rg_reply_reader *rr, const rg_rnode *nodes, cha
     return &nodes[node->child + i % 2];
 }
 
+/* An element of an object: a key names the field of the value after it (an unknown one is
+ * skipped); a value goes to its field, whose bit is set. */
+static void object_element(rg_reply_reader *rr, const call_ctx *c, rg_rframe *f,
+                           const rg_event *ev) {
+    const rg_rnode *nodes = rr->table->nodes;
+    const rg_rnode *node = f->node;
+    if (f->i++ % 2 == 0) {
+        if (!is_text(ev->kind)) {
+            mismatch(rr, NULL, ev, "a field name (string)");
+            return;
+        }
+        f->cur = object_field(nodes, node, ev->str);
+        return;
+    }
+    if (f->cur == node->nchildren / 2) {
+        if (is_header(ev->kind) || ev->kind == RG_EV_STR_BEGIN) open_raw(rr, NULL, NULL, ev, c);
+        return;
+    }
+    if (f->mem) {
+        uint64_t present;
+        memcpy(&present, f->mem + node->offset, sizeof present);
+        present |= (uint64_t)1 << f->cur;
+        memcpy(f->mem + node->offset, &present, sizeof present);
+    }
+    value(rr, c, &nodes[node->child + 2 * f->cur + 1], f->mem, ev);
+}
+
 /* One RESP3 pair of a nested pairs list: a 2-element array read as a tuple of the pairs node. */
 static void open_pair(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev) {
     if (ev->kind != RG_EV_ARRAY || ev->u.i != 2) {
@@ -671,6 +744,7 @@ static void fixup(const rg_rnode *nodes, const rg_rnode *node, char *mem, const 
         break;
     }
     case RG_RS_TUPLE:
+    case RG_RS_OBJECT: /* (an object's key nodes store nothing) */
         for (uint16_t k = 0; k < node->nchildren; k++) {
             fixup(nodes, &nodes[node->child + k], mem, origin);
         }
@@ -735,7 +809,8 @@ static void close_frame(rg_reply_reader *rr, const call_ctx *c, const rg_event *
     if (f->kind == F_RAW) put_raw(rr, c, f->raw, f->start, rg_reader_offset(&rr->rd));
     if (f->kind == F_ARRAY) set_count(f->field, f->i);
     if (f->kind == F_PAIRS) set_count(f->field, f->pairs_mode == 2 ? f->i : f->i / 2);
-    if (f->kind == F_PAIRS && f->pairs_mode == 1 && f->i % 2) {
+    if ((f->kind == F_PAIRS && f->pairs_mode == 1 && f->i % 2) ||
+        (f->kind == F_OBJECT && f->i % 2)) {
         mismatch(rr, f->node, ev, "an even number of elements");
     }
     rr->depth--;
@@ -784,10 +859,15 @@ static void step(rg_reply_reader *rr, const call_ctx *c, const rg_event *ev) {
         }
         e.kind = RG_EV_ARRAY; /* rg_reply_decode_push: the push is the table's array */
     }
+    const uint32_t depth = rr->depth;
+    if (top && top->kind == F_OBJECT) {
+        object_element(rr, c, top, &e);
+        after_value(rr, c, depth);
+        return;
+    }
     char *mem = rr->out;
     const rg_rnode *node = top ? next_slot(rr, nodes, &mem, &e) : &nodes[0];
     if (!node) return;
-    const uint32_t depth = rr->depth;
     if (node->shape == RG_RS_PAIRS && top && top->node == node && top->kind == F_PAIRS) {
         open_pair(rr, node, mem, &e);
     } else {

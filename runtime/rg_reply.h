@@ -65,7 +65,11 @@ enum {
     RG_RS_ONEOF,  /* the first child that takes the whole value (its kind, count, constants,
                      numbers and every element, see "Alternatives" in docs/typed-replies.md); a
                      uint8_t at offset is set to the chosen child's index + 1 */
-    RG_RS_ANY     /* anything: an rg_view of the value's raw RESP bytes (decode it with rg_next) */
+    RG_RS_ANY,    /* anything: an rg_view of the value's raw RESP bytes (decode it with rg_next) */
+    RG_RS_OBJECT  /* fixed keys (HELLO, XINFO STREAM): a map, or the flat RESP2 array of name,
+                     value, ...; children in pairs: 2j a key node (cval: the field's name), 2j + 1
+                     the field's value node (offset in the same struct); a uint64_t at offset gets
+                     bit j when field j arrived; unknown keys are skipped; at most 64 fields */
 };
 
 /* How a scalar is stored at its offset. */
@@ -131,6 +135,7 @@ typedef struct rg_rframe {
     uint32_t depth;       /* the decoder's depth of the header */
     uint8_t kind;         /* private frame kind */
     uint8_t pairs_mode;   /* PAIRS: 0 undecided, 1 flat, 2 nested */
+    uint16_t cur;         /* OBJECT: the field whose value comes next (nchildren / 2: none) */
     char *raw;            /* raw values: the rg_view to fill, or NULL */
 } rg_rframe;
 

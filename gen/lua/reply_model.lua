@@ -9,6 +9,8 @@
 --   array { item }                  { T *items; size_t count; }
 --   pairs { key, value }            a map, or a list of 2-element arrays; RESP2 sends both flat
 --   tuple { items, min? }           fixed elements, one member each; min: fewest that come
+--   object { fields }               fixed keys ({ name, ty } each): one member per field, and
+--                                   `present` bits; a map or the flat RESP2 array
 --   oneof { alts }                  which (1-based) and a member per alternative
 --   any                             the raw RESP bytes of the value (a generic value)
 -- Every type also gets `precise = false` when it, or a part of it, fell back to `any` or can
@@ -67,8 +69,32 @@ local function array_type(s)
     return { t = "array", item = item, precise = item.precise }
 end
 
+-- The most fields an object gets (its presence bits are one uint64_t); beyond, name/value pairs.
+local MAX_FIELDS = 64
+
+-- Fixed keys (`properties`: HELLO, XINFO STREAM): one named field each, in byte order of their
+-- names (Lua tables have no order); keys the schema does not list are skipped.
+local function fields_type(s)
+    local names = {}
+    for name in pairs(s.properties) do names[#names + 1] = name end
+    if #names == 0 or #names > MAX_FIELDS then return nil end
+    table.sort(names)
+    local fields, precise = {}, true
+    for i, name in ipairs(names) do
+        fields[i] = { name = name, ty = from_schema(s.properties[name]) }
+        precise = precise and fields[i].ty.precise
+    end
+    -- Keys beyond the listed ones (MEMORY STATS' db.N) are skipped: not every part is typed.
+    local open = s.patternProperties or (s.additionalProperties and s.additionalProperties ~= false)
+    return { t = "object", fields = fields, precise = precise and not open }
+end
+
 local function object_type(s)
     local value
+    if s.properties then
+        local o = fields_type(s)
+        if o then return o end
+    end
     if type(s.additionalProperties) == "table" and not s.properties then
         value = from_schema(s.additionalProperties)
     elseif s.patternProperties and not s.properties then
@@ -76,7 +102,7 @@ local function object_type(s)
         for _, v in pairs(s.patternProperties) do only = only and "many" or v end
         value = (only and only ~= "many") and from_schema(only) or any_type()
     else
-        -- Fixed-key objects (HELLO, XINFO, COMMAND DOCS): a map of name to raw value.
+        -- Fixed-key objects of too many fields: a map of name to raw value.
         value = any_type()
     end
     return pairs_of({ t = "str", precise = true }, value)
@@ -88,6 +114,7 @@ local ACCEPT = {
     bool = { BOOL = true, INT = true }, str = { BULK = true, SIMPLE = true, VERBATIM = true },
     null = { NULL = true }, array = { ARRAY = true, SET = true },
     pairs = { MAP = true, ARRAY = true }, tuple = { ARRAY = true },
+    object = { MAP = true, ARRAY = true },
 }
 
 local function overlaps(a, b)
@@ -108,6 +135,7 @@ local function signature(x)
     for _, list in ipairs({ x.items or {}, x.alts or {} }) do
         for _, y in ipairs(list) do parts[#parts + 1] = signature(y) end
     end
+    for _, f in ipairs(x.fields or {}) do parts[#parts + 1] = f.name .. "=" .. signature(f.ty) end
     return "(" .. table.concat(parts, " ") .. ")"
 end
 

@@ -81,6 +81,7 @@ static void walk(digest *d, const bounds *b, const rg_rnode *nodes, const rg_rno
     const char *at = mem + node->offset;
     switch (node->shape) {
     case RG_RS_SCALAR:
+        if (node->store == RG_RT_NONE) break;
         if (node->store == RG_RT_VIEW || node->store == RG_RT_I64 || node->store == RG_RT_DBL) {
             if (node->store == RG_RT_VIEW) {
                 rg_view v;
@@ -106,6 +107,12 @@ static void walk(digest *d, const bounds *b, const rg_rnode *nodes, const rg_rno
         if (which) walk(d, b, nodes, &nodes[node->child + which - 1], mem, depth + 1);
         break;
     }
+    case RG_RS_OBJECT:
+        put(d, at, 8); /* the presence bits */
+        for (uint16_t k = 0; k < node->nchildren; k++) {
+            walk(d, b, nodes, &nodes[node->child + k], mem, depth + 1);
+        }
+        break;
     case RG_RS_TUPLE:
         for (uint16_t k = 0; k < node->nchildren; k++) {
             walk(d, b, nodes, &nodes[node->child + k], mem, depth + 1);
