@@ -241,7 +241,7 @@ static bool const_fits(const rg_rnode *node, const rg_event *ev) {
 /* Why a scalar event does not fit a scalar node ("" for its kind or constant), or NULL; a
  * double's value goes to *d. The one set of checks behind the decode, the size query (which
  * stores nothing) and the lookahead, so the three never disagree on a reply. */
-static const char *scalar_misfit(const rg_rnode *node, const rg_event *ev, double *d) {
+RG_FAST_INLINE const char *scalar_misfit(const rg_rnode *node, const rg_event *ev, double *d) {
     if (!(node->accept & RG_RA(ev->kind)) || !const_fits(node, ev)) return "";
     if (node->store == RG_RT_BOOL && ev->kind == RG_EV_INT && (ev->u.i < 0 || ev->u.i > 1)) {
         return "0 or 1";
@@ -943,63 +943,136 @@ static bool fast_frame(const rg_reply_reader *rr, const rg_rframe *f) {
     return f->n > f->i && kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR;
 }
 
-/* Stores evs[k...] while they are plain scalars of the frame; returns how many it took. */
-static size_t fast_store(rg_reply_reader *rr, const call_ctx *c, rg_rframe *f, const rg_event *evs,
-                         size_t n) {
-    const rg_rnode *nodes = rr->table->nodes;
-    const rg_rnode *child = &nodes[f->node->child];
-    const uint32_t size = f->node->elem_size;
-    const bool pairs = f->kind == F_PAIRS;
-    size_t k = 0;
-    for (; k < n; k++) {
-        const rg_event *ev = &evs[k];
-        const rg_rnode *node = pairs ? &child[f->i & 1] : child;
-        if (!(node->accept & RG_RA(ev->kind)) || node->cval) break;
-        char *at = f->mem + (pairs ? f->i >> 1 : f->i) * size + node->offset;
-        if (node->store == RG_RT_VIEW) {
-            put_view(rr, c, at, ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str);
-        } else if (node->store == RG_RT_I64) {
-            memcpy(at, &ev->u.i, sizeof ev->u.i);
-        } else if (node->store == RG_RT_DBL && ev->kind == RG_EV_BULK) {
-            double d;
-            if (!text_double(ev->str, &d)) break;
-            memcpy(at, &d, sizeof d);
-        } else {
-            break;
-        }
-        f->i++;
-    }
-    return k;
+/* A fast frame's state while the decoder feeds it (fast_event), copied out of the frame so
+ * that the stores into the list (char pointers, which may alias anything in memory) do not make
+ * the compiler reload it for every element. */
+typedef struct fast_ctx {
+    const rg_rnode *child; /* ARRAY: the element; PAIRS: key, value */
+    char *mem;             /* the list's items */
+    uint64_t i, n;         /* the frame's element counts */
+    uintptr_t delta;       /* a view's offset from the reply start, + 1, is its pointer + delta */
+    uint32_t size;         /* bytes of one item */
+    uint32_t accept[2];    /* view_event: the children's accept sets and offsets */
+    uint32_t off[2];
+    bool pairs, direct;
+    bool has; /* held is an event for step() */
+    rg_event held;
+} fast_ctx;
+
+/* Keeps an event for step(), field by field: a copy of the whole struct would make the compiler
+ * keep every event of the loop in memory rather than in registers. */
+static inline void hold(fast_ctx *x, const rg_event *ev) {
+    x->held.kind = ev->kind;
+    x->held.sub = ev->sub;
+    x->held.complete = ev->complete;
+    x->held.depth = ev->depth;
+    x->held.u = ev->u;
+    x->held.str = ev->str;
+    x->held.fmt = ev->fmt;
+    x->has = true;
 }
 
-enum { BATCH = 32 };
+/* Stores a scalar event that fits node at at (what put_scalar does, without its messages). */
+RG_FAST_INLINE bool fast_put(const fast_ctx *x, const rg_rnode *node, char *at,
+                             const rg_event *ev) {
+    if (RG_FAST_RARE(!(node->accept & RG_RA(ev->kind)) || node->cval)) return false;
+    if (RG_FAST_OFTEN(node->store == RG_RT_VIEW)) {
+        rg_view v = ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str;
+        if (!x->direct && v.ptr) v.ptr = (const char *)((uintptr_t)v.ptr + x->delta);
+        memcpy(at, &v, sizeof v);
+        return true;
+    }
+    if (node->store == RG_RT_I64) {
+        memcpy(at, &ev->u.i, sizeof ev->u.i);
+        return true;
+    }
+    double d = 0;
+    if (scalar_misfit(node, ev, &d)) return false; /* the rare kinds: the one set of checks */
+    if (node->store == RG_RT_DBL) memcpy(at, &d, sizeof d);
+    if (node->store == RG_RT_BOOL) {
+        const bool b = ev->kind == RG_EV_BOOL ? ev->u.b : ev->u.i != 0;
+        memcpy(at, &b, sizeof b);
+    }
+    return true;
+}
 
-/* One batch of events for a fast frame: RG_OK to go on, else what the decoder said. The event
- * that completed the reply, if any, is left in *last with *done set. */
+/* One event of a fast frame, inlined into the decoder's loop (rg_feed_inline): a scalar that
+ * fits is stored straight into the list; the feed pauses after the frame's last element (so
+ * never past the aggregate) and at the first event that needs more than a store, which is kept
+ * for step() (whose checks then give its mismatch). */
+RG_FAST_INLINE int fast_event(void *ud, const rg_event *ev) {
+    fast_ctx *x = ud;
+    const uint64_t i = x->i;
+    const rg_rnode *node = x->pairs ? &x->child[i & 1] : x->child;
+    char *at = x->mem + (x->pairs ? i >> 1 : i) * x->size + node->offset;
+    if (RG_FAST_RARE(!fast_put(x, node, at, ev))) {
+        hold(x, ev);
+        return 1;
+    }
+    x->i = i + 1;
+    return x->i == x->n;
+}
+
+/* fast_event for lists whose elements (or keys and values) are all plain views, the bulk of real
+ * replies (MGET, LRANGE, HGETALL, SMEMBERS, KEYS): no node is looked at per element. */
+RG_FAST_INLINE int view_event(void *ud, const rg_event *ev) {
+    fast_ctx *x = ud;
+    const uint64_t i = x->i;
+    const unsigned k = x->pairs ? (unsigned)(i & 1) : 0;
+    if (RG_FAST_RARE(!(x->accept[k] & RG_RA(ev->kind)))) {
+        hold(x, ev);
+        return 1;
+    }
+    rg_view v = ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str;
+    if (!x->direct && v.ptr) v.ptr = (const char *)((uintptr_t)v.ptr + x->delta);
+    memcpy(x->mem + (x->pairs ? i >> 1 : i) * x->size + x->off[k], &v, sizeof v);
+    x->i = i + 1;
+    return x->i == x->n;
+}
+
+/* True when every child of the fast frame f is a view without a constant. */
+static bool views_only(const rg_rnode *child, bool pairs) {
+    for (unsigned k = 0; k <= (unsigned)pairs; k++) {
+        if (child[k].store != RG_RT_VIEW || child[k].cval) return false;
+    }
+    return true;
+}
+
+/* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
+ * reply, if any, is left in *last with *done set. */
 static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos,
                             rg_event *last, bool *done) {
-    rg_event evs[BATCH];
     rg_rframe *f = &rr->stack[rr->depth - 1];
-    const uint64_t left = f->n - f->i;
-    rg_status st;
-    const size_t n =
-        rg_next_batch(&rr->rd, c->buf, len, pos, evs, left < BATCH ? left : BATCH, &st);
-    /* A batch that stopped at its count consumed nothing after its last event. */
-    if (st == RG_OK) rr->mark = rg_reader_offset(&rr->rd);
-    size_t k = fast_store(rr, c, f, evs, n);
-    const size_t *const at = c->pos;
-    c->pos = NULL; /* the reader is past these events: nothing may look ahead from it */
-    for (; k < n; k++) {
-        c->before = rg_reader_offset(&rr->rd); /* only raw values use it; none are fast */
-        step(rr, c, &evs[k]);
-        if (evs[k].complete) {
-            *last = evs[k];
+    const rg_rnode *child = &rr->table->nodes[f->node->child];
+    const bool pairs = f->kind == F_PAIRS;
+    fast_ctx x = {child,
+                  f->mem,
+                  f->i,
+                  f->n,
+                  (uintptr_t)c->base - (uintptr_t)c->buf - (uintptr_t)rr->start + 1,
+                  f->node->elem_size,
+                  {child[0].accept, child[pairs].accept},
+                  {child[0].offset, child[pairs].offset},
+                  pairs,
+                  rr->direct,
+                  false,
+                  {0}};
+    const rg_status st = views_only(child, pairs)
+                             ? rg_feed_inline(&rr->rd, c->buf, len, pos, view_event, &x)
+                             : rg_feed_inline(&rr->rd, c->buf, len, pos, fast_event, &x);
+    f->i = x.i;
+    if (st != RG_PAUSED) return st;
+    /* Paused right after an event: the reply's next value starts here. */
+    rr->mark = rg_reader_offset(&rr->rd);
+    if (x.has) {
+        c->before = rr->mark; /* only raw values use it; none are in a fast frame */
+        step(rr, c, &x.held);
+        if (x.held.complete) {
+            *last = x.held;
             *done = true;
-            break;
         }
     }
-    c->pos = at;
-    return *done ? RG_OK : st;
+    return RG_OK;
 }
 
 /* The reply did not complete in its first call: decode it again from its start with views
@@ -1070,11 +1143,13 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
 
 /* The reply's first event. A whole scalar reply (GET, INCR, ...) is stored at once; anything
  * else begins the reply and goes through step(). */
+static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                                void *out, rg_event ev);
+
 static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t len,
                                    size_t *pos, void *out) {
     rg_event ev;
     if (!rr->pending) rr->start = rg_reader_offset(&rr->rd);
-    const uint64_t before = rr->start;
     const rg_status st = rg_next(&rr->rd, c->buf, len, pos, &ev);
     /* The first token may be partly consumed (a long bulk's header): the reply starts before it. */
     rr->pending = st == RG_NEED_MORE;
@@ -1084,6 +1159,13 @@ static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call
         rr->error = (rg_view){why, why ? strlen(why) : 0};
         return RG_REPLY_PROTOCOL;
     }
+    return first_of(rr, t, c, pos, out, ev);
+}
+
+/* The reply's first event ev, read from stream offset rr->start. */
+static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                                void *out, rg_event ev) {
+    const uint64_t before = rr->start;
     if (ev.kind == RG_EV_PUSH && !rr->push_ok) return take_push(rr, c, pos, before);
     const rg_rnode *root = &t->nodes[0];
     if (ev.complete && root->shape == RG_RS_SCALAR && (root->accept & RG_RA(ev.kind))) {
@@ -1112,10 +1194,45 @@ static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call
     return ev.complete ? finish(rr, c, pos) : RG_REPLY_NEED_MORE;
 }
 
+/* A reply whose first token the decoder's inline fast path reads whole ('$', ':', '+'; never a
+ * header, which a push would be): the common one-value replies (GET, INCR, SET) without a call
+ * into the decoder. False when nothing was consumed. */
+static inline bool quick_first(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                               void *out, rg_reply_status *st) {
+    const char first = c->buf[*pos];
+    if (first != '$' && first != ':' && first != '+') return false;
+    rg_fast f = rg_fast_load(&rr->rd, c->buf, c->len, *pos, false);
+    rg_event ev;
+    rr->start = rg_reader_offset(&rr->rd);
+    if (rg_fast_token(&f, &rr->rd, &ev) != RG_FAST_EVENT) return false;
+    rg_fast_save(&f, &rr->rd, pos);
+    const rg_rnode *root = &t->nodes[0];
+    if (root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind))) {
+        /* GET, INCR: stored at once. */
+        if (root->store == RG_RT_VIEW) {
+            const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
+            memcpy((char *)out + root->offset, &v, sizeof v);
+            *st = RG_REPLY_OK;
+            return true;
+        }
+        if (root->store == RG_RT_I64) {
+            memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
+            *st = RG_REPLY_OK;
+            return true;
+        }
+    }
+    *st = first_of(rr, t, c, pos, out, ev);
+    return true;
+}
+
 rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
                                 size_t len, size_t *pos, void *out) {
     call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
     rg_reply_status st = RG_REPLY_NEED_MORE;
+    if (!rr->active && !rr->pending && *pos < len && rr->rd.depth == 0 && rg_fast_ready(&rr->rd) &&
+        quick_first(rr, t, &c, pos, out, &st)) {
+        return st;
+    }
     if (!rr->active) {
         st = first_event(rr, t, &c, len, pos, out);
         if (st != RG_REPLY_NEED_MORE || !rr->active) return st;

@@ -13,7 +13,8 @@
  * table shows the median ns per reply over RUNS runs, hiredis / ours ratios, and allocations per
  * reply (counted by interposing malloc/calloc/realloc in this executable).
  *
- * Usage: bench_reply [RUNS]   (default 31) */
+ * Usage: bench_reply [RUNS [CASE]]   (default 31 runs; CASE 1-5 runs that case only, e.g. for a
+ * profile: valgrind --tool=callgrind bench_reply 1 2) */
 #include "bench_reply.h"
 
 #include "alloc_count.h"
@@ -29,6 +30,13 @@
 #include <time.h>
 
 enum { REPLIES = 2000, CHUNK = 16384 };
+
+/* The measured passes stay functions of their own, so a profile (callgrind) shows each. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_BENCH_NOINLINE __attribute__((noinline))
+#else
+#define RG_BENCH_NOINLINE
+#endif
 
 typedef struct buf {
     char *p;
@@ -119,7 +127,7 @@ static size_t result_count(const bench_case *c, const void *out) {
     return n;
 }
 
-static void ours(const bench_case *c, const buf *in) {
+RG_BENCH_NOINLINE static void ours(const bench_case *c, const buf *in) {
     rg_reply_reader rr;
     rg_reply_reader_init(&rr, NULL);
     rg_reply_set_storage(&rr, g_store, sizeof g_store);
@@ -150,7 +158,7 @@ static int raw_event(void *ud, const rg_event *ev) {
     return 0;
 }
 
-static void raw(const buf *in) {
+RG_BENCH_NOINLINE static void raw(const buf *in) {
     rg_reader r;
     rg_reader_init(&r, NULL);
     raw_sink s = {0, 0};
@@ -160,7 +168,7 @@ static void raw(const buf *in) {
     g_check += s.n + (s.acc & 1);
 }
 
-static void hiredis(const buf *in, bool tree) {
+RG_BENCH_NOINLINE static void hiredis(const buf *in, bool tree) {
     redisReader *rd = redisReaderCreate();
     if (!tree) rd->fn = NULL;
     for (size_t off = 0; off < in->len; off += CHUNK) {
@@ -216,6 +224,7 @@ static stat measure(const bench_case *c, const buf *in, int which, unsigned runs
 int main(int argc, char **argv) {
     unsigned runs = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 31;
     if (runs < 1 || runs > 256) runs = 31;
+    const unsigned only = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 0;
     const bench_case cases[] = {
         {"GET (32 B bulk)", reply_get, &bench_get_reply_table, 1},
         {"MGET (100 keys)", reply_mget, &bench_mget_reply_table, 100},
@@ -229,6 +238,7 @@ int main(int argc, char **argv) {
            "ours/raw | no-tree/ours | allocs ours | allocs hiredis tree |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only && only != i + 1) continue;
         buf in = {NULL, 0, 0};
         for (int r = 0; r < REPLIES; r++) cases[i].make(&in);
         measure(&cases[i], &in, 0, 3); /* warm up */
