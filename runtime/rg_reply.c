@@ -1194,46 +1194,24 @@ static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ct
     return ev.complete ? finish(rr, c, pos) : RG_REPLY_NEED_MORE;
 }
 
-/* A reply whose first token the decoder's inline fast path reads whole ('$', ':', '+'; never a
- * header, which a push would be): the common one-value replies (GET, INCR, SET) without a call
- * into the decoder. False when nothing was consumed. */
-static inline bool quick_first(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
-                               void *out, rg_reply_status *st) {
-    const char first = c->buf[*pos];
-    if (first != '$' && first != ':' && first != '+') return false;
-    rg_fast f = rg_fast_load(&rr->rd, c->buf, c->len, *pos, false);
-    rg_event ev;
-    rr->start = rg_reader_offset(&rr->rd);
-    if (rg_fast_token(&f, &rr->rd, &ev) != RG_FAST_EVENT) return false;
-    rg_fast_save(&f, &rr->rd, pos);
-    const rg_rnode *root = &t->nodes[0];
-    if (root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind))) {
-        /* GET, INCR: stored at once. */
-        if (root->store == RG_RT_VIEW) {
-            const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
-            memcpy((char *)out + root->offset, &v, sizeof v);
-            *st = RG_REPLY_OK;
-            return true;
-        }
-        if (root->store == RG_RT_I64) {
-            memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
-            *st = RG_REPLY_OK;
-            return true;
-        }
-    }
-    *st = first_of(rr, t, c, pos, out, ev);
-    return true;
-}
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_NOINLINE __attribute__((noinline))
+#else
+#define RG_NOINLINE
+#endif
 
-rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                size_t len, size_t *pos, void *out) {
+/* Everything but a one-value reply read by the fast path: kept out of line, so that the fast
+ * path's function saves few registers. first is the reply's first event when the fast path
+ * already read it (from stream offset rr->start), else NULL. */
+static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_rtable *t,
+                                                  const char *buf, size_t len, size_t *pos,
+                                                  void *out, const rg_event *first) {
     call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
     rg_reply_status st = RG_REPLY_NEED_MORE;
-    if (!rr->active && !rr->pending && *pos < len && rr->rd.depth == 0 && rg_fast_ready(&rr->rd) &&
-        quick_first(rr, t, &c, pos, out, &st)) {
-        return st;
-    }
-    if (!rr->active) {
+    if (first) {
+        st = first_of(rr, t, &c, pos, out, *first);
+        if (st != RG_REPLY_NEED_MORE || !rr->active) return st;
+    } else if (!rr->active) {
         st = first_event(rr, t, &c, len, pos, out);
         if (st != RG_REPLY_NEED_MORE || !rr->active) return st;
     }
@@ -1243,6 +1221,36 @@ rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const c
         st = decode_loop(rr, &c, len, pos);
     }
     return st;
+}
+
+rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                size_t len, size_t *pos, void *out) {
+    /* A reply whose first token the decoder's inline fast path reads whole ('$', ':', '+'; never
+     * a header, which a push would be): GET, INCR, SET without a call into the decoder. */
+    const char c0 = *pos < len ? buf[*pos] : 0;
+    if ((c0 == '$' || c0 == ':' || c0 == '+') && !rr->active && !rr->pending && rr->rd.depth == 0 &&
+        rg_fast_ready(&rr->rd)) {
+        rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
+        rg_event ev;
+        rr->start = rg_reader_offset(&rr->rd);
+        if (rg_fast_token(&f, &rr->rd, &ev) == RG_FAST_EVENT) {
+            rg_fast_save(&f, &rr->rd, pos);
+            const rg_rnode *root = &t->nodes[0];
+            const bool plain =
+                root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind));
+            if (plain && root->store == RG_RT_VIEW) {
+                const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
+                memcpy((char *)out + root->offset, &v, sizeof v);
+                return RG_REPLY_OK;
+            }
+            if (plain && root->store == RG_RT_I64) {
+                memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
+                return RG_REPLY_OK;
+            }
+            return decode_general(rr, t, buf, len, pos, out, &ev);
+        }
+    }
+    return decode_general(rr, t, buf, len, pos, out, NULL);
 }
 
 rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
