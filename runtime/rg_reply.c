@@ -196,25 +196,31 @@ static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* Accumulates the digits at p (before e) into *m; returns the first byte that is not one. */
+static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
+    uint64_t v = *m;
+    for (unsigned d; p < e && (d = (unsigned)(unsigned char)*p - '0') < 10; p++) v = v * 10 + d;
+    *m = v;
+    return p;
+}
+
+/* [-]digits[.digits] with 1 to 15 digits: one loop for each part, no test for the point in
+ * between. Anything else (exponents, inf, 16 digits or more) is for strtod. */
 static inline bool quick_double(rg_view s, double *out) {
     const char *p = s.ptr, *const end = s.ptr + s.len;
     const bool neg = p < end && *p == '-';
     p += neg;
     if (end - p > 16) return false;
     uint64_t m = 0;
-    const char *dot = NULL;
-    for (; p < end; p++) {
-        const unsigned d = (unsigned)(*p - '0');
-        if (d < 10) {
-            m = m * 10 + d;
-        } else if (*p == '.' && !dot) {
-            dot = p;
-        } else {
-            return false;
-        }
+    const char *q = digits_of(p, end, &m);
+    size_t frac = 0;
+    if (q < end) {
+        if (*q != '.') return false;
+        const char *r = digits_of(q + 1, end, &m);
+        if (r != end) return false;
+        frac = (size_t)(end - q - 1);
     }
-    const size_t frac = dot ? (size_t)(end - dot - 1) : 0;
-    const size_t digits = (size_t)(end - s.ptr) - neg - (dot != NULL);
+    const size_t digits = (size_t)(end - p) - (q < end);
     if (digits == 0 || digits > 15) return false;
     const double d = (double)m / POW10[frac];
     *out = neg ? -d : d;
@@ -1047,12 +1053,44 @@ RG_FAST_INLINE int view_pairs_event(void *ud, const rg_event *ev) {
     return view_event(ud, ev, true);
 }
 
+/* Pairs of a view and a double (ZRANGE WITHSCORES, ZPOPMIN COUNT, ZRANDMEMBER WITHSCORES). */
+RG_FAST_INLINE int view_double_event(void *ud, const rg_event *ev) {
+    fast_ctx *x = ud;
+    const uint64_t i = x->i;
+    const unsigned k = (unsigned)(i & 1);
+    char *at = x->mem + (i >> 1) * x->size + x->off[k];
+    if (RG_FAST_RARE(!(x->accept[k] & RG_RA(ev->kind)))) {
+        hold(x, ev);
+        return 1;
+    }
+    if (k == 0) {
+        rg_view v = ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str;
+        v.ptr = v.ptr ? (const char *)((uintptr_t)v.ptr + x->delta) : NULL;
+        memcpy(at, &v, sizeof v);
+    } else {
+        double d = ev->kind == RG_EV_DOUBLE ? ev->u.d : (double)ev->u.i;
+        const bool text = ev->kind == RG_EV_BULK || ev->kind == RG_EV_SIMPLE;
+        if (text && RG_FAST_RARE(!quick_double(ev->str, &d) && !text_double(ev->str, &d))) {
+            hold(x, ev); /* no number: step() says so */
+            return 1;
+        }
+        memcpy(at, &d, sizeof d);
+    }
+    x->i = i + 1;
+    return x->i == x->n;
+}
+
 /* True when every child of the fast frame f is a view without a constant. */
 static bool views_only(const rg_rnode *child, bool pairs) {
     for (unsigned k = 0; k <= (unsigned)pairs; k++) {
         if (child[k].store != RG_RT_VIEW || child[k].cval) return false;
     }
     return true;
+}
+
+/* A key that is a plain view and a value that is a double. */
+static bool view_double(const rg_rnode *kv) {
+    return kv[0].store == RG_RT_VIEW && !kv[0].cval && kv[1].store == RG_RT_DBL && !kv[1].cval;
 }
 
 /* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
@@ -1075,7 +1113,9 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
                   false,
                   {0}};
     rg_status st;
-    if (!views_only(child, pairs)) {
+    if (pairs && view_double(child)) {
+        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_double_event, &x);
+    } else if (!views_only(child, pairs)) {
         st = rg_feed_inline(&rr->rd, c->buf, len, pos, fast_event, &x);
     } else if (pairs) {
         st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_pairs_event, &x);
