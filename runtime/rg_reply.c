@@ -238,7 +238,7 @@ static inline bool text_double(rg_view s, double *out) {
     return end == tmp + s.len;
 }
 
-static bool const_fits(const rg_rnode *node, const rg_event *ev) {
+static inline bool const_fits(const rg_rnode *node, const rg_event *ev) {
     if (!node->cval) return true;
     if (ev->kind != RG_EV_SIMPLE && ev->kind != RG_EV_BULK) return false;
     return ev->str.len == strlen(node->cval) && memcmp(ev->str.ptr, node->cval, ev->str.len) == 0;
@@ -397,6 +397,68 @@ static ck check_object(look *lk, const rg_rnode *nodes, const rg_rnode *node, co
     }
 }
 
+/* A run of scalar elements being checked (look_event). */
+typedef struct look_run {
+    const rg_rnode *child; /* ARRAY: the element; flat PAIRS: key, value */
+    uint64_t i;            /* elements checked */
+    uint32_t depth;        /* the elements' depth */
+    bool pairs, fails, has;
+    rg_event held; /* the event that ended the run, for check_agg's loop */
+} look_run;
+
+/* GCC (12) cannot see that the decoder's inline loop fills each event before the callback reads
+ * it (rg_fast_token fills it exactly when it returns RG_FAST_EVENT) once such loops are inlined
+ * here; clang and the loops' other users are clean. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* Checks one element of a run of scalars, inlined into the decoder's loop; pauses at anything
+ * else (a header, an attribute, the end), which check_agg's loop then takes. */
+RG_FAST_INLINE int look_event(void *ud, const rg_event *ev) {
+    look_run *x = ud;
+    double d;
+    if (RG_FAST_RARE(ev->depth != x->depth || is_header(ev->kind) || ev->kind >= RG_EV_ATTR)) {
+        x->held = *ev;
+        x->has = true;
+        return 1;
+    }
+    const rg_rnode *node = x->pairs ? &x->child[x->i & 1] : x->child;
+    if (RG_FAST_RARE(scalar_misfit(node, ev, &d) != NULL)) {
+        x->fails = true;
+        return 1;
+    }
+    x->i++;
+    return 0;
+}
+
+/* The scalar elements from element *i on, checked in one inline loop (the lookahead of ZRANGE
+ * over RESP2 reads whole lists): CK_FITS with *e the event that ended the run, consumed. */
+static ck look_scalars(look *lk, const rg_rnode *child, bool pairs, uint32_t depth, uint64_t *i,
+                       rg_event *e) {
+    look_run x = {child, *i, depth, pairs, false, false, {0}};
+    const rg_status st = rg_feed_inline(&lk->rd, lk->buf, lk->len, &lk->pos, look_event, &x);
+    *i = x.i;
+    if (x.fails) return CK_FAILS;
+    if (st == RG_NEED_MORE) return CK_MORE;
+    if (st != RG_PAUSED || !x.has) return CK_FAILS; /* a malformed value */
+    *e = x.held;
+    return CK_FITS;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/* Does the list node take runs of scalars (ARRAY of a scalar, flat PAIRS of scalars)? */
+static bool scalar_list(const rg_rnode *nodes, const rg_rnode *node, int mode) {
+    const rg_rnode *child = &nodes[node->child];
+    if (node->shape == RG_RS_ARRAY) return child->shape == RG_RS_SCALAR;
+    return node->shape == RG_RS_PAIRS && mode == 1 && child[0].shape == RG_RS_SCALAR &&
+           child[1].shape == RG_RS_SCALAR;
+}
+
 /* Every element of the aggregate whose header is ev, against an ARRAY, PAIRS or TUPLE node. */
 static ck check_agg(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
     int mode = ev->kind == RG_EV_MAP ? 1 : 0; /* PAIRS: 1 flat, 2 nested */
@@ -404,7 +466,15 @@ static ck check_agg(look *lk, const rg_rnode *nodes, const rg_rnode *node, const
     if (!is_header(ev->kind) || !count_fits(node, ev)) return CK_FAILS;
     for (;; i++) {
         rg_event e;
-        ck r = look_next(lk, &e);
+        ck r;
+        if (scalar_list(nodes, node, mode)) {
+            r = look_scalars(lk, &nodes[node->child], node->shape == RG_RS_PAIRS, ev->depth + 1, &i,
+                             &e);
+            if (r == CK_FITS && e.kind == RG_EV_ATTR) r = look_skip(lk, &e);
+            if (r == CK_FITS && e.kind == RG_EV_ATTR) r = look_next(lk, &e);
+        } else {
+            r = look_next(lk, &e);
+        }
         if (r != CK_FITS) return r;
         if (e.kind == RG_EV_END && e.depth == ev->depth) break;
         const rg_rnode *child = &nodes[node->child];
