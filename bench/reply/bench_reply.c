@@ -13,7 +13,7 @@
  * table shows the median ns per reply over RUNS runs, hiredis / ours ratios, and allocations per
  * reply (counted by interposing malloc/calloc/realloc in this executable).
  *
- * Usage: bench_reply [RUNS [CASE]]   (default 31 runs; CASE 1-5 runs that case only, e.g. for a
+ * Usage: bench_reply [RUNS [CASE]]   (default 31 runs; CASE 1-6 runs that case only, e.g. for a
  * profile: valgrind --tool=callgrind bench_reply 1 2) */
 #include "bench_reply.h"
 
@@ -123,7 +123,8 @@ static uint64_t now_ns(void) {
 static size_t result_count(const bench_case *c, const void *out) {
     if (c->elems == 1) return 1;
     size_t n;
-    memcpy(&n, (const char *)out + sizeof(void *), sizeof n);
+    /* elems 0: a oneof, its which byte first, then (aligned) the first alternative's list */
+    memcpy(&n, (const char *)out + (c->elems ? 0 : sizeof(void *)) + sizeof(void *), sizeof n);
     return n;
 }
 
@@ -137,6 +138,7 @@ RG_BENCH_NOINLINE static void ours(const bench_case *c, const buf *in) {
         bench_hgetall_result hgetall;
         bench_lrange_result lrange;
         bench_zrange_result zrange;
+        bench_zrevrange_result zrevrange;
     } out;
     size_t pos = 0;
     for (int i = 0; i < REPLIES; i++) {
@@ -231,6 +233,7 @@ int main(int argc, char **argv) {
         {"HGETALL (100 fields)", reply_hgetall, &bench_hgetall_reply_table, 100},
         {"LRANGE (100)", reply_mget, &bench_lrange_reply_table, 100},
         {"ZRANGE WITHSCORES (100)", reply_zrange, &bench_zrange_reply_table, 100},
+        {"ZREVRANGE, oneof with lookahead (100)", reply_mget, &bench_zrevrange_reply_table, 0},
     };
     printf("bench_reply: %d RESP2 replies per run, median of %u runs, ns per reply\n\n", REPLIES,
            runs);
