@@ -1359,19 +1359,43 @@ static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_
     return st;
 }
 
-rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                size_t len, size_t *pos, void *out) {
-    /* A reply whose first token the decoder's inline fast path reads whole ('$', ':', '+'; never
-     * a header, which a push would be): GET, INCR, SET without a call into the decoder. */
+/* GET's reply, the commonest of all: a whole '$' bulk for a root view, read the way the
+ * decoder's fast path reads it (rg_fast_bulk: the same length, limit and CRLF checks), with the
+ * reader idle at depth 0 before and after. False when it is anything else; nothing consumed. */
+static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const char *buf,
+                              size_t len, size_t *pos, void *out) {
+    const char *const p = buf + *pos, *const e = buf + len;
+    uint64_t n;
+    const char *const s = rg_fast_len(p + 1, e, e - p >= RG_FAST_ROOM, &n);
+    if (!s || n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) {
+        return false;
+    }
+    const size_t used = (size_t)(s + n + 2 - p);
+    rr->start = rr->rd.offset;
+    rr->rd.offset += used;
+    rr->rd.values++;
+    *pos += used;
+    const rg_view v = {s, (size_t)n};
+    memcpy((char *)out + root->offset, &v, sizeof v);
+    return true;
+}
+
+/* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
+ * at once (INCR, a view of a '+' line), the rest through decode_general. Out of line, so that
+ * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
+static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rtable *t,
+                                                const char *buf, size_t len, size_t *pos,
+                                                void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
+    /* '$', ':', '+' only: never a header, which a push would be. */
     const char c0 = *pos < len ? buf[*pos] : 0;
-    if ((c0 == '$' || c0 == ':' || c0 == '+') && !rr->active && !rr->pending && rr->rd.depth == 0 &&
-        rg_fast_ready(&rr->rd)) {
+    if ((c0 == '$' || c0 == ':' || c0 == '+') && idle) {
         rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
         rg_event ev;
         rr->start = rg_reader_offset(&rr->rd);
         if (rg_fast_token(&f, &rr->rd, &ev) == RG_FAST_EVENT) {
             rg_fast_save(&f, &rr->rd, pos);
-            const rg_rnode *root = &t->nodes[0];
             const bool plain =
                 root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind));
             if (plain && root->store == RG_RT_VIEW) {
@@ -1387,6 +1411,18 @@ rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const c
         }
     }
     return decode_general(rr, t, buf, len, pos, out, NULL);
+}
+
+rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                size_t len, size_t *pos, void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    if (*pos < len && buf[*pos] == '$' && !rr->active && !rr->pending && rr->rd.depth == 0 &&
+        rg_fast_ready(&rr->rd) && root->store == RG_RT_VIEW && root->shape == RG_RS_SCALAR &&
+        !root->cval && (root->accept & RG_RA(RG_EV_BULK)) &&
+        quick_bulk(rr, root, buf, len, pos, out)) {
+        return RG_REPLY_OK;
+    }
+    return decode_other(rr, t, buf, len, pos, out);
 }
 
 rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
