@@ -1365,11 +1365,13 @@ static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_
 static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const char *buf,
                               size_t len, size_t *pos, void *out) {
     const char *const p = buf + *pos, *const e = buf + len;
-    uint64_t n;
-    const char *const s = rg_fast_len(p + 1, e, e - p >= RG_FAST_ROOM, &n);
-    if (!s || n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) {
-        return false;
-    }
+    const char *q = p + 1;
+    uint64_t n = 0;
+    /* 1 to 18 digits and CRLF, as rg_fast_loop_num reads them (a loop keeps this path small) */
+    for (unsigned d; q < e && q - p <= 18 && (d = rg_fast_digit(*q)) <= 9; q++) n = n * 10 + d;
+    if (q == p + 1 || e - q < 2 || !rg_fast_crlf(q)) return false;
+    const char *const s = q + 2;
+    if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
     const size_t used = (size_t)(s + n + 2 - p);
     rr->start = rr->rd.offset;
     rr->rd.offset += used;

@@ -478,10 +478,48 @@ static void pushes(void **state) {
     expect(&redis_lrange_reply_table, S("*1\r\n>1\r\n+a\r\n"), RG_REPLY_MISMATCH, NULL);
 }
 
+/* ---- GET's own path agrees with the decoder's limits and grammar ---- */
+
+static void get_path(void **state) {
+    (void)state;
+    rg_limits lim = rg_limits_default();
+    lim.max_bulk = 4;
+    static const struct {
+        const char *bytes;
+        bool small; /* with max_bulk 4 */
+        rg_reply_status want;
+    } cases[] = {
+        {"$4\r\nabcd\r\n", true, RG_REPLY_OK},
+        {"$5\r\nhello\r\n", true, RG_REPLY_PROTOCOL},
+        {"$5\r\nhello\r\n", false, RG_REPLY_OK},
+        {"$05\r\nhello\r\n", false, RG_REPLY_OK},
+        {"$12345678901234567890\r\nx\r\n", false, RG_REPLY_PROTOCOL},
+        {"$3\r\nabcX\n", false, RG_REPLY_PROTOCOL},
+        {"$-1\r\n", false, RG_REPLY_OK},
+        {"$\r\n", false, RG_REPLY_PROTOCOL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const size_t n = strlen(cases[k].bytes);
+        for (size_t split = 0; split <= n; split++) { /* split 0: whole */
+            rg_reply_reader rr;
+            rg_reply_reader_init(&rr, cases[k].small ? &lim : NULL);
+            redis_get_result r;
+            size_t pos = 0;
+            rg_reply_status st = RG_REPLY_NEED_MORE;
+            if (split) st = redis_get_reply(&rr, cases[k].bytes, split, &pos, &r);
+            if (st == RG_REPLY_NEED_MORE) st = redis_get_reply(&rr, cases[k].bytes, n, &pos, &r);
+            if (st != cases[k].want)
+                fail_msg("%zu split %zu: %s", k, split, rg_reply_status_name(st));
+            if (st == RG_REPLY_OK) assert_int_equal(pos, n);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_crash),   cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
         cmocka_unit_test(size_query), cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
+        cmocka_unit_test(get_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
