@@ -27,10 +27,15 @@
  *   RG_REPLY_SHORT without consuming the reply: *pos is put back at the reply's first byte and
  *   rg_reply_needed() tells the bytes needed. Size query: decode with no storage, allocate
  *   rg_reply_needed() bytes, decode again.
- * - Per-element callback instead of storage, for a reply that is an array at its root: with
- *   rg_reply_set_each, each root element is decoded into one reused slot and handed to the
- *   callback (views already pointers) as soon as it completes; only one element's storage is
- *   needed. The result's root array then has items == NULL and its count.
+ * - Per-element callback instead of storage, for a reply that is a list at its root (an array,
+ *   or pairs: one { key, value } per call): with rg_reply_set_each, each root element is decoded
+ *   into one reused slot and handed to the callback (views already pointers) as soon as it
+ *   completes; only one element's storage is needed. The result's root list then has
+ *   items == NULL and its count.
+ * - Pushes: a RESP3 push where a reply should start is RG_REPLY_PUSH, nothing consumed; see
+ *   rg_reply_decode_push and rg_reply_skip.
+ * - Alternatives (RG_RS_ONEOF) are decided by the whole value; when the bytes at hand cannot tell
+ *   yet, the header waits in the reader for the next call (docs/typed-replies.md).
  */
 #ifndef RG_REPLY_H
 #define RG_REPLY_H
