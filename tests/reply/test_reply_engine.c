@@ -478,6 +478,60 @@ static void pushes(void **state) {
     expect(&redis_lrange_reply_table, S("*1\r\n>1\r\n+a\r\n"), RG_REPLY_MISMATCH, NULL);
 }
 
+/* ---- scores in a list of pairs: the word-wide parse reads what strtod reads ---- */
+
+static void check_score_text(const char *text) {
+    char reply[96];
+    /* a map of one member and its score as text; the trailing INCR keeps 8 bytes readable */
+    const int n =
+        snprintf(reply, sizeof reply, "%%1\r\n$1\r\nm\r\n$%zu\r\n%s\r\n:1\r\n", strlen(text), text);
+    const size_t len = (size_t)n - 4;
+    for (int whole = 0; whole < 2; whole++) {
+        rg_reply_reader rr;
+        rg_reply_reader_init(&rr, NULL);
+        rg_reply_set_storage(&rr, storage, sizeof storage);
+        redis_zrange_result r;
+        size_t pos = 0;
+        const rg_reply_status st =
+            redis_zrange_reply(&rr, reply, whole ? (size_t)n : len, &pos, &r);
+        char *end = NULL;
+        const double want = strtod(text, &end);
+        const bool number = *text && *end == '\0' && text[0] != '+' && text[0] != ' ';
+        if (!number) {
+            if (st != RG_REPLY_MISMATCH) fail_msg("\"%s\": %s", text, rg_reply_status_name(st));
+            continue;
+        }
+        if (st != RG_REPLY_OK) fail_msg("\"%s\": %s", text, rg_reply_status_name(st));
+        assert_int_equal(r.value.which, 2);
+        const double got = r.value.map.items[0].value;
+        if (!(got == want || (got != got && want != want)))
+            fail_msg("\"%s\" read as %.17g, strtod %.17g", text, got, want);
+    }
+}
+
+static void scores(void **state) {
+    (void)state;
+    static const char *const fixed[] = {
+        "1",     "0",        "1.5",      ".5",  "5.",   "-2.25",    "1e5",      ".",        "-",
+        "1.2.3", "12345678", "1234567.", "inf", "-inf", "0.000001", "99999999", "9.9999999"};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) check_score_text(fixed[k]);
+    unsigned seed = 3;
+    for (int k = 0; k < 20000; k++) {
+        char text[16];
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 30) == 3) text[n++] = '-';
+        const size_t digits = 1 + (seed >> 8) % 9, point = (seed >> 16) % (digits + 2);
+        for (size_t i = 0; i < digits; i++) {
+            if (i == point) text[n++] = '.';
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = (char)('0' + (seed >> 16) % 10);
+        }
+        text[n] = '\0';
+        check_score_text(text);
+    }
+}
+
 /* ---- GET's own path agrees with the decoder's limits and grammar ---- */
 
 static void get_path(void **state) {
@@ -519,7 +573,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_crash),   cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
         cmocka_unit_test(size_query), cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
-        cmocka_unit_test(get_path),
+        cmocka_unit_test(get_path),   cmocka_unit_test(scores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
