@@ -199,8 +199,11 @@ static rg_keys_status walk(const rg_keyspec *specs, size_t nspecs, const call *c
         if (specs[i].flags & RG_KEY_NOT_KEY) continue;
         span sp = {0, -1, 1};
         const outcome o = apply(&specs[i], c, &sp);
+        const bool placeholder = (specs[i].flags & RG_KEY_EMPTY_PLACEHOLDER) != 0;
         if (o == SPEC_KEYS || o == SPEC_INCOMPLETE)
-            for (int64_t p = sp.first; p <= sp.last; p += sp.step) visit(ctx, c, (size_t)p);
+            for (int64_t p = sp.first; p <= sp.last; p += sp.step) {
+                if (!(placeholder && c->argv[p].len == 0)) visit(ctx, c, (size_t)p);
+            }
         if (status_of[o] > st) st = status_of[o];
     }
     return st;

@@ -3,20 +3,31 @@
  * One loop pulls events from rg_next and hands each to step(), which finds the node the event
  * belongs to (the root, or the next slot of the innermost open aggregate) and stores the value.
  * Views are kept as offsets from the reply's start (cast to pointers) until the reply completes,
- * then fixed up in one walk, so a caller may move its buffer between calls. */
+ * then fixed up in one walk, so a caller may move its buffer between calls.
+ *
+ * Two things need more than the event at hand, and both look ahead over the bytes of the call
+ * with a copy of the decoder (no event is consumed twice): a oneof whose alternatives take the
+ * same aggregate header (ZRANGE, ZPOPMIN, XAUTOCLAIM, GEOSEARCH) checks each candidate against
+ * the whole aggregate with the same checks the decode makes (check_value) and takes the first
+ * that fits; a streamed aggregate (*?, %?) is counted before its storage is carved. When the
+ * aggregate has not fully arrived and the choice still depends on it, the header waits (it is
+ * consumed; its event is kept in the reader) and the next call decides again. */
 #include "rg_reply.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_ARRAY, F_PAIRS, F_TUPLE, F_SKIP, F_RAW };
+enum { F_ARRAY, F_PAIRS, F_TUPLE, F_ATTR, F_RAW, F_OBJECT };
 
 /* The per-call facts step() needs to turn event views into offsets. */
 typedef struct call_ctx {
     const char *buf;
-    uint64_t base;   /* stream offset of buf[0] */
-    uint64_t before; /* stream offset of the current event's first byte */
+    size_t len;
+    const size_t *pos; /* the reader's position in buf; NULL while a batch's events are stepped
+                          (the reader is past them then, so nothing may look ahead) */
+    uint64_t base;     /* stream offset of buf[0] */
+    uint64_t before;   /* stream offset of the current event's first byte */
 } call_ctx;
 
 void rg_reply_reader_init(rg_reply_reader *rr, const rg_limits *limits) {
@@ -43,6 +54,7 @@ const char *rg_reply_status_name(rg_reply_status s) {
         [RG_REPLY_SHORT] = "RG_REPLY_SHORT",
         [RG_REPLY_LOST] = "RG_REPLY_LOST",
         [RG_REPLY_PROTOCOL] = "RG_REPLY_PROTOCOL",
+        [RG_REPLY_PUSH] = "RG_REPLY_PUSH",
     };
     return (unsigned)s < RG_REPLY_STATUS_COUNT ? names[s] : "RG_REPLY_UNKNOWN";
 }
@@ -67,6 +79,12 @@ static char *reserve(rg_reply_reader *rr, uint64_t size) {
     if (rr->used > rr->cap) return NULL;
     memset(rr->mem + at, 0, (size_t)size);
     return rr->mem + at;
+}
+
+/* n elements of size bytes; a count no storage could hold is counted as all of it. */
+static char *reserve_n(rg_reply_reader *rr, uint64_t n, uint32_t size) {
+    if (size && n > UINT64_MAX / size) n = UINT64_MAX / size;
+    return reserve(rr, n * size);
 }
 
 /* A { items, count } member: items first, count after a pointer (every generated list struct). */
@@ -109,9 +127,16 @@ static size_t path_text(const rg_reply_reader *rr, char *out, size_t cap) {
         if (f->kind == F_PAIRS && f->pairs_mode == 1) {
             w = snprintf(out + n, cap - n, "[%llu].%s", (unsigned long long)(i / 2),
                          i % 2 ? "value" : "key");
+        } else if (f->kind == F_OBJECT) {
+            const rg_rnode *names = &rr->table->nodes[f->node->child];
+            if (i % 2 && f->cur < f->node->nchildren / 2) {
+                w = snprintf(out + n, cap - n, ".%s", names[2 * f->cur].cval);
+            } else {
+                w = snprintf(out + n, cap - n, "[%llu]", (unsigned long long)i);
+            }
         } else if (f->kind == F_TUPLE && f->node->shape == RG_RS_PAIRS) {
             w = snprintf(out + n, cap - n, ".%s", i % 2 ? "value" : "key");
-        } else if (f->kind != F_SKIP && f->kind != F_RAW) {
+        } else if (f->kind != F_ATTR && f->kind != F_RAW) {
             w = snprintf(out + n, cap - n, "[%llu]", (unsigned long long)i);
         }
         if (w < 0) break;
@@ -171,25 +196,31 @@ static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* Accumulates the digits at p (before e) into *m; returns the first byte that is not one. */
+static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
+    uint64_t v = *m;
+    for (unsigned d; p < e && (d = (unsigned)(unsigned char)*p - '0') < 10; p++) v = v * 10 + d;
+    *m = v;
+    return p;
+}
+
+/* [-]digits[.digits] with 1 to 15 digits: one loop for each part, no test for the point in
+ * between. Anything else (exponents, inf, 16 digits or more) is for strtod. */
 static inline bool quick_double(rg_view s, double *out) {
     const char *p = s.ptr, *const end = s.ptr + s.len;
     const bool neg = p < end && *p == '-';
     p += neg;
     if (end - p > 16) return false;
     uint64_t m = 0;
-    const char *dot = NULL;
-    for (; p < end; p++) {
-        const unsigned d = (unsigned)(*p - '0');
-        if (d < 10) {
-            m = m * 10 + d;
-        } else if (*p == '.' && !dot) {
-            dot = p;
-        } else {
-            return false;
-        }
+    const char *q = digits_of(p, end, &m);
+    size_t frac = 0;
+    if (q < end) {
+        if (*q != '.') return false;
+        const char *r = digits_of(q + 1, end, &m);
+        if (r != end) return false;
+        frac = (size_t)(end - q - 1);
     }
-    const size_t frac = dot ? (size_t)(end - dot - 1) : 0;
-    const size_t digits = (size_t)(end - s.ptr) - neg - (dot != NULL);
+    const size_t digits = (size_t)(end - p) - (q < end);
     if (digits == 0 || digits > 15) return false;
     const double d = (double)m / POW10[frac];
     *out = neg ? -d : d;
@@ -207,18 +238,37 @@ static inline bool text_double(rg_view s, double *out) {
     return end == tmp + s.len;
 }
 
-static bool const_fits(const rg_rnode *node, const rg_event *ev) {
+static inline bool const_fits(const rg_rnode *node, const rg_event *ev) {
     if (!node->cval) return true;
     if (ev->kind != RG_EV_SIMPLE && ev->kind != RG_EV_BULK) return false;
     return ev->str.len == strlen(node->cval) && memcmp(ev->str.ptr, node->cval, ev->str.len) == 0;
 }
 
+/* Why a scalar event does not fit a scalar node ("" for its kind or constant), or NULL; a
+ * double's value goes to *d. The one set of checks behind the decode, the size query (which
+ * stores nothing) and the lookahead, so the three never disagree on a reply. */
+RG_FAST_INLINE const char *scalar_misfit(const rg_rnode *node, const rg_event *ev, double *d) {
+    if (!(node->accept & RG_RA(ev->kind)) || !const_fits(node, ev)) return "";
+    if (node->store == RG_RT_BOOL && ev->kind == RG_EV_INT && (ev->u.i < 0 || ev->u.i > 1)) {
+        return "0 or 1";
+    }
+    if (node->store != RG_RT_DBL) return NULL;
+    if (ev->kind == RG_EV_DOUBLE) *d = ev->u.d;
+    if (ev->kind == RG_EV_INT) *d = (double)ev->u.i;
+    if ((ev->kind == RG_EV_BULK || ev->kind == RG_EV_SIMPLE) && !text_double(ev->str, d)) {
+        return "a number";
+    }
+    return NULL;
+}
+
 /* Stores a scalar event; returns false (and says why) when its value does not fit the node. */
 static bool put_scalar(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, char *mem,
                        const rg_event *ev) {
-    char *at = mem ? mem + node->offset : NULL;
-    if (!const_fits(node, ev)) return mismatch(rr, node, ev, NULL), false;
-    if (!at || node->store == RG_RT_NONE) return true;
+    double d = 0;
+    const char *why = scalar_misfit(node, ev, &d);
+    if (why) return mismatch(rr, node, ev, *why ? why : NULL), false;
+    if (!mem || node->store == RG_RT_NONE) return true;
+    char *at = mem + node->offset;
     switch (node->store) {
     case RG_RT_VIEW:
         put_view(rr, c, at, ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str);
@@ -226,32 +276,306 @@ static bool put_scalar(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *n
     case RG_RT_I64: memcpy(at, &ev->u.i, sizeof(int64_t)); break;
     case RG_RT_BOOL: {
         const bool b = ev->kind == RG_EV_BOOL ? ev->u.b : ev->u.i != 0;
-        if (ev->kind == RG_EV_INT && (ev->u.i < 0 || ev->u.i > 1)) {
-            return mismatch(rr, node, ev, "0 or 1"), false;
-        }
         memcpy(at, &b, sizeof b);
         break;
     }
-    case RG_RT_DBL: {
-        double d = ev->u.d;
-        if (ev->kind == RG_EV_INT) d = (double)ev->u.i;
-        if (ev->kind == RG_EV_BULK || ev->kind == RG_EV_SIMPLE) {
-            if (!text_double(ev->str, &d)) return mismatch(rr, node, ev, "a number"), false;
-        }
-        memcpy(at, &d, sizeof d);
-        break;
-    }
+    case RG_RT_DBL: memcpy(at, &d, sizeof d); break;
     default: break;
     }
     return true;
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Aggregates. */
+/* Lookahead: a copy of the decoder reads on over the bytes of this call; the real one is not
+ * moved. */
 
 static bool is_header(uint8_t kind) {
     return kind >= RG_EV_ARRAY && kind <= RG_EV_PUSH;
 }
+
+typedef enum { CK_FITS, CK_FAILS, CK_MORE } ck;
+
+typedef struct look {
+    rg_reader rd;
+    const char *buf;
+    size_t len, pos;
+} look;
+
+static void look_init(look *lk, const rg_reply_reader *rr, const call_ctx *c) {
+    lk->rd = rr->rd;
+    lk->buf = c->buf;
+    lk->len = c->len;
+    lk->pos = *c->pos;
+}
+
+/* Skips the rest of the value that began with first (an aggregate or a chunked string). A
+ * malformed value "fails": the real decode then meets the same error. */
+static ck look_skip(look *lk, const rg_event *first) {
+    uint8_t end = RG_EV_END;
+    if (first->kind == RG_EV_STR_BEGIN) end = RG_EV_STR_END;
+    if (end == RG_EV_END && !(is_header(first->kind) || first->kind == RG_EV_ATTR)) return CK_FITS;
+    for (;;) {
+        rg_event ev;
+        const rg_status st = rg_next(&lk->rd, lk->buf, lk->len, &lk->pos, &ev);
+        if (st == RG_NEED_MORE) return CK_MORE;
+        if (st != RG_OK) return CK_FAILS;
+        if (ev.kind == end && ev.depth == first->depth) return CK_FITS;
+    }
+}
+
+/* The next event that starts a value or ends an aggregate (attributes skipped). */
+static ck look_next(look *lk, rg_event *ev) {
+    for (;;) {
+        const rg_status st = rg_next(&lk->rd, lk->buf, lk->len, &lk->pos, ev);
+        if (st == RG_NEED_MORE) return CK_MORE;
+        if (st != RG_OK) return CK_FAILS;
+        if (ev->kind != RG_EV_ATTR) return CK_FITS;
+        const ck r = look_skip(lk, ev);
+        if (r != CK_FITS) return r;
+    }
+}
+
+static uint64_t tuple_min(const rg_rnode *node) {
+    return node->min ? node->min : node->nchildren;
+}
+
+/* Does a header's count rule the node out? (Streamed counts are checked at the end.) */
+static bool count_fits(const rg_rnode *node, const rg_event *ev) {
+    if (node->shape != RG_RS_TUPLE || ev->u.i < 0) return true;
+    return (uint64_t)ev->u.i >= tuple_min(node) && (uint64_t)ev->u.i <= node->nchildren;
+}
+
+static ck check_value(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev);
+
+/* One RESP3 pair of a nested pairs list: [key, value]. */
+static ck check_pair(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
+    if (ev->kind != RG_EV_ARRAY || ev->u.i != 2) return CK_FAILS;
+    for (uint16_t k = 0; k < 3; k++) {
+        rg_event e;
+        const ck r = look_next(lk, &e);
+        if (r != CK_FITS) return r;
+        if (k == 2) return e.kind == RG_EV_END ? CK_FITS : CK_FAILS;
+        const ck v = check_value(lk, nodes, &nodes[node->child + k], &e);
+        if (v != CK_FITS) return v;
+    }
+    return CK_FAILS;
+}
+
+static bool is_text(uint8_t kind) {
+    return kind == RG_EV_BULK || kind == RG_EV_SIMPLE || kind == RG_EV_VERBATIM;
+}
+
+/* The field an object key names (nchildren / 2 when none). */
+static uint16_t object_field(const rg_rnode *nodes, const rg_rnode *node, rg_view key) {
+    const uint16_t n = node->nchildren / 2;
+    for (uint16_t j = 0; j < n; j++) {
+        const char *name = nodes[node->child + 2 * j].cval;
+        if (name && strlen(name) == key.len && memcmp(name, key.ptr, key.len) == 0) return j;
+    }
+    return n;
+}
+
+/* An object's elements: text keys, the known fields' values checked, the others skipped. */
+static ck check_object(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
+    uint16_t field = 0;
+    for (uint64_t i = 0;; i++) {
+        rg_event e;
+        ck r = look_next(lk, &e);
+        if (r != CK_FITS) return r;
+        if (e.kind == RG_EV_END && e.depth == ev->depth) return i % 2 ? CK_FAILS : CK_FITS;
+        if (i % 2 == 0) {
+            if (!is_text(e.kind)) return CK_FAILS;
+            field = object_field(nodes, node, e.str);
+            continue;
+        }
+        if (field < node->nchildren / 2) {
+            r = check_value(lk, nodes, &nodes[node->child + 2 * field + 1], &e);
+        } else {
+            r = look_skip(lk, &e);
+        }
+        if (r != CK_FITS) return r;
+    }
+}
+
+/* A run of scalar elements being checked (look_event). */
+typedef struct look_run {
+    const rg_rnode *child; /* ARRAY: the element; flat PAIRS: key, value */
+    uint64_t i;            /* elements checked */
+    uint32_t depth;        /* the elements' depth */
+    bool pairs, fails, has;
+    rg_event held; /* the event that ended the run, for check_agg's loop */
+} look_run;
+
+/* GCC (12) cannot see that the decoder's inline loop fills each event before the callback reads
+ * it (rg_fast_token fills it exactly when it returns RG_FAST_EVENT) once such loops are inlined
+ * here; clang and the loops' other users are clean. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* Checks one element of a run of scalars, inlined into the decoder's loop; pauses at anything
+ * else (a header, an attribute, the end), which check_agg's loop then takes. */
+RG_FAST_INLINE int look_event(void *ud, const rg_event *ev) {
+    look_run *x = ud;
+    double d;
+    if (RG_FAST_RARE(ev->depth != x->depth || is_header(ev->kind) || ev->kind >= RG_EV_ATTR)) {
+        x->held = *ev;
+        x->has = true;
+        return 1;
+    }
+    const rg_rnode *node = x->pairs ? &x->child[x->i & 1] : x->child;
+    if (RG_FAST_RARE(scalar_misfit(node, ev, &d) != NULL)) {
+        x->fails = true;
+        return 1;
+    }
+    x->i++;
+    return 0;
+}
+
+/* The scalar elements from element *i on, checked in one inline loop (the lookahead of ZRANGE
+ * over RESP2 reads whole lists): CK_FITS with *e the event that ended the run, consumed. */
+static ck look_scalars(look *lk, const rg_rnode *child, bool pairs, uint32_t depth, uint64_t *i,
+                       rg_event *e) {
+    look_run x = {child, *i, depth, pairs, false, false, {0}};
+    const rg_status st = rg_feed_inline(&lk->rd, lk->buf, lk->len, &lk->pos, look_event, &x);
+    *i = x.i;
+    if (x.fails) return CK_FAILS;
+    if (st == RG_NEED_MORE) return CK_MORE;
+    if (st != RG_PAUSED || !x.has) return CK_FAILS; /* a malformed value */
+    *e = x.held;
+    return CK_FITS;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/* Does the list node take runs of scalars (ARRAY of a scalar, flat PAIRS of scalars)? */
+static bool scalar_list(const rg_rnode *nodes, const rg_rnode *node, int mode) {
+    const rg_rnode *child = &nodes[node->child];
+    if (node->shape == RG_RS_ARRAY) return child->shape == RG_RS_SCALAR;
+    return node->shape == RG_RS_PAIRS && mode == 1 && child[0].shape == RG_RS_SCALAR &&
+           child[1].shape == RG_RS_SCALAR;
+}
+
+/* Every element of the aggregate whose header is ev, against an ARRAY, PAIRS or TUPLE node. */
+static ck check_agg(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
+    int mode = ev->kind == RG_EV_MAP ? 1 : 0; /* PAIRS: 1 flat, 2 nested */
+    uint64_t i = 0;
+    if (!is_header(ev->kind) || !count_fits(node, ev)) return CK_FAILS;
+    for (;; i++) {
+        rg_event e;
+        ck r;
+        if (scalar_list(nodes, node, mode)) {
+            r = look_scalars(lk, &nodes[node->child], node->shape == RG_RS_PAIRS, ev->depth + 1, &i,
+                             &e);
+            if (r == CK_FITS && e.kind == RG_EV_ATTR) r = look_skip(lk, &e);
+            if (r == CK_FITS && e.kind == RG_EV_ATTR) r = look_next(lk, &e);
+        } else {
+            r = look_next(lk, &e);
+        }
+        if (r != CK_FITS) return r;
+        if (e.kind == RG_EV_END && e.depth == ev->depth) break;
+        const rg_rnode *child = &nodes[node->child];
+        if (node->shape == RG_RS_TUPLE) {
+            if (i >= node->nchildren) return CK_FAILS;
+            child += i;
+        } else if (node->shape == RG_RS_PAIRS) {
+            if (mode == 0) mode = is_header(e.kind) ? 2 : 1;
+            if (mode == 2) {
+                r = check_pair(lk, nodes, node, &e);
+                if (r != CK_FITS) return r;
+                continue;
+            }
+            child += i % 2;
+        }
+        r = check_value(lk, nodes, child, &e);
+        if (r != CK_FITS) return r;
+    }
+    if (mode == 1 && i % 2) return CK_FAILS;
+    if (node->shape == RG_RS_TUPLE && i < tuple_min(node)) return CK_FAILS;
+    return CK_FITS;
+}
+
+/* Would the value that begins with ev fit node? Reads the value's remaining events. */
+static ck check_value(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
+    double d;
+    if (node->shape == RG_RS_ANY) return look_skip(lk, ev);
+    if (!(node->accept & RG_RA(ev->kind))) return CK_FAILS;
+    switch (node->shape) {
+    case RG_RS_SCALAR: return scalar_misfit(node, ev, &d) ? CK_FAILS : CK_FITS;
+    case RG_RS_OBJECT: return check_object(lk, nodes, node, ev);
+    case RG_RS_ONEOF:
+        for (uint16_t k = 0; k < node->nchildren; k++) {
+            const rg_rnode *alt = &nodes[node->child + k];
+            if (!(alt->accept & RG_RA(ev->kind))) continue;
+            look copy = *lk;
+            const ck r = check_value(&copy, nodes, alt, ev);
+            if (r == CK_FITS) *lk = copy;
+            if (r != CK_FAILS) return r;
+        }
+        return CK_FAILS;
+    default: return check_agg(lk, nodes, node, ev);
+    }
+}
+
+/* Could alternative alt take the value that begins with ev, judged by ev alone? */
+static bool candidate(const rg_rnode *alt, const rg_event *ev) {
+    double d;
+    if (!(alt->accept & RG_RA(ev->kind))) return false;
+    if (alt->shape == RG_RS_SCALAR) return scalar_misfit(alt, ev, &d) == NULL;
+    return count_fits(alt, ev);
+}
+
+/* The alternative of a oneof that takes the value beginning with ev (NULL: none), or CK_MORE
+ * when the bytes at hand cannot tell yet. The first candidate that fits the whole value wins;
+ * one that the input ends inside wins only when no later candidate could still fit. */
+static ck decide(const rg_reply_reader *rr, const call_ctx *c, const rg_rnode *oneof,
+                 const rg_event *ev, const rg_rnode **out) {
+    const rg_rnode *nodes = rr->table->nodes;
+    const rg_rnode *const first = &nodes[oneof->child], *const end = first + oneof->nchildren;
+    const rg_rnode *open = NULL; /* a candidate the input ended inside */
+    size_t n = 0;
+    *out = NULL;
+    for (const rg_rnode *alt = first; alt < end; alt++) n += candidate(alt, ev);
+    for (const rg_rnode *alt = first; alt < end; alt++) {
+        if (!candidate(alt, ev)) continue;
+        if (n == 1 || !is_header(ev->kind) || !c->pos) {
+            /* The only one left, or a scalar (fully checked by candidate()). */
+            if (!open) *out = alt;
+            return open ? CK_MORE : CK_FITS;
+        }
+        n--;
+        look lk;
+        look_init(&lk, rr, c);
+        const ck r = check_value(&lk, nodes, alt, ev);
+        if (r == CK_FITS && !open) *out = alt;
+        if (r == CK_FITS) return open ? CK_MORE : CK_FITS;
+        if (r == CK_MORE && open) return CK_MORE;
+        if (r == CK_MORE) open = alt;
+    }
+    *out = open;
+    return CK_FITS;
+}
+
+/* How many elements the streamed aggregate ev begins has, when its end is at hand. */
+static ck look_count(const rg_reply_reader *rr, const call_ctx *c, const rg_event *ev,
+                     uint64_t *n) {
+    look lk;
+    look_init(&lk, rr, c);
+    for (*n = 0;; ++*n) {
+        rg_event e;
+        ck r = look_next(&lk, &e);
+        if (r == CK_FITS && e.kind == RG_EV_END && e.depth == ev->depth) return CK_FITS;
+        if (r == CK_FITS) r = look_skip(&lk, &e);
+        if (r == CK_MORE) return CK_MORE;
+        if (r == CK_FAILS) return CK_FITS; /* the decode stops at the same error */
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Aggregates. */
 
 static rg_rframe *push(rg_reply_reader *rr, uint8_t kind, const rg_rnode *node,
                        const rg_event *ev) {
@@ -269,15 +593,19 @@ static bool in_callback_slot(const rg_reply_reader *rr, const rg_rframe *f) {
     return rr->slot && f == &rr->stack[0];
 }
 
+/* Callback mode: the root list's elements all go to one slot, handed over one by one. */
+static bool open_slot(rg_reply_reader *rr, const rg_rnode *node) {
+    if (!rr->each || rr->depth != 1) return false;
+    rr->slot = reserve(rr, node->elem_size);
+    rr->slot_used = rr->used;
+    return true;
+}
+
 static void open_array(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev) {
     rg_rframe *f = push(rr, F_ARRAY, node, ev);
     f->field = mem ? mem + node->offset : NULL;
-    if (rr->each && rr->depth == 1) {
-        rr->slot = reserve(rr, node->elem_size);
-        rr->slot_used = rr->used;
-        return;
-    }
-    if (f->n != UINT64_MAX) f->mem = reserve(rr, f->n * node->elem_size);
+    if (open_slot(rr, node)) return;
+    f->mem = reserve_n(rr, f->n, node->elem_size);
     set_items(f->field, f->mem);
 }
 
@@ -286,23 +614,24 @@ static void open_array(rg_reply_reader *rr, const rg_rnode *node, char *mem, con
 static void open_pairs(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev) {
     rg_rframe *f = push(rr, F_PAIRS, node, ev);
     f->field = mem ? mem + node->offset : NULL;
-    if (ev->kind == RG_EV_MAP) {
-        f->pairs_mode = 1;
-        if (f->n != UINT64_MAX) f->mem = reserve(rr, f->n / 2 * node->elem_size);
-        set_items(f->field, f->mem);
-    }
+    if (ev->kind == RG_EV_MAP) f->pairs_mode = 1;
+    if (open_slot(rr, node) || ev->kind != RG_EV_MAP) return;
+    f->mem = reserve_n(rr, f->n / 2, node->elem_size);
+    set_items(f->field, f->mem);
 }
 
 static void open_raw(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev,
                      const call_ctx *c) {
+    if (rr->depth == RG_MAX_DEPTH) {
+        /* Only a chunked string can open a frame the decoder does not count. */
+        mismatch(rr, node, ev, "a value less deeply nested");
+        return;
+    }
     rg_rframe *f = push(rr, F_RAW, NULL, ev);
     f->start = c->before;
     f->pairs_mode = ev->kind == RG_EV_STR_BEGIN; /* ends with STR_END, not END */
     f->raw = mem && node ? mem + node->offset : NULL;
 }
-
-static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *nodes,
-                  const rg_rnode *node, char *mem, const rg_event *ev);
 
 /* The raw bytes of a value, from stream offset from to to (the fixup makes them a pointer). */
 static void put_raw(const rg_reply_reader *rr, const call_ctx *c, char *at, uint64_t from,
@@ -312,50 +641,72 @@ static void put_raw(const rg_reply_reader *rr, const call_ctx *c, char *at, uint
     if (at) memcpy(at, &o, sizeof o);
 }
 
-/* The first child of a oneof that takes the event. */
-static const rg_rnode *choose(const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
-    for (uint16_t k = 0; k < node->nchildren; k++) {
-        const rg_rnode *alt = &nodes[node->child + k];
-        if ((alt->accept & RG_RA(ev->kind)) && const_fits(alt, ev)) return alt;
-    }
-    return NULL;
+/* The header ev waits for the next call (see rg_reply_reader.wait_*). */
+static void wait_for(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, char *mem,
+                     const rg_event *ev) {
+    rr->waiting = true;
+    rr->wait_node = node;
+    rr->wait_mem = mem;
+    rr->wait_ev = *ev;
+    rr->wait_before = c->before;
 }
 
-static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *nodes,
-                  const rg_rnode *node, char *mem, const rg_event *ev) {
+/* A streamed aggregate's header, with the count the lookahead found, so that its storage can be
+ * carved at once (a list's items are contiguous). The callback root needs no storage and is
+ * handed over as it streams. Returns false when the header waits. */
+static bool counted(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, char *mem,
+                    rg_event *ev) {
+    uint64_t n = 0;
+    if (ev->u.i >= 0 || !is_header(ev->kind)) return true;
+    if (node->shape == RG_RS_ANY || node->shape == RG_RS_OBJECT) return true; /* no storage */
+    if (rr->each && rr->depth == 0 && node->shape != RG_RS_TUPLE) return true;
+    if (!c->pos) return mismatch(rr, node, ev, "a counted aggregate"), false;
+    if (look_count(rr, c, ev, &n) == CK_MORE) return wait_for(rr, c, node, mem, ev), false;
+    ev->u.i = (int64_t)(ev->kind == RG_EV_MAP ? n / 2 : n);
+    return true;
+}
+
+static void open_tuple(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev) {
+    if (!count_fits(node, ev)) {
+        char want[48];
+        if (tuple_min(node) == node->nchildren) {
+            snprintf(want, sizeof want, "array of %u", (unsigned)node->nchildren);
+        } else {
+            snprintf(want, sizeof want, "array of %u to %u", (unsigned)tuple_min(node),
+                     (unsigned)node->nchildren);
+        }
+        mismatch(rr, node, ev, want);
+        return;
+    }
+    push(rr, F_TUPLE, node, ev)->mem = mem;
+}
+
+static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, char *mem,
+                  const rg_event *ev) {
     if (!(node->accept & RG_RA(ev->kind))) {
         mismatch(rr, node, ev, NULL);
         return;
     }
+    rg_event h = *ev;
+    if (!counted(rr, c, node, mem, &h)) return;
     switch (node->shape) {
     case RG_RS_SCALAR: put_scalar(rr, c, node, mem, ev); break;
-    case RG_RS_ARRAY: open_array(rr, node, mem, ev); break;
-    case RG_RS_PAIRS: open_pairs(rr, node, mem, ev); break;
-    case RG_RS_TUPLE:
-        if (ev->u.i != node->nchildren) {
-            char want[32];
-            snprintf(want, sizeof want, "array of %u", (unsigned)node->nchildren);
-            mismatch(rr, node, ev, want);
+    case RG_RS_ARRAY: open_array(rr, node, mem, &h); break;
+    case RG_RS_PAIRS: open_pairs(rr, node, mem, &h); break;
+    case RG_RS_TUPLE: open_tuple(rr, node, mem, &h); break;
+    case RG_RS_OBJECT: push(rr, F_OBJECT, node, &h)->mem = mem; break;
+    case RG_RS_ONEOF: {
+        const rg_rnode *alt = NULL;
+        if (decide(rr, c, node, ev, &alt) == CK_MORE) {
+            wait_for(rr, c, node, mem, ev);
             return;
         }
-        push(rr, F_TUPLE, node, ev)->mem = mem;
-        break;
-    case RG_RS_ONEOF: {
-        const rg_rnode *alt = choose(nodes, node, ev);
         if (!alt) {
             mismatch(rr, node, ev, NULL);
             return;
         }
-        if (mem) mem[node->offset] = (char)(alt - &nodes[node->child] + 1);
-        const uint32_t depth = rr->depth;
-        value(rr, c, nodes, alt, mem, ev);
-        if (rr->depth > depth && is_header(ev->kind)) {
-            /* Alternatives that take the same header are told apart by the first element. */
-            rg_rframe *f = &rr->stack[rr->depth - 1];
-            f->oneof = node;
-            f->omem = mem;
-            f->count = ev->u.i;
-        }
+        if (mem) mem[node->offset] = (char)(alt - &rr->table->nodes[node->child] + 1);
+        value(rr, c, alt, mem, ev);
         break;
     }
     default:
@@ -368,18 +719,24 @@ static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *nodes,
     }
 }
 
-/* The node and memory of the next element of the innermost frame. */
-static const rg_rnode *next_slot(rg_reply_reader *rr, const rg_rnode *nodes, const rg_event *ev,
-                                 char **mem) {
+/* The node and memory of the next element of the innermost frame, or NULL after a mismatch. */
+static const rg_rnode *next_slot(rg_reply_reader *rr, const rg_rnode *nodes, char **mem,
+                                 const rg_event *ev) {
     rg_rframe *f = &rr->stack[rr->depth - 1];
     const rg_rnode *node = f->node;
     const uint64_t i = f->i++;
+    const bool slot = in_callback_slot(rr, f);
+    if (i >= f->n) {
+        /* Never reached while counts are checked at the header; kept so no count can ever
+         * index past a list's storage. */
+        return mismatch(rr, node, ev, "no more elements"), NULL;
+    }
     if (f->kind == F_TUPLE) {
         *mem = f->mem;
         return &nodes[node->child + i];
     }
     if (f->kind == F_ARRAY) {
-        *mem = in_callback_slot(rr, f) ? rr->slot : f->mem ? f->mem + i * node->elem_size : NULL;
+        *mem = slot ? rr->slot : f->mem ? f->mem + i * node->elem_size : NULL;
         return &nodes[node->child];
     }
     if (f->pairs_mode == 0) {
@@ -389,19 +746,45 @@ static const rg_rnode *next_slot(rg_reply_reader *rr, const rg_rnode *nodes, con
             const rg_event hdr = {.kind = RG_EV_ARRAY, .u.i = (int64_t)f->n};
             rr->depth--; /* the message names the array, not its first element */
             mismatch(rr, node, &hdr, "an even number of elements");
-            (void)ev;
             return NULL;
         }
         const uint64_t pairs = f->pairs_mode == 1 ? f->n / 2 : f->n;
-        f->mem = f->n == UINT64_MAX ? NULL : reserve(rr, pairs * node->elem_size);
+        if (!slot) f->mem = reserve_n(rr, pairs, node->elem_size);
         set_items(f->field, f->mem);
     }
     if (f->pairs_mode == 2) {
-        *mem = f->mem ? f->mem + i * node->elem_size : NULL;
+        *mem = slot ? rr->slot : f->mem ? f->mem + i * node->elem_size : NULL;
         return node; /* a nested pair: the pairs node read as a 2-tuple */
     }
-    *mem = f->mem ? f->mem + i / 2 * node->elem_size : NULL;
+    *mem = slot ? rr->slot : f->mem ? f->mem + i / 2 * node->elem_size : NULL;
     return &nodes[node->child + i % 2];
+}
+
+/* An element of an object: a key names the field of the value after it (an unknown one is
+ * skipped); a value goes to its field, whose bit is set. */
+static void object_element(rg_reply_reader *rr, const call_ctx *c, rg_rframe *f,
+                           const rg_event *ev) {
+    const rg_rnode *nodes = rr->table->nodes;
+    const rg_rnode *node = f->node;
+    if (f->i++ % 2 == 0) {
+        if (!is_text(ev->kind)) {
+            mismatch(rr, NULL, ev, "a field name (string)");
+            return;
+        }
+        f->cur = object_field(nodes, node, ev->str);
+        return;
+    }
+    if (f->cur == node->nchildren / 2) {
+        if (is_header(ev->kind) || ev->kind == RG_EV_STR_BEGIN) open_raw(rr, NULL, NULL, ev, c);
+        return;
+    }
+    if (f->mem) {
+        uint64_t present;
+        memcpy(&present, f->mem + node->offset, sizeof present);
+        present |= (uint64_t)1 << f->cur;
+        memcpy(f->mem + node->offset, &present, sizeof present);
+    }
+    value(rr, c, &nodes[node->child + 2 * f->cur + 1], f->mem, ev);
 }
 
 /* One RESP3 pair of a nested pairs list: a 2-element array read as a tuple of the pairs node. */
@@ -437,6 +820,7 @@ static void fixup(const rg_rnode *nodes, const rg_rnode *node, char *mem, const 
         break;
     }
     case RG_RS_TUPLE:
+    case RG_RS_OBJECT: /* (an object's key nodes store nothing) */
         for (uint16_t k = 0; k < node->nchildren; k++) {
             fixup(nodes, &nodes[node->child + k], mem, origin);
         }
@@ -465,20 +849,28 @@ static const char *origin_of(const rg_reply_reader *rr, const call_ctx *c) {
     return c->buf + (rr->start - c->base);
 }
 
-/* A root array element is complete: in callback mode hand it over and reuse the slot. */
+/* A root list's element is complete: in callback mode hand it over and reuse the slot. An
+ * attribute's end is no element, nor is the first half of a flat pair. */
 static void element_done(rg_reply_reader *rr, const call_ctx *c) {
     if (!rr->slot || rr->depth != 1 || rr->skipping) return;
     const rg_rframe *f = &rr->stack[0];
+    const bool flat = f->kind == F_PAIRS && f->pairs_mode == 1;
+    if (flat && f->i % 2) return;
     const rg_rnode *nodes = rr->table->nodes;
     const char *origin = origin_of(rr, c);
     if (!origin) {
         rr->lost = true;
         return;
     }
-    if (!rr->direct) fixup(nodes, &nodes[f->node->child], rr->slot, origin);
-    if (rr->each(rr->each_ud, (size_t)(f->i - 1), rr->slot) != 0) {
-        snprintf(rr->msg, sizeof rr->msg, "%s: reply[%llu]: stopped by the callback",
-                 rr->table->command, (unsigned long long)(f->i - 1));
+    if (!rr->direct) {
+        for (uint16_t k = 0; k < f->node->nchildren; k++) {
+            fixup(nodes, &nodes[f->node->child + k], rr->slot, origin);
+        }
+    }
+    const size_t index = (size_t)(flat ? f->i / 2 : f->i) - 1;
+    if (rr->each(rr->each_ud, index, rr->slot) != 0) {
+        snprintf(rr->msg, sizeof rr->msg, "%s: reply[%zu]: stopped by the callback",
+                 rr->table->command, index);
         rr->error = (rg_view){rr->msg, strlen(rr->msg)};
         rr->skipping = true;
         return;
@@ -493,58 +885,34 @@ static void close_frame(rg_reply_reader *rr, const call_ctx *c, const rg_event *
     if (f->kind == F_RAW) put_raw(rr, c, f->raw, f->start, rg_reader_offset(&rr->rd));
     if (f->kind == F_ARRAY) set_count(f->field, f->i);
     if (f->kind == F_PAIRS) set_count(f->field, f->pairs_mode == 2 ? f->i : f->i / 2);
-    if (f->kind == F_PAIRS && f->pairs_mode == 1 && f->i % 2) {
+    if ((f->kind == F_PAIRS && f->pairs_mode == 1 && f->i % 2) ||
+        (f->kind == F_OBJECT && f->i % 2)) {
         mismatch(rr, f->node, ev, "an even number of elements");
     }
     rr->depth--;
 }
 
-/* Would the first element ev fit the aggregate frame f opened? */
-static bool first_fits(const rg_rnode *nodes, const rg_rframe *f, const rg_event *ev) {
-    const rg_rnode *first = &nodes[f->node->child];
-    if (f->kind == F_PAIRS && f->pairs_mode == 0 && ev->kind == RG_EV_ARRAY) return true;
-    return (first->accept & RG_RA(ev->kind)) && const_fits(first, ev);
-}
-
-/* A oneof picked an aggregate alternative by its header; when the first element does not fit
- * it, reopen the aggregate as the next alternative that takes both. */
-static void recheck_oneof(rg_reply_reader *rr, const call_ctx *c, const rg_event *ev) {
-    const rg_rnode *nodes = rr->table->nodes;
-    rg_rframe *f = &rr->stack[rr->depth - 1];
-    if (!f->oneof || f->i != 0 || first_fits(nodes, f, ev)) return;
-    const rg_rnode *oneof = f->oneof;
-    char *mem = f->omem;
-    rg_event hdr = {.kind = f->kind == F_PAIRS && f->pairs_mode == 1 ? RG_EV_MAP : RG_EV_ARRAY};
-    hdr.depth = f->depth;
-    hdr.u.i = f->count;
-    for (const rg_rnode *alt = f->node + 1; alt < &nodes[oneof->child + oneof->nchildren]; alt++) {
-        if (!(alt->accept & RG_RA(hdr.kind)) || alt->shape == RG_RS_SCALAR) continue;
-        rr->depth--;
-        if (mem) mem[oneof->offset] = (char)(alt - &nodes[oneof->child] + 1);
-        value(rr, c, nodes, alt, mem, &hdr);
-        if (rr->skipping) return;
-        f = &rr->stack[rr->depth - 1];
-        f->oneof = oneof;
-        f->omem = mem;
-        f->count = hdr.u.i;
-        if (first_fits(nodes, f, ev)) return;
-    }
+/* A value was given to its node: when it is whole (no frame opened, none waiting), it is an
+ * element done. */
+static void after_value(rg_reply_reader *rr, const call_ctx *c, uint32_t depth) {
+    if (!rr->waiting && rr->depth == depth) element_done(rr, c);
 }
 
 static void step(rg_reply_reader *rr, const call_ctx *c, const rg_event *ev) {
     const rg_rnode *nodes = rr->table->nodes;
     rg_rframe *top = rr->depth ? &rr->stack[rr->depth - 1] : NULL;
     if (rr->skipping) return; /* after a mismatch: wait for the reply's end */
-    if (top && (top->kind == F_SKIP || top->kind == F_RAW)) {
+    if (top && (top->kind == F_ATTR || top->kind == F_RAW)) {
         const uint8_t end = top->pairs_mode ? RG_EV_STR_END : RG_EV_END;
         if (ev->kind == end && ev->depth == top->depth) {
+            const bool attr = top->kind == F_ATTR;
             close_frame(rr, c, ev);
-            element_done(rr, c);
+            if (!attr) element_done(rr, c);
         }
         return;
     }
     if (ev->kind == RG_EV_ATTR) {
-        push(rr, F_SKIP, NULL, ev);
+        push(rr, F_ATTR, NULL, ev);
         return;
     }
     if (ev->kind == RG_EV_END) {
@@ -552,23 +920,46 @@ static void step(rg_reply_reader *rr, const call_ctx *c, const rg_event *ev) {
         element_done(rr, c);
         return;
     }
+    rg_event e = *ev;
     if (!top && (ev->kind == RG_EV_ERROR || ev->kind == RG_EV_BLOBERR)) {
         rr->server_error = true;
         rr->error = ev->str;
         return;
     }
-    if (top && top->oneof) recheck_oneof(rr, c, ev);
-    top = top ? &rr->stack[rr->depth - 1] : NULL;
-    char *mem = rr->out;
-    const rg_rnode *node = top ? next_slot(rr, nodes, ev, &mem) : &nodes[0];
-    if (!node) return;
-    const uint32_t depth = rr->depth;
-    if (node->shape == RG_RS_PAIRS && top && top->node == node && top->kind == F_PAIRS) {
-        open_pair(rr, node, mem, ev);
-    } else {
-        value(rr, c, nodes, node, mem, ev);
+    if (!top && ev->kind == RG_EV_PUSH) {
+        if (!rr->push_ok) {
+            /* A push after an attribute: handed back to the caller, see take_push(). */
+            rr->push_seen = true;
+            rr->push_at = c->before;
+            return;
+        }
+        e.kind = RG_EV_ARRAY; /* rg_reply_decode_push: the push is the table's array */
     }
-    if (rr->depth == depth) element_done(rr, c);
+    const uint32_t depth = rr->depth;
+    if (top && top->kind == F_OBJECT) {
+        object_element(rr, c, top, &e);
+        after_value(rr, c, depth);
+        return;
+    }
+    char *mem = rr->out;
+    const rg_rnode *node = top ? next_slot(rr, nodes, &mem, &e) : &nodes[0];
+    if (!node) return;
+    if (node->shape == RG_RS_PAIRS && top && top->node == node && top->kind == F_PAIRS) {
+        open_pair(rr, node, mem, &e);
+    } else {
+        value(rr, c, node, mem, &e);
+    }
+    after_value(rr, c, depth);
+}
+
+/* Decides a header that waited, now with the bytes of this call. */
+static void resume(rg_reply_reader *rr, call_ctx *c) {
+    const rg_event ev = rr->wait_ev;
+    const uint32_t depth = rr->depth;
+    rr->waiting = false;
+    c->before = rr->wait_before;
+    value(rr, c, rr->wait_node, rr->wait_mem, &ev);
+    after_value(rr, c, depth);
 }
 
 static void begin(rg_reply_reader *rr, const rg_rtable *t, void *out) {
@@ -580,6 +971,7 @@ static void begin(rg_reply_reader *rr, const rg_rtable *t, void *out) {
     rr->depth = 0;
     rr->active = true;
     rr->skipping = rr->server_error = rr->lost = false;
+    rr->waiting = rr->push_seen = false;
     rr->error = (rg_view){NULL, 0};
     rr->start = rg_reader_offset(&rr->rd);
     /* Callbacks must not see an element twice, so callback mode never decodes a reply again. */
@@ -619,7 +1011,7 @@ static rg_reply_status finish(rg_reply_reader *rr, const call_ctx *c, size_t *po
  * first event that needs more than a store, and every one after it, goes through step(). */
 static bool fast_frame(const rg_reply_reader *rr, const rg_rframe *f) {
     if (f->kind == F_ARRAY) {
-        return f->mem && !rr->slot && !f->oneof && f->n != UINT64_MAX && f->n > f->i &&
+        return f->mem && !rr->slot && f->n != UINT64_MAX && f->n > f->i &&
                rr->table->nodes[f->node->child].shape == RG_RS_SCALAR;
     }
     if (f->kind != F_PAIRS || f->pairs_mode != 1 || !f->mem || f->n == UINT64_MAX) return false;
@@ -627,61 +1019,197 @@ static bool fast_frame(const rg_reply_reader *rr, const rg_rframe *f) {
     return f->n > f->i && kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR;
 }
 
-/* Stores evs[k...] while they are plain scalars of the frame; returns how many it took. */
-static size_t fast_store(rg_reply_reader *rr, const call_ctx *c, rg_rframe *f, const rg_event *evs,
-                         size_t n) {
-    const rg_rnode *nodes = rr->table->nodes;
-    const rg_rnode *child = &nodes[f->node->child];
-    const uint32_t size = f->node->elem_size;
-    const bool pairs = f->kind == F_PAIRS;
-    size_t k = 0;
-    for (; k < n; k++) {
-        const rg_event *ev = &evs[k];
-        const rg_rnode *node = pairs ? &child[f->i & 1] : child;
-        if (!(node->accept & RG_RA(ev->kind)) || node->cval) break;
-        char *at = f->mem + (pairs ? f->i >> 1 : f->i) * size + node->offset;
-        if (node->store == RG_RT_VIEW) {
-            put_view(rr, c, at, ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str);
-        } else if (node->store == RG_RT_I64) {
-            memcpy(at, &ev->u.i, sizeof ev->u.i);
-        } else if (node->store == RG_RT_DBL && ev->kind == RG_EV_BULK) {
-            double d;
-            if (!text_double(ev->str, &d)) break;
-            memcpy(at, &d, sizeof d);
-        } else {
-            break;
-        }
-        f->i++;
-    }
-    return k;
+/* GCC (12) cannot see that the decoder's inline loop fills each event before the callback reads
+ * it (rg_fast_token fills it exactly when it returns RG_FAST_EVENT) once three loops are inlined
+ * into fast_batch; clang and the loops' other users are clean. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* A fast frame's state while the decoder feeds it (fast_event), copied out of the frame so
+ * that the stores into the list (char pointers, which may alias anything in memory) do not make
+ * the compiler reload it for every element. */
+typedef struct fast_ctx {
+    const rg_rnode *child; /* ARRAY: the element; PAIRS: key, value */
+    char *mem;             /* the list's items */
+    uint64_t i, n;         /* the frame's element counts */
+    uintptr_t delta; /* a view's offset from the reply start, + 1, is its pointer + delta (0 while
+                        views are pointers: rg_reply_reader.direct) */
+    uint32_t size;   /* bytes of one item */
+    uint32_t accept[2]; /* view_event: the children's accept sets and offsets */
+    uint32_t off[2];
+    bool pairs;
+    bool has; /* held is an event for step() */
+    rg_event held;
+} fast_ctx;
+
+/* Keeps an event for step(), field by field: a copy of the whole struct would make the compiler
+ * keep every event of the loop in memory rather than in registers. */
+static inline void hold(fast_ctx *x, const rg_event *ev) {
+    x->held.kind = ev->kind;
+    x->held.sub = ev->sub;
+    x->held.complete = ev->complete;
+    x->held.depth = ev->depth;
+    x->held.u = ev->u;
+    x->held.str = ev->str;
+    x->held.fmt = ev->fmt;
+    x->has = true;
 }
 
-enum { BATCH = 32 };
+/* Stores a scalar event that fits node at at (what put_scalar does, without its messages). */
+RG_FAST_INLINE bool fast_put(const fast_ctx *x, const rg_rnode *node, char *at,
+                             const rg_event *ev) {
+    if (RG_FAST_RARE(!(node->accept & RG_RA(ev->kind)) || node->cval)) return false;
+    if (RG_FAST_OFTEN(node->store == RG_RT_VIEW)) {
+        rg_view v = ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str;
+        v.ptr = v.ptr ? (const char *)((uintptr_t)v.ptr + x->delta) : NULL; /* delta 0: direct */
+        memcpy(at, &v, sizeof v);
+        return true;
+    }
+    if (node->store == RG_RT_I64) {
+        memcpy(at, &ev->u.i, sizeof ev->u.i);
+        return true;
+    }
+    double d = 0;
+    if (scalar_misfit(node, ev, &d)) return false; /* the rare kinds: the one set of checks */
+    if (node->store == RG_RT_DBL) memcpy(at, &d, sizeof d);
+    if (node->store == RG_RT_BOOL) {
+        const bool b = ev->kind == RG_EV_BOOL ? ev->u.b : ev->u.i != 0;
+        memcpy(at, &b, sizeof b);
+    }
+    return true;
+}
 
-/* One batch of events for a fast frame: RG_OK to go on, else what the decoder said. The event
- * that completed the reply, if any, is left in *last with *done set. */
+/* One event of a fast frame, inlined into the decoder's loop (rg_feed_inline): a scalar that
+ * fits is stored straight into the list; the feed pauses after the frame's last element (so
+ * never past the aggregate) and at the first event that needs more than a store, which is kept
+ * for step() (whose checks then give its mismatch). */
+RG_FAST_INLINE int fast_event(void *ud, const rg_event *ev) {
+    fast_ctx *x = ud;
+    const uint64_t i = x->i;
+    const rg_rnode *node = x->pairs ? &x->child[i & 1] : x->child;
+    char *at = x->mem + (x->pairs ? i >> 1 : i) * x->size + node->offset;
+    if (RG_FAST_RARE(!fast_put(x, node, at, ev))) {
+        hold(x, ev);
+        return 1;
+    }
+    x->i = i + 1;
+    return x->i == x->n;
+}
+
+/* fast_event for lists whose elements (or keys and values) are all plain views, the bulk of real
+ * replies (MGET, LRANGE, HGETALL, SMEMBERS, KEYS): no node is looked at per element, and pairs
+ * is a constant at each of the two call sites. */
+RG_FAST_INLINE int view_event(fast_ctx *x, const rg_event *ev, bool pairs) {
+    const uint64_t i = x->i;
+    const unsigned k = pairs ? (unsigned)(i & 1) : 0;
+    if (RG_FAST_RARE(!(x->accept[k] & RG_RA(ev->kind)))) {
+        hold(x, ev);
+        return 1;
+    }
+    rg_view v = ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str;
+    v.ptr = v.ptr ? (const char *)((uintptr_t)v.ptr + x->delta) : NULL; /* delta 0: direct */
+    memcpy(x->mem + (pairs ? i >> 1 : i) * x->size + x->off[k], &v, sizeof v);
+    x->i = i + 1;
+    return x->i == x->n;
+}
+
+RG_FAST_INLINE int view_list_event(void *ud, const rg_event *ev) {
+    return view_event(ud, ev, false);
+}
+
+RG_FAST_INLINE int view_pairs_event(void *ud, const rg_event *ev) {
+    return view_event(ud, ev, true);
+}
+
+/* Pairs of a view and a double (ZRANGE WITHSCORES, ZPOPMIN COUNT, ZRANDMEMBER WITHSCORES). */
+RG_FAST_INLINE int view_double_event(void *ud, const rg_event *ev) {
+    fast_ctx *x = ud;
+    const uint64_t i = x->i;
+    const unsigned k = (unsigned)(i & 1);
+    char *at = x->mem + (i >> 1) * x->size + x->off[k];
+    if (RG_FAST_RARE(!(x->accept[k] & RG_RA(ev->kind)))) {
+        hold(x, ev);
+        return 1;
+    }
+    if (k == 0) {
+        rg_view v = ev->kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev->str;
+        v.ptr = v.ptr ? (const char *)((uintptr_t)v.ptr + x->delta) : NULL;
+        memcpy(at, &v, sizeof v);
+    } else {
+        double d = ev->kind == RG_EV_DOUBLE ? ev->u.d : (double)ev->u.i;
+        const bool text = ev->kind == RG_EV_BULK || ev->kind == RG_EV_SIMPLE;
+        if (text && RG_FAST_RARE(!quick_double(ev->str, &d) && !text_double(ev->str, &d))) {
+            hold(x, ev); /* no number: step() says so */
+            return 1;
+        }
+        memcpy(at, &d, sizeof d);
+    }
+    x->i = i + 1;
+    return x->i == x->n;
+}
+
+/* True when every child of the fast frame f is a view without a constant. */
+static bool views_only(const rg_rnode *child, bool pairs) {
+    for (unsigned k = 0; k <= (unsigned)pairs; k++) {
+        if (child[k].store != RG_RT_VIEW || child[k].cval) return false;
+    }
+    return true;
+}
+
+/* A key that is a plain view and a value that is a double. */
+static bool view_double(const rg_rnode *kv) {
+    return kv[0].store == RG_RT_VIEW && !kv[0].cval && kv[1].store == RG_RT_DBL && !kv[1].cval;
+}
+
+/* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
+ * reply, if any, is left in *last with *done set. */
 static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos,
                             rg_event *last, bool *done) {
-    rg_event evs[BATCH];
     rg_rframe *f = &rr->stack[rr->depth - 1];
-    const uint64_t left = f->n - f->i;
+    const rg_rnode *child = &rr->table->nodes[f->node->child];
+    const bool pairs = f->kind == F_PAIRS;
+    fast_ctx x = {child,
+                  f->mem,
+                  f->i,
+                  f->n,
+                  rr->direct ? 0
+                             : (uintptr_t)c->base - (uintptr_t)c->buf - (uintptr_t)rr->start + 1,
+                  f->node->elem_size,
+                  {child[0].accept, child[pairs].accept},
+                  {child[0].offset, child[pairs].offset},
+                  pairs,
+                  false,
+                  {0}};
     rg_status st;
-    const size_t n =
-        rg_next_batch(&rr->rd, c->buf, len, pos, evs, left < BATCH ? left : BATCH, &st);
-    /* A batch that stopped at its count consumed nothing after its last event. */
-    if (st == RG_OK) rr->mark = rg_reader_offset(&rr->rd);
-    size_t k = fast_store(rr, c, f, evs, n);
-    for (; k < n; k++) {
-        c->before = rg_reader_offset(&rr->rd); /* only raw values use it; none are fast */
-        step(rr, c, &evs[k]);
-        if (evs[k].complete) {
-            *last = evs[k];
+    if (pairs && view_double(child)) {
+        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_double_event, &x);
+    } else if (!views_only(child, pairs)) {
+        st = rg_feed_inline(&rr->rd, c->buf, len, pos, fast_event, &x);
+    } else if (pairs) {
+        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_pairs_event, &x);
+    } else {
+        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_list_event, &x);
+    }
+    f->i = x.i;
+    if (st != RG_PAUSED) return st;
+    /* Paused right after an event: the reply's next value starts here. */
+    rr->mark = rg_reader_offset(&rr->rd);
+    if (x.has) {
+        c->before = rr->mark; /* only raw values use it; none are in a fast frame */
+        step(rr, c, &x.held);
+        if (x.held.complete) {
+            *last = x.held;
             *done = true;
-            return RG_OK;
         }
     }
-    return st;
+    return RG_OK;
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* The reply did not complete in its first call: decode it again from its start with views
  * kept as offsets, so the caller may move its bytes before the next call. */
@@ -694,11 +1222,38 @@ static void leave_direct(rg_reply_reader *rr, call_ctx *c, size_t *pos) {
     rr->direct = false;
 }
 
+/* Puts the decoder, idle, at stream offset at (a value's first byte, before which it was idle
+ * or had just read an attribute, which is dropped). */
+static void reset_reader_at(rg_reply_reader *rr, uint64_t at) {
+    const rg_limits limits = rr->rd.limits;
+    const uint64_t values = rr->rd.values;
+    rg_reader_init(&rr->rd, &limits);
+    rr->rd.offset = at;
+    rr->rd.values = values;
+    rr->mark = at;
+    rr->pending = false;
+}
+
+/* A push where the reply should start: nothing of it consumed, the reply not begun. */
+static rg_reply_status take_push(rg_reply_reader *rr, const call_ctx *c, size_t *pos, uint64_t at) {
+    reset_reader_at(rr, at);
+    *pos = (size_t)(at - c->base);
+    rr->active = rr->push_seen = rr->waiting = false;
+    rr->depth = 0;
+    rr->start = at;
+    return RG_REPLY_PUSH;
+}
+
 static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos) {
     for (;;) {
         rg_event ev;
         rg_status st = RG_OK;
         bool done = false;
+        if (rr->waiting) {
+            resume(rr, c);
+            if (rr->waiting) return RG_REPLY_NEED_MORE;
+            continue;
+        }
         if (rr->depth && !rr->skipping && fast_frame(rr, &rr->stack[rr->depth - 1])) {
             st = fast_batch(rr, c, len, pos, &ev, &done);
         } else {
@@ -710,8 +1265,9 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
                 done = ev.complete;
             }
         }
+        if (rr->push_seen) return take_push(rr, c, pos, rr->push_at);
         if (done) return finish(rr, c, pos);
-        if (st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
+        if (rr->waiting || st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
         if (st != RG_OK) {
             const char *why = rg_reader_error(&rr->rd, NULL);
             rr->active = false;
@@ -723,11 +1279,13 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
 
 /* The reply's first event. A whole scalar reply (GET, INCR, ...) is stored at once; anything
  * else begins the reply and goes through step(). */
+static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                                void *out, rg_event ev);
+
 static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t len,
                                    size_t *pos, void *out) {
     rg_event ev;
     if (!rr->pending) rr->start = rg_reader_offset(&rr->rd);
-    const uint64_t before = rr->start;
     const rg_status st = rg_next(&rr->rd, c->buf, len, pos, &ev);
     /* The first token may be partly consumed (a long bulk's header): the reply starts before it. */
     rr->pending = st == RG_NEED_MORE;
@@ -737,6 +1295,14 @@ static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call
         rr->error = (rg_view){why, why ? strlen(why) : 0};
         return RG_REPLY_PROTOCOL;
     }
+    return first_of(rr, t, c, pos, out, ev);
+}
+
+/* The reply's first event ev, read from stream offset rr->start. */
+static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                                void *out, rg_event ev) {
+    const uint64_t before = rr->start;
+    if (ev.kind == RG_EV_PUSH && !rr->push_ok) return take_push(rr, c, pos, before);
     const rg_rnode *root = &t->nodes[0];
     if (ev.complete && root->shape == RG_RS_SCALAR && (root->accept & RG_RA(ev.kind))) {
         if (root->store == RG_RT_VIEW && !root->cval) {
@@ -764,11 +1330,24 @@ static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call
     return ev.complete ? finish(rr, c, pos) : RG_REPLY_NEED_MORE;
 }
 
-rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                size_t len, size_t *pos, void *out) {
-    call_ctx c = {buf, rg_reader_offset(&rr->rd) - *pos, 0};
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_NOINLINE __attribute__((noinline))
+#else
+#define RG_NOINLINE
+#endif
+
+/* Everything but a one-value reply read by the fast path: kept out of line, so that the fast
+ * path's function saves few registers. first is the reply's first event when the fast path
+ * already read it (from stream offset rr->start), else NULL. */
+static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_rtable *t,
+                                                  const char *buf, size_t len, size_t *pos,
+                                                  void *out, const rg_event *first) {
+    call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
     rg_reply_status st = RG_REPLY_NEED_MORE;
-    if (!rr->active) {
+    if (first) {
+        st = first_of(rr, t, &c, pos, out, *first);
+        if (st != RG_REPLY_NEED_MORE || !rr->active) return st;
+    } else if (!rr->active) {
         st = first_event(rr, t, &c, len, pos, out);
         if (st != RG_REPLY_NEED_MORE || !rr->active) return st;
     }
@@ -778,4 +1357,95 @@ rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const c
         st = decode_loop(rr, &c, len, pos);
     }
     return st;
+}
+
+/* GET's reply, the commonest of all: a whole '$' bulk for a root view, read the way the
+ * decoder's fast path reads it (rg_fast_bulk: the same length, limit and CRLF checks), with the
+ * reader idle at depth 0 before and after. False when it is anything else; nothing consumed. */
+static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const char *buf,
+                              size_t len, size_t *pos, void *out) {
+    const char *const p = buf + *pos, *const e = buf + len;
+    const char *q = p + 1;
+    uint64_t n = 0;
+    /* 1 to 18 digits and CRLF, as rg_fast_loop_num reads them (a loop keeps this path small) */
+    for (unsigned d; q < e && q - p <= 18 && (d = rg_fast_digit(*q)) <= 9; q++) n = n * 10 + d;
+    if (q == p + 1 || e - q < 2 || !rg_fast_crlf(q)) return false;
+    const char *const s = q + 2;
+    if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
+    const size_t used = (size_t)(s + n + 2 - p);
+    rr->start = rr->rd.offset;
+    rr->rd.offset += used;
+    rr->rd.values++;
+    *pos += used;
+    const rg_view v = {s, (size_t)n};
+    memcpy((char *)out + root->offset, &v, sizeof v);
+    return true;
+}
+
+/* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
+ * at once (INCR, a view of a '+' line), the rest through decode_general. Out of line, so that
+ * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
+static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rtable *t,
+                                                const char *buf, size_t len, size_t *pos,
+                                                void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
+    /* '$', ':', '+' only: never a header, which a push would be. */
+    const char c0 = *pos < len ? buf[*pos] : 0;
+    if ((c0 == '$' || c0 == ':' || c0 == '+') && idle) {
+        rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
+        rg_event ev;
+        rr->start = rg_reader_offset(&rr->rd);
+        if (rg_fast_token(&f, &rr->rd, &ev) == RG_FAST_EVENT) {
+            rg_fast_save(&f, &rr->rd, pos);
+            const bool plain =
+                root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind));
+            if (plain && root->store == RG_RT_VIEW) {
+                const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
+                memcpy((char *)out + root->offset, &v, sizeof v);
+                return RG_REPLY_OK;
+            }
+            if (plain && root->store == RG_RT_I64) {
+                memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
+                return RG_REPLY_OK;
+            }
+            return decode_general(rr, t, buf, len, pos, out, &ev);
+        }
+    }
+    return decode_general(rr, t, buf, len, pos, out, NULL);
+}
+
+rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                size_t len, size_t *pos, void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    if (*pos < len && buf[*pos] == '$' && !rr->active && !rr->pending && rr->rd.depth == 0 &&
+        rg_fast_ready(&rr->rd) && root->store == RG_RT_VIEW && root->shape == RG_RS_SCALAR &&
+        !root->cval && (root->accept & RG_RA(RG_EV_BULK)) &&
+        quick_bulk(rr, root, buf, len, pos, out)) {
+        return RG_REPLY_OK;
+    }
+    return decode_other(rr, t, buf, len, pos, out);
+}
+
+rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                     size_t len, size_t *pos, void *out) {
+    rr->push_ok = true;
+    const rg_reply_status st = rg_reply_decode(rr, t, buf, len, pos, out);
+    rr->push_ok = false;
+    return st;
+}
+
+rg_reply_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos) {
+    rg_event ev;
+    for (;;) {
+        const rg_status st = rg_next(&rr->rd, buf, len, pos, &ev);
+        rr->start = rg_reader_offset(&rr->rd); /* nothing before *pos is needed */
+        if (st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
+        if (st != RG_OK) {
+            const char *why = rg_reader_error(&rr->rd, NULL);
+            rr->error = (rg_view){why, why ? strlen(why) : 0};
+            return RG_REPLY_PROTOCOL;
+        }
+        if (ev.complete) return RG_REPLY_OK;
+    }
 }

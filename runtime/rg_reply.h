@@ -27,10 +27,15 @@
  *   RG_REPLY_SHORT without consuming the reply: *pos is put back at the reply's first byte and
  *   rg_reply_needed() tells the bytes needed. Size query: decode with no storage, allocate
  *   rg_reply_needed() bytes, decode again.
- * - Per-element callback instead of storage, for a reply that is an array at its root: with
- *   rg_reply_set_each, each root element is decoded into one reused slot and handed to the
- *   callback (views already pointers) as soon as it completes; only one element's storage is
- *   needed. The result's root array then has items == NULL and its count.
+ * - Per-element callback instead of storage, for a reply that is a list at its root (an array,
+ *   or pairs: one { key, value } per call): with rg_reply_set_each, each root element is decoded
+ *   into one reused slot and handed to the callback (views already pointers) as soon as it
+ *   completes; only one element's storage is needed. The result's root list then has
+ *   items == NULL and its count.
+ * - Pushes: a RESP3 push where a reply should start is RG_REPLY_PUSH, nothing consumed; see
+ *   rg_reply_decode_push and rg_reply_skip.
+ * - Alternatives (RG_RS_ONEOF) are decided by the whole value; when the bytes at hand cannot tell
+ *   yet, the header waits in the reader for the next call (docs/typed-replies.md).
  */
 #ifndef RG_REPLY_H
 #define RG_REPLY_H
@@ -49,8 +54,8 @@ extern "C" {
 #define RG_RA_CONST (RG_RA(RG_EV_BULK) | RG_RA(RG_EV_SIMPLE))
 #define RG_RA_DBL   (RG_RA(RG_EV_DOUBLE) | RG_RA(RG_EV_BULK) | RG_RA(RG_EV_SIMPLE) | RG_RA_INT)
 #define RG_RA_BOOL  (RG_RA(RG_EV_BOOL) | RG_RA_INT)
-#define RG_RA_ARR   (RG_RA(RG_EV_ARRAY) | RG_RA(RG_EV_SET) | RG_RA(RG_EV_PUSH))
-#define RG_RA_PAIRS (RG_RA(RG_EV_MAP) | RG_RA(RG_EV_ARRAY))
+#define RG_RA_ARR   (RG_RA(RG_EV_ARRAY) | RG_RA(RG_EV_SET)) /* never '>': a push is no reply */
+#define RG_RA_PAIRS (RG_RA(RG_EV_MAP) | RG_RA(RG_EV_ARRAY) | RG_RA(RG_EV_SET))
 #define RG_RA_TUPLE RG_RA(RG_EV_ARRAY)
 #define RG_RA_ANY   0xffffffffu
 
@@ -60,10 +65,16 @@ enum {
     RG_RS_ARRAY,  /* any number of values of child 0; result: { T *items; size_t count; } */
     RG_RS_PAIRS,  /* a map or list of pairs: children 0 (first) and 1 (second); result as ARRAY,
                      element { K key; V value; } at the children's offsets */
-    RG_RS_TUPLE,  /* exactly nchildren values, child i at its own offset in the same struct */
-    RG_RS_ONEOF,  /* the first child whose accept set (and const) fits; a uint8_t at offset is
-                     set to the chosen child's index + 1 */
-    RG_RS_ANY     /* anything: an rg_view of the value's raw RESP bytes (decode it with rg_next) */
+    RG_RS_TUPLE,  /* min..nchildren values (min 0: exactly nchildren), child i at its own offset
+                     in the same struct; members of elements that did not come stay zero */
+    RG_RS_ONEOF,  /* the first child that takes the whole value (its kind, count, constants,
+                     numbers and every element, see "Alternatives" in docs/typed-replies.md); a
+                     uint8_t at offset is set to the chosen child's index + 1 */
+    RG_RS_ANY,    /* anything: an rg_view of the value's raw RESP bytes (decode it with rg_next) */
+    RG_RS_OBJECT  /* fixed keys (HELLO, XINFO STREAM): a map, or the flat RESP2 array of name,
+                     value, ...; children in pairs: 2j a key node (cval: the field's name), 2j + 1
+                     the field's value node (offset in the same struct); a uint64_t at offset gets
+                     bit j when field j arrived; unknown keys are skipped; at most 64 fields */
 };
 
 /* How a scalar is stored at its offset. */
@@ -82,6 +93,7 @@ typedef struct rg_rnode {
     uint8_t store;      /* RG_RT_*, for scalars */
     uint16_t child;     /* index of the first child in the table */
     uint16_t nchildren; /* children: ARRAY 1, PAIRS 2, TUPLE and ONEOF any */
+    uint16_t min;       /* TUPLE: fewest elements (0: exactly nchildren) */
     uint32_t offset;    /* where the value goes, in the struct of the enclosing value */
     uint32_t elem_size; /* ARRAY and PAIRS: bytes of one element */
     const char *cval;   /* a constant the value must equal (string), or NULL */
@@ -105,6 +117,10 @@ typedef enum rg_reply_status {
     RG_REPLY_SHORT,        /* storage too small: nothing consumed, rg_reply_needed() bytes */
     RG_REPLY_LOST,         /* the caller dropped bytes of the reply before it completed */
     RG_REPLY_PROTOCOL,     /* malformed input: sticky, rg_reply_error() tells why */
+    RG_REPLY_PUSH,         /* a RESP3 push ('>') came where the reply should start: nothing of
+                              it is consumed (*pos is at its '>'; an attribute before it is
+                              dropped), the pending reply is untouched; read the push with
+                              rg_reply_decode_push or rg_reply_skip, then call again */
     RG_REPLY_STATUS_COUNT
 } rg_reply_status;
 
@@ -115,19 +131,17 @@ typedef int (*rg_reply_each_fn)(void *ud, size_t index, const void *elem);
 
 /* One open aggregate of the reply (private). */
 typedef struct rg_rframe {
-    const rg_rnode *node;  /* NULL: an attribute or a raw (ANY) value being skipped */
-    char *mem;             /* where elements go: items (ARRAY, PAIRS) or the struct (TUPLE) */
-    char *field;           /* ARRAY, PAIRS: the { items, count } member, or NULL */
-    uint64_t n;            /* RESP elements announced (-1 as UINT64_MAX when streamed) */
-    uint64_t i;            /* RESP elements seen */
-    uint64_t start;        /* raw values: stream offset of the first byte */
-    uint32_t depth;        /* the decoder's depth of the header */
-    uint8_t kind;          /* private frame kind */
-    uint8_t pairs_mode;    /* PAIRS: 0 undecided, 1 flat, 2 nested */
-    char *raw;             /* raw values: the rg_view to fill, or NULL */
-    const rg_rnode *oneof; /* the oneof that chose this aggregate by its header alone */
-    char *omem;            /* that oneof's memory */
-    int64_t count;         /* the header's count, to reopen as another alternative */
+    const rg_rnode *node; /* NULL: an attribute or a raw (ANY) value being skipped */
+    char *mem;            /* where elements go: items (ARRAY, PAIRS) or the struct (TUPLE) */
+    char *field;          /* ARRAY, PAIRS: the { items, count } member, or NULL */
+    uint64_t n;           /* RESP elements announced (-1 as UINT64_MAX when streamed) */
+    uint64_t i;           /* RESP elements seen */
+    uint64_t start;       /* raw values: stream offset of the first byte */
+    uint32_t depth;       /* the decoder's depth of the header */
+    uint8_t kind;         /* private frame kind */
+    uint8_t pairs_mode;   /* PAIRS: 0 undecided, 1 flat, 2 nested */
+    uint16_t cur;         /* OBJECT: the field whose value comes next (nchildren / 2: none) */
+    char *raw;            /* raw values: the rg_view to fill, or NULL */
 } rg_rframe;
 
 /* The whole engine state (fields private). Fixed size; no heap. */
@@ -147,6 +161,16 @@ typedef struct rg_reply_reader {
                      * event): a token's header may be consumed by a call that ends in
                      * RG_NEED_MORE, so the offset before a call is not where its event began */
     bool pending;   /* the reply's first event is partly read; start is already set */
+    bool waiting;   /* an aggregate header waits for more of its elements (see wait_*) */
+    bool push_seen; /* a push came where the reply should start, at stream offset push_at */
+    bool push_ok;   /* rg_reply_decode_push: a push at the root is read as an array */
+    uint64_t push_at;
+    /* A header whose alternative or element count the bytes at hand could not tell yet: it is
+     * consumed, so the next call decides it again from these, with the elements after it. */
+    rg_event wait_ev;
+    const rg_rnode *wait_node;
+    char *wait_mem;
+    uint64_t wait_before;
     uint32_t depth; /* open frames */
     bool active, skipping, server_error, lost;
     bool direct; /* views are pointers already (the reply has not needed a second call) */
@@ -170,6 +194,16 @@ void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud);
  * reply's earlier bytes, see above), append, call again with the same t and out. */
 rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
                                 size_t len, size_t *pos, void *out);
+
+/* rg_reply_decode for a push, after RG_REPLY_PUSH: the push ('>') at the root is read as the
+ * array that table t describes (typed push decoders are tables like any other). */
+rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                     size_t len, size_t *pos, void *out);
+
+/* Consumes one whole value (a push, after RG_REPLY_PUSH) from buf[*pos..len) with rr's decoder,
+ * so the stream offsets stay in step: RG_REPLY_OK when it is consumed, RG_REPLY_NEED_MORE (keep
+ * buf[*pos..len), call again), or RG_REPLY_PROTOCOL. Only between replies. */
+rg_reply_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos);
 
 /* After RG_REPLY_SERVER_ERROR: the error text as sent (a view into the buffer). After
  * RG_REPLY_MISMATCH or RG_REPLY_PROTOCOL: a message in rr (valid until the next call). */

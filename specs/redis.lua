@@ -4654,25 +4654,24 @@ command "LATENCY HISTOGRAM" {
         "RESPONSE_POLICY:SPECIAL",
     },
     reply = {
+        description = "Per command name, its calls and its histogram of latencies.",
         type = "object",
-        description = "A map where each key is a command name, and each value is a map with the total calls, and an inner map of the histogram time buckets.",
-        patternProperties = {
-            ["^.*$"] = {
-                type = "object",
-                additionalProperties = false,
-                properties = {
-                    calls = {
-                        description = "The total calls for the command.",
-                        type = "integer",
-                        minimum = 0,
-                    },
-                    histogram_usec = {
-                        description = "Histogram map, bucket id to latency",
-                        type = "object",
-                        additionalProperties = { type = "integer" },
+        additionalProperties = {
+            type = "object",
+            properties = {
+                calls = { description = "The total calls for the command.", type = "integer" },
+                histogram_usec = {
+                    description = "Bucket (microseconds) to calls in it.",
+                    type = "array",
+                    items = {
+                        type = "array",
+                        minItems = 2,
+                        maxItems = 2,
+                        items = { { type = "integer" }, { type = "integer" } },
                     },
                 },
             },
+            additionalProperties = false,
         },
     },
     string "COMMAND" { optional = true, multiple = true },

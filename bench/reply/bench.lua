@@ -38,3 +38,23 @@ command "ZRANGE" {
     string "stop",
     pure_token "withscores" { token = "WITHSCORES", optional = true },
 }
+
+-- ZREVRANGE with the official reply (array of members, or of [member, score] pairs): over RESP2
+-- the engine looks ahead over the whole array before it takes the first alternative; the case
+-- measures that lookahead against LRANGE on the same bytes.
+command "ZREVRANGE" {
+    arity = -4,
+    reply = {
+        anyOf = {
+            { type = "array", items = { type = "string" } },
+            {
+                type = "array",
+                items = { type = "array", items = { { type = "string" }, { type = "number" } } },
+            },
+        },
+    },
+    key "key",
+    integer "start",
+    integer "stop",
+    pure_token "withscores" { token = "WITHSCORES", optional = true },
+}

@@ -4,13 +4,17 @@
  *                 doubles parsed), arrays in caller storage: no allocation
  *   hiredis tree  redisReaderFeed + redisReaderGetReply building redisReply trees (then freed)
  *   hiredis null  the same with reader->fn = NULL: parsing only, no tree
+ *   raw           the foundation decoder's fastest path on the same bytes: rg_feed_inline with a
+ *                 static callback that keeps each value's view or integer (no typing, no
+ *                 storage), the floor the typed engine is measured against
  *
  * Each case decodes a buffer of REPLIES identical replies; hiredis is fed 16 KiB at a time
  * (its usual read size), ours decodes straight from the buffer. A run times one pass; the
  * table shows the median ns per reply over RUNS runs, hiredis / ours ratios, and allocations per
  * reply (counted by interposing malloc/calloc/realloc in this executable).
  *
- * Usage: bench_reply [RUNS]   (default 31) */
+ * Usage: bench_reply [RUNS [CASE]]   (default 31 runs; CASE 1-6 runs that case only, e.g. for a
+ * profile: valgrind --tool=callgrind bench_reply 1 2) */
 #include "bench_reply.h"
 
 #include "alloc_count.h"
@@ -26,6 +30,13 @@
 #include <time.h>
 
 enum { REPLIES = 2000, CHUNK = 16384 };
+
+/* The measured passes stay functions of their own, so a profile (callgrind) shows each. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_BENCH_NOINLINE __attribute__((noinline))
+#else
+#define RG_BENCH_NOINLINE
+#endif
 
 typedef struct buf {
     char *p;
@@ -112,11 +123,12 @@ static uint64_t now_ns(void) {
 static size_t result_count(const bench_case *c, const void *out) {
     if (c->elems == 1) return 1;
     size_t n;
-    memcpy(&n, (const char *)out + sizeof(void *), sizeof n);
+    /* elems 0: a oneof, its which byte first, then (aligned) the first alternative's list */
+    memcpy(&n, (const char *)out + (c->elems ? 0 : sizeof(void *)) + sizeof(void *), sizeof n);
     return n;
 }
 
-static void ours(const bench_case *c, const buf *in) {
+RG_BENCH_NOINLINE static void ours(const bench_case *c, const buf *in) {
     rg_reply_reader rr;
     rg_reply_reader_init(&rr, NULL);
     rg_reply_set_storage(&rr, g_store, sizeof g_store);
@@ -126,6 +138,7 @@ static void ours(const bench_case *c, const buf *in) {
         bench_hgetall_result hgetall;
         bench_lrange_result lrange;
         bench_zrange_result zrange;
+        bench_zrevrange_result zrevrange;
     } out;
     size_t pos = 0;
     for (int i = 0; i < REPLIES; i++) {
@@ -134,7 +147,30 @@ static void ours(const bench_case *c, const buf *in) {
     }
 }
 
-static void hiredis(const buf *in, bool tree) {
+/* What the raw pass keeps of each event, so the compiler cannot drop the decoding. */
+typedef struct raw_sink {
+    uint64_t n;
+    uintptr_t acc;
+} raw_sink;
+
+static int raw_event(void *ud, const rg_event *ev) {
+    raw_sink *s = ud;
+    s->n++;
+    s->acc += (uintptr_t)ev->str.ptr + ev->str.len + (uintptr_t)ev->u.i;
+    return 0;
+}
+
+RG_BENCH_NOINLINE static void raw(const buf *in) {
+    rg_reader r;
+    rg_reader_init(&r, NULL);
+    raw_sink s = {0, 0};
+    size_t pos = 0;
+    if (rg_feed_inline(&r, in->p, in->len, &pos, raw_event, &s) != RG_NEED_MORE) exit(4);
+    if (rg_reader_values(&r) != REPLIES) exit(4);
+    g_check += s.n + (s.acc & 1);
+}
+
+RG_BENCH_NOINLINE static void hiredis(const buf *in, bool tree) {
     redisReader *rd = redisReaderCreate();
     if (!tree) rd->fn = NULL;
     for (size_t off = 0; off < in->len; off += CHUNK) {
@@ -176,6 +212,7 @@ static stat measure(const bench_case *c, const buf *in, int which, unsigned runs
         if (which == 0) ours(c, in);
         if (which == 1) hiredis(in, true);
         if (which == 2) hiredis(in, false);
+        if (which == 3) raw(in);
         const uint64_t t1 = now_ns();
         g_count_allocs = 0;
         t[r] = (double)(t1 - t0) / REPLIES;
@@ -189,27 +226,32 @@ static stat measure(const bench_case *c, const buf *in, int which, unsigned runs
 int main(int argc, char **argv) {
     unsigned runs = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 31;
     if (runs < 1 || runs > 256) runs = 31;
+    const unsigned only = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 0;
     const bench_case cases[] = {
         {"GET (32 B bulk)", reply_get, &bench_get_reply_table, 1},
         {"MGET (100 keys)", reply_mget, &bench_mget_reply_table, 100},
         {"HGETALL (100 fields)", reply_hgetall, &bench_hgetall_reply_table, 100},
         {"LRANGE (100)", reply_mget, &bench_lrange_reply_table, 100},
         {"ZRANGE WITHSCORES (100)", reply_zrange, &bench_zrange_reply_table, 100},
+        {"ZREVRANGE, oneof with lookahead (100)", reply_mget, &bench_zrevrange_reply_table, 0},
     };
     printf("bench_reply: %d RESP2 replies per run, median of %u runs, ns per reply\n\n", REPLIES,
            runs);
-    printf("| reply | ours typed | hiredis tree | hiredis no tree | tree/ours | no-tree/ours | "
-           "allocs ours | allocs hiredis tree |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("| reply | ours typed | raw decoder | hiredis tree | hiredis no tree | tree/ours | "
+           "ours/raw | no-tree/ours | allocs ours | allocs hiredis tree |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only && only != i + 1) continue;
         buf in = {NULL, 0, 0};
         for (int r = 0; r < REPLIES; r++) cases[i].make(&in);
         measure(&cases[i], &in, 0, 3); /* warm up */
         const stat o = measure(&cases[i], &in, 0, runs);
         const stat h = measure(&cases[i], &in, 1, runs);
         const stat n = measure(&cases[i], &in, 2, runs);
-        printf("| %s | %.1f | %.1f | %.1f | %.1fx | %.1fx | %.2f | %.2f |\n", cases[i].name, o.ns,
-               h.ns, n.ns, h.ns / o.ns, n.ns / o.ns, o.allocs, h.allocs);
+        const stat w = measure(&cases[i], &in, 3, runs);
+        printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1fx | %.2fx | %.1fx | %.2f | %.2f |\n",
+               cases[i].name, o.ns, w.ns, h.ns, n.ns, h.ns / o.ns, o.ns / w.ns, n.ns / o.ns,
+               o.allocs, h.allocs);
         free(in.p);
     }
     printf("\n(checksum %" PRIu64 ")\n", g_check);

@@ -51,16 +51,35 @@ local function half(v, kinds, kind_member)
     return out
 end
 
-local function flags_value(flags)
+local function flags_value(flags, extra)
     local names = {}
     for _, f in ipairs(flags) do names[#names + 1] = FLAG_MACRO[f] end
+    if extra then names[#names + 1] = extra end
     return #names > 0 and table.concat(names, " | ") or "0"
+end
+
+-- Key spec indices whose key may be given as "" instead (a oneof of the key and an empty
+-- token: MIGRATE's key-selector, where "" says the keys come after KEYS).
+local function empty_placeholders(args, out)
+    for _, a in ipairs(args or {}) do
+        if a.kind == "oneof" then
+            local key, empty
+            for _, alt in ipairs(a.args) do
+                if alt.kind == "key" and alt.key_spec_index then key = alt.key_spec_index end
+                if alt.kind == "pure-token" and alt.token == "" then empty = true end
+            end
+            if key and empty then out[key] = true end
+        end
+        empty_placeholders(a.args, out)
+    end
+    return out
 end
 
 -- One spec as clang-format lays out a braced list in an array: on one line when it fits, else
 -- one initializer per line, a long flags value broken after '|' under its first flag.
 local function spec_row(ks, ind)
-    local inits = { { "flags", flags_value(ks.flags) } }
+    local inits = { { "flags", flags_value(ks.flags, ks.empty_placeholder and
+        "RG_KEY_EMPTY_PLACEHOLDER") } }
     for _, p in ipairs(half(ks.begin_search, BEGIN, "begin")) do inits[#inits + 1] = p end
     for _, p in ipairs(half(ks.find_keys, FIND, "find")) do inits[#inits + 1] = p end
     local items = {}
@@ -107,7 +126,12 @@ local function array_def(ctype, name, row_of, items)
 end
 
 local function spec_table(cm)
-    return array_def("static const rg_keyspec", cm.keys_table, spec_row, cm.spec.key_specs)
+    local empty = empty_placeholders(cm.spec.args, {})
+    local rows = {}
+    for i, ks in ipairs(cm.spec.key_specs) do
+        rows[i] = setmetatable({ empty_placeholder = empty[i - 1] }, { __index = ks })
+    end
+    return array_def("static const rg_keyspec", cm.keys_table, spec_row, rows)
 end
 
 ---------------------------------------------------------------------------------------------

@@ -21,17 +21,17 @@ local IND = "    "
 local ACCEPT = {
     int = "RG_RA_INT", dbl = "RG_RA_DBL", bool = "RG_RA_BOOL", str = "RG_RA_STR",
     null = "RG_RA_NULL", array = "RG_RA_ARR", pairs = "RG_RA_PAIRS", tuple = "RG_RA_TUPLE",
-    any = "RG_RA_ANY",
+    any = "RG_RA_ANY", object = "RG_RA_PAIRS",
 }
 local STORE = { int = "RG_RT_I64", dbl = "RG_RT_DBL", bool = "RG_RT_BOOL", str = "RG_RT_VIEW" }
 local SHAPE = {
     array = "RG_RS_ARRAY", pairs = "RG_RS_PAIRS", tuple = "RG_RS_TUPLE", oneof = "RG_RS_ONEOF",
-    any = "RG_RS_ANY",
+    any = "RG_RS_ANY", object = "RG_RS_OBJECT",
 }
 local CTYPE = { int = "int64_t", dbl = "double", bool = "bool", str = "rg_view", any = "rg_view" }
 local ALT_NAME = {
     int = "integer", dbl = "number", bool = "boolean", str = "string", array = "array",
-    pairs = "map", tuple = "tuple", any = "raw", null = "null",
+    pairs = "map", tuple = "tuple", any = "raw", null = "null", object = "object",
 }
 
 ---------------------------------------------------------------------------------------------
@@ -55,9 +55,17 @@ describe = function(ty)
     if t == "pairs" then
         return "pairs of (" .. describe(ty.key) .. ", " .. describe(ty.value) .. ")"
     end
+    if t == "tuple" and ty.min then
+        return "[" .. describe_list(ty.items, ", ") .. "] (at least " .. ty.min .. ")"
+    end
     if t == "tuple" then return "[" .. describe_list(ty.items, ", ") .. "]" end
     if t == "oneof" then return "one of (" .. describe_list(ty.alts, " | ") .. ")" end
     if t == "any" then return "any value (raw RESP)" end
+    if t == "object" then
+        local names = {}
+        for i, f in ipairs(ty.fields) do names[i] = f.name end
+        return "object {" .. table.concat(names, ", ") .. "}"
+    end
     return ALT_NAME[t]
 end
 
@@ -110,6 +118,24 @@ local function alt_names(ty)
     return ty.names
 end
 
+-- C member names of an object's fields (identifier form, kept clear of each other and of
+-- `present`), set once on the type.
+local function field_members(ty)
+    if ty.members then return ty.members end
+    local used, out = { present = true }, {}
+    for i, f in ipairs(ty.fields) do
+        local m = naming.member(f.name) or ("field" .. i)
+        local base, n = m, 1
+        while used[m] do
+            n = n + 1
+            m = base .. "_" .. n
+        end
+        used[m], out[i] = true, m
+    end
+    ty.members = out
+    return out
+end
+
 -- The member lines of the struct that holds a compound type's parts.
 local function body(ty, ctx)
     local out = {}
@@ -127,6 +153,21 @@ local function body(ty, ctx)
             a.member = names[i]
             add(members(a, names[i], ctx))
         end
+    elseif ty.t == "object" then
+        local names = field_members(ty)
+        -- Wrapped short, as the struct may sit deep inside others.
+        local line = "/* present: bit i set when field i came:"
+        for i, f in ipairs(ty.fields) do
+            local word = " " .. (i - 1) .. " " .. f.name .. (i < #ty.fields and "," or " */")
+            if #line + #word > 64 then
+                out[#out + 1] = line
+                line = " *"
+            end
+            line = line .. word
+        end
+        out[#out + 1] = line
+        out[#out + 1] = "uint64_t present;"
+        for i, f in ipairs(ty.fields) do add(members(f.ty, names[i], ctx)) end
     elseif ty.t == "pair" then
         add(members(ty.key, "key", ctx))
         add(members(ty.value, "value", ctx))
@@ -228,6 +269,16 @@ local function children(n)
         end
         return out
     end
+    if ty.t == "object" then
+        local out, names = {}, field_members(ty)
+        for i, f in ipairs(ty.fields) do
+            out[#out + 1] = { ty = { t = "key", name = f.name }, container = n.container,
+                path = "" }
+            local p = f.ty.t == "null" and "" or join(n.path, names[i])
+            out[#out + 1] = { ty = f.ty, container = n.container, path = p }
+        end
+        return out
+    end
     if ty.t == "oneof" then
         local out = {}
         for i, a in ipairs(ty.alts) do
@@ -282,8 +333,17 @@ local function field_line(ind, name, value)
     return lead .. fn .. "(\n" .. args
 end
 
+-- An object's key node: the field's name, checked, not stored.
+local function key_text(n, base)
+    return base .. "{\n" .. field_line(base .. IND, "accept", "RG_RA_STR") .. "\n" ..
+        field_line(base .. IND, "shape", "RG_RS_SCALAR") .. "\n" ..
+        field_line(base .. IND, "cval", '"' .. resp.c_escape(n.ty.name) .. '"') .. "\n" ..
+        base .. "},"
+end
+
 local function node_text(n, base)
     local ty, f = n.ty, {}
+    if ty.t == "key" then return key_text(n, base) end
     f[#f + 1] = { "accept", accept_of(ty) }
     f[#f + 1] = { "shape", SHAPE[ty.t] or "RG_RS_SCALAR" }
     if STORE[ty.t] then f[#f + 1] = { "store", STORE[ty.t] } end
@@ -291,7 +351,9 @@ local function node_text(n, base)
         f[#f + 1] = { "child", tostring(n.child) }
         f[#f + 1] = { "nchildren", tostring(n.nchildren) }
     end
+    if ty.min then f[#f + 1] = { "min", tostring(ty.min) } end
     local path = ty.t == "oneof" and join(n.path, "which") or n.path
+    if ty.t == "object" then path = join(n.path, "present") end
     if ty.t == "tuple" or ty.t == "null" then path = "" end
     local off = offset(n.container, path)
     if off then f[#f + 1] = { "offset", off } end

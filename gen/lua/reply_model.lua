@@ -8,7 +8,9 @@
 --   null                            nothing stored (an alternative of a oneof)
 --   array { item }                  { T *items; size_t count; }
 --   pairs { key, value }            a map, or a list of 2-element arrays; RESP2 sends both flat
---   tuple { items }                 fixed elements, one member each
+--   tuple { items, min? }           fixed elements, one member each; min: fewest that come
+--   object { fields }               fixed keys ({ name, ty } each): one member per field, and
+--                                   `present` bits; a map or the flat RESP2 array
 --   oneof { alts }                  which (1-based) and a member per alternative
 --   any                             the raw RESP bytes of the value (a generic value)
 -- A type may carry `title` (the schema's), the name of its member or alternative.
@@ -37,15 +39,31 @@ local function pairs_of(key, value)
     return { t = "pairs", key = key, value = value, precise = key.precise and value.precise }
 end
 
--- Fixed items followed by optional others (additionalItems: GEOSEARCH's [name, dist?, hash?,
--- coord?], whichever the request asked for): an array whose elements are one of the types any
--- item may have, each read by its own type.
-local function open_tuple_type(s)
-    local list = {}
-    for _, x in ipairs(s.items) do list[#list + 1] = x end
-    list[#list + 1] = s.additionalItems
-    local item = oneof_type(list)
-    return { t = "array", item = item, precise = item.precise }
+-- The most elements a tuple with `additionalItems` is spelled out to (GEOSEARCH: 4).
+local MAX_TUPLE = 16
+
+-- A list of `items` (SCAN), maybe followed by `additionalItems` up to `maxItems` (GEOSEARCH
+-- WITHDIST/WITHHASH/WITHCOORD: name, then 0 to 3 of dist, hash, coordinates): one member per
+-- position; `min` (when fewer than all may come) is `minItems`.
+local function tuple_type(s)
+    local items = {}
+    for i, x in ipairs(s.items) do items[i] = from_schema(x) end
+    local extra = type(s.additionalItems) == "table" and s.additionalItems
+    if extra and not (s.maxItems and s.maxItems <= MAX_TUPLE) then
+        -- Unbounded (CLUSTER SLOTS' replicas): an array whose elements are one of the types any
+        -- item may have, each read by its own type; never a wrong count.
+        local list = {}
+        for _, x in ipairs(s.items) do list[#list + 1] = x end
+        list[#list + 1] = extra
+        local item = oneof_type(list)
+        return { t = "array", item = item, precise = item.precise }
+    end
+    if extra then
+        for i = #items + 1, s.maxItems do items[i] = from_schema(extra) end
+    end
+    local min = s.minItems
+    if min and min >= #items then min = nil end
+    return { t = "tuple", items = items, min = min, precise = all_precise(items) }
 end
 
 local function array_type(s)
@@ -54,12 +72,7 @@ local function array_type(s)
         return { t = "array", item = any_type(), precise = true, empty = true }
     end
     if s.items == nil then return { t = "array", item = any_type(), precise = false } end
-    if s.items[1] ~= nil and s.additionalItems then return open_tuple_type(s) end
-    if s.items[1] ~= nil then
-        local items = {}
-        for i, x in ipairs(s.items) do items[i] = from_schema(x) end
-        return { t = "tuple", items = items, precise = all_precise(items) }
-    end
+    if s.items[1] ~= nil then return tuple_type(s) end
     local item = from_schema(s.items)
     -- A list of 2-tuples is what RESP2 flattens (ZRANGE WITHSCORES): a list of pairs.
     if item.t == "tuple" and #item.items == 2 and SCALAR[item.items[1].t] then
@@ -88,19 +101,55 @@ local function uniform_properties(s)
     return only
 end
 
+-- True when an object may have keys beyond its `properties`.
+local function open_object(s)
+    return s.patternProperties ~= nil or
+        (s.additionalProperties ~= nil and s.additionalProperties ~= false)
+end
+
+-- The most fields an object gets (its presence bits are one uint64_t); beyond, name/value pairs.
+local MAX_FIELDS = 64
+
+-- Fixed keys (`properties`: HELLO, XINFO STREAM): one named field each, in byte order of their
+-- names (Lua tables have no order); keys the schema does not list are skipped.
+local function fields_type(s)
+    local names = {}
+    for name in pairs(s.properties) do names[#names + 1] = name end
+    if #names == 0 or #names > MAX_FIELDS then return nil end
+    table.sort(names)
+    local fields, precise = {}, true
+    for i, name in ipairs(names) do
+        fields[i] = { name = name, ty = from_schema(s.properties[name]) }
+        precise = precise and fields[i].ty.precise
+    end
+    -- Keys beyond the listed ones (MEMORY STATS' db.N) are skipped: not every part is typed.
+    return { t = "object", fields = fields, precise = precise and not open_object(s) }
+end
+
 local function object_type(s)
     local value
-    local uniform = s.properties and uniform_properties(s)
-    if uniform then
-        value = uniform
-    elseif type(s.additionalProperties) == "table" and not s.properties then
+    if s.properties then
+        -- Open objects (keys beyond the listed ones) whose values share one scalar type read
+        -- precisely as pairs of it (CLUSTER SLOT-STATS); the rest get named fields.
+        local uniform = open_object(s) and uniform_properties(s)
+        if uniform then
+            value = uniform
+        else
+            local o = fields_type(s)
+            if o then return o end
+        end
+    end
+    if value or s.properties then
+        -- uniform values, or fixed keys past MAX_FIELDS: read as pairs below
+        value = value or any_type()
+    elseif type(s.additionalProperties) == "table" then
         value = from_schema(s.additionalProperties)
-    elseif s.patternProperties and not s.properties then
+    elseif s.patternProperties then
         local only
         for _, v in pairs(s.patternProperties) do only = only and "many" or v end
         value = (only and only ~= "many") and from_schema(only) or any_type()
     else
-        -- Fixed-key objects (HELLO, XINFO, COMMAND DOCS): a map of name to raw value.
+        -- Fixed-key objects of too many fields: a map of name to raw value.
         value = any_type()
     end
     return pairs_of({ t = "str", precise = true }, value)
@@ -110,8 +159,9 @@ end
 local ACCEPT = {
     int = { INT = true }, dbl = { DOUBLE = true, BULK = true, SIMPLE = true, INT = true },
     bool = { BOOL = true, INT = true }, str = { BULK = true, SIMPLE = true, VERBATIM = true },
-    null = { NULL = true }, array = { ARRAY = true, SET = true, PUSH = true },
-    pairs = { MAP = true, ARRAY = true }, tuple = { ARRAY = true },
+    null = { NULL = true }, array = { ARRAY = true, SET = true },
+    pairs = { MAP = true, ARRAY = true, SET = true }, tuple = { ARRAY = true },
+    object = { MAP = true, ARRAY = true },
 }
 
 local overlaps
@@ -179,13 +229,14 @@ end
 
 -- A type's structure as text, to find duplicate alternatives.
 local function signature(x)
-    local parts = { x.t, tostring(x.const), tostring(x.nullable) }
+    local parts = { x.t, tostring(x.const), tostring(x.nullable), tostring(x.min) }
     for _, k in ipairs({ "item", "key", "value" }) do
         if x[k] then parts[#parts + 1] = k .. "=" .. signature(x[k]) end
     end
     for _, list in ipairs({ x.items or {}, x.alts or {} }) do
         for _, y in ipairs(list) do parts[#parts + 1] = signature(y) end
     end
+    for _, f in ipairs(x.fields or {}) do parts[#parts + 1] = f.name .. "=" .. signature(f.ty) end
     return "(" .. table.concat(parts, " ") .. ")"
 end
 

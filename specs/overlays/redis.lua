@@ -268,6 +268,27 @@ return {
     ["ZREVRANK"] = { reply = { titles = RANK } },
     ["GEOPOS"] = { reply = { titles = { ["items.oneOf.2"] = "position",
         ["items.oneOf.2.items.1"] = "longitude", ["items.oneOf.2.items.2"] = "latitude" } } },
+    ["LATENCY HISTOGRAM"] = { reply = {
+        why = "histogram_usec's keys are integers (bucket bounds), not strings",
+        set = { [""] = {
+            description = "Per command name, its calls and its histogram of latencies.",
+            type = "object",
+            additionalProperties = {
+                type = "object",
+                additionalProperties = false,
+                properties = {
+                    calls = { description = "The total calls for the command.",
+                        type = "integer" },
+                    histogram_usec = {
+                        description = "Bucket (microseconds) to calls in it.",
+                        type = "array",
+                        items = { type = "array", minItems = 2, maxItems = 2,
+                            items = { { type = "integer" }, { type = "integer" } } },
+                    },
+                },
+            },
+        } },
+    } },
     ["LATENCY LATEST"] = { reply = { titles = { ["items.items.1"] = "event",
         ["items.items.2"] = "timestamp", ["items.items.3"] = "latest",
         ["items.items.4"] = "max" } } },

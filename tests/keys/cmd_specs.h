@@ -99,7 +99,8 @@ static const rg_keyspec ks_zunionstore[] = {
      .step = 1},
 };
 static const rg_keyspec ks_migrate[] = {
-    {.flags = RG_KEY_RW | RG_KEY_ACCESS | RG_KEY_DELETE,
+    /* The key may be "" (keys after KEYS): respgen adds RG_KEY_EMPTY_PLACEHOLDER. */
+    {.flags = RG_KEY_RW | RG_KEY_ACCESS | RG_KEY_DELETE | RG_KEY_EMPTY_PLACEHOLDER,
      .begin = RG_KS_INDEX,
      .index = 3,
      .find = RG_KS_RANGE,

@@ -101,6 +101,8 @@ static size_t ref_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc_
         }
         if (step < 1 || first < 1 || last >= argc || last < first || first >= argc) goto invalid;
         for (i = first; i <= last; i += step) {
+            /* MIGRATE's "" in place of its key names no key (Redis' migrateGetKeys) */
+            if ((spec->flags & RG_KEY_EMPTY_PLACEHOLDER) && argv[i].len == 0) continue;
             if (k < cap) out[k] = (size_t)i;
             k++;
         }

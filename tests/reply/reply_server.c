@@ -159,14 +159,14 @@ static void hello(client *c) {
     const redis_hello_opts o = {.has_arguments = true, .arguments = {.protover = c->proto}};
     redis_hello_result r;
     DO(hello, &r, &o);
-    bool found = false;
-    for (size_t i = 0; i < r.value.count; i++) {
-        if (r.value.items[i].key.len == 5 && memcmp(r.value.items[i].key.ptr, "proto", 5) == 0) {
-            eq(r.value.items[i].value, c->proto == 3 ? ":3\r\n" : ":2\r\n");
-            found = true;
-        }
-    }
-    assert_true(found);
+    /* Named fields in both protocols (a map, or RESP2's flat array); every field came. */
+    assert_int_equal(r.value.present, (1u << 7) - 1);
+    assert_int_equal(r.value.proto, c->proto);
+    eq(r.value.server, "redis");
+    eq(r.value.mode, "standalone");
+    eq(r.value.role, "master");
+    assert_true(r.value.id > 0);
+    assert_int_equal(r.value.modules.count, 0);
 }
 
 static void strings(client *c) {
@@ -459,6 +459,51 @@ static void sorted_sets(client *c) {
     assert_int_equal(zrem.value, 2);
 }
 
+/* XINFO STREAM / GROUPS / CONSUMERS and MEMORY STATS: objects with named fields. */
+static void stream_info(client *c) {
+    const redis_xgroup_create_id_selector zero = {.kind = REDIS_XGROUP_CREATE_ID_SELECTOR_ID,
+                                                  .id = V("0")};
+    redis_xgroup_create_result gc;
+    DO(xgroup_create, &gc, V("x"), V("g"), zero, NULL);
+    redis_xgroup_createconsumer_result cc;
+    DO(xgroup_createconsumer, &cc, V("x"), V("g"), V("alice"));
+    redis_xinfo_stream_result si;
+    DO(xinfo_stream, &si, V("x"), NULL);
+    assert_int_equal(si.value.which, 1);
+    assert_int_equal(si.value.object.length, 1);
+    assert_int_equal(si.value.object.groups, 1);
+    eq(si.value.object.last_generated_id, "2-1");
+    assert_int_equal(si.value.object.first_entry.which, 2);
+    eq(si.value.object.first_entry.tuple.f0, "2-1");
+    assert_int_equal(si.value.object.first_entry.tuple.f1.count, 2);
+    assert_true(si.value.object.present & 1u << 5); /* length */
+    const redis_xinfo_stream_opts full = {.has_full_block = true};
+    DO(xinfo_stream, &si, V("x"), &full);
+    assert_int_equal(si.value.which, 2);
+    assert_int_equal(si.value.object2.entries.count, 1);
+    assert_int_equal(si.value.object2.groups.count, 1);
+    eq(si.value.object2.groups.items[0].name, "g");
+    assert_int_equal(si.value.object2.groups.items[0].consumers.count, 1);
+    eq(si.value.object2.groups.items[0].consumers.items[0].name, "alice");
+    redis_xinfo_groups_result gi;
+    DO(xinfo_groups, &gi, V("x"));
+    assert_int_equal(gi.value.count, 1);
+    eq(gi.value.items[0].name, "g");
+    eq(gi.value.items[0].last_delivered_id, "0-0");
+    assert_int_equal(gi.value.items[0].consumers, 1);
+    assert_int_equal(gi.value.items[0].pending, 0);
+    redis_xinfo_consumers_result ci;
+    DO(xinfo_consumers, &ci, V("x"), V("g"));
+    assert_int_equal(ci.value.count, 1);
+    eq(ci.value.items[0].name, "alice");
+    assert_int_equal(ci.value.items[0].present & 1u << 3, 1u << 3); /* pending */
+    redis_memory_stats_result ms;
+    DO0(memory_stats, &ms);
+    assert_true(ms.value.present & 1u << 24); /* peak.allocated */
+    assert_true(ms.value.peak_allocated > 0);
+    assert_true(ms.value.keys_count > 0);
+}
+
 static void streams(client *c) {
     const redis_xadd_data fv[] = {{V("f"), V("v")}, {V("g"), V("w")}};
     const redis_xadd_id_selector id1 = {.kind = REDIS_XADD_ID_SELECTOR_ID, .id = V("1-1")};
@@ -489,6 +534,7 @@ static void streams(client *c) {
     redis_xdel_result xd;
     DO(xdel, &xd, V("x"), ids, 1);
     assert_int_equal(xd.value, 1);
+    stream_info(c);
 }
 
 static void keys(client *c) {

@@ -190,26 +190,28 @@ static void check_hgetall(const void *p) {
     assert_view(r->value.items[1].value, "");
 }
 
+/* HELLO: an object with named fields (bit i of present: field i in name order). */
 static void check_hello_map(const void *p) {
     const replies_hello_result *r = p;
-    assert_int_equal(r->value.count, 3);
-    assert_view(r->value.items[0].key, "server");
-    assert_view(r->value.items[0].value, "$5\r\nredis\r\n");
-    assert_view(r->value.items[1].key, "proto");
-    assert_view(r->value.items[1].value, ":3\r\n");
-    assert_view(r->value.items[2].key, "modules");
-    assert_view(r->value.items[2].value, "*1\r\n%1\r\n+name\r\n+m\r\n");
+    assert_int_equal(r->value.present, 1u << 2 | 1u << 3 | 1u << 5); /* modules, proto, server */
+    assert_view(r->value.server, "redis");
+    assert_int_equal(r->value.proto, 3);
+    assert_null(r->value.version.ptr);
+    assert_int_equal(r->value.modules.count, 1);
+    assert_int_equal(r->value.modules.items[0].present, 1u << 1); /* name */
+    assert_view(r->value.modules.items[0].name, "m");
 }
 
 /* Raw values keep their whole RESP bytes even when a long bulk's header is consumed by a call
  * that ends before its payload (the decoder reads headers of bulks over 32 bytes on their own). */
 #define LONG_TEXT "a value long enough to be read in two calls"
 
-static void check_hello_long(const void *p) {
-    const replies_hello_result *r = p;
+static void check_docs_long(const void *p) {
+    const replies_command_docs_result *r = p;
     assert_int_equal(r->value.count, 1);
-    assert_view(r->value.items[0].key, "version");
-    assert_view(r->value.items[0].value, "$43\r\n" LONG_TEXT "\r\n");
+    assert_view(r->value.items[0].key, "get");
+    assert_view(r->value.items[0].value.subcommands, "$43\r\n" LONG_TEXT "\r\n");
+    assert_view(r->value.items[0].value.since, LONG_TEXT);
 }
 
 static void check_command_raw(const void *p) {
@@ -218,8 +220,10 @@ static void check_command_raw(const void *p) {
 
 static void raw_long_bulks(void **state) {
     (void)state;
-    OK(replies_hello_reply_table, "%1\r\n$7\r\nversion\r\n$43\r\n" LONG_TEXT "\r\n",
-       check_hello_long);
+    OK(replies_command_docs_reply_table,
+       "%1\r\n$3\r\nget\r\n%2\r\n$11\r\nsubcommands\r\n$43\r\n" LONG_TEXT
+       "\r\n$5\r\nsince\r\n$43\r\n" LONG_TEXT "\r\n",
+       check_docs_long);
     OK(replies_command_reply_table, "$43\r\n" LONG_TEXT "\r\n", check_command_raw);
 }
 
@@ -236,8 +240,18 @@ static void maps(void **state) {
        check_hello_map);
     OK(replies_hello_reply_table,
        "*6\r\n$6\r\nserver\r\n$5\r\nredis\r\n$5\r\nproto\r\n:3\r\n"
-       "$7\r\nmodules\r\n*1\r\n%1\r\n+name\r\n+m\r\n",
+       "$7\r\nmodules\r\n*1\r\n*2\r\n+name\r\n+m\r\n",
        check_hello_map);
+    /* Unknown keys (with any value) are skipped; a RESP3 attribute too. */
+    OK(replies_hello_reply_table,
+       "%5\r\n+extra\r\n*2\r\n:1\r\n%1\r\n+a\r\n+b\r\n$6\r\nserver\r\n$5\r\nredis\r\n"
+       "+new\r\n$?\r\n;1\r\nx\r\n;0\r\n"
+       "$5\r\nproto\r\n|1\r\n+k\r\n+v\r\n:3\r\n$7\r\nmodules\r\n*1\r\n%1\r\n+name\r\n+m\r\n",
+       check_hello_map);
+    run(&replies_hello_reply_table, S("%1\r\n$5\r\nproto\r\n$1\r\n3\r\n"), NULL, RG_REPLY_MISMATCH);
+    run(&replies_hello_reply_table, S("*3\r\n$5\r\nproto\r\n:3\r\n+x\r\n"), NULL,
+        RG_REPLY_MISMATCH);
+    run(&replies_hello_reply_table, S("%1\r\n:1\r\n:3\r\n"), NULL, RG_REPLY_MISMATCH);
 }
 
 /* ---- double ---- */
@@ -407,18 +421,17 @@ static void check_geo_matches(const void *p) {
     const replies_geosearch_result *r = p;
     assert_int_equal(r->value.which, REPLIES_GEOSEARCH_REPLY_MATCHES);
     assert_int_equal(r->value.matches.count, 2);
-    const replies_geosearch_elem2 *m = r->value.matches.items;
-    assert_int_equal(m[0].count, 4);
-    assert_int_equal(m[0].items[0].which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_STRING);
-    assert_view(m[0].items[0].string, "Palermo");
-    assert_view(m[0].items[1].string, "190.4424");
-    assert_int_equal(m[0].items[2].which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_INTEGER);
-    assert_int_equal(m[0].items[2].integer, 3479099956230698);
-    assert_int_equal(m[0].items[3].which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_COORD);
-    assert_true(m[0].items[3].coord.longitude == 13.5);
-    assert_true(m[0].items[3].coord.latitude == 38.25);
-    assert_int_equal(m[1].count, 1);
-    assert_view(m[1].items[0].string, "Catania");
+    const replies_geosearch_elem1 *m = r->value.matches.items;
+    assert_view(m[0].f0, "Palermo");
+    assert_int_equal(m[0].f1.which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F1_STRING);
+    assert_view(m[0].f1.string, "190.4424");
+    assert_int_equal(m[0].f2.which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F2_INTEGER);
+    assert_int_equal(m[0].f2.integer, 3479099956230698);
+    assert_int_equal(m[0].f3.which, REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F3_COORD);
+    assert_true(m[0].f3.coord.longitude == 13.5);
+    assert_true(m[0].f3.coord.latitude == 38.25);
+    assert_view(m[1].f0, "Catania");
+    assert_int_equal(m[1].f1.which, 0);
 }
 
 static void model_rules(void **state) {

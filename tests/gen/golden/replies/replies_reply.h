@@ -36,23 +36,80 @@ extern const rg_rtable replies_command_reply_table;
 rg_reply_status replies_command_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                       replies_command_result *out);
 
-/* COMMAND DOCS: pairs of (string, pairs of (string, any value (raw RESP))). */
+/* COMMAND DOCS: pairs of (string, object {arguments, complexity, deprecated_since, doc_flags,
+ * group, history, module, replaced_by, reply_schema, since, subcommands, summary}). */
 typedef struct replies_command_docs_elem1 {
-    rg_view key;
-    rg_view value;
+    /* present: bit i set when field i came: 0 arguments,
+     * 1 deprecated_since, 2 display_text, 3 flags,
+     * 4 key_spec_index, 5 name, 6 since, 7 summary, 8 token,
+     * 9 type */
+    uint64_t present;
+    struct {
+        rg_view *items;
+        size_t count;
+    } arguments;
+    rg_view deprecated_since;
+    rg_view display_text;
+    struct {
+        rg_view *items;
+        size_t count;
+    } flags;
+    int64_t key_spec_index;
+    rg_view name;
+    rg_view since;
+    rg_view summary;
+    rg_view token;
+    rg_view type;
 } replies_command_docs_elem1;
 
 typedef struct replies_command_docs_elem2 {
     rg_view key;
-    struct {
-        replies_command_docs_elem1 *items;
-        size_t count;
-    } value;
+    rg_view value;
 } replies_command_docs_elem2;
+
+typedef struct replies_command_docs_elem3 {
+    rg_view key;
+    rg_view value;
+} replies_command_docs_elem3;
+
+typedef struct replies_command_docs_elem4 {
+    rg_view key;
+    struct {
+        /* present: bit i set when field i came: 0 arguments,
+         * 1 complexity, 2 deprecated_since, 3 doc_flags, 4 group,
+         * 5 history, 6 module, 7 replaced_by, 8 reply_schema, 9 since,
+         * 10 subcommands, 11 summary */
+        uint64_t present;
+        struct {
+            replies_command_docs_elem1 *items;
+            size_t count;
+        } arguments;
+        rg_view complexity;
+        rg_view deprecated_since;
+        struct {
+            rg_view *items;
+            size_t count;
+        } doc_flags;
+        rg_view group;
+        struct {
+            replies_command_docs_elem2 *items;
+            size_t count;
+        } history;
+        rg_view module;
+        rg_view replaced_by;
+        struct {
+            replies_command_docs_elem3 *items;
+            size_t count;
+        } reply_schema;
+        rg_view since;
+        rg_view subcommands;
+        rg_view summary;
+    } value;
+} replies_command_docs_elem4;
 
 typedef struct replies_command_docs_result {
     struct {
-        replies_command_docs_elem2 *items;
+        replies_command_docs_elem4 *items;
         size_t count;
     } value;
 } replies_command_docs_result;
@@ -76,34 +133,65 @@ extern const rg_rtable replies_config_get_reply_table;
 rg_reply_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len,
                                          size_t *pos, replies_config_get_result *out);
 
-/* GEOSEARCH: one of (array of string | array of array of one of (string | integer | [number,
- * number])). */
+/* GEOSEARCH: one of (array of string | array of [string, one of (string | integer | [number,
+ * number]), one of (string | integer | [number, number]), one of (string | integer | [number,
+ * number])] (at least 1)). */
 /* value.which */
 enum {
     REPLIES_GEOSEARCH_REPLY_NAMES = 1,
     REPLIES_GEOSEARCH_REPLY_MATCHES = 2,
 };
-/* value.matches.items[].items[].which */
+/* value.matches.items[].f1.which */
 enum {
-    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_STRING = 1,
-    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_INTEGER = 2,
-    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_ITEM_COORD = 3,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F1_STRING = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F1_INTEGER = 2,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F1_COORD = 3,
+};
+/* value.matches.items[].f2.which */
+enum {
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F2_STRING = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F2_INTEGER = 2,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F2_COORD = 3,
+};
+/* value.matches.items[].f3.which */
+enum {
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F3_STRING = 1,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F3_INTEGER = 2,
+    REPLIES_GEOSEARCH_REPLY_MATCHES_ITEM_F3_COORD = 3,
 };
 typedef struct replies_geosearch_elem1 {
-    /* which: 0 nothing yet, 1 string, 2 integer, 3 coord */
-    uint8_t which;
-    rg_view string;
-    int64_t integer;
+    rg_view f0;
     struct {
-        double longitude;
-        double latitude;
-    } coord;
+        /* which: 0 nothing yet, 1 string, 2 integer, 3 coord */
+        uint8_t which;
+        rg_view string;
+        int64_t integer;
+        struct {
+            double longitude;
+            double latitude;
+        } coord;
+    } f1;
+    struct {
+        /* which: 0 nothing yet, 1 string, 2 integer, 3 coord */
+        uint8_t which;
+        rg_view string;
+        int64_t integer;
+        struct {
+            double longitude;
+            double latitude;
+        } coord;
+    } f2;
+    struct {
+        /* which: 0 nothing yet, 1 string, 2 integer, 3 coord */
+        uint8_t which;
+        rg_view string;
+        int64_t integer;
+        struct {
+            double longitude;
+            double latitude;
+        } coord;
+    } f3;
 } replies_geosearch_elem1;
-
-typedef struct replies_geosearch_elem2 {
-    replies_geosearch_elem1 *items;
-    size_t count;
-} replies_geosearch_elem2;
 
 typedef struct replies_geosearch_result {
     struct {
@@ -114,7 +202,7 @@ typedef struct replies_geosearch_result {
             size_t count;
         } names;
         struct {
-            replies_geosearch_elem2 *items;
+            replies_geosearch_elem1 *items;
             size_t count;
         } matches;
     } value;
@@ -131,16 +219,35 @@ extern const rg_rtable replies_get_reply_table;
 rg_reply_status replies_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                   replies_get_result *out);
 
-/* HELLO: pairs of (string, any value (raw RESP)). */
+/* HELLO: object {id, mode, modules, proto, role, server, version}. */
 typedef struct replies_hello_elem1 {
-    rg_view key;
-    rg_view value;
+    /* present: bit i set when field i came: 0 args, 1 name, 2 path,
+     * 3 ver */
+    uint64_t present;
+    struct {
+        rg_view *items;
+        size_t count;
+    } args;
+    rg_view name;
+    rg_view path;
+    int64_t ver;
 } replies_hello_elem1;
 
 typedef struct replies_hello_result {
     struct {
-        replies_hello_elem1 *items;
-        size_t count;
+        /* present: bit i set when field i came: 0 id, 1 mode,
+         * 2 modules, 3 proto, 4 role, 5 server, 6 version */
+        uint64_t present;
+        int64_t id;
+        rg_view mode;
+        struct {
+            replies_hello_elem1 *items;
+            size_t count;
+        } modules;
+        int64_t proto;
+        rg_view role;
+        rg_view server;
+        rg_view version;
     } value;
 } replies_hello_result;
 extern const rg_rtable replies_hello_reply_table;

@@ -1,0 +1,579 @@
+/* The reply engine against the tables of specs/redis.lua, on the replies of issue 11: shapes a
+ * real server sends that the header alone cannot place (ZPOPMIN, XAUTOCLAIM JUSTID, GEOSEARCH
+ * WITH*), bytes that crashed it (XPENDING, ROLE), streamed aggregates, callback mode, one set of
+ * checks for the size query and the decode, and RESP3 pushes before and between replies. Every
+ * case is fed whole, one byte at a time, and by a caller that moves its kept bytes to a fresh
+ * buffer (poisoning the old one) before every call. */
+#include "redis_reply.h"
+
+#include <setjmp.h>
+#include <stdalign.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+typedef union result_buf {
+    max_align_t align;
+    char bytes[4096];
+} result_buf;
+
+static alignas(max_align_t) char storage[1 << 16];
+
+#define S(lit) lit, sizeof(lit) - 1
+
+enum mode { WHOLE, BYTES, MOVING, MODES };
+
+static void assert_view(rg_view v, const char *want) {
+    assert_non_null(v.ptr);
+    assert_int_equal(v.len, strlen(want));
+    assert_memory_equal(v.ptr, want, v.len);
+}
+
+static void expect_message(const rg_reply_reader *rr, const char *want) {
+    const rg_view e = rg_reply_error(rr);
+    char text[300];
+    snprintf(text, sizeof text, "%.*s", (int)e.len, e.ptr);
+    if (!strstr(text, want)) fail_msg("message \"%s\" lacks \"%s\"", text, want);
+}
+
+/* A caller's connection: the bytes of the stream, how many have "arrived", where it is. */
+typedef struct conn {
+    const char *bytes;
+    size_t n;        /* all of the stream */
+    size_t have;     /* arrived so far */
+    size_t consumed; /* stream offset of the next unconsumed byte */
+    enum mode m;
+    char *buf; /* MOVING: the kept bytes, from keep */
+    size_t keep;
+} conn;
+
+/* The bytes at hand as the mode presents them: buf, its length, and pos in it. */
+static const char *present(conn *c, const rg_reply_reader *rr, size_t *len, size_t *pos) {
+    if (c->m != MOVING) {
+        *len = c->have;
+        *pos = c->consumed;
+        return c->bytes;
+    }
+    const size_t keep =
+        (size_t)rg_reply_start(rr) < c->consumed ? (size_t)rg_reply_start(rr) : c->consumed;
+    char *fresh = malloc(c->have - keep + 1);
+    assert_non_null(fresh);
+    memcpy(fresh, c->bytes + keep, c->have - keep);
+    if (c->buf) memset(c->buf, 'X', c->have - c->keep);
+    free(c->buf);
+    c->buf = fresh;
+    c->keep = keep;
+    *len = c->have - keep;
+    *pos = c->consumed - keep;
+    return fresh;
+}
+
+typedef rg_reply_status (*op_fn)(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                 void *ud);
+
+/* Runs op until it gives a final status, feeding bytes as the mode says. */
+static rg_reply_status run_op(conn *c, rg_reply_reader *rr, op_fn op, void *ud) {
+    for (;;) {
+        size_t len, pos;
+        const char *buf = present(c, rr, &len, &pos);
+        const rg_reply_status st = op(rr, buf, len, &pos, ud);
+        c->consumed = (c->m == MOVING ? c->keep : 0) + pos;
+        if (st != RG_REPLY_NEED_MORE) return st;
+        if (c->have == c->n) return st;
+        c->have = c->m == BYTES || c->m == MOVING ? c->have + 1 : c->n;
+    }
+}
+
+typedef struct decode_args {
+    const rg_rtable *t;
+    void *out;
+} decode_args;
+
+static rg_reply_status op_decode(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                 void *ud) {
+    const decode_args *a = ud;
+    return rg_reply_decode(rr, a->t, buf, len, pos, a->out);
+}
+
+static rg_reply_status op_decode_push(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      void *ud) {
+    const decode_args *a = ud;
+    return rg_reply_decode_push(rr, a->t, buf, len, pos, a->out);
+}
+
+static rg_reply_status op_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               void *ud) {
+    (void)ud;
+    return rg_reply_skip(rr, buf, len, pos);
+}
+
+static void conn_open(conn *c, rg_reply_reader *rr, enum mode m, const char *bytes, size_t n) {
+    *c = (conn){bytes, n, m == WHOLE ? n : 0, 0, m, NULL, 0};
+    rg_reply_reader_init(rr, NULL);
+    rg_reply_set_storage(rr, storage, sizeof storage);
+}
+
+static void conn_close(conn *c) {
+    free(c->buf);
+    c->buf = NULL;
+}
+
+static rg_reply_status decode_one(conn *c, rg_reply_reader *rr, const rg_rtable *t, void *out) {
+    decode_args a = {t, out};
+    return run_op(c, rr, op_decode, &a);
+}
+
+typedef void (*check_fn)(const void *out);
+
+/* One reply in every mode: status want, and check() passes on OK; the whole input consumed. */
+static void expect(const rg_rtable *t, const char *bytes, size_t n, rg_reply_status want,
+                   check_fn check) {
+    for (int m = 0; m < MODES; m++) {
+        rg_reply_reader rr;
+        conn c;
+        result_buf out;
+        assert_true(t->result_size <= sizeof out.bytes);
+        conn_open(&c, &rr, (enum mode)m, bytes, n);
+        const rg_reply_status st = decode_one(&c, &rr, t, out.bytes);
+        if (st != want)
+            fail_msg("%s mode %d: %s, want %s (%.*s)", t->command, m, rg_reply_status_name(st),
+                     rg_reply_status_name(want), (int)rg_reply_error(&rr).len,
+                     rg_reply_error(&rr).ptr);
+        assert_int_equal(c.consumed, want == RG_REPLY_SHORT ? 0 : n);
+        if (want == RG_REPLY_OK && check) check(out.bytes);
+        conn_close(&c);
+    }
+}
+
+/* ---- bytes that crashed the engine (a oneof reopened with an empty frame stack) ---- */
+
+static void no_crash(void **state) {
+    (void)state;
+    static const char stream[] = "*2\r\n:1\r\n:1\r\n:5\r\n";
+    static const rg_rtable *const tables[] = {&redis_xpending_reply_table, &redis_role_reply_table};
+    for (size_t k = 0; k < 2; k++) {
+        for (int m = 0; m < MODES; m++) {
+            rg_reply_reader rr;
+            conn c;
+            result_buf out;
+            conn_open(&c, &rr, (enum mode)m, S(stream));
+            assert_int_equal(decode_one(&c, &rr, tables[k], out.bytes), RG_REPLY_MISMATCH);
+            expect_message(&rr, tables[k]->command);
+            redis_incr_result incr;
+            assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_OK);
+            assert_int_equal(incr.value, 5);
+            conn_close(&c);
+        }
+    }
+}
+
+/* ---- alternatives told apart by count and elements ---- */
+
+static void check_zpop_pairs(const void *p) {
+    const redis_zpopmin_result *r = p;
+    assert_int_equal(r->value.count, 2);
+    assert_view(r->value.items[0].key, "z");
+    assert_true(r->value.items[0].value == 3);
+    assert_view(r->value.items[1].key, "y");
+    assert_true(r->value.items[1].value == 2);
+}
+
+/* One [member, score] pair reads as a list of one pair (the model folds the tuple into pairs). */
+static void check_zpop_one(const void *p) {
+    const redis_zpopmin_result *r = p;
+    assert_int_equal(r->value.count, 1);
+    assert_view(r->value.items[0].key, "z");
+    assert_true(r->value.items[0].value == 3);
+}
+
+static void check_xautoclaim_justid(const void *p) {
+    const redis_xautoclaim_result *r = p;
+    assert_int_equal(r->value.which, REDIS_XAUTOCLAIM_REPLY_IDS);
+    assert_view(r->value.ids.next, "0-0");
+    assert_int_equal(r->value.ids.claimed.count, 1);
+    assert_view(r->value.ids.claimed.items[0], "1-1");
+    assert_int_equal(r->value.ids.deleted.count, 0);
+}
+
+static void check_xautoclaim_entries(const void *p) {
+    const redis_xautoclaim_result *r = p;
+    assert_int_equal(r->value.which, REDIS_XAUTOCLAIM_REPLY_ENTRIES);
+    assert_int_equal(r->value.entries.claimed.count, 1);
+    assert_view(r->value.entries.claimed.items[0].key, "1-1");
+    assert_int_equal(r->value.entries.claimed.items[0].value.count, 2);
+    assert_view(r->value.entries.claimed.items[0].value.items[1], "v");
+}
+
+static void check_geo_dist(const void *p) {
+    const redis_geosearch_result *r = p;
+    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.array2.count, 2);
+    assert_view(r->value.array2.items[0].f0, "a");
+    assert_int_equal(r->value.array2.items[0].f1.which, 1);
+    assert_view(r->value.array2.items[0].f1.string, "0.1234");
+    assert_int_equal(r->value.array2.items[0].f2.which, 0);
+    assert_view(r->value.array2.items[1].f0, "b");
+}
+
+static void check_geo_all(const void *p) {
+    const redis_geosearch_result *r = p;
+    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.array2.count, 1);
+    const redis_geosearch_elem1 *e = &r->value.array2.items[0];
+    assert_view(e->f0, "a");
+    assert_view(e->f1.string, "0.12");
+    assert_int_equal(e->f2.which, 2);
+    assert_int_equal(e->f2.integer, 123);
+    assert_int_equal(e->f3.which, 3);
+    assert_true(e->f3.tuple.f0 == 1.5);
+    assert_true(e->f3.tuple.f1 == 2.5);
+}
+
+static void check_geo_names(const void *p) {
+    const redis_geosearch_result *r = p;
+    assert_int_equal(r->value.which, 1);
+    assert_int_equal(r->value.array.count, 2);
+    assert_view(r->value.array.items[1], "b");
+}
+
+static void check_zrange_scores(const void *p) {
+    const redis_zrange_result *r = p;
+    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.map.count, 2);
+    assert_view(r->value.map.items[1].key, "b");
+    assert_true(r->value.map.items[1].value == 2.5);
+}
+
+static void alternatives(void **state) {
+    (void)state;
+    /* ZPOPMIN key COUNT 2 over RESP2: four elements rule the [member, score] pair out. */
+    expect(&redis_zpopmin_reply_table, S("*4\r\n$1\r\nz\r\n$1\r\n3\r\n$1\r\ny\r\n$1\r\n2\r\n"),
+           RG_REPLY_OK, check_zpop_pairs);
+    expect(&redis_zpopmin_reply_table, S("*2\r\n*2\r\n$1\r\nz\r\n,3\r\n*2\r\n$1\r\ny\r\n,2\r\n"),
+           RG_REPLY_OK, check_zpop_pairs);
+    expect(&redis_zpopmin_reply_table, S("*2\r\n$1\r\nz\r\n$1\r\n3\r\n"), RG_REPLY_OK,
+           check_zpop_one);
+    /* XAUTOCLAIM ... JUSTID: the entries alternative fails inside (1 element is no pair). */
+    expect(&redis_xautoclaim_reply_table, S("*3\r\n$3\r\n0-0\r\n*1\r\n$3\r\n1-1\r\n*0\r\n"),
+           RG_REPLY_OK, check_xautoclaim_justid);
+    expect(&redis_xautoclaim_reply_table,
+           S("*3\r\n$3\r\n0-0\r\n*1\r\n*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n*0\r\n"),
+           RG_REPLY_OK, check_xautoclaim_entries);
+    /* GEOSEARCH with WITHDIST, with all three WITH*, and without. */
+    expect(&redis_geosearch_reply_table,
+           S("*2\r\n*2\r\n$1\r\na\r\n$6\r\n0.1234\r\n*2\r\n$1\r\nb\r\n$3\r\n1.5\r\n"), RG_REPLY_OK,
+           check_geo_dist);
+    expect(&redis_geosearch_reply_table,
+           S("*1\r\n*4\r\n$1\r\na\r\n$4\r\n0.12\r\n:123\r\n*2\r\n$3\r\n1.5\r\n$3\r\n2.5\r\n"),
+           RG_REPLY_OK, check_geo_all);
+    expect(&redis_geosearch_reply_table,
+           S("*1\r\n*4\r\n$1\r\na\r\n$4\r\n0.12\r\n:123\r\n*2\r\n,1.5\r\n,2.5\r\n"), RG_REPLY_OK,
+           check_geo_all);
+    expect(&redis_geosearch_reply_table, S("*2\r\n$1\r\na\r\n$1\r\nb\r\n"), RG_REPLY_OK,
+           check_geo_names);
+    expect(&redis_georadius_ro_reply_table, S("*1\r\n*5\r\n$1\r\na\r\n:1\r\n:2\r\n:3\r\n:4\r\n"),
+           RG_REPLY_MISMATCH, NULL);
+    /* ZRANGE WITHSCORES over RESP3, and with an attribute before an element. */
+    expect(&redis_zrange_reply_table, S("*2\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,2.5\r\n"),
+           RG_REPLY_OK, check_zrange_scores);
+    expect(&redis_zrange_reply_table,
+           S("*2\r\n|1\r\n+k\r\n+v\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,2.5\r\n"),
+           RG_REPLY_OK, check_zrange_scores);
+}
+
+/* ---- streamed aggregates never leave items NULL ---- */
+
+static void check_lrange_ab(const void *p) {
+    const redis_lrange_result *r = p;
+    assert_int_equal(r->value.count, 2);
+    assert_non_null(r->value.items);
+    assert_view(r->value.items[0], "a");
+    assert_view(r->value.items[1], "b");
+}
+
+static void check_hgetall_streamed(const void *p) {
+    const redis_hgetall_result *r = p;
+    assert_int_equal(r->value.count, 2);
+    assert_non_null(r->value.items);
+    assert_view(r->value.items[0].key, "f");
+    assert_view(r->value.items[1].value, "w");
+}
+
+static void check_zrange_streamed(const void *p) {
+    const redis_zrange_result *r = p;
+    assert_int_equal(r->value.which, 2);
+    assert_int_equal(r->value.map.count, 1);
+    assert_non_null(r->value.map.items);
+    assert_true(r->value.map.items[0].value == 1);
+}
+
+static void streamed(void **state) {
+    (void)state;
+    expect(&redis_lrange_reply_table, S("*?\r\n$1\r\na\r\n$1\r\nb\r\n.\r\n"), RG_REPLY_OK,
+           check_lrange_ab);
+    expect(&redis_lrange_reply_table, S("*?\r\n$1\r\na\r\n|1\r\n+k\r\n*1\r\n:1\r\n+b\r\n.\r\n"),
+           RG_REPLY_OK, check_lrange_ab);
+    expect(&redis_hgetall_reply_table, S("%?\r\n+f\r\n+v\r\n+g\r\n+w\r\n.\r\n"), RG_REPLY_OK,
+           check_hgetall_streamed);
+    expect(&redis_hgetall_reply_table, S("*?\r\n+f\r\n+v\r\n+g\r\n+w\r\n.\r\n"), RG_REPLY_OK,
+           check_hgetall_streamed);
+    expect(&redis_zrange_reply_table, S("*?\r\n*?\r\n+a\r\n,1\r\n.\r\n.\r\n"), RG_REPLY_MISMATCH,
+           NULL); /* a pair must be an array of 2 */
+    expect(&redis_zrange_reply_table, S("*?\r\n*2\r\n+a\r\n,1\r\n.\r\n"), RG_REPLY_OK,
+           check_zrange_streamed);
+    expect(&redis_hgetall_reply_table, S("*?\r\n+f\r\n+v\r\n+g\r\n.\r\n"), RG_REPLY_MISMATCH, NULL);
+}
+
+/* ---- one set of checks: the size query says what the decode says ---- */
+
+static void size_query(void **state) {
+    (void)state;
+    static const char *const replies[] = {"*1\r\n$3\r\nabc\r\n", "*2\r\n,1\r\n$3\r\n1.5\r\n"};
+    static const rg_reply_status want[] = {RG_REPLY_MISMATCH, RG_REPLY_OK};
+    for (size_t k = 0; k < 2; k++) {
+        const size_t n = strlen(replies[k]);
+        redis_zmscore_result r;
+        rg_reply_reader rr;
+        rg_reply_reader_init(&rr, NULL);
+        size_t pos = 0;
+        const rg_reply_status query = redis_zmscore_reply(&rr, replies[k], n, &pos, &r);
+        assert_int_equal(query, want[k] == RG_REPLY_OK ? RG_REPLY_SHORT : want[k]);
+        rg_reply_reader_init(&rr, NULL);
+        rg_reply_set_storage(&rr, storage, sizeof storage);
+        pos = 0;
+        assert_int_equal(redis_zmscore_reply(&rr, replies[k], n, &pos, &r), want[k]);
+    }
+}
+
+/* ---- callback mode ---- */
+
+typedef struct seen {
+    size_t calls;
+    size_t index[8];
+    char key[8];
+    double score[8];
+} seen;
+
+static int each_pair(void *ud, size_t index, const void *elem) {
+    seen *s = ud;
+    const redis_zrange_elem1 *e = elem;
+    if (s->calls < 8) {
+        s->index[s->calls] = index;
+        s->key[s->calls] = e->key.ptr ? e->key.ptr[0] : '-';
+        s->score[s->calls] = e->value;
+    }
+    s->calls++;
+    return 0;
+}
+
+static int each_view(void *ud, size_t index, const void *elem) {
+    seen *s = ud;
+    const rg_view *v = elem;
+    if (s->calls < 8) {
+        s->index[s->calls] = index;
+        s->key[s->calls] = v->ptr ? v->ptr[0] : '-';
+    }
+    s->calls++;
+    return 0;
+}
+
+/* Callback mode in every mode; the slot is the first bytes of storage, a canary right after. */
+static void callback_case(const rg_rtable *t, const char *bytes, size_t n, rg_reply_each_fn fn,
+                          size_t slot, size_t calls, const char *keys, const double *scores) {
+    for (int m = 0; m < MODES; m++) {
+        static alignas(max_align_t) char mem[256];
+        seen s = {0};
+        rg_reply_reader rr;
+        conn c;
+        result_buf out;
+        conn_open(&c, &rr, (enum mode)m, bytes, n);
+        memset(mem, 0x5a, sizeof mem);
+        rg_reply_set_storage(&rr, mem, slot);
+        rg_reply_set_each(&rr, fn, &s);
+        assert_int_equal(decode_one(&c, &rr, t, out.bytes), RG_REPLY_OK);
+        assert_int_equal(s.calls, calls);
+        for (size_t k = 0; k < calls; k++) {
+            assert_int_equal(s.index[k], k);
+            assert_int_equal(s.key[k], keys[k]);
+            if (scores) assert_true(s.score[k] == scores[k]);
+        }
+        for (size_t k = slot; k < sizeof mem; k++) assert_int_equal((unsigned char)mem[k], 0x5a);
+        conn_close(&c);
+    }
+}
+
+static void callbacks(void **state) {
+    (void)state;
+    static const double scores[] = {1, 2.5};
+    const size_t pair = sizeof(redis_zrange_elem1);
+    callback_case(&redis_zrange_reply_table,
+                  S("*2\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,2.5\r\n"), each_pair, pair, 2,
+                  "ab", scores);
+    callback_case(&redis_zrange_reply_table, S("*?\r\n*2\r\n$1\r\na\r\n,1\r\n.\r\n"), each_pair,
+                  pair, 1, "a", scores);
+    callback_case(&redis_hgetall_reply_table, S("%2\r\n+a\r\n+x\r\n+b\r\n+y\r\n"), each_pair,
+                  sizeof(redis_hgetall_elem1), 2, "ab", NULL);
+    /* An attribute directly inside the root array is no element. */
+    callback_case(&redis_lrange_reply_table, S("*2\r\n|1\r\n+k\r\n+v\r\n$1\r\na\r\n$1\r\nb\r\n"),
+                  each_view, sizeof(rg_view), 2, "ab", NULL);
+    callback_case(&redis_lrange_reply_table, S("*?\r\n$1\r\na\r\n$1\r\nb\r\n.\r\n"), each_view,
+                  sizeof(rg_view), 2, "ab", NULL);
+}
+
+/* ---- pushes ---- */
+
+#define MESSAGE_PUSH    ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n"
+#define INVALIDATE_PUSH ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"
+
+static void pushes(void **state) {
+    (void)state;
+    static const char stream[] =
+        MESSAGE_PUSH "*2\r\n$1\r\na\r\n$1\r\nb\r\n" INVALIDATE_PUSH ":5\r\n" INVALIDATE_PUSH
+                     "|1\r\n+k\r\n+v\r\n" MESSAGE_PUSH ":6\r\n";
+    size_t push_at[4], n = 0; /* where each '>' is: only pushes have one */
+    for (const char *p = stream; (p = strchr(p, '>')) != NULL; p++)
+        push_at[n++] = (size_t)(p - stream);
+    assert_int_equal(n, 4);
+    for (int m = 0; m < MODES; m++) {
+        rg_reply_reader rr;
+        conn c;
+        conn_open(&c, &rr, (enum mode)m, S(stream));
+        redis_lrange_result lr;
+        redis_incr_result incr;
+        /* message push, then LRANGE's reply. */
+        assert_int_equal(decode_one(&c, &rr, &redis_lrange_reply_table, &lr), RG_REPLY_PUSH);
+        assert_int_equal(c.consumed, push_at[0]);
+        redis_lrange_result msg; /* a push read as a typed array of strings */
+        decode_args a = {&redis_lrange_reply_table, &msg};
+        assert_int_equal(run_op(&c, &rr, op_decode_push, &a), RG_REPLY_OK);
+        assert_int_equal(msg.value.count, 3);
+        assert_view(msg.value.items[0], "message");
+        assert_view(msg.value.items[2], "hello");
+        assert_int_equal(decode_one(&c, &rr, &redis_lrange_reply_table, &lr), RG_REPLY_OK);
+        assert_int_equal(lr.value.count, 2);
+        assert_view(lr.value.items[1], "b");
+        /* invalidate push before INCR's :5 */
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_PUSH);
+        assert_int_equal(c.consumed, push_at[1]);
+        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_REPLY_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_OK);
+        assert_int_equal(incr.value, 5);
+        /* another, then an attribute and a push: the attribute goes, *pos is at the '>' */
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_PUSH);
+        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_REPLY_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_PUSH);
+        assert_int_equal(c.consumed, push_at[3]);
+        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_REPLY_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_OK);
+        assert_int_equal(incr.value, 6);
+        assert_int_equal(c.consumed, sizeof stream - 1);
+        conn_close(&c);
+    }
+    /* A push inside a reply is no array. */
+    expect(&redis_lrange_reply_table, S("*1\r\n>1\r\n+a\r\n"), RG_REPLY_MISMATCH, NULL);
+}
+
+/* ---- scores in a list of pairs: the word-wide parse reads what strtod reads ---- */
+
+static void check_score_text(const char *text) {
+    char reply[96];
+    /* a map of one member and its score as text; the trailing INCR keeps 8 bytes readable */
+    const int n =
+        snprintf(reply, sizeof reply, "%%1\r\n$1\r\nm\r\n$%zu\r\n%s\r\n:1\r\n", strlen(text), text);
+    const size_t len = (size_t)n - 4;
+    for (int whole = 0; whole < 2; whole++) {
+        rg_reply_reader rr;
+        rg_reply_reader_init(&rr, NULL);
+        rg_reply_set_storage(&rr, storage, sizeof storage);
+        redis_zrange_result r;
+        size_t pos = 0;
+        const rg_reply_status st =
+            redis_zrange_reply(&rr, reply, whole ? (size_t)n : len, &pos, &r);
+        char *end = NULL;
+        const double want = strtod(text, &end);
+        const bool number = *text && *end == '\0' && text[0] != '+' && text[0] != ' ';
+        if (!number) {
+            if (st != RG_REPLY_MISMATCH) fail_msg("\"%s\": %s", text, rg_reply_status_name(st));
+            continue;
+        }
+        if (st != RG_REPLY_OK) fail_msg("\"%s\": %s", text, rg_reply_status_name(st));
+        assert_int_equal(r.value.which, 2);
+        const double got = r.value.map.items[0].value;
+        if (!(got == want || (got != got && want != want)))
+            fail_msg("\"%s\" read as %.17g, strtod %.17g", text, got, want);
+    }
+}
+
+static void scores(void **state) {
+    (void)state;
+    static const char *const fixed[] = {
+        "1",     "0",        "1.5",      ".5",  "5.",   "-2.25",    "1e5",      ".",        "-",
+        "1.2.3", "12345678", "1234567.", "inf", "-inf", "0.000001", "99999999", "9.9999999"};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) check_score_text(fixed[k]);
+    unsigned seed = 3;
+    for (int k = 0; k < 20000; k++) {
+        char text[16];
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 30) == 3) text[n++] = '-';
+        const size_t digits = 1 + (seed >> 8) % 9, point = (seed >> 16) % (digits + 2);
+        for (size_t i = 0; i < digits; i++) {
+            if (i == point) text[n++] = '.';
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = (char)('0' + (seed >> 16) % 10);
+        }
+        text[n] = '\0';
+        check_score_text(text);
+    }
+}
+
+/* ---- GET's own path agrees with the decoder's limits and grammar ---- */
+
+static void get_path(void **state) {
+    (void)state;
+    rg_limits lim = rg_limits_default();
+    lim.max_bulk = 4;
+    static const struct {
+        const char *bytes;
+        bool small; /* with max_bulk 4 */
+        rg_reply_status want;
+    } cases[] = {
+        {"$4\r\nabcd\r\n", true, RG_REPLY_OK},
+        {"$5\r\nhello\r\n", true, RG_REPLY_PROTOCOL},
+        {"$5\r\nhello\r\n", false, RG_REPLY_OK},
+        {"$05\r\nhello\r\n", false, RG_REPLY_OK},
+        {"$12345678901234567890\r\nx\r\n", false, RG_REPLY_PROTOCOL},
+        {"$3\r\nabcX\n", false, RG_REPLY_PROTOCOL},
+        {"$-1\r\n", false, RG_REPLY_OK},
+        {"$\r\n", false, RG_REPLY_PROTOCOL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const size_t n = strlen(cases[k].bytes);
+        for (size_t split = 0; split <= n; split++) { /* split 0: whole */
+            rg_reply_reader rr;
+            rg_reply_reader_init(&rr, cases[k].small ? &lim : NULL);
+            redis_get_result r;
+            size_t pos = 0;
+            rg_reply_status st = RG_REPLY_NEED_MORE;
+            if (split) st = redis_get_reply(&rr, cases[k].bytes, split, &pos, &r);
+            if (st == RG_REPLY_NEED_MORE) st = redis_get_reply(&rr, cases[k].bytes, n, &pos, &r);
+            if (st != cases[k].want)
+                fail_msg("%zu split %zu: %s", k, split, rg_reply_status_name(st));
+            if (st == RG_REPLY_OK) assert_int_equal(pos, n);
+        }
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(no_crash),   cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
+        cmocka_unit_test(size_query), cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
+        cmocka_unit_test(get_path),   cmocka_unit_test(scores),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
