@@ -117,6 +117,13 @@ function M.call(s)
     for _, c in ipairs(candidates) do
         if c and (not best or c.cost < best.cost) then best = c end
     end
+    -- A declaration whose parameters all fit on the line after the return type goes there
+    -- rather than breaking twice or more after its '(' column (clang-format 14, observed with
+    -- "static inline size_t" and long names; its penalties are not additive here).
+    local rt_flat = s.decl and candidates[2]
+    if rt_flat and #rt_flat.lines == 2 and best == candidates[1] and #best.lines >= 3 then
+        best = rt_flat
+    end
     return best and table.concat(best.lines, "\n") or one
 end
 
