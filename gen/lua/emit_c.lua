@@ -697,11 +697,11 @@ local function public_defs(cm, ops, lead, iov, header_only)
 end
 
 -- Internal functions and helpers are static inline in a source file too: at -O2 the hint is what
--- makes gcc inline measure and put into each public function, so the measure struct lives in
--- registers and, encoding into one buffer, the iovec branches fold away (bench/enc/bench_gen.c,
--- gcc 12 -O2: E3 and E4 take 1.5x the instructions without it, at -O3 E3 1.1x). The cost is code:
--- +4% for the Redis command set at -O2 (specs/redis.lua). Header-only output is all static
--- inline anyway.
+-- makes gcc inline measure and put into _try_encode (and the iovec form's functions), so the
+-- measure struct lives in registers (bench/enc/bench_gen.c, gcc 12 -O2: E3 and E4 took 1.5x the
+-- instructions without it). The runtime's rg_meas_* helpers must stay inline too: all static,
+-- E1 +21%, E3 +16%, E4 +18% instructions (docs/bench-encoder.md). Header-only output is all
+-- static inline anyway.
 local STATIC = "static inline"
 
 local function command_defs(cm, ops, form)
