@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER] [NO_IOV] [COMMANDS <name>...] [DEPENDS <file>...])
+#                  [HEADER_ONLY] [SERVER] [IOV] [COMMANDS <name>...] [DEPENDS <file>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - a SPECS entry without a directory or an extension names a spec bundled with respgen:
@@ -13,7 +13,8 @@
 #   tables and cluster routing functions (docs/cluster.md);
 # - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
 #   typed arguments, docs/server.md);
-# - with NO_IOV no iovec functions (respgen --no-iov: only _size and _encode per command);
+# - with IOV also the iovec functions (respgen --iov: _iov_count, _scratch_size, _encode_iov);
+#   NO_IOV, once needed to leave them out, is the default and still accepted;
 # - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
 #   container's name all its subcommands; a name in none of the specs fails the build);
 # - the outputs are regenerated when a spec, a DEPENDS file (list the specs that SPECS include:
@@ -22,7 +23,7 @@
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;NO_IOV" "TARGET;PREFIX;OUT_DIR"
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;IOV;NO_IOV" "TARGET;PREFIX;OUT_DIR"
                         "SPECS;COMMANDS;DEPENDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
@@ -48,8 +49,8 @@ function(respgen_generate)
   if(RG_SERVER)
     list(APPEND options --server)
   endif()
-  if(RG_NO_IOV)
-    list(APPEND options --no-iov)
+  if(RG_IOV AND NOT RG_NO_IOV)
+    list(APPEND options --iov)
   endif()
   if(RG_COMMANDS)
     string(REPLACE ";" "," commands "${RG_COMMANDS}")

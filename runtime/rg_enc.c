@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 _Static_assert(SIZE_MAX <= UINT64_MAX, "lengths are written through rg_put_u64");
 
@@ -183,4 +184,41 @@ size_t rg_argv_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scr
     iov_close_run(&w);
     assert((size_t)(w.p - scratch) == scratch_size && (size_t)(w.iov - iov) == entries);
     return entries;
+}
+
+/* ---- pipelines ------------------------------------------------------------------------------ */
+
+enum { RG_PIPE_MIN_CAP = 64 };
+
+bool rg_pipe_init_owned(rg_pipe *p, size_t cap) {
+    if (cap < RG_PIPE_MIN_CAP) cap = RG_PIPE_MIN_CAP;
+    *p = (rg_pipe){.buf = malloc(cap), .owned = true};
+    if (!p->buf) return false;
+    p->cap = cap;
+    return true;
+}
+
+void rg_pipe_free(rg_pipe *p) {
+    if (p->owned) free(p->buf);
+    *p = (rg_pipe){.owned = p->owned};
+}
+
+/* Doubles until n more bytes fit: appends of growing sizes cost amortised O(1) copies. */
+bool rg_pipe_reserve(rg_pipe *p, size_t n) {
+    if (n <= p->cap - p->len) return true;
+    if (!p->owned || !p->buf || n > SIZE_MAX - p->len) return false;
+    const size_t need = p->len + n;
+    size_t cap = p->cap;
+    while (cap < need) cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
+    char *const buf = realloc(p->buf, cap);
+    if (!buf) return false;
+    p->buf = buf;
+    p->cap = cap;
+    return true;
+}
+
+size_t rg_pipe_append_argv(rg_pipe *p, size_t argc, const rg_view *argv) {
+    const size_t n = rg_argv_size(argc, argv);
+    if (n == 0 || !rg_pipe_reserve(p, n)) return 0;
+    return rg_pipe_commit(p, rg_argv_encode(rg_pipe_end(p), n, argc, argv));
 }

@@ -10,10 +10,20 @@
 
 #include "rg.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* Keeps a function out of line where the compiler knows how (generated encoders: the general path
+ * of a command with a fixed-shape path, so that the fast path saves no registers); elsewhere
+ * nothing, which costs only speed. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_NOINLINE __attribute__((noinline))
+#else
+#define RG_NOINLINE
 #endif
 
 /* Longest decimal int64 ("-9223372036854775808"). */
@@ -171,6 +181,59 @@ static inline char *rg_put_raw(char *dst, const char *bytes, size_t n) {
 size_t rg_argv_size(size_t argc, const rg_view *argv);
 size_t rg_argv_encode(char *dst, size_t cap, size_t argc, const rg_view *argv);
 
+/* A pipeline: many requests encoded back to back into one buffer, to be sent with one write.
+ * Generated <prefix>_<command>_append(p, args) functions measure each request once, check (and
+ * when owned, grow) the room once and write it in place; rg_pipe_append_argv does the same for
+ * commands outside any spec.
+ *
+ * The buffer is the caller's (rg_pipe_init: borrowed for the pipe's life, never grown, an append
+ * that does not fit is refused) or the pipe's own (rg_pipe_init_owned: malloc'd, doubled when
+ * short, released by rg_pipe_free). buf[0..len) holds count complete requests; the caller sends
+ * them and calls rg_pipe_reset to reuse the buffer. Arguments must not point into the pipe's own
+ * buffer (growing moves it). Members are read-only for callers. */
+typedef struct rg_pipe {
+    char *buf;
+    size_t len;
+    size_t cap;
+    size_t count;
+    bool owned;
+} rg_pipe;
+
+/* Over the caller's buf of cap bytes (buf not NULL); the pipe never grows nor frees it. Inline:
+ * a pipe made for one request costs four stores. */
+static inline void rg_pipe_init(rg_pipe *p, char *buf, size_t cap) {
+    *p = (rg_pipe){.buf = buf, .cap = cap};
+}
+/* Over a buffer of at least cap bytes (at least 64) that the pipe allocates and owns; false when
+ * the allocation fails (the pipe is then empty and rg_pipe_free is a no-op on it). */
+bool rg_pipe_init_owned(rg_pipe *p, size_t cap);
+/* Releases an owned buffer; the pipe is then empty with no room. */
+void rg_pipe_free(rg_pipe *p);
+/* Forgets the requests (len = count = 0), keeping the buffer. */
+static inline void rg_pipe_reset(rg_pipe *p) {
+    p->len = 0;
+    p->count = 0;
+}
+static inline char *rg_pipe_end(const rg_pipe *p) {
+    return p->buf + p->len;
+}
+static inline size_t rg_pipe_room(const rg_pipe *p) {
+    return p->cap - p->len;
+}
+/* Makes room for n more bytes: true when there is; false for a borrowed buffer that is too
+ * small or an owned one that cannot grow (allocation failed, or the size would wrap). */
+bool rg_pipe_reserve(rg_pipe *p, size_t n);
+/* Adds a request of n bytes just written at rg_pipe_end (n <= room; 0: nothing written, no
+ * request). Returns n. */
+static inline size_t rg_pipe_commit(rg_pipe *p, size_t n) {
+    p->len += n;
+    p->count += n != 0;
+    return n;
+}
+/* Appends rg_argv_encode's request; returns its size, or 0 and appends nothing (invalid argv,
+ * or no room). */
+size_t rg_pipe_append_argv(rg_pipe *p, size_t argc, const rg_view *argv);
+
 /* Scatter/gather output for large values: the command as a list of pieces to hand to writev()
  * without copying the big payloads.
  *
@@ -200,6 +263,86 @@ typedef struct rg_iov {
     const void *base;
     size_t len;
 } rg_iov;
+
+/* ---- measuring: what generated encoders sum in one pass before writing ------------------------
+ * A request's word count (for the array header), bytes, and for the iovec form the caller's
+ * strings it would point at instead of copying (those of at least RG_IOV_COPY_MIN bytes, as
+ * rg_argv_encode_iov does). bad: an argument was invalid; the request is refused.
+ * Inline: a call per argument cost as much as the measuring (bench/enc, docs/bench-encoder.md).
+ * Out-of-line copies for option code were tried and dropped: redis.c kept its size and compile
+ * time (the code of a command is its structure: literals, choices, loops, not these calls). */
+typedef struct rg_meas {
+    size_t argc;
+    size_t bytes;
+    size_t views;
+    size_t payload;
+    bool bad;
+} rg_meas;
+
+/* Starts with the words and bytes every request of the command has. */
+static inline void rg_meas_start(rg_meas *m, size_t argc, size_t bytes) {
+    *m = (rg_meas){.argc = argc, .bytes = bytes};
+}
+/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
+ * request invalid instead. */
+static inline void rg_meas_add(rg_meas *m, size_t bytes) {
+    m->bad |= bytes > SIZE_MAX - m->bytes;
+    m->bytes += bytes;
+}
+/* Constant words. */
+static inline void rg_meas_lit(rg_meas *m, size_t argc, size_t bytes) {
+    m->argc += argc;
+    rg_meas_add(m, bytes);
+}
+/* A caller's string as a bulk. Refused: a view without bytes ({NULL, n > 0}), so no writer reads
+ * through NULL, and a length no object has (the check keeps rg_bulk_size from wrapping). The test
+ * sees either as a top bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and
+ * the exact check behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc,
+ * E4, per view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
+static inline void rg_meas_view(rg_meas *m, rg_view v) {
+    m->argc++;
+    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
+        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
+    }
+    rg_meas_add(m, rg_bulk_size(v.len));
+    if (v.len < RG_IOV_COPY_MIN) return;
+    m->views++;
+    m->payload += v.len;
+}
+/* A string the spec bounds with max_len: longer ones are refused, so the MAX_SIZE macros hold. */
+static inline void rg_meas_view_max(rg_meas *m, rg_view v, size_t max_len) {
+    if (v.len > max_len) m->bad = true;
+    rg_meas_view(m, v);
+}
+static inline void rg_meas_i64(rg_meas *m, int64_t v) {
+    m->argc++;
+    rg_meas_add(m, rg_bulk_i64_size(v));
+}
+/* NaN is refused: Redis rejects "nan" ("value is not a valid float"); v != v holds only for NaN.
+ * +-inf pass: Redis takes "inf" and "-inf". */
+static inline void rg_meas_double(rg_meas *m, double v) {
+    m->argc++;
+    m->bad |= v != v;
+    rg_meas_add(m, rg_bulk_double_size(v));
+}
+/* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
+static inline void rg_meas_bulk(rg_meas *m, rg_view bulk) {
+    if (!bulk.ptr) m->bad = true;
+    rg_meas_lit(m, 1, bulk.len);
+}
+/* The request size, or 0 when an argument was invalid. */
+static inline size_t rg_meas_total(const rg_meas *m) {
+    return m->bad ? 0 : m->bytes;
+}
+/* As rg_meas_total, for commands whose word count, and so array header, varies. */
+static inline size_t rg_meas_total_array(const rg_meas *m) {
+    const size_t header = rg_array_header_size(m->argc);
+    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
+}
+/* A constant bulk chosen at run time (rg_meas_bulk measured it). */
+static inline char *rg_put_bulk_lit(char *dst, rg_view bulk) {
+    return rg_put_raw(dst, bulk.ptr, bulk.len);
+}
 
 /* Entries rg_argv_encode_iov needs at most for argc arguments: 2 * argc + 1 (saturating). */
 static inline size_t rg_argv_iov_count(size_t argc) {

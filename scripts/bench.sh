@@ -124,7 +124,7 @@ if ((enc)); then
     echo "callgrind: instructions (Ir) per encoded request, one batch after a warm-up batch"
     printf '%-8s %-14s %14s %8s %12s\n' case variant Ir requests Ir/request
     for cas in e1 e2 e3 e4; do
-        for variant in gen gen-size hand argv hiredis; do
+        for variant in gen gen-size gen-pipe hand argv hiredis; do
             if ! valgrind --tool=callgrind "${collect[@]}" --callgrind-out-file="$tmp/cg.out" \
                 "$enc_bin" --callgrind "$cas:$variant" >"$tmp/out" 2>"$tmp/err"; then
                 printf '%-8s %-14s %s\n' "$cas" "$variant" \

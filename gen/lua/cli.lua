@@ -38,7 +38,7 @@ local function help_text()
     local lines = {
         "Usage:",
         "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server]",
-        "          [--commands LIST] [--no-iov] SPEC...",
+        "          [--commands LIST] [--iov] SPEC...",
         "      Generate C from the command specs SPEC...: for each, <stem>.h/.c (encoders),",
         "      <stem>_reply.h/.c (typed reply decoders), <stem>_keys.h/.c (cluster routing)",
         "        -o OUTDIR          write the generated files into OUTDIR (made if missing)",
@@ -48,7 +48,8 @@ local function help_text()
         "        --commands LIST    only these commands (comma-separated: SET,GET,\"CLIENT INFO\";",
         "                           a container's name takes all its subcommands)",
         "        --commands-file F  only the commands named in F (one a line, # comments)",
-        "        --no-iov           no iovec functions (_iov_count, _scratch_size, _encode_iov)",
+        "        --iov              also the iovec functions (_iov_count, _scratch_size,",
+        "                           _encode_iov); --no-iov (the default) leaves them out",
         "        --server           also <stem>_server.h/.c: command lookup, arity checks,",
         "                           typed argument parsing and reply encoders (docs/server.md)",
         "        --reply-coverage   also <stem>_reply_coverage.md: which commands get a",

@@ -119,6 +119,18 @@ function M.call(s)
     for _, c in ipairs(candidates) do
         if c and (not best or c.cost < best.cost) then best = c end
     end
+    -- A declaration whose parameters all fit on the line after the return type goes there
+    -- rather than breaking twice or more after its '(' column (clang-format 14, observed with
+    -- "static inline size_t" and long names; its penalties are not additive here).
+    local rt_flat = s.decl and candidates[2]
+    if rt_flat and #rt_flat.lines == 2 and best == candidates[1] and #best.lines >= 3 then
+        best = rt_flat
+    end
+    -- An attribute macro in the return type ("static RG_NOINLINE size_t") hides the declaration
+    -- from clang-format 14: where the return type alone on its line would leave parameters on
+    -- two or more lines, it breaks after the '(' instead.
+    local rt_open = s.decl and s.lead:find("RG_NOINLINE", 1, true) and candidates[4]
+    if rt_open and best == candidates[2] and #best.lines >= 3 then best = rt_open end
     return best and table.concat(best.lines, "\n") or one
 end
 

@@ -1,10 +1,9 @@
 /* Generated encoders refuse bad input (specs/example.lua, tests/gen/specs/keyspecs.lua): a view
  * {NULL, n > 0} wherever it sits (a parameter, an option, an element of a list, a member of a
- * block or a oneof alternative) and a NaN double make C_size, C_encode, C_iov_count,
- * C_scratch_size and C_encode_iov return 0 and write nothing; so does a list {NULL, n > 0}. The
- * same calls with the view {NULL, 0} (an empty argument, or an absent option) and with +-inf
- * encode. The generic
- * rg_argv_* encoders are tested in test_enc_argv.c. */
+ * block or a oneof alternative) and a NaN double make C_size, C_encode, C_try_encode, C_append,
+ * C_iov_count, C_scratch_size and C_encode_iov return 0 and write nothing; so does a list
+ * {NULL, n > 0}. The same calls with the view {NULL, 0} (an empty argument, or an absent option)
+ * and with +-inf encode. The generic rg_argv_* encoders are tested in test_enc_argv.c. */
 #include "example.h"
 #include "keyspecs.h"
 
@@ -38,13 +37,19 @@ static bool untouched(const out *o) {
     return true;
 }
 
-/* Every public function of command fn refuses the arguments and writes nothing. */
+/* Every public function of command fn refuses the arguments and writes nothing; a pipeline over
+ * o.buf gets no request. */
 #define REFUSED(fn, ...)                                                                   \
     do {                                                                                   \
         out o;                                                                             \
         guard(&o);                                                                         \
+        rg_pipe p;                                                                         \
+        rg_pipe_init(&p, o.buf, CAP);                                                      \
         assert_int_equal(fn##_size(__VA_ARGS__), 0);                                       \
         assert_int_equal(fn##_encode(o.buf, CAP, __VA_ARGS__), 0);                         \
+        assert_int_equal(fn##_try_encode(o.buf, CAP, __VA_ARGS__), 0);                     \
+        assert_int_equal(fn##_append(&p, __VA_ARGS__), 0);                                 \
+        assert_int_equal(p.len + p.count, 0);                                              \
         assert_int_equal(fn##_iov_count(__VA_ARGS__), 0);                                  \
         assert_int_equal(fn##_scratch_size(__VA_ARGS__), 0);                               \
         assert_int_equal(fn##_encode_iov(o.iov, IOV_CAP, o.scratch, CAP, __VA_ARGS__), 0); \

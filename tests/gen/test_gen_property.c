@@ -1,6 +1,8 @@
 /* Property test of generated encoders over random (seeded) arguments. For every request:
  *   - size == encode's return == the bytes written, and nothing past them is touched;
- *   - encode with cap = size - 1 returns 0 and writes nothing;
+ *   - encode with cap = size - 1 returns 0 and writes nothing, try_encode returns size and writes
+ *     nothing; appended twice to a pipe (owned, grown from its smallest size) the request is there
+ *     twice, the same bytes;
  *   - the bytes equal rg_argv_encode of the words the arguments stand for, built here
  *     independently of the generated code;
  *   - rg_next decodes them back to exactly those words (an array of bulk strings);
@@ -129,6 +131,8 @@ typedef struct codec {
     const char *name;
     size_t (*size)(const void *a);
     size_t (*encode)(const void *a, char *dst, size_t cap);
+    size_t (*try_encode)(const void *a, char *dst, size_t cap);
+    size_t (*append)(const void *a, rg_pipe *p);
     size_t (*iov_count)(const void *a);
     size_t (*scratch_size)(const void *a);
     size_t (*encode_iov)(const void *a, rg_iov *iov, size_t iov_cap, char *scratch,
@@ -214,7 +218,18 @@ static void check_request(const codec *c, const void *a, const req *q) {
 
     char *small = alloc_filled(size);
     assert_int_equal(c->encode(a, small, size - 1), 0);
+    assert_int_equal(c->try_encode(a, small, size - 1), size);
     check_untouched(small, 0, size);
+
+    rg_pipe p;
+    assert_true(rg_pipe_init_owned(&p, 0));
+    assert_int_equal(c->append(a, &p), size);
+    assert_int_equal(c->append(a, &p), size);
+    assert_int_equal(p.count, 2);
+    assert_int_equal(p.len, 2 * size);
+    assert_memory_equal(p.buf, want, size);
+    assert_memory_equal(p.buf + size, want, size);
+    rg_pipe_free(&p);
 
     check_decodes(buf, size, q);
     check_iov(c, a, want, size, q);
@@ -235,6 +250,14 @@ static void check_request(const codec *c, const void *a, const req *q) {
         const args_t *x = a;                                                                   \
         return fn##_encode(dst, cap, UNPAREN ARGS);                                            \
     }                                                                                          \
+    static size_t fn##_p_try_encode(const void *a, char *dst, size_t cap) {                    \
+        const args_t *x = a;                                                                   \
+        return fn##_try_encode(dst, cap, UNPAREN ARGS);                                        \
+    }                                                                                          \
+    static size_t fn##_p_append(const void *a, rg_pipe *p) {                                   \
+        const args_t *x = a;                                                                   \
+        return fn##_append(p, UNPAREN ARGS);                                                   \
+    }                                                                                          \
     static size_t fn##_p_iov_count(const void *a) {                                            \
         const args_t *x = a;                                                                   \
         return fn##_iov_count ARGS;                                                            \
@@ -249,7 +272,8 @@ static void check_request(const codec *c, const void *a, const req *q) {
         return fn##_encode_iov(iov, iov_cap, scratch, scratch_cap, UNPAREN ARGS);              \
     }                                                                                          \
     static const codec fn##_codec = {                                                          \
-        #fn, fn##_p_size, fn##_p_encode, fn##_p_iov_count, fn##_p_scratch_size, fn##_p_encode_iov}
+        #fn,           fn##_p_size,      fn##_p_encode,       fn##_p_try_encode,               \
+        fn##_p_append, fn##_p_iov_count, fn##_p_scratch_size, fn##_p_encode_iov}
 
 /* ---- SET: enums, a union, optional pure-token ---- */
 

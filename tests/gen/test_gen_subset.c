@@ -1,4 +1,4 @@
-/* respgen_generate(... COMMANDS ... NO_IOV): a subset of specs/redis.lua and of a module spec
+/* respgen_generate(... COMMANDS ...): a subset of specs/redis.lua and of a module spec
  * (tests/gen/specs/modular.lua, module_prefix "MOD") generated through CMake. The command lists
  * hold exactly the chosen commands, which encode as hand-written RESP; module commands are named
  * without their module prefix (mod_set, not mod_mod_set). */
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-/* NO_IOV: only _size and _encode, none of the iovec form's functions and macros. */
+/* Without IOV: none of the iovec form's functions and macros. */
 #if defined(REDIS_SET_IOV_MAX) || defined(REDIS_GET_SCRATCH_MAX) || defined(MOD_SET_IOV_MAX)
-#error "NO_IOV output has iovec macros"
+#error "output without IOV has iovec macros"
 #endif
 
 #define NAME_OF(id, name, arity, flags) name,

@@ -3,128 +3,9 @@
 
 #include <assert.h>
 
-/* What a request needs, summed in one pass over the arguments: words for the array header,
- * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
- * least RG_IOV_COPY_MIN bytes, as rg_argv_encode_iov does). */
-typedef struct combinators_meas {
-    size_t argc;
-    size_t bytes;
-    size_t views;
-    size_t payload;
-    bool bad;
-} combinators_meas;
-
-/* Starts measuring with the words and bytes every request of the command has. */
-static inline void combinators_meas_start(combinators_meas *m, size_t argc, size_t bytes) {
-    *m = (combinators_meas){.argc = argc, .bytes = bytes};
-}
-
-/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
-static inline void combinators_meas_add(combinators_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
-    m->bytes += bytes;
-}
-
-static inline void combinators_meas_lit(combinators_meas *m, size_t argc, size_t bytes) {
-    m->argc += argc;
-    combinators_meas_add(m, bytes);
-}
-
-static inline void combinators_meas_view(combinators_meas *m, rg_view v) {
-    m->argc++;
-    /* Refused: a view without bytes ({NULL, n > 0}), so no writer reads through NULL, and a length
-     * no object has (the check keeps rg_bulk_size from wrapping). The test sees either as a top
-     * bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and the exact check
-     * behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc, E4, per
-     * view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
-    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
-        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
-    }
-    combinators_meas_add(m, rg_bulk_size(v.len));
-    if (v.len < RG_IOV_COPY_MIN) return;
-    m->views++;
-    m->payload += v.len;
-}
-
-static inline void combinators_meas_i64(combinators_meas *m, int64_t v) {
-    m->argc++;
-    combinators_meas_add(m, rg_bulk_i64_size(v));
-}
-
-/* NaN is refused: Redis rejects "nan" ("value is not a valid float"); v != v holds only for NaN.
- * +-inf pass: Redis takes "inf" and "-inf". */
-static inline void combinators_meas_double(combinators_meas *m, double v) {
-    m->argc++;
-    m->bad |= v != v;
-    combinators_meas_add(m, rg_bulk_double_size(v));
-}
-
-/* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
-static inline void combinators_meas_bulk(combinators_meas *m, rg_view bulk) {
-    if (!bulk.ptr) m->bad = true;
-    combinators_meas_lit(m, 1, bulk.len);
-}
-
-/* The request size, or 0 when an argument was invalid. */
-static inline size_t combinators_meas_total(const combinators_meas *m) {
-    return m->bad ? 0 : m->bytes;
-}
-
-/* As meas_total, for commands whose word count, and so array header, varies. */
-static inline size_t combinators_meas_total_array(const combinators_meas *m) {
-    const size_t header = rg_array_header_size(m->argc);
-    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
-}
-
-/* An iovec encoding in progress: the entries so far and where the scratch bytes not yet in an
- * entry begin. Encoders write into one buffer when it is NULL. */
-typedef struct combinators_iovw {
-    rg_iov *iov;
-    size_t n;
-    const char *seg;
-} combinators_iovw;
-
-/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
- * (its header) and after it (its CRLF). */
-static inline char *combinators_put_view_ref(char *dst, combinators_iovw *w, rg_view v) {
-    dst = rg_put_bulk_header(dst, v.len);
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
-    w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
-    w->seg = dst;
-    return rg_put_raw(dst, "\r\n", 2);
-}
-
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
-static inline char *combinators_put_view(char *dst, combinators_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
-    return combinators_put_view_ref(dst, w, v);
-}
-
-static inline char *combinators_put_bulk(char *dst, rg_view bulk) {
-    return rg_put_raw(dst, bulk.ptr, bulk.len);
-}
-
-/* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static inline bool combinators_iov_fits(const combinators_meas *m, size_t n, size_t iov_cap,
-                                        size_t scratch_cap) {
-    return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
-}
-
-/* Closes the last scratch segment; returns the number of iovec entries. */
-static inline size_t combinators_iov_finish(combinators_iovw *w, const char *end,
-                                            const combinators_meas *m) {
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
-    assert(w->n == 2 * m->views + 1);
-    (void)m;
-    return w->n;
-}
-
-static inline void combinators_blocks_range_measure(combinators_meas *m,
-                                                    const combinators_blocks_range *v) {
-    combinators_meas_i64(m, v->start);
-    combinators_meas_i64(m, v->stop);
+static inline void combinators_blocks_range_measure(rg_meas *m, const combinators_blocks_range *v) {
+    rg_meas_i64(m, v->start);
+    rg_meas_i64(m, v->stop);
 }
 
 static inline char *combinators_blocks_range_put(char *dst, const combinators_blocks_range *v) {
@@ -133,10 +14,9 @@ static inline char *combinators_blocks_range_put(char *dst, const combinators_bl
     return dst;
 }
 
-static inline void combinators_blocks_limit_measure(combinators_meas *m,
-                                                    const combinators_blocks_limit *v) {
-    combinators_meas_i64(m, v->offset);
-    combinators_meas_i64(m, v->count);
+static inline void combinators_blocks_limit_measure(rg_meas *m, const combinators_blocks_limit *v) {
+    rg_meas_i64(m, v->offset);
+    rg_meas_i64(m, v->count);
 }
 
 static inline char *combinators_blocks_limit_put(char *dst, const combinators_blocks_limit *v) {
@@ -145,12 +25,11 @@ static inline char *combinators_blocks_limit_put(char *dst, const combinators_bl
     return dst;
 }
 
-static inline void combinators_blocks_full_measure(combinators_meas *m,
-                                                   const combinators_blocks_full *v) {
-    combinators_meas_lit(m, 1, 10);
+static inline void combinators_blocks_full_measure(rg_meas *m, const combinators_blocks_full *v) {
+    rg_meas_lit(m, 1, 10);
     if (v->has_count) {
-        combinators_meas_lit(m, 1, 11);
-        combinators_meas_i64(m, v->count);
+        rg_meas_lit(m, 1, 11);
+        rg_meas_i64(m, v->count);
     }
 }
 
@@ -163,29 +42,29 @@ static inline char *combinators_blocks_full_put(char *dst, const combinators_blo
     return dst;
 }
 
-static inline size_t combinators_blocks_measure(combinators_meas *m, rg_view key,
+static inline size_t combinators_blocks_measure(rg_meas *m, rg_view key,
                                                 combinators_blocks_range range,
                                                 const combinators_blocks_opts *opts) {
-    combinators_meas_start(m, 1, COMBINATORS_BLOCKS_FIXED_SIZE);
-    combinators_meas_view(m, key);
+    rg_meas_start(m, 1, COMBINATORS_BLOCKS_FIXED_SIZE);
+    rg_meas_view(m, key);
     combinators_blocks_range_measure(m, &range);
     if (opts) {
         if (opts->has_limit) {
-            combinators_meas_lit(m, 1, 11);
+            rg_meas_lit(m, 1, 11);
             combinators_blocks_limit_measure(m, &opts->limit);
         }
         if (opts->has_full) combinators_blocks_full_measure(m, &opts->full);
-        if (opts->withall) combinators_meas_lit(m, 2, 19);
+        if (opts->withall) rg_meas_lit(m, 2, 19);
     }
-    return combinators_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *combinators_blocks_put(char *dst, combinators_iovw *w, size_t argc, rg_view key,
+static inline char *combinators_blocks_put(char *dst, size_t argc, rg_view key,
                                            combinators_blocks_range range,
                                            const combinators_blocks_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nBLOCKS\r\n", 12);
-    dst = combinators_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = combinators_blocks_range_put(dst, &range);
     if (opts) {
         if (opts->has_limit) {
@@ -198,46 +77,14 @@ static inline char *combinators_blocks_put(char *dst, combinators_iovw *w, size_
     return dst;
 }
 
-size_t combinators_blocks_size(rg_view key, combinators_blocks_range range,
-                               const combinators_blocks_opts *opts) {
-    combinators_meas m;
-    return combinators_blocks_measure(&m, key, range, opts);
-}
-
-size_t combinators_blocks_encode(char *dst, size_t cap, rg_view key, combinators_blocks_range range,
-                                 const combinators_blocks_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_blocks_measure(&m, key, range, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = combinators_blocks_put(dst, NULL, m.argc, key, range, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
-    return n;
-}
-
-size_t combinators_blocks_iov_count(rg_view key, combinators_blocks_range range,
-                                    const combinators_blocks_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_blocks_measure(&m, key, range, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t combinators_blocks_scratch_size(rg_view key, combinators_blocks_range range,
-                                       const combinators_blocks_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_blocks_measure(&m, key, range, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t combinators_blocks_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     rg_view key, combinators_blocks_range range,
+size_t combinators_blocks_try_encode(char *dst, size_t cap, rg_view key,
+                                     combinators_blocks_range range,
                                      const combinators_blocks_opts *opts) {
-    combinators_meas m;
+    rg_meas m;
     const size_t n = combinators_blocks_measure(&m, key, range, opts);
-    if (!combinators_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    combinators_iovw w = {iov, 0, scratch};
-    const char *end = combinators_blocks_put(scratch, &w, m.argc, key, range, opts);
-    return combinators_iov_finish(&w, end, &m);
+    if (n == 0 || n > cap) return n;
+    combinators_blocks_put(dst, m.argc, key, range, opts);
+    return n;
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -249,14 +96,14 @@ static inline rg_view combinators_choice_mode_bulk(combinators_choice_mode v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void combinators_choice_mode_measure(combinators_meas *m, combinators_choice_mode v) {
+static inline void combinators_choice_mode_measure(rg_meas *m, combinators_choice_mode v) {
     const rg_view b = combinators_choice_mode_bulk(v);
-    combinators_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *combinators_choice_mode_put(char *dst, combinators_choice_mode v) {
     const rg_view b = combinators_choice_mode_bulk(v);
-    return combinators_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -268,39 +115,38 @@ static inline rg_view combinators_choice_condition_bulk(combinators_choice_condi
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void combinators_choice_condition_measure(combinators_meas *m,
+static inline void combinators_choice_condition_measure(rg_meas *m,
                                                         combinators_choice_condition v) {
     const rg_view b = combinators_choice_condition_bulk(v);
-    combinators_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *combinators_choice_condition_put(char *dst, combinators_choice_condition v) {
     const rg_view b = combinators_choice_condition_bulk(v);
-    return combinators_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void combinators_choice_expiry_measure(combinators_meas *m,
+static inline void combinators_choice_expiry_measure(rg_meas *m,
                                                      const combinators_choice_expiry *v) {
     switch (v->kind) {
     case COMBINATORS_CHOICE_EXPIRY_SECONDS:
-        combinators_meas_lit(m, 1, 8);
-        combinators_meas_i64(m, v->seconds);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->seconds);
         break;
     case COMBINATORS_CHOICE_EXPIRY_RATIO:
-        combinators_meas_lit(m, 1, 11);
-        combinators_meas_double(m, v->ratio);
+        rg_meas_lit(m, 1, 11);
+        rg_meas_double(m, v->ratio);
         break;
     case COMBINATORS_CHOICE_EXPIRY_AT:
-        combinators_meas_lit(m, 1, 8);
-        combinators_meas_view(m, v->at);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_view(m, v->at);
         break;
-    case COMBINATORS_CHOICE_EXPIRY_KEEP: combinators_meas_lit(m, 1, 13); break;
+    case COMBINATORS_CHOICE_EXPIRY_KEEP: rg_meas_lit(m, 1, 13); break;
     default: m->bad = true; break;
     }
 }
 
-static inline char *combinators_choice_expiry_put(char *dst, combinators_iovw *w,
-                                                  const combinators_choice_expiry *v) {
+static inline char *combinators_choice_expiry_put(char *dst, const combinators_choice_expiry *v) {
     switch (v->kind) {
     case COMBINATORS_CHOICE_EXPIRY_SECONDS:
         dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
@@ -312,7 +158,7 @@ static inline char *combinators_choice_expiry_put(char *dst, combinators_iovw *w
         break;
     case COMBINATORS_CHOICE_EXPIRY_AT:
         dst = rg_put_raw(dst, "$2\r\nAT\r\n", 8);
-        dst = combinators_put_view(dst, w, v->at);
+        dst = rg_put_bulk(dst, v->at.ptr, v->at.len);
         break;
     case COMBINATORS_CHOICE_EXPIRY_KEEP: dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13); break;
     default: break;
@@ -330,22 +176,22 @@ static inline rg_view combinators_choice_aggregate_bulk(combinators_choice_aggre
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void combinators_choice_aggregate_measure(combinators_meas *m,
+static inline void combinators_choice_aggregate_measure(rg_meas *m,
                                                         combinators_choice_aggregate v) {
     const rg_view b = combinators_choice_aggregate_bulk(v);
-    combinators_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *combinators_choice_aggregate_put(char *dst, combinators_choice_aggregate v) {
     const rg_view b = combinators_choice_aggregate_bulk(v);
-    return combinators_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline size_t combinators_choice_measure(combinators_meas *m, rg_view key,
+static inline size_t combinators_choice_measure(rg_meas *m, rg_view key,
                                                 combinators_choice_mode mode,
                                                 const combinators_choice_opts *opts) {
-    combinators_meas_start(m, 1, COMBINATORS_CHOICE_FIXED_SIZE);
-    combinators_meas_view(m, key);
+    rg_meas_start(m, 1, COMBINATORS_CHOICE_FIXED_SIZE);
+    rg_meas_view(m, key);
     combinators_choice_mode_measure(m, mode);
     if (opts) {
         if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
@@ -353,25 +199,25 @@ static inline size_t combinators_choice_measure(combinators_meas *m, rg_view key
         if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
             combinators_choice_expiry_measure(m, &opts->expiry);
         if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
-            combinators_meas_lit(m, 1, 15);
+            rg_meas_lit(m, 1, 15);
             combinators_choice_aggregate_measure(m, opts->aggregate);
         }
     }
-    return combinators_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *combinators_choice_put(char *dst, combinators_iovw *w, size_t argc, rg_view key,
+static inline char *combinators_choice_put(char *dst, size_t argc, rg_view key,
                                            combinators_choice_mode mode,
                                            const combinators_choice_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nCHOICE\r\n", 12);
-    dst = combinators_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = combinators_choice_mode_put(dst, mode);
     if (opts) {
         if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
             dst = combinators_choice_condition_put(dst, opts->condition);
         if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
-            dst = combinators_choice_expiry_put(dst, w, &opts->expiry);
+            dst = combinators_choice_expiry_put(dst, &opts->expiry);
         if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
             dst = rg_put_raw(dst, "$9\r\nAGGREGATE\r\n", 15);
             dst = combinators_choice_aggregate_put(dst, opts->aggregate);
@@ -380,79 +226,43 @@ static inline char *combinators_choice_put(char *dst, combinators_iovw *w, size_
     return dst;
 }
 
-size_t combinators_choice_size(rg_view key, combinators_choice_mode mode,
-                               const combinators_choice_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        combinators_meas m;
-        combinators_meas_start(&m, 3, COMBINATORS_CHOICE_FIXED_SIZE + 4);
-        combinators_meas_view(&m, key);
-        combinators_choice_mode_measure(&m, mode);
-        return combinators_meas_total(&m);
-    }
-    combinators_meas m;
-    return combinators_choice_measure(&m, key, mode, opts);
-}
-
-size_t combinators_choice_encode(char *dst, size_t cap, rg_view key, combinators_choice_mode mode,
-                                 const combinators_choice_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        combinators_meas m;
-        combinators_meas_start(&m, 3, COMBINATORS_CHOICE_FIXED_SIZE + 4);
-        combinators_meas_view(&m, key);
-        combinators_choice_mode_measure(&m, mode);
-        const size_t n = combinators_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$6\r\nCHOICE\r\n", 16);
-        dst = combinators_put_view(dst, NULL, key);
-        dst = combinators_choice_mode_put(dst, mode);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    combinators_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t combinators_choice_try_opts(char *dst, size_t cap, rg_view key,
+                                                      combinators_choice_mode mode,
+                                                      const combinators_choice_opts *opts) {
+    rg_meas m;
     const size_t n = combinators_choice_measure(&m, key, mode, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = combinators_choice_put(dst, NULL, m.argc, key, mode, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    combinators_choice_put(dst, m.argc, key, mode, opts);
     return n;
 }
 
-size_t combinators_choice_iov_count(rg_view key, combinators_choice_mode mode,
-                                    const combinators_choice_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_choice_measure(&m, key, mode, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t combinators_choice_scratch_size(rg_view key, combinators_choice_mode mode,
-                                       const combinators_choice_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_choice_measure(&m, key, mode, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t combinators_choice_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     rg_view key, combinators_choice_mode mode,
+size_t combinators_choice_try_encode(char *dst, size_t cap, rg_view key,
+                                     combinators_choice_mode mode,
                                      const combinators_choice_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_choice_measure(&m, key, mode, opts);
-    if (!combinators_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    combinators_iovw w = {iov, 0, scratch};
-    const char *end = combinators_choice_put(scratch, &w, m.argc, key, mode, opts);
-    return combinators_iov_finish(&w, end, &m);
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 3, COMBINATORS_CHOICE_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        combinators_choice_mode_measure(&m, mode);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$6\r\nCHOICE\r\n", 16);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = combinators_choice_mode_put(dst, mode);
+        return n;
+    }
+    return combinators_choice_try_opts(dst, cap, key, mode, opts);
 }
 
-static inline void combinators_keywords_switch_measure(combinators_meas *m,
+static inline void combinators_keywords_switch_measure(rg_meas *m,
                                                        const combinators_keywords_switch *v) {
     switch (v->kind) {
-    case COMBINATORS_KEYWORDS_SWITCH_CASE: combinators_meas_lit(m, 1, 10); break;
+    case COMBINATORS_KEYWORDS_SWITCH_CASE: rg_meas_lit(m, 1, 10); break;
     case COMBINATORS_KEYWORDS_SWITCH_DO:
-        combinators_meas_lit(m, 1, 8);
-        combinators_meas_i64(m, v->do_);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->do_);
         break;
     default: m->bad = true; break;
     }
@@ -471,144 +281,102 @@ static inline char *combinators_keywords_switch_put(char *dst,
     return dst;
 }
 
-static inline void combinators_keywords_struct_measure(combinators_meas *m,
+static inline void combinators_keywords_struct_measure(rg_meas *m,
                                                        const combinators_keywords_struct *v) {
-    combinators_meas_view(m, v->register_);
-    combinators_meas_view(m, v->dst_);
+    rg_meas_view(m, v->register_);
+    rg_meas_view(m, v->dst_);
 }
 
-static inline char *combinators_keywords_struct_put(char *dst, combinators_iovw *w,
+static inline char *combinators_keywords_struct_put(char *dst,
                                                     const combinators_keywords_struct *v) {
-    dst = combinators_put_view(dst, w, v->register_);
-    dst = combinators_put_view(dst, w, v->dst_);
+    dst = rg_put_bulk(dst, v->register_.ptr, v->register_.len);
+    dst = rg_put_bulk(dst, v->dst_.ptr, v->dst_.len);
     return dst;
 }
 
-static inline size_t combinators_keywords_measure(combinators_meas *m, rg_view default_,
-                                                  int64_t int_, rg_view unix_time,
+static inline size_t combinators_keywords_measure(rg_meas *m, rg_view default_, int64_t int_,
+                                                  rg_view unix_time,
                                                   const combinators_keywords_opts *opts) {
-    combinators_meas_start(m, 1, COMBINATORS_KEYWORDS_FIXED_SIZE);
-    combinators_meas_view(m, default_);
-    combinators_meas_i64(m, int_);
-    combinators_meas_view(m, unix_time);
+    rg_meas_start(m, 1, COMBINATORS_KEYWORDS_FIXED_SIZE);
+    rg_meas_view(m, default_);
+    rg_meas_i64(m, int_);
+    rg_meas_view(m, unix_time);
     if (opts) {
-        if (opts->operator_.ptr || opts->operator_.len) combinators_meas_view(m, opts->operator_);
+        if (opts->operator_.ptr || opts->operator_.len) rg_meas_view(m, opts->operator_);
         if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
             combinators_keywords_switch_measure(m, &opts->switch_);
         if (opts->has_struct) combinators_keywords_struct_measure(m, &opts->struct_);
     }
-    return combinators_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *combinators_keywords_put(char *dst, combinators_iovw *w, size_t argc,
-                                             rg_view default_, int64_t int_, rg_view unix_time,
+static inline char *combinators_keywords_put(char *dst, size_t argc, rg_view default_, int64_t int_,
+                                             rg_view unix_time,
                                              const combinators_keywords_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$8\r\nKEYWORDS\r\n", 14);
-    dst = combinators_put_view(dst, w, default_);
+    dst = rg_put_bulk(dst, default_.ptr, default_.len);
     dst = rg_put_bulk_i64(dst, int_);
-    dst = combinators_put_view(dst, w, unix_time);
+    dst = rg_put_bulk(dst, unix_time.ptr, unix_time.len);
     if (opts) {
         if (opts->operator_.ptr || opts->operator_.len)
-            dst = combinators_put_view(dst, w, opts->operator_);
+            dst = rg_put_bulk(dst, opts->operator_.ptr, opts->operator_.len);
         if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
             dst = combinators_keywords_switch_put(dst, &opts->switch_);
-        if (opts->has_struct) dst = combinators_keywords_struct_put(dst, w, &opts->struct_);
+        if (opts->has_struct) dst = combinators_keywords_struct_put(dst, &opts->struct_);
     }
     return dst;
 }
 
-size_t combinators_keywords_size(rg_view default_, int64_t int_, rg_view unix_time,
-                                 const combinators_keywords_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        combinators_meas m;
-        combinators_meas_start(&m, 4, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
-        combinators_meas_view(&m, default_);
-        combinators_meas_i64(&m, int_);
-        combinators_meas_view(&m, unix_time);
-        return combinators_meas_total(&m);
-    }
-    combinators_meas m;
-    return combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-}
-
-size_t combinators_keywords_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
-                                   rg_view unix_time, const combinators_keywords_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        combinators_meas m;
-        combinators_meas_start(&m, 4, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
-        combinators_meas_view(&m, default_);
-        combinators_meas_i64(&m, int_);
-        combinators_meas_view(&m, unix_time);
-        const size_t n = combinators_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*4\r\n$8\r\nKEYWORDS\r\n", 18);
-        dst = combinators_put_view(dst, NULL, default_);
-        dst = rg_put_bulk_i64(dst, int_);
-        dst = combinators_put_view(dst, NULL, unix_time);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    combinators_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t combinators_keywords_try_opts(char *dst, size_t cap, rg_view default_,
+                                                        int64_t int_, rg_view unix_time,
+                                                        const combinators_keywords_opts *opts) {
+    rg_meas m;
     const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = combinators_keywords_put(dst, NULL, m.argc, default_, int_, unix_time, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    combinators_keywords_put(dst, m.argc, default_, int_, unix_time, opts);
     return n;
 }
 
-size_t combinators_keywords_iov_count(rg_view default_, int64_t int_, rg_view unix_time,
-                                      const combinators_keywords_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t combinators_keywords_scratch_size(rg_view default_, int64_t int_, rg_view unix_time,
-                                         const combinators_keywords_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t combinators_keywords_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                       size_t scratch_cap, rg_view default_, int64_t int_,
+size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
                                        rg_view unix_time, const combinators_keywords_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-    if (!combinators_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    combinators_iovw w = {iov, 0, scratch};
-    const char *end =
-        combinators_keywords_put(scratch, &w, m.argc, default_, int_, unix_time, opts);
-    return combinators_iov_finish(&w, end, &m);
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 4, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
+        rg_meas_view(&m, default_);
+        rg_meas_i64(&m, int_);
+        rg_meas_view(&m, unix_time);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*4\r\n$8\r\nKEYWORDS\r\n", 18);
+        dst = rg_put_bulk(dst, default_.ptr, default_.len);
+        dst = rg_put_bulk_i64(dst, int_);
+        dst = rg_put_bulk(dst, unix_time.ptr, unix_time.len);
+        return n;
+    }
+    return combinators_keywords_try_opts(dst, cap, default_, int_, unix_time, opts);
 }
 
-static inline void combinators_lists_pairs_measure(combinators_meas *m,
-                                                   const combinators_lists_pairs *v) {
-    combinators_meas_view(m, v->field);
-    combinators_meas_double(m, v->value);
+static inline void combinators_lists_pairs_measure(rg_meas *m, const combinators_lists_pairs *v) {
+    rg_meas_view(m, v->field);
+    rg_meas_double(m, v->value);
 }
 
-static inline char *combinators_lists_pairs_put(char *dst, combinators_iovw *w,
-                                                const combinators_lists_pairs *v) {
-    dst = combinators_put_view(dst, w, v->field);
+static inline char *combinators_lists_pairs_put(char *dst, const combinators_lists_pairs *v) {
+    dst = rg_put_bulk(dst, v->field.ptr, v->field.len);
     dst = rg_put_bulk_double(dst, v->value);
     return dst;
 }
 
-static inline void combinators_lists_ops_measure(combinators_meas *m,
-                                                 const combinators_lists_ops *v) {
+static inline void combinators_lists_ops_measure(rg_meas *m, const combinators_lists_ops *v) {
     switch (v->kind) {
     case COMBINATORS_LISTS_OPS_INCR:
-        combinators_meas_lit(m, 1, 10);
-        combinators_meas_i64(m, v->incr);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_i64(m, v->incr);
         break;
-    case COMBINATORS_LISTS_OPS_RESET: combinators_meas_lit(m, 1, 11); break;
+    case COMBINATORS_LISTS_OPS_RESET: rg_meas_lit(m, 1, 11); break;
     default: m->bad = true; break;
     }
 }
@@ -634,20 +402,19 @@ static inline rg_view combinators_lists_marks_bulk(combinators_lists_marks v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void combinators_lists_marks_measure(combinators_meas *m, combinators_lists_marks v) {
+static inline void combinators_lists_marks_measure(rg_meas *m, combinators_lists_marks v) {
     const rg_view b = combinators_lists_marks_bulk(v);
-    combinators_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *combinators_lists_marks_put(char *dst, combinators_lists_marks v) {
     const rg_view b = combinators_lists_marks_bulk(v);
-    return combinators_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline size_t combinators_lists_measure(combinators_meas *m, const rg_view *keys,
-                                               size_t keys_count,
+static inline size_t combinators_lists_measure(rg_meas *m, const rg_view *keys, size_t keys_count,
                                                const combinators_lists_opts *opts) {
-    combinators_meas_start(m, 1, COMBINATORS_LISTS_FIXED_SIZE);
+    rg_meas_start(m, 1, COMBINATORS_LISTS_FIXED_SIZE);
     if (keys_count == 0) m->bad = true;
     if (!keys && keys_count != 0) {
         m->bad = true;
@@ -667,27 +434,26 @@ static inline size_t combinators_lists_measure(combinators_meas *m, const rg_vie
             return 0;
         }
     }
-    for (size_t i = 0; i < keys_count; i++) combinators_meas_view(m, keys[i]);
+    for (size_t i = 0; i < keys_count; i++) rg_meas_view(m, keys[i]);
     if (opts) {
         if (opts->weights_count > 0) {
             if (!opts->weights) {
                 m->bad = true;
                 return 0;
             }
-            combinators_meas_lit(m, 1, 13);
-            for (size_t i = 0; i < opts->weights_count; i++)
-                combinators_meas_i64(m, opts->weights[i]);
+            rg_meas_lit(m, 1, 13);
+            for (size_t i = 0; i < opts->weights_count; i++) rg_meas_i64(m, opts->weights[i]);
         }
         for (size_t i = 0; i < opts->get_count; i++) {
-            combinators_meas_lit(m, 1, 9);
-            combinators_meas_view(m, opts->get[i]);
+            rg_meas_lit(m, 1, 9);
+            rg_meas_view(m, opts->get[i]);
         }
         if (opts->pairs_count > 0) {
             if (!opts->pairs) {
                 m->bad = true;
                 return 0;
             }
-            combinators_meas_lit(m, 1, 11);
+            rg_meas_lit(m, 1, 11);
             for (size_t i = 0; i < opts->pairs_count; i++)
                 combinators_lists_pairs_measure(m, &opts->pairs[i]);
         }
@@ -696,15 +462,14 @@ static inline size_t combinators_lists_measure(combinators_meas *m, const rg_vie
         for (size_t i = 0; i < opts->marks_count; i++)
             combinators_lists_marks_measure(m, opts->marks[i]);
     }
-    return combinators_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *combinators_lists_put(char *dst, combinators_iovw *w, size_t argc,
-                                          const rg_view *keys, size_t keys_count,
-                                          const combinators_lists_opts *opts) {
+static inline char *combinators_lists_put(char *dst, size_t argc, const rg_view *keys,
+                                          size_t keys_count, const combinators_lists_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$5\r\nLISTS\r\n", 11);
-    for (size_t i = 0; i < keys_count; i++) dst = combinators_put_view(dst, w, keys[i]);
+    for (size_t i = 0; i < keys_count; i++) dst = rg_put_bulk(dst, keys[i].ptr, keys[i].len);
     if (opts) {
         if (opts->weights_count > 0) {
             dst = rg_put_raw(dst, "$7\r\nWEIGHTS\r\n", 13);
@@ -713,12 +478,12 @@ static inline char *combinators_lists_put(char *dst, combinators_iovw *w, size_t
         }
         for (size_t i = 0; i < opts->get_count; i++) {
             dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-            dst = combinators_put_view(dst, w, opts->get[i]);
+            dst = rg_put_bulk(dst, opts->get[i].ptr, opts->get[i].len);
         }
         if (opts->pairs_count > 0) {
             dst = rg_put_raw(dst, "$5\r\nPAIRS\r\n", 11);
             for (size_t i = 0; i < opts->pairs_count; i++)
-                dst = combinators_lists_pairs_put(dst, w, &opts->pairs[i]);
+                dst = combinators_lists_pairs_put(dst, &opts->pairs[i]);
         }
         for (size_t i = 0; i < opts->ops_count; i++)
             dst = combinators_lists_ops_put(dst, &opts->ops[i]);
@@ -728,52 +493,19 @@ static inline char *combinators_lists_put(char *dst, combinators_iovw *w, size_t
     return dst;
 }
 
-size_t combinators_lists_size(const rg_view *keys, size_t keys_count,
-                              const combinators_lists_opts *opts) {
-    combinators_meas m;
-    return combinators_lists_measure(&m, keys, keys_count, opts);
-}
-
-size_t combinators_lists_encode(char *dst, size_t cap, const rg_view *keys, size_t keys_count,
-                                const combinators_lists_opts *opts) {
-    combinators_meas m;
+size_t combinators_lists_try_encode(char *dst, size_t cap, const rg_view *keys, size_t keys_count,
+                                    const combinators_lists_opts *opts) {
+    rg_meas m;
     const size_t n = combinators_lists_measure(&m, keys, keys_count, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = combinators_lists_put(dst, NULL, m.argc, keys, keys_count, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    combinators_lists_put(dst, m.argc, keys, keys_count, opts);
     return n;
 }
 
-size_t combinators_lists_iov_count(const rg_view *keys, size_t keys_count,
-                                   const combinators_lists_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_lists_measure(&m, keys, keys_count, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t combinators_lists_scratch_size(const rg_view *keys, size_t keys_count,
-                                      const combinators_lists_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_lists_measure(&m, keys, keys_count, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t combinators_lists_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                    const rg_view *keys, size_t keys_count,
-                                    const combinators_lists_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_lists_measure(&m, keys, keys_count, opts);
-    if (!combinators_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    combinators_iovw w = {iov, 0, scratch};
-    const char *end = combinators_lists_put(scratch, &w, m.argc, keys, keys_count, opts);
-    return combinators_iov_finish(&w, end, &m);
-}
-
-static inline void combinators_nested_lonlat_measure(combinators_meas *m,
+static inline void combinators_nested_lonlat_measure(rg_meas *m,
                                                      const combinators_nested_lonlat *v) {
-    combinators_meas_double(m, v->lon);
-    combinators_meas_double(m, v->lat);
+    rg_meas_double(m, v->lon);
+    rg_meas_double(m, v->lat);
 }
 
 static inline char *combinators_nested_lonlat_put(char *dst, const combinators_nested_lonlat *v) {
@@ -782,27 +514,25 @@ static inline char *combinators_nested_lonlat_put(char *dst, const combinators_n
     return dst;
 }
 
-static inline void combinators_nested_from_measure(combinators_meas *m,
-                                                   const combinators_nested_from *v) {
+static inline void combinators_nested_from_measure(rg_meas *m, const combinators_nested_from *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FROM_MEMBER:
-        combinators_meas_lit(m, 1, 17);
-        combinators_meas_view(m, v->member);
+        rg_meas_lit(m, 1, 17);
+        rg_meas_view(m, v->member);
         break;
     case COMBINATORS_NESTED_FROM_LONLAT:
-        combinators_meas_lit(m, 1, 17);
+        rg_meas_lit(m, 1, 17);
         combinators_nested_lonlat_measure(m, &v->lonlat);
         break;
     default: m->bad = true; break;
     }
 }
 
-static inline char *combinators_nested_from_put(char *dst, combinators_iovw *w,
-                                                const combinators_nested_from *v) {
+static inline char *combinators_nested_from_put(char *dst, const combinators_nested_from *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FROM_MEMBER:
         dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
-        dst = combinators_put_view(dst, w, v->member);
+        dst = rg_put_bulk(dst, v->member.ptr, v->member.len);
         break;
     case COMBINATORS_NESTED_FROM_LONLAT:
         dst = rg_put_raw(dst, "$10\r\nFROMLONLAT\r\n", 17);
@@ -822,114 +552,103 @@ static inline rg_view combinators_nested_overflow_bulk(combinators_nested_overfl
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void combinators_nested_overflow_measure(combinators_meas *m,
-                                                       combinators_nested_overflow v) {
+static inline void combinators_nested_overflow_measure(rg_meas *m, combinators_nested_overflow v) {
     const rg_view b = combinators_nested_overflow_bulk(v);
-    combinators_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *combinators_nested_overflow_put(char *dst, combinators_nested_overflow v) {
     const rg_view b = combinators_nested_overflow_bulk(v);
-    return combinators_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void combinators_nested_set_measure(combinators_meas *m,
-                                                  const combinators_nested_set *v) {
-    combinators_meas_view(m, v->type);
-    combinators_meas_i64(m, v->offset);
-    combinators_meas_i64(m, v->value);
+static inline void combinators_nested_set_measure(rg_meas *m, const combinators_nested_set *v) {
+    rg_meas_view(m, v->type);
+    rg_meas_i64(m, v->offset);
+    rg_meas_i64(m, v->value);
 }
 
-static inline char *combinators_nested_set_put(char *dst, combinators_iovw *w,
-                                               const combinators_nested_set *v) {
-    dst = combinators_put_view(dst, w, v->type);
+static inline char *combinators_nested_set_put(char *dst, const combinators_nested_set *v) {
+    dst = rg_put_bulk(dst, v->type.ptr, v->type.len);
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->value);
     return dst;
 }
 
-static inline void combinators_nested_incr_measure(combinators_meas *m,
-                                                   const combinators_nested_incr *v) {
-    combinators_meas_view(m, v->type);
-    combinators_meas_i64(m, v->offset);
-    combinators_meas_i64(m, v->delta);
+static inline void combinators_nested_incr_measure(rg_meas *m, const combinators_nested_incr *v) {
+    rg_meas_view(m, v->type);
+    rg_meas_i64(m, v->offset);
+    rg_meas_i64(m, v->delta);
 }
 
-static inline char *combinators_nested_incr_put(char *dst, combinators_iovw *w,
-                                                const combinators_nested_incr *v) {
-    dst = combinators_put_view(dst, w, v->type);
+static inline char *combinators_nested_incr_put(char *dst, const combinators_nested_incr *v) {
+    dst = rg_put_bulk(dst, v->type.ptr, v->type.len);
     dst = rg_put_bulk_i64(dst, v->offset);
     dst = rg_put_bulk_i64(dst, v->delta);
     return dst;
 }
 
-static inline void combinators_nested_op_measure(combinators_meas *m,
-                                                 const combinators_nested_op *v) {
+static inline void combinators_nested_op_measure(rg_meas *m, const combinators_nested_op *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_OP_SET:
-        combinators_meas_lit(m, 1, 9);
+        rg_meas_lit(m, 1, 9);
         combinators_nested_set_measure(m, &v->set);
         break;
     case COMBINATORS_NESTED_OP_INCR:
-        combinators_meas_lit(m, 1, 12);
+        rg_meas_lit(m, 1, 12);
         combinators_nested_incr_measure(m, &v->incr);
         break;
     default: m->bad = true; break;
     }
 }
 
-static inline char *combinators_nested_op_put(char *dst, combinators_iovw *w,
-                                              const combinators_nested_op *v) {
+static inline char *combinators_nested_op_put(char *dst, const combinators_nested_op *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_OP_SET:
         dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
-        dst = combinators_nested_set_put(dst, w, &v->set);
+        dst = combinators_nested_set_put(dst, &v->set);
         break;
     case COMBINATORS_NESTED_OP_INCR:
         dst = rg_put_raw(dst, "$6\r\nINCRBY\r\n", 12);
-        dst = combinators_nested_incr_put(dst, w, &v->incr);
+        dst = combinators_nested_incr_put(dst, &v->incr);
         break;
     default: break;
     }
     return dst;
 }
 
-static inline void combinators_nested_write_measure(combinators_meas *m,
-                                                    const combinators_nested_write *v) {
+static inline void combinators_nested_write_measure(rg_meas *m, const combinators_nested_write *v) {
     if (v->overflow != COMBINATORS_NESTED_OVERFLOW_NONE) {
-        combinators_meas_lit(m, 1, 14);
+        rg_meas_lit(m, 1, 14);
         combinators_nested_overflow_measure(m, v->overflow);
     }
     combinators_nested_op_measure(m, &v->op);
 }
 
-static inline char *combinators_nested_write_put(char *dst, combinators_iovw *w,
-                                                 const combinators_nested_write *v) {
+static inline char *combinators_nested_write_put(char *dst, const combinators_nested_write *v) {
     if (v->overflow != COMBINATORS_NESTED_OVERFLOW_NONE) {
         dst = rg_put_raw(dst, "$8\r\nOVERFLOW\r\n", 14);
         dst = combinators_nested_overflow_put(dst, v->overflow);
     }
-    dst = combinators_nested_op_put(dst, w, &v->op);
+    dst = combinators_nested_op_put(dst, &v->op);
     return dst;
 }
 
-static inline void combinators_nested_new_measure(combinators_meas *m,
-                                                  const combinators_nested_new *v) {
+static inline void combinators_nested_new_measure(rg_meas *m, const combinators_nested_new *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_NEW_ID:
-        combinators_meas_lit(m, 1, 8);
-        combinators_meas_i64(m, v->id);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->id);
         break;
     case COMBINATORS_NESTED_NEW_USER:
-        combinators_meas_lit(m, 1, 10);
-        combinators_meas_view(m, v->user);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_view(m, v->user);
         break;
     default: m->bad = true; break;
     }
 }
 
-static inline char *combinators_nested_new_put(char *dst, combinators_iovw *w,
-                                               const combinators_nested_new *v) {
+static inline char *combinators_nested_new_put(char *dst, const combinators_nested_new *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_NEW_ID:
         dst = rg_put_raw(dst, "$2\r\nID\r\n", 8);
@@ -937,17 +656,17 @@ static inline char *combinators_nested_new_put(char *dst, combinators_iovw *w,
         break;
     case COMBINATORS_NESTED_NEW_USER:
         dst = rg_put_raw(dst, "$4\r\nUSER\r\n", 10);
-        dst = combinators_put_view(dst, w, v->user);
+        dst = rg_put_bulk(dst, v->user.ptr, v->user.len);
         break;
     default: break;
     }
     return dst;
 }
 
-static inline void combinators_nested_filter_measure(combinators_meas *m,
+static inline void combinators_nested_filter_measure(rg_meas *m,
                                                      const combinators_nested_filter *v) {
     switch (v->kind) {
-    case COMBINATORS_NESTED_FILTER_OLD: combinators_meas_view(m, v->old); break;
+    case COMBINATORS_NESTED_FILTER_OLD: rg_meas_view(m, v->old); break;
     case COMBINATORS_NESTED_FILTER_NEW:
         if (v->new_count == 0) m->bad = true;
         if (!v->new_ && v->new_count != 0) {
@@ -960,22 +679,21 @@ static inline void combinators_nested_filter_measure(combinators_meas *m,
     }
 }
 
-static inline char *combinators_nested_filter_put(char *dst, combinators_iovw *w,
-                                                  const combinators_nested_filter *v) {
+static inline char *combinators_nested_filter_put(char *dst, const combinators_nested_filter *v) {
     switch (v->kind) {
-    case COMBINATORS_NESTED_FILTER_OLD: dst = combinators_put_view(dst, w, v->old); break;
+    case COMBINATORS_NESTED_FILTER_OLD: dst = rg_put_bulk(dst, v->old.ptr, v->old.len); break;
     case COMBINATORS_NESTED_FILTER_NEW:
         for (size_t i = 0; i < v->new_count; i++)
-            dst = combinators_nested_new_put(dst, w, &v->new_[i]);
+            dst = combinators_nested_new_put(dst, &v->new_[i]);
         break;
     default: break;
     }
     return dst;
 }
 
-static inline size_t combinators_nested_measure(combinators_meas *m, combinators_nested_from from,
+static inline size_t combinators_nested_measure(rg_meas *m, combinators_nested_from from,
                                                 const combinators_nested_opts *opts) {
-    combinators_meas_start(m, 1, COMBINATORS_NESTED_FIXED_SIZE);
+    rg_meas_start(m, 1, COMBINATORS_NESTED_FIXED_SIZE);
     if (opts) {
         if (!opts->write && opts->write_count != 0) {
             m->bad = true;
@@ -989,61 +707,28 @@ static inline size_t combinators_nested_measure(combinators_meas *m, combinators
         if (opts->filter.kind != COMBINATORS_NESTED_FILTER_NONE)
             combinators_nested_filter_measure(m, &opts->filter);
     }
-    return combinators_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *combinators_nested_put(char *dst, combinators_iovw *w, size_t argc,
-                                           combinators_nested_from from,
+static inline char *combinators_nested_put(char *dst, size_t argc, combinators_nested_from from,
                                            const combinators_nested_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nNESTED\r\n", 12);
-    dst = combinators_nested_from_put(dst, w, &from);
+    dst = combinators_nested_from_put(dst, &from);
     if (opts) {
         for (size_t i = 0; i < opts->write_count; i++)
-            dst = combinators_nested_write_put(dst, w, &opts->write[i]);
+            dst = combinators_nested_write_put(dst, &opts->write[i]);
         if (opts->filter.kind != COMBINATORS_NESTED_FILTER_NONE)
-            dst = combinators_nested_filter_put(dst, w, &opts->filter);
+            dst = combinators_nested_filter_put(dst, &opts->filter);
     }
     return dst;
 }
 
-size_t combinators_nested_size(combinators_nested_from from, const combinators_nested_opts *opts) {
-    combinators_meas m;
-    return combinators_nested_measure(&m, from, opts);
-}
-
-size_t combinators_nested_encode(char *dst, size_t cap, combinators_nested_from from,
-                                 const combinators_nested_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_nested_measure(&m, from, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = combinators_nested_put(dst, NULL, m.argc, from, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
-    return n;
-}
-
-size_t combinators_nested_iov_count(combinators_nested_from from,
-                                    const combinators_nested_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_nested_measure(&m, from, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t combinators_nested_scratch_size(combinators_nested_from from,
-                                       const combinators_nested_opts *opts) {
-    combinators_meas m;
-    const size_t n = combinators_nested_measure(&m, from, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t combinators_nested_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     combinators_nested_from from,
+size_t combinators_nested_try_encode(char *dst, size_t cap, combinators_nested_from from,
                                      const combinators_nested_opts *opts) {
-    combinators_meas m;
+    rg_meas m;
     const size_t n = combinators_nested_measure(&m, from, opts);
-    if (!combinators_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    combinators_iovw w = {iov, 0, scratch};
-    const char *end = combinators_nested_put(scratch, &w, m.argc, from, opts);
-    return combinators_iov_finish(&w, end, &m);
+    if (n == 0 || n > cap) return n;
+    combinators_nested_put(dst, m.argc, from, opts);
+    return n;
 }

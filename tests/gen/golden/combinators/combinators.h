@@ -22,20 +22,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Every command: X(id, name, arity, flags), id as in combinators_<id>_encode. */
 #define COMBINATORS_COMMANDS(X)    \
@@ -46,9 +45,7 @@ extern "C" {
     X(nested, "NESTED", -3, 0)
 
 /* BLOCKS key start stop [LIMIT offset count] [FULL [COUNT count]] [WITH ALL] */
-#define COMBINATORS_BLOCKS_FIXED_SIZE  12
-#define COMBINATORS_BLOCKS_IOV_MAX     3
-#define COMBINATORS_BLOCKS_SCRATCH_MAX (227 + RG_IOV_COPY_MIN)
+#define COMBINATORS_BLOCKS_FIXED_SIZE 12
 
 typedef struct combinators_blocks_range {
     int64_t start;
@@ -74,23 +71,37 @@ typedef struct combinators_blocks_opts {
     bool withall;
 } combinators_blocks_opts;
 
-size_t combinators_blocks_size(rg_view key, combinators_blocks_range range,
-                               const combinators_blocks_opts *opts);
-size_t combinators_blocks_encode(char *dst, size_t cap, rg_view key, combinators_blocks_range range,
-                                 const combinators_blocks_opts *opts);
-size_t combinators_blocks_iov_count(rg_view key, combinators_blocks_range range,
-                                    const combinators_blocks_opts *opts);
-size_t combinators_blocks_scratch_size(rg_view key, combinators_blocks_range range,
-                                       const combinators_blocks_opts *opts);
-size_t combinators_blocks_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     rg_view key, combinators_blocks_range range,
+size_t combinators_blocks_try_encode(char *dst, size_t cap, rg_view key,
+                                     combinators_blocks_range range,
                                      const combinators_blocks_opts *opts);
+
+static inline size_t combinators_blocks_size(rg_view key, combinators_blocks_range range,
+                                             const combinators_blocks_opts *opts) {
+    return combinators_blocks_try_encode(NULL, 0, key, range, opts);
+}
+
+static inline size_t combinators_blocks_encode(char *dst, size_t cap, rg_view key,
+                                               combinators_blocks_range range,
+                                               const combinators_blocks_opts *opts) {
+    const size_t n = combinators_blocks_try_encode(dst, cap, key, range, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t combinators_blocks_append(rg_pipe *p, rg_view key,
+                                               combinators_blocks_range range,
+                                               const combinators_blocks_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = combinators_blocks_try_encode(rg_pipe_end(p), room, key, range, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = combinators_blocks_try_encode(rg_pipe_end(p), n, key, range, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* CHOICE key <FAST | SAFE> [NX | XX] [EX seconds | RATIO ratio | AT at | KEEPTTL] [AGGREGATE <SUM |
  * MIN | MAX>] */
-#define COMBINATORS_CHOICE_FIXED_SIZE  12
-#define COMBINATORS_CHOICE_IOV_MAX     5
-#define COMBINATORS_CHOICE_SCRATCH_MAX (117 + 2 * RG_IOV_COPY_MIN + RG_DOUBLE_MAX_LEN)
+#define COMBINATORS_CHOICE_FIXED_SIZE 12
 
 typedef enum combinators_choice_mode {
     COMBINATORS_CHOICE_MODE_NONE,
@@ -135,22 +146,36 @@ typedef struct combinators_choice_opts {
     combinators_choice_aggregate aggregate;
 } combinators_choice_opts;
 
-size_t combinators_choice_size(rg_view key, combinators_choice_mode mode,
-                               const combinators_choice_opts *opts);
-size_t combinators_choice_encode(char *dst, size_t cap, rg_view key, combinators_choice_mode mode,
-                                 const combinators_choice_opts *opts);
-size_t combinators_choice_iov_count(rg_view key, combinators_choice_mode mode,
-                                    const combinators_choice_opts *opts);
-size_t combinators_choice_scratch_size(rg_view key, combinators_choice_mode mode,
-                                       const combinators_choice_opts *opts);
-size_t combinators_choice_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     rg_view key, combinators_choice_mode mode,
+size_t combinators_choice_try_encode(char *dst, size_t cap, rg_view key,
+                                     combinators_choice_mode mode,
                                      const combinators_choice_opts *opts);
 
+static inline size_t combinators_choice_size(rg_view key, combinators_choice_mode mode,
+                                             const combinators_choice_opts *opts) {
+    return combinators_choice_try_encode(NULL, 0, key, mode, opts);
+}
+
+static inline size_t combinators_choice_encode(char *dst, size_t cap, rg_view key,
+                                               combinators_choice_mode mode,
+                                               const combinators_choice_opts *opts) {
+    const size_t n = combinators_choice_try_encode(dst, cap, key, mode, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t combinators_choice_append(rg_pipe *p, rg_view key,
+                                               combinators_choice_mode mode,
+                                               const combinators_choice_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = combinators_choice_try_encode(rg_pipe_end(p), room, key, mode, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = combinators_choice_try_encode(rg_pipe_end(p), n, key, mode, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
+
 /* KEYWORDS default int unix-time [operator] [CASE | DO do] [register dst] */
-#define COMBINATORS_KEYWORDS_FIXED_SIZE  14
-#define COMBINATORS_KEYWORDS_IOV_MAX     11
-#define COMBINATORS_KEYWORDS_SCRATCH_MAX (200 + 5 * RG_IOV_COPY_MIN)
+#define COMBINATORS_KEYWORDS_FIXED_SIZE 14
 
 typedef enum combinators_keywords_switch_kind {
     COMBINATORS_KEYWORDS_SWITCH_NONE,
@@ -178,17 +203,33 @@ typedef struct combinators_keywords_opts {
     combinators_keywords_struct struct_;
 } combinators_keywords_opts;
 
-size_t combinators_keywords_size(rg_view default_, int64_t int_, rg_view unix_time,
-                                 const combinators_keywords_opts *opts);
-size_t combinators_keywords_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
-                                   rg_view unix_time, const combinators_keywords_opts *opts);
-size_t combinators_keywords_iov_count(rg_view default_, int64_t int_, rg_view unix_time,
-                                      const combinators_keywords_opts *opts);
-size_t combinators_keywords_scratch_size(rg_view default_, int64_t int_, rg_view unix_time,
-                                         const combinators_keywords_opts *opts);
-size_t combinators_keywords_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                       size_t scratch_cap, rg_view default_, int64_t int_,
+size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
                                        rg_view unix_time, const combinators_keywords_opts *opts);
+
+static inline size_t combinators_keywords_size(rg_view default_, int64_t int_, rg_view unix_time,
+                                               const combinators_keywords_opts *opts) {
+    return combinators_keywords_try_encode(NULL, 0, default_, int_, unix_time, opts);
+}
+
+static inline size_t combinators_keywords_encode(char *dst, size_t cap, rg_view default_,
+                                                 int64_t int_, rg_view unix_time,
+                                                 const combinators_keywords_opts *opts) {
+    const size_t n = combinators_keywords_try_encode(dst, cap, default_, int_, unix_time, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t combinators_keywords_append(rg_pipe *p, rg_view default_, int64_t int_,
+                                                 rg_view unix_time,
+                                                 const combinators_keywords_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n =
+        combinators_keywords_try_encode(rg_pipe_end(p), room, default_, int_, unix_time, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = combinators_keywords_try_encode(rg_pipe_end(p), n, default_, int_, unix_time, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* LISTS keys [keys ...] [WEIGHTS weights [weights ...]] [GET get [GET get ...]] [PAIRS field value
  * [field value ...]] [<INCR incr | RESET> [<INCR incr | RESET> ...]] [<A | B> [<A | B> ...]] */
@@ -232,17 +273,31 @@ typedef struct combinators_lists_opts {
     size_t marks_count;
 } combinators_lists_opts;
 
-size_t combinators_lists_size(const rg_view *keys, size_t keys_count,
-                              const combinators_lists_opts *opts);
-size_t combinators_lists_encode(char *dst, size_t cap, const rg_view *keys, size_t keys_count,
-                                const combinators_lists_opts *opts);
-size_t combinators_lists_iov_count(const rg_view *keys, size_t keys_count,
-                                   const combinators_lists_opts *opts);
-size_t combinators_lists_scratch_size(const rg_view *keys, size_t keys_count,
-                                      const combinators_lists_opts *opts);
-size_t combinators_lists_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                    const rg_view *keys, size_t keys_count,
+size_t combinators_lists_try_encode(char *dst, size_t cap, const rg_view *keys, size_t keys_count,
                                     const combinators_lists_opts *opts);
+
+static inline size_t combinators_lists_size(const rg_view *keys, size_t keys_count,
+                                            const combinators_lists_opts *opts) {
+    return combinators_lists_try_encode(NULL, 0, keys, keys_count, opts);
+}
+
+static inline size_t combinators_lists_encode(char *dst, size_t cap, const rg_view *keys,
+                                              size_t keys_count,
+                                              const combinators_lists_opts *opts) {
+    const size_t n = combinators_lists_try_encode(dst, cap, keys, keys_count, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t combinators_lists_append(rg_pipe *p, const rg_view *keys, size_t keys_count,
+                                              const combinators_lists_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = combinators_lists_try_encode(rg_pipe_end(p), room, keys, keys_count, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = combinators_lists_try_encode(rg_pipe_end(p), n, keys, keys_count, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* NESTED <FROMMEMBER member | FROMLONLAT lon lat> [[OVERFLOW <WRAP | FAIL>] <SET type offset value
  * | INCRBY type offset delta> [[OVERFLOW <WRAP | FAIL>] <SET type offset value | INCRBY type offset
@@ -343,16 +398,30 @@ typedef struct combinators_nested_opts {
     combinators_nested_filter filter;
 } combinators_nested_opts;
 
-size_t combinators_nested_size(combinators_nested_from from, const combinators_nested_opts *opts);
-size_t combinators_nested_encode(char *dst, size_t cap, combinators_nested_from from,
-                                 const combinators_nested_opts *opts);
-size_t combinators_nested_iov_count(combinators_nested_from from,
-                                    const combinators_nested_opts *opts);
-size_t combinators_nested_scratch_size(combinators_nested_from from,
-                                       const combinators_nested_opts *opts);
-size_t combinators_nested_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     combinators_nested_from from,
+size_t combinators_nested_try_encode(char *dst, size_t cap, combinators_nested_from from,
                                      const combinators_nested_opts *opts);
+
+static inline size_t combinators_nested_size(combinators_nested_from from,
+                                             const combinators_nested_opts *opts) {
+    return combinators_nested_try_encode(NULL, 0, from, opts);
+}
+
+static inline size_t combinators_nested_encode(char *dst, size_t cap, combinators_nested_from from,
+                                               const combinators_nested_opts *opts) {
+    const size_t n = combinators_nested_try_encode(dst, cap, from, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t combinators_nested_append(rg_pipe *p, combinators_nested_from from,
+                                               const combinators_nested_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = combinators_nested_try_encode(rg_pipe_end(p), room, from, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = combinators_nested_try_encode(rg_pipe_end(p), n, from, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 #ifdef __cplusplus
 }

@@ -3,129 +3,6 @@
 
 #include <assert.h>
 
-/* What a request needs, summed in one pass over the arguments: words for the array header,
- * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
- * least RG_IOV_COPY_MIN bytes, as rg_argv_encode_iov does). */
-typedef struct example_meas {
-    size_t argc;
-    size_t bytes;
-    size_t views;
-    size_t payload;
-    bool bad;
-} example_meas;
-
-/* Starts measuring with the words and bytes every request of the command has. */
-static inline void example_meas_start(example_meas *m, size_t argc, size_t bytes) {
-    *m = (example_meas){.argc = argc, .bytes = bytes};
-}
-
-/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
-static inline void example_meas_add(example_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
-    m->bytes += bytes;
-}
-
-static inline void example_meas_lit(example_meas *m, size_t argc, size_t bytes) {
-    m->argc += argc;
-    example_meas_add(m, bytes);
-}
-
-static inline void example_meas_view(example_meas *m, rg_view v) {
-    m->argc++;
-    /* Refused: a view without bytes ({NULL, n > 0}), so no writer reads through NULL, and a length
-     * no object has (the check keeps rg_bulk_size from wrapping). The test sees either as a top
-     * bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and the exact check
-     * behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc, E4, per
-     * view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
-    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
-        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
-    }
-    example_meas_add(m, rg_bulk_size(v.len));
-    if (v.len < RG_IOV_COPY_MIN) return;
-    m->views++;
-    m->payload += v.len;
-}
-
-/* A string the spec bounds with max_len: longer ones are rejected, so the MAX_SIZE macros hold. */
-static inline void example_meas_view_max(example_meas *m, rg_view v, size_t max_len) {
-    if (v.len > max_len) m->bad = true;
-    example_meas_view(m, v);
-}
-
-static inline void example_meas_i64(example_meas *m, int64_t v) {
-    m->argc++;
-    example_meas_add(m, rg_bulk_i64_size(v));
-}
-
-/* NaN is refused: Redis rejects "nan" ("value is not a valid float"); v != v holds only for NaN.
- * +-inf pass: Redis takes "inf" and "-inf". */
-static inline void example_meas_double(example_meas *m, double v) {
-    m->argc++;
-    m->bad |= v != v;
-    example_meas_add(m, rg_bulk_double_size(v));
-}
-
-/* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
-static inline void example_meas_bulk(example_meas *m, rg_view bulk) {
-    if (!bulk.ptr) m->bad = true;
-    example_meas_lit(m, 1, bulk.len);
-}
-
-/* The request size, or 0 when an argument was invalid. */
-static inline size_t example_meas_total(const example_meas *m) {
-    return m->bad ? 0 : m->bytes;
-}
-
-/* As meas_total, for commands whose word count, and so array header, varies. */
-static inline size_t example_meas_total_array(const example_meas *m) {
-    const size_t header = rg_array_header_size(m->argc);
-    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
-}
-
-/* An iovec encoding in progress: the entries so far and where the scratch bytes not yet in an
- * entry begin. Encoders write into one buffer when it is NULL. */
-typedef struct example_iovw {
-    rg_iov *iov;
-    size_t n;
-    const char *seg;
-} example_iovw;
-
-/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
- * (its header) and after it (its CRLF). */
-static inline char *example_put_view_ref(char *dst, example_iovw *w, rg_view v) {
-    dst = rg_put_bulk_header(dst, v.len);
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
-    w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
-    w->seg = dst;
-    return rg_put_raw(dst, "\r\n", 2);
-}
-
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
-static inline char *example_put_view(char *dst, example_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
-    return example_put_view_ref(dst, w, v);
-}
-
-static inline char *example_put_bulk(char *dst, rg_view bulk) {
-    return rg_put_raw(dst, bulk.ptr, bulk.len);
-}
-
-/* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static inline bool example_iov_fits(const example_meas *m, size_t n, size_t iov_cap,
-                                    size_t scratch_cap) {
-    return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
-}
-
-/* Closes the last scratch segment; returns the number of iovec entries. */
-static inline size_t example_iov_finish(example_iovw *w, const char *end, const example_meas *m) {
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
-    assert(w->n == 2 * m->views + 1);
-    (void)m;
-    return w->n;
-}
-
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_client_kill_client_type_bulk(example_client_kill_client_type v) {
     static const rg_view bulks[] = {
@@ -138,16 +15,16 @@ static inline rg_view example_client_kill_client_type_bulk(example_client_kill_c
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_client_kill_client_type_measure(example_meas *m,
+static inline void example_client_kill_client_type_measure(rg_meas *m,
                                                            example_client_kill_client_type v) {
     const rg_view b = example_client_kill_client_type_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_client_kill_client_type_put(char *dst,
                                                         example_client_kill_client_type v) {
     const rg_view b = example_client_kill_client_type_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -159,49 +36,48 @@ static inline rg_view example_client_kill_skipme_bulk(example_client_kill_skipme
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_client_kill_skipme_measure(example_meas *m,
-                                                      example_client_kill_skipme v) {
+static inline void example_client_kill_skipme_measure(rg_meas *m, example_client_kill_skipme v) {
     const rg_view b = example_client_kill_skipme_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_client_kill_skipme_put(char *dst, example_client_kill_skipme v) {
     const rg_view b = example_client_kill_skipme_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_client_kill_new_format_measure(example_meas *m,
+static inline void example_client_kill_new_format_measure(rg_meas *m,
                                                           const example_client_kill_new_format *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_CLIENT_ID:
-        example_meas_lit(m, 1, 8);
-        example_meas_i64(m, v->client_id);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->client_id);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_CLIENT_TYPE:
-        example_meas_lit(m, 1, 10);
+        rg_meas_lit(m, 1, 10);
         example_client_kill_client_type_measure(m, v->client_type);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_USERNAME:
-        example_meas_lit(m, 1, 10);
-        example_meas_view(m, v->username);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_view(m, v->username);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_ADDR:
-        example_meas_lit(m, 1, 10);
-        example_meas_view(m, v->addr);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_view(m, v->addr);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_LADDR:
-        example_meas_lit(m, 1, 11);
-        example_meas_view(m, v->laddr);
+        rg_meas_lit(m, 1, 11);
+        rg_meas_view(m, v->laddr);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_SKIPME:
-        example_meas_lit(m, 1, 12);
+        rg_meas_lit(m, 1, 12);
         example_client_kill_skipme_measure(m, v->skipme);
         break;
     default: m->bad = true; break;
     }
 }
 
-static inline char *example_client_kill_new_format_put(char *dst, example_iovw *w,
+static inline char *example_client_kill_new_format_put(char *dst,
                                                        const example_client_kill_new_format *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_CLIENT_ID:
@@ -214,15 +90,15 @@ static inline char *example_client_kill_new_format_put(char *dst, example_iovw *
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_USERNAME:
         dst = rg_put_raw(dst, "$4\r\nUSER\r\n", 10);
-        dst = example_put_view(dst, w, v->username);
+        dst = rg_put_bulk(dst, v->username.ptr, v->username.len);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_ADDR:
         dst = rg_put_raw(dst, "$4\r\nADDR\r\n", 10);
-        dst = example_put_view(dst, w, v->addr);
+        dst = rg_put_bulk(dst, v->addr.ptr, v->addr.len);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_LADDR:
         dst = rg_put_raw(dst, "$5\r\nLADDR\r\n", 11);
-        dst = example_put_view(dst, w, v->laddr);
+        dst = rg_put_bulk(dst, v->laddr.ptr, v->laddr.len);
         break;
     case EXAMPLE_CLIENT_KILL_NEW_FORMAT_SKIPME:
         dst = rg_put_raw(dst, "$6\r\nSKIPME\r\n", 12);
@@ -233,10 +109,10 @@ static inline char *example_client_kill_new_format_put(char *dst, example_iovw *
     return dst;
 }
 
-static inline void example_client_kill_filter_measure(example_meas *m,
+static inline void example_client_kill_filter_measure(rg_meas *m,
                                                       const example_client_kill_filter *v) {
     switch (v->kind) {
-    case EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT: example_meas_view(m, v->old_format); break;
+    case EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT: rg_meas_view(m, v->old_format); break;
     case EXAMPLE_CLIENT_KILL_FILTER_NEW_FORMAT:
         if (v->new_format_count == 0) m->bad = true;
         if (!v->new_format && v->new_format_count != 0) {
@@ -250,127 +126,66 @@ static inline void example_client_kill_filter_measure(example_meas *m,
     }
 }
 
-static inline char *example_client_kill_filter_put(char *dst, example_iovw *w,
-                                                   const example_client_kill_filter *v) {
+static inline char *example_client_kill_filter_put(char *dst, const example_client_kill_filter *v) {
     switch (v->kind) {
     case EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT:
-        dst = example_put_view(dst, w, v->old_format);
+        dst = rg_put_bulk(dst, v->old_format.ptr, v->old_format.len);
         break;
     case EXAMPLE_CLIENT_KILL_FILTER_NEW_FORMAT:
         for (size_t i = 0; i < v->new_format_count; i++)
-            dst = example_client_kill_new_format_put(dst, w, &v->new_format[i]);
+            dst = example_client_kill_new_format_put(dst, &v->new_format[i]);
         break;
     default: break;
     }
     return dst;
 }
 
-static inline size_t example_client_kill_measure(example_meas *m,
-                                                 example_client_kill_filter filter) {
-    example_meas_start(m, 2, EXAMPLE_CLIENT_KILL_FIXED_SIZE);
+static inline size_t example_client_kill_measure(rg_meas *m, example_client_kill_filter filter) {
+    rg_meas_start(m, 2, EXAMPLE_CLIENT_KILL_FIXED_SIZE);
     example_client_kill_filter_measure(m, &filter);
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_client_kill_put(char *dst, example_iovw *w, size_t argc,
+static inline char *example_client_kill_put(char *dst, size_t argc,
                                             example_client_kill_filter filter) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nCLIENT\r\n$4\r\nKILL\r\n", 22);
-    dst = example_client_kill_filter_put(dst, w, &filter);
+    dst = example_client_kill_filter_put(dst, &filter);
     return dst;
 }
 
-size_t example_client_kill_size(example_client_kill_filter filter) {
-    example_meas m;
-    return example_client_kill_measure(&m, filter);
-}
-
-size_t example_client_kill_encode(char *dst, size_t cap, example_client_kill_filter filter) {
-    example_meas m;
+size_t example_client_kill_try_encode(char *dst, size_t cap, example_client_kill_filter filter) {
+    rg_meas m;
     const size_t n = example_client_kill_measure(&m, filter);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_client_kill_put(dst, NULL, m.argc, filter);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_client_kill_put(dst, m.argc, filter);
     return n;
 }
 
-size_t example_client_kill_iov_count(example_client_kill_filter filter) {
-    example_meas m;
-    const size_t n = example_client_kill_measure(&m, filter);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_client_kill_scratch_size(example_client_kill_filter filter) {
-    example_meas m;
-    const size_t n = example_client_kill_measure(&m, filter);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_client_kill_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                      size_t scratch_cap, example_client_kill_filter filter) {
-    example_meas m;
-    const size_t n = example_client_kill_measure(&m, filter);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_client_kill_put(scratch, &w, m.argc, filter);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline size_t example_del_measure(example_meas *m, const rg_view *key, size_t key_count) {
-    example_meas_start(m, 1, EXAMPLE_DEL_FIXED_SIZE);
+static inline size_t example_del_measure(rg_meas *m, const rg_view *key, size_t key_count) {
+    rg_meas_start(m, 1, EXAMPLE_DEL_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
     if (!key && key_count != 0) {
         m->bad = true;
         return 0;
     }
-    for (size_t i = 0; i < key_count; i++) example_meas_view(m, key[i]);
-    return example_meas_total_array(m);
+    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_del_put(char *dst, example_iovw *w, size_t argc, const rg_view *key,
-                                    size_t key_count) {
+static inline char *example_del_put(char *dst, size_t argc, const rg_view *key, size_t key_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$3\r\nDEL\r\n", 9);
-    for (size_t i = 0; i < key_count; i++) dst = example_put_view(dst, w, key[i]);
+    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
     return dst;
 }
 
-size_t example_del_size(const rg_view *key, size_t key_count) {
-    example_meas m;
-    return example_del_measure(&m, key, key_count);
-}
-
-size_t example_del_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
-    example_meas m;
+size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
+    rg_meas m;
     const size_t n = example_del_measure(&m, key, key_count);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_del_put(dst, NULL, m.argc, key, key_count);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_del_put(dst, m.argc, key, key_count);
     return n;
-}
-
-size_t example_del_iov_count(const rg_view *key, size_t key_count) {
-    example_meas m;
-    const size_t n = example_del_measure(&m, key, key_count);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_del_scratch_size(const rg_view *key, size_t key_count) {
-    example_meas m;
-    const size_t n = example_del_measure(&m, key, key_count);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_del_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              const rg_view *key, size_t key_count) {
-    example_meas m;
-    const size_t n = example_del_measure(&m, key, key_count);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_del_put(scratch, &w, m.argc, key, key_count);
-    return example_iov_finish(&w, end, &m);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -384,33 +199,33 @@ static inline rg_view example_expire_condition_bulk(example_expire_condition v) 
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_expire_condition_measure(example_meas *m, example_expire_condition v) {
+static inline void example_expire_condition_measure(rg_meas *m, example_expire_condition v) {
     const rg_view b = example_expire_condition_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_expire_condition_put(char *dst, example_expire_condition v) {
     const rg_view b = example_expire_condition_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline size_t example_expire_measure(example_meas *m, rg_view key, int64_t seconds,
+static inline size_t example_expire_measure(rg_meas *m, rg_view key, int64_t seconds,
                                             const example_expire_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_EXPIRE_FIXED_SIZE);
-    example_meas_view(m, key);
-    example_meas_i64(m, seconds);
+    rg_meas_start(m, 1, EXAMPLE_EXPIRE_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_i64(m, seconds);
     if (opts) {
         if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
             example_expire_condition_measure(m, opts->condition);
     }
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_expire_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                                       int64_t seconds, const example_expire_opts *opts) {
+static inline char *example_expire_put(char *dst, size_t argc, rg_view key, int64_t seconds,
+                                       const example_expire_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nEXPIRE\r\n", 12);
-    dst = example_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = rg_put_bulk_i64(dst, seconds);
     if (opts) {
         if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
@@ -419,72 +234,39 @@ static inline char *example_expire_put(char *dst, example_iovw *w, size_t argc, 
     return dst;
 }
 
-size_t example_expire_size(rg_view key, int64_t seconds, const example_expire_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 3, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        example_meas_i64(&m, seconds);
-        return example_meas_total(&m);
-    }
-    example_meas m;
-    return example_expire_measure(&m, key, seconds, opts);
-}
-
-size_t example_expire_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
-                             const example_expire_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 3, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        example_meas_i64(&m, seconds);
-        const size_t n = example_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$6\r\nEXPIRE\r\n", 16);
-        dst = example_put_view(dst, NULL, key);
-        dst = rg_put_bulk_i64(dst, seconds);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    example_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t example_expire_try_opts(char *dst, size_t cap, rg_view key,
+                                                  int64_t seconds,
+                                                  const example_expire_opts *opts) {
+    rg_meas m;
     const size_t n = example_expire_measure(&m, key, seconds, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_expire_put(dst, NULL, m.argc, key, seconds, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_expire_put(dst, m.argc, key, seconds, opts);
     return n;
 }
 
-size_t example_expire_iov_count(rg_view key, int64_t seconds, const example_expire_opts *opts) {
-    example_meas m;
-    const size_t n = example_expire_measure(&m, key, seconds, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
+                                 const example_expire_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 3, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_i64(&m, seconds);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$6\r\nEXPIRE\r\n", 16);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk_i64(dst, seconds);
+        return n;
+    }
+    return example_expire_try_opts(dst, cap, key, seconds, opts);
 }
 
-size_t example_expire_scratch_size(rg_view key, int64_t seconds, const example_expire_opts *opts) {
-    example_meas m;
-    const size_t n = example_expire_measure(&m, key, seconds, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_expire_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, int64_t seconds, const example_expire_opts *opts) {
-    example_meas m;
-    const size_t n = example_expire_measure(&m, key, seconds, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_expire_put(scratch, &w, m.argc, key, seconds, opts);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline void example_geosearch_fromlonlat_measure(example_meas *m,
+static inline void example_geosearch_fromlonlat_measure(rg_meas *m,
                                                         const example_geosearch_fromlonlat *v) {
-    example_meas_double(m, v->longitude);
-    example_meas_double(m, v->latitude);
+    rg_meas_double(m, v->longitude);
+    rg_meas_double(m, v->latitude);
 }
 
 static inline char *example_geosearch_fromlonlat_put(char *dst,
@@ -494,27 +276,25 @@ static inline char *example_geosearch_fromlonlat_put(char *dst,
     return dst;
 }
 
-static inline void example_geosearch_from_measure(example_meas *m,
-                                                  const example_geosearch_from *v) {
+static inline void example_geosearch_from_measure(rg_meas *m, const example_geosearch_from *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_FROM_MEMBER:
-        example_meas_lit(m, 1, 17);
-        example_meas_view(m, v->member);
+        rg_meas_lit(m, 1, 17);
+        rg_meas_view(m, v->member);
         break;
     case EXAMPLE_GEOSEARCH_FROM_FROMLONLAT:
-        example_meas_lit(m, 1, 17);
+        rg_meas_lit(m, 1, 17);
         example_geosearch_fromlonlat_measure(m, &v->fromlonlat);
         break;
     default: m->bad = true; break;
     }
 }
 
-static inline char *example_geosearch_from_put(char *dst, example_iovw *w,
-                                               const example_geosearch_from *v) {
+static inline char *example_geosearch_from_put(char *dst, const example_geosearch_from *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_FROM_MEMBER:
         dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
-        dst = example_put_view(dst, w, v->member);
+        dst = rg_put_bulk(dst, v->member.ptr, v->member.len);
         break;
     case EXAMPLE_GEOSEARCH_FROM_FROMLONLAT:
         dst = rg_put_raw(dst, "$10\r\nFROMLONLAT\r\n", 17);
@@ -536,21 +316,20 @@ static inline rg_view example_geosearch_circle_unit_bulk(example_geosearch_circl
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_geosearch_circle_unit_measure(example_meas *m,
+static inline void example_geosearch_circle_unit_measure(rg_meas *m,
                                                          example_geosearch_circle_unit v) {
     const rg_view b = example_geosearch_circle_unit_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_geosearch_circle_unit_put(char *dst, example_geosearch_circle_unit v) {
     const rg_view b = example_geosearch_circle_unit_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_geosearch_circle_measure(example_meas *m,
-                                                    const example_geosearch_circle *v) {
-    example_meas_lit(m, 1, 14);
-    example_meas_double(m, v->radius);
+static inline void example_geosearch_circle_measure(rg_meas *m, const example_geosearch_circle *v) {
+    rg_meas_lit(m, 1, 14);
+    rg_meas_double(m, v->radius);
     example_geosearch_circle_unit_measure(m, v->unit);
 }
 
@@ -572,21 +351,20 @@ static inline rg_view example_geosearch_box_unit_bulk(example_geosearch_box_unit
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_geosearch_box_unit_measure(example_meas *m,
-                                                      example_geosearch_box_unit v) {
+static inline void example_geosearch_box_unit_measure(rg_meas *m, example_geosearch_box_unit v) {
     const rg_view b = example_geosearch_box_unit_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_geosearch_box_unit_put(char *dst, example_geosearch_box_unit v) {
     const rg_view b = example_geosearch_box_unit_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_geosearch_box_measure(example_meas *m, const example_geosearch_box *v) {
-    example_meas_lit(m, 1, 11);
-    example_meas_double(m, v->width);
-    example_meas_double(m, v->height);
+static inline void example_geosearch_box_measure(rg_meas *m, const example_geosearch_box *v) {
+    rg_meas_lit(m, 1, 11);
+    rg_meas_double(m, v->width);
+    rg_meas_double(m, v->height);
     example_geosearch_box_unit_measure(m, v->unit);
 }
 
@@ -598,7 +376,7 @@ static inline char *example_geosearch_box_put(char *dst, const example_geosearch
     return dst;
 }
 
-static inline void example_geosearch_by_measure(example_meas *m, const example_geosearch_by *v) {
+static inline void example_geosearch_by_measure(rg_meas *m, const example_geosearch_by *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_BY_CIRCLE: example_geosearch_circle_measure(m, &v->circle); break;
     case EXAMPLE_GEOSEARCH_BY_BOX: example_geosearch_box_measure(m, &v->box); break;
@@ -624,21 +402,21 @@ static inline rg_view example_geosearch_order_bulk(example_geosearch_order v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_geosearch_order_measure(example_meas *m, example_geosearch_order v) {
+static inline void example_geosearch_order_measure(rg_meas *m, example_geosearch_order v) {
     const rg_view b = example_geosearch_order_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_geosearch_order_put(char *dst, example_geosearch_order v) {
     const rg_view b = example_geosearch_order_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_geosearch_count_block_measure(example_meas *m,
+static inline void example_geosearch_count_block_measure(rg_meas *m,
                                                          const example_geosearch_count_block *v) {
-    example_meas_lit(m, 1, 11);
-    example_meas_i64(m, v->count);
-    if (v->any) example_meas_lit(m, 1, 9);
+    rg_meas_lit(m, 1, 11);
+    rg_meas_i64(m, v->count);
+    if (v->any) rg_meas_lit(m, 1, 9);
 }
 
 static inline char *example_geosearch_count_block_put(char *dst,
@@ -649,31 +427,31 @@ static inline char *example_geosearch_count_block_put(char *dst,
     return dst;
 }
 
-static inline size_t example_geosearch_measure(example_meas *m, rg_view key,
-                                               example_geosearch_from from, example_geosearch_by by,
+static inline size_t example_geosearch_measure(rg_meas *m, rg_view key, example_geosearch_from from,
+                                               example_geosearch_by by,
                                                const example_geosearch_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_GEOSEARCH_FIXED_SIZE);
-    example_meas_view(m, key);
+    rg_meas_start(m, 1, EXAMPLE_GEOSEARCH_FIXED_SIZE);
+    rg_meas_view(m, key);
     example_geosearch_from_measure(m, &from);
     example_geosearch_by_measure(m, &by);
     if (opts) {
         if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
             example_geosearch_order_measure(m, opts->order);
         if (opts->has_count_block) example_geosearch_count_block_measure(m, &opts->count_block);
-        if (opts->withcoord) example_meas_lit(m, 1, 15);
-        if (opts->withdist) example_meas_lit(m, 1, 14);
-        if (opts->withhash) example_meas_lit(m, 1, 14);
+        if (opts->withcoord) rg_meas_lit(m, 1, 15);
+        if (opts->withdist) rg_meas_lit(m, 1, 14);
+        if (opts->withhash) rg_meas_lit(m, 1, 14);
     }
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_geosearch_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+static inline char *example_geosearch_put(char *dst, size_t argc, rg_view key,
                                           example_geosearch_from from, example_geosearch_by by,
                                           const example_geosearch_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$9\r\nGEOSEARCH\r\n", 15);
-    dst = example_put_view(dst, w, key);
-    dst = example_geosearch_from_put(dst, w, &from);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = example_geosearch_from_put(dst, &from);
     dst = example_geosearch_by_put(dst, &by);
     if (opts) {
         if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
@@ -686,359 +464,178 @@ static inline char *example_geosearch_put(char *dst, example_iovw *w, size_t arg
     return dst;
 }
 
-size_t example_geosearch_size(rg_view key, example_geosearch_from from, example_geosearch_by by,
-                              const example_geosearch_opts *opts) {
-    example_meas m;
-    return example_geosearch_measure(&m, key, from, by, opts);
-}
-
-size_t example_geosearch_encode(char *dst, size_t cap, rg_view key, example_geosearch_from from,
-                                example_geosearch_by by, const example_geosearch_opts *opts) {
-    example_meas m;
-    const size_t n = example_geosearch_measure(&m, key, from, by, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_geosearch_put(dst, NULL, m.argc, key, from, by, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
-    return n;
-}
-
-size_t example_geosearch_iov_count(rg_view key, example_geosearch_from from,
-                                   example_geosearch_by by, const example_geosearch_opts *opts) {
-    example_meas m;
-    const size_t n = example_geosearch_measure(&m, key, from, by, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_geosearch_scratch_size(rg_view key, example_geosearch_from from,
-                                      example_geosearch_by by, const example_geosearch_opts *opts) {
-    example_meas m;
-    const size_t n = example_geosearch_measure(&m, key, from, by, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                    rg_view key, example_geosearch_from from,
+size_t example_geosearch_try_encode(char *dst, size_t cap, rg_view key, example_geosearch_from from,
                                     example_geosearch_by by, const example_geosearch_opts *opts) {
-    example_meas m;
+    rg_meas m;
     const size_t n = example_geosearch_measure(&m, key, from, by, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_geosearch_put(scratch, &w, m.argc, key, from, by, opts);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline size_t example_get_measure(example_meas *m, rg_view key) {
-    example_meas_start(m, 1, EXAMPLE_GET_FIXED_SIZE);
-    example_meas_view(m, key);
-    return example_meas_total(m);
-}
-
-static inline char *example_get_put(char *dst, example_iovw *w, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$3\r\nGET\r\n", 13);
-    dst = example_put_view(dst, w, key);
-    return dst;
-}
-
-size_t example_get_size(rg_view key) {
-    example_meas m;
-    return example_get_measure(&m, key);
-}
-
-size_t example_get_encode(char *dst, size_t cap, rg_view key) {
-    example_meas m;
-    const size_t n = example_get_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_get_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_geosearch_put(dst, m.argc, key, from, by, opts);
     return n;
 }
 
-size_t example_get_iov_count(rg_view key) {
-    example_meas m;
-    const size_t n = example_get_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t example_get_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, EXAMPLE_GET_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t example_get_scratch_size(rg_view key) {
-    example_meas m;
-    const size_t n = example_get_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key) {
-    example_meas m;
-    const size_t n = example_get_measure(&m, key);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_get_put(scratch, &w, key);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline void example_hset_data_measure(example_meas *m, const example_hset_data *v) {
-    example_meas_view(m, v->field);
-    example_meas_view(m, v->value);
-}
-
-static inline char *example_hset_data_put(char *dst, example_iovw *w, const example_hset_data *v) {
-    dst = example_put_view(dst, w, v->field);
-    dst = example_put_view(dst, w, v->value);
+static inline char *example_get_put(char *dst, rg_view key) {
+    dst = rg_put_raw(dst, "*2\r\n$3\r\nGET\r\n", 13);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-static inline size_t example_hset_measure(example_meas *m, rg_view key,
-                                          const example_hset_data *data, size_t data_count) {
-    example_meas_start(m, 1, EXAMPLE_HSET_FIXED_SIZE);
+size_t example_get_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
+    const size_t n = example_get_measure(&m, key);
+    if (n == 0 || n > cap) return n;
+    example_get_put(dst, key);
+    return n;
+}
+
+static inline void example_hset_data_measure(rg_meas *m, const example_hset_data *v) {
+    rg_meas_view(m, v->field);
+    rg_meas_view(m, v->value);
+}
+
+static inline char *example_hset_data_put(char *dst, const example_hset_data *v) {
+    dst = rg_put_bulk(dst, v->field.ptr, v->field.len);
+    dst = rg_put_bulk(dst, v->value.ptr, v->value.len);
+    return dst;
+}
+
+static inline size_t example_hset_measure(rg_meas *m, rg_view key, const example_hset_data *data,
+                                          size_t data_count) {
+    rg_meas_start(m, 1, EXAMPLE_HSET_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
     if (!data && data_count != 0) {
         m->bad = true;
         return 0;
     }
-    example_meas_view(m, key);
+    rg_meas_view(m, key);
     for (size_t i = 0; i < data_count; i++) example_hset_data_measure(m, &data[i]);
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_hset_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+static inline char *example_hset_put(char *dst, size_t argc, rg_view key,
                                      const example_hset_data *data, size_t data_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nHSET\r\n", 10);
-    dst = example_put_view(dst, w, key);
-    for (size_t i = 0; i < data_count; i++) dst = example_hset_data_put(dst, w, &data[i]);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    for (size_t i = 0; i < data_count; i++) dst = example_hset_data_put(dst, &data[i]);
     return dst;
 }
 
-size_t example_hset_size(rg_view key, const example_hset_data *data, size_t data_count) {
-    example_meas m;
-    return example_hset_measure(&m, key, data, data_count);
-}
-
-size_t example_hset_encode(char *dst, size_t cap, rg_view key, const example_hset_data *data,
-                           size_t data_count) {
-    example_meas m;
+size_t example_hset_try_encode(char *dst, size_t cap, rg_view key, const example_hset_data *data,
+                               size_t data_count) {
+    rg_meas m;
     const size_t n = example_hset_measure(&m, key, data, data_count);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_hset_put(dst, NULL, m.argc, key, data, data_count);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_hset_put(dst, m.argc, key, data, data_count);
     return n;
 }
 
-size_t example_hset_iov_count(rg_view key, const example_hset_data *data, size_t data_count) {
-    example_meas m;
-    const size_t n = example_hset_measure(&m, key, data, data_count);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t example_incrby_measure(rg_meas *m, rg_view key, int64_t increment) {
+    rg_meas_start(m, 1, EXAMPLE_INCRBY_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_i64(m, increment);
+    return rg_meas_total(m);
 }
 
-size_t example_hset_scratch_size(rg_view key, const example_hset_data *data, size_t data_count) {
-    example_meas m;
-    const size_t n = example_hset_measure(&m, key, data, data_count);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_hset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, const example_hset_data *data, size_t data_count) {
-    example_meas m;
-    const size_t n = example_hset_measure(&m, key, data, data_count);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_hset_put(scratch, &w, m.argc, key, data, data_count);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline size_t example_incrby_measure(example_meas *m, rg_view key, int64_t increment) {
-    example_meas_start(m, 1, EXAMPLE_INCRBY_FIXED_SIZE);
-    example_meas_view(m, key);
-    example_meas_i64(m, increment);
-    return example_meas_total(m);
-}
-
-static inline char *example_incrby_put(char *dst, example_iovw *w, rg_view key, int64_t increment) {
+static inline char *example_incrby_put(char *dst, rg_view key, int64_t increment) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nINCRBY\r\n", 16);
-    dst = example_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = rg_put_bulk_i64(dst, increment);
     return dst;
 }
 
-size_t example_incrby_size(rg_view key, int64_t increment) {
-    example_meas m;
-    return example_incrby_measure(&m, key, increment);
-}
-
-size_t example_incrby_encode(char *dst, size_t cap, rg_view key, int64_t increment) {
-    example_meas m;
+size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key, int64_t increment) {
+    rg_meas m;
     const size_t n = example_incrby_measure(&m, key, increment);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_incrby_put(dst, NULL, key, increment);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_incrby_put(dst, key, increment);
     return n;
 }
 
-size_t example_incrby_iov_count(rg_view key, int64_t increment) {
-    example_meas m;
-    const size_t n = example_incrby_measure(&m, key, increment);
-    return n ? 2 * m.views + 1 : 0;
+static inline void example_mset_data_measure(rg_meas *m, const example_mset_data *v) {
+    rg_meas_view(m, v->key);
+    rg_meas_view(m, v->value);
 }
 
-size_t example_incrby_scratch_size(rg_view key, int64_t increment) {
-    example_meas m;
-    const size_t n = example_incrby_measure(&m, key, increment);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_incrby_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, int64_t increment) {
-    example_meas m;
-    const size_t n = example_incrby_measure(&m, key, increment);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_incrby_put(scratch, &w, key, increment);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline void example_mset_data_measure(example_meas *m, const example_mset_data *v) {
-    example_meas_view(m, v->key);
-    example_meas_view(m, v->value);
-}
-
-static inline char *example_mset_data_put(char *dst, example_iovw *w, const example_mset_data *v) {
-    dst = example_put_view(dst, w, v->key);
-    dst = example_put_view(dst, w, v->value);
+static inline char *example_mset_data_put(char *dst, const example_mset_data *v) {
+    dst = rg_put_bulk(dst, v->key.ptr, v->key.len);
+    dst = rg_put_bulk(dst, v->value.ptr, v->value.len);
     return dst;
 }
 
-static inline size_t example_mset_measure(example_meas *m, const example_mset_data *data,
+static inline size_t example_mset_measure(rg_meas *m, const example_mset_data *data,
                                           size_t data_count) {
-    example_meas_start(m, 1, EXAMPLE_MSET_FIXED_SIZE);
+    rg_meas_start(m, 1, EXAMPLE_MSET_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
     if (!data && data_count != 0) {
         m->bad = true;
         return 0;
     }
     for (size_t i = 0; i < data_count; i++) example_mset_data_measure(m, &data[i]);
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_mset_put(char *dst, example_iovw *w, size_t argc,
-                                     const example_mset_data *data, size_t data_count) {
+static inline char *example_mset_put(char *dst, size_t argc, const example_mset_data *data,
+                                     size_t data_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nMSET\r\n", 10);
-    for (size_t i = 0; i < data_count; i++) dst = example_mset_data_put(dst, w, &data[i]);
+    for (size_t i = 0; i < data_count; i++) dst = example_mset_data_put(dst, &data[i]);
     return dst;
 }
 
-size_t example_mset_size(const example_mset_data *data, size_t data_count) {
-    example_meas m;
-    return example_mset_measure(&m, data, data_count);
-}
-
-size_t example_mset_encode(char *dst, size_t cap, const example_mset_data *data,
-                           size_t data_count) {
-    example_meas m;
+size_t example_mset_try_encode(char *dst, size_t cap, const example_mset_data *data,
+                               size_t data_count) {
+    rg_meas m;
     const size_t n = example_mset_measure(&m, data, data_count);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_mset_put(dst, NULL, m.argc, data, data_count);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_mset_put(dst, m.argc, data, data_count);
     return n;
 }
 
-size_t example_mset_iov_count(const example_mset_data *data, size_t data_count) {
-    example_meas m;
-    const size_t n = example_mset_measure(&m, data, data_count);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_mset_scratch_size(const example_mset_data *data, size_t data_count) {
-    example_meas m;
-    const size_t n = example_mset_measure(&m, data, data_count);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_mset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const example_mset_data *data, size_t data_count) {
-    example_meas m;
-    const size_t n = example_mset_measure(&m, data, data_count);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_mset_put(scratch, &w, m.argc, data, data_count);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline size_t example_ping_measure(example_meas *m, const example_ping_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_PING_FIXED_SIZE);
+static inline size_t example_ping_measure(rg_meas *m, const example_ping_opts *opts) {
+    rg_meas_start(m, 1, EXAMPLE_PING_FIXED_SIZE);
     if (opts) {
-        if (opts->message.ptr || opts->message.len) example_meas_view_max(m, opts->message, 64);
+        if (opts->message.ptr || opts->message.len) rg_meas_view_max(m, opts->message, 64);
     }
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_ping_put(char *dst, example_iovw *w, size_t argc,
-                                     const example_ping_opts *opts) {
+static inline char *example_ping_put(char *dst, size_t argc, const example_ping_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nPING\r\n", 10);
     if (opts) {
-        if (opts->message.ptr || opts->message.len) dst = example_put_view(dst, w, opts->message);
+        if (opts->message.ptr || opts->message.len)
+            dst = rg_put_bulk(dst, opts->message.ptr, opts->message.len);
     }
     return dst;
 }
 
-size_t example_ping_size(const example_ping_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 1, EXAMPLE_PING_FIXED_SIZE + 4);
-        return example_meas_total(&m);
-    }
-    example_meas m;
-    return example_ping_measure(&m, opts);
-}
-
-size_t example_ping_encode(char *dst, size_t cap, const example_ping_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 1, EXAMPLE_PING_FIXED_SIZE + 4);
-        const size_t n = example_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    example_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t example_ping_try_opts(char *dst, size_t cap,
+                                                const example_ping_opts *opts) {
+    rg_meas m;
     const size_t n = example_ping_measure(&m, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_ping_put(dst, NULL, m.argc, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_ping_put(dst, m.argc, opts);
     return n;
 }
 
-size_t example_ping_iov_count(const example_ping_opts *opts) {
-    example_meas m;
-    const size_t n = example_ping_measure(&m, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_ping_scratch_size(const example_ping_opts *opts) {
-    example_meas m;
-    const size_t n = example_ping_measure(&m, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const example_ping_opts *opts) {
-    example_meas m;
-    const size_t n = example_ping_measure(&m, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_ping_put(scratch, &w, m.argc, opts);
-    return example_iov_finish(&w, end, &m);
+size_t example_ping_try_encode(char *dst, size_t cap, const example_ping_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 1, EXAMPLE_PING_FIXED_SIZE + 4);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
+        return n;
+    }
+    return example_ping_try_opts(dst, cap, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -1050,36 +647,35 @@ static inline rg_view example_set_condition_bulk(example_set_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_set_condition_measure(example_meas *m, example_set_condition v) {
+static inline void example_set_condition_measure(rg_meas *m, example_set_condition v) {
     const rg_view b = example_set_condition_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_set_condition_put(char *dst, example_set_condition v) {
     const rg_view b = example_set_condition_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_set_expiration_measure(example_meas *m,
-                                                  const example_set_expiration *v) {
+static inline void example_set_expiration_measure(rg_meas *m, const example_set_expiration *v) {
     switch (v->kind) {
     case EXAMPLE_SET_EXPIRATION_SECONDS:
-        example_meas_lit(m, 1, 8);
-        example_meas_i64(m, v->seconds);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->seconds);
         break;
     case EXAMPLE_SET_EXPIRATION_MILLISECONDS:
-        example_meas_lit(m, 1, 8);
-        example_meas_i64(m, v->milliseconds);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->milliseconds);
         break;
     case EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS:
-        example_meas_lit(m, 1, 10);
-        example_meas_i64(m, v->unix_time_seconds);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_i64(m, v->unix_time_seconds);
         break;
     case EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
-        example_meas_lit(m, 1, 10);
-        example_meas_i64(m, v->unix_time_milliseconds);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_i64(m, v->unix_time_milliseconds);
         break;
-    case EXAMPLE_SET_EXPIRATION_KEEPTTL: example_meas_lit(m, 1, 13); break;
+    case EXAMPLE_SET_EXPIRATION_KEEPTTL: rg_meas_lit(m, 1, 13); break;
     default: m->bad = true; break;
     }
 }
@@ -1108,27 +704,27 @@ static inline char *example_set_expiration_put(char *dst, const example_set_expi
     return dst;
 }
 
-static inline size_t example_set_measure(example_meas *m, rg_view key, rg_view value,
+static inline size_t example_set_measure(rg_meas *m, rg_view key, rg_view value,
                                          const example_set_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_SET_FIXED_SIZE);
-    example_meas_view(m, key);
-    example_meas_view(m, value);
+    rg_meas_start(m, 1, EXAMPLE_SET_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, value);
     if (opts) {
         if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
             example_set_condition_measure(m, opts->condition);
-        if (opts->get) example_meas_lit(m, 1, 9);
+        if (opts->get) rg_meas_lit(m, 1, 9);
         if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
             example_set_expiration_measure(m, &opts->expiration);
     }
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_set_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                                    rg_view value, const example_set_opts *opts) {
+static inline char *example_set_put(char *dst, size_t argc, rg_view key, rg_view value,
+                                    const example_set_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
-    dst = example_put_view(dst, w, key);
-    dst = example_put_view(dst, w, value);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, value.ptr, value.len);
     if (opts) {
         if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
             dst = example_set_condition_put(dst, opts->condition);
@@ -1139,71 +735,37 @@ static inline char *example_set_put(char *dst, example_iovw *w, size_t argc, rg_
     return dst;
 }
 
-size_t example_set_size(rg_view key, rg_view value, const example_set_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 3, EXAMPLE_SET_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        example_meas_view(&m, value);
-        return example_meas_total(&m);
-    }
-    example_meas m;
-    return example_set_measure(&m, key, value, opts);
-}
-
-size_t example_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                          const example_set_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 3, EXAMPLE_SET_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        example_meas_view(&m, value);
-        const size_t n = example_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
-        dst = example_put_view(dst, NULL, key);
-        dst = example_put_view(dst, NULL, value);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    example_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t example_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
+                                               const example_set_opts *opts) {
+    rg_meas m;
     const size_t n = example_set_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_set_put(dst, NULL, m.argc, key, value, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_set_put(dst, m.argc, key, value, opts);
     return n;
 }
 
-size_t example_set_iov_count(rg_view key, rg_view value, const example_set_opts *opts) {
-    example_meas m;
-    const size_t n = example_set_measure(&m, key, value, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                              const example_set_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 3, EXAMPLE_SET_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_view(&m, value);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, value.ptr, value.len);
+        return n;
+    }
+    return example_set_try_opts(dst, cap, key, value, opts);
 }
 
-size_t example_set_scratch_size(rg_view key, rg_view value, const example_set_opts *opts) {
-    example_meas m;
-    const size_t n = example_set_measure(&m, key, value, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key, rg_view value, const example_set_opts *opts) {
-    example_meas m;
-    const size_t n = example_set_measure(&m, key, value, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_set_put(scratch, &w, m.argc, key, value, opts);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline void example_sort_limit_measure(example_meas *m, const example_sort_limit *v) {
-    example_meas_i64(m, v->offset);
-    example_meas_i64(m, v->count);
+static inline void example_sort_limit_measure(rg_meas *m, const example_sort_limit *v) {
+    rg_meas_i64(m, v->offset);
+    rg_meas_i64(m, v->count);
 }
 
 static inline char *example_sort_limit_put(char *dst, const example_sort_limit *v) {
@@ -1221,58 +783,57 @@ static inline rg_view example_sort_order_bulk(example_sort_order v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_sort_order_measure(example_meas *m, example_sort_order v) {
+static inline void example_sort_order_measure(rg_meas *m, example_sort_order v) {
     const rg_view b = example_sort_order_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_sort_order_put(char *dst, example_sort_order v) {
     const rg_view b = example_sort_order_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline size_t example_sort_measure(example_meas *m, rg_view key,
-                                          const example_sort_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_SORT_FIXED_SIZE);
+static inline size_t example_sort_measure(rg_meas *m, rg_view key, const example_sort_opts *opts) {
+    rg_meas_start(m, 1, EXAMPLE_SORT_FIXED_SIZE);
     if (opts) {
         if (!opts->get_pattern && opts->get_pattern_count != 0) {
             m->bad = true;
             return 0;
         }
     }
-    example_meas_view(m, key);
+    rg_meas_view(m, key);
     if (opts) {
         if (opts->by_pattern.ptr || opts->by_pattern.len) {
-            example_meas_lit(m, 1, 8);
-            example_meas_view(m, opts->by_pattern);
+            rg_meas_lit(m, 1, 8);
+            rg_meas_view(m, opts->by_pattern);
         }
         if (opts->has_limit) {
-            example_meas_lit(m, 1, 11);
+            rg_meas_lit(m, 1, 11);
             example_sort_limit_measure(m, &opts->limit);
         }
         for (size_t i = 0; i < opts->get_pattern_count; i++) {
-            example_meas_lit(m, 1, 9);
-            example_meas_view(m, opts->get_pattern[i]);
+            rg_meas_lit(m, 1, 9);
+            rg_meas_view(m, opts->get_pattern[i]);
         }
         if (opts->order != EXAMPLE_SORT_ORDER_NONE) example_sort_order_measure(m, opts->order);
-        if (opts->sorting) example_meas_lit(m, 1, 11);
+        if (opts->sorting) rg_meas_lit(m, 1, 11);
         if (opts->destination.ptr || opts->destination.len) {
-            example_meas_lit(m, 1, 11);
-            example_meas_view(m, opts->destination);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_view(m, opts->destination);
         }
     }
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_sort_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+static inline char *example_sort_put(char *dst, size_t argc, rg_view key,
                                      const example_sort_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nSORT\r\n", 10);
-    dst = example_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     if (opts) {
         if (opts->by_pattern.ptr || opts->by_pattern.len) {
             dst = rg_put_raw(dst, "$2\r\nBY\r\n", 8);
-            dst = example_put_view(dst, w, opts->by_pattern);
+            dst = rg_put_bulk(dst, opts->by_pattern.ptr, opts->by_pattern.len);
         }
         if (opts->has_limit) {
             dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
@@ -1280,74 +841,41 @@ static inline char *example_sort_put(char *dst, example_iovw *w, size_t argc, rg
         }
         for (size_t i = 0; i < opts->get_pattern_count; i++) {
             dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-            dst = example_put_view(dst, w, opts->get_pattern[i]);
+            dst = rg_put_bulk(dst, opts->get_pattern[i].ptr, opts->get_pattern[i].len);
         }
         if (opts->order != EXAMPLE_SORT_ORDER_NONE) dst = example_sort_order_put(dst, opts->order);
         if (opts->sorting) dst = rg_put_raw(dst, "$5\r\nALPHA\r\n", 11);
         if (opts->destination.ptr || opts->destination.len) {
             dst = rg_put_raw(dst, "$5\r\nSTORE\r\n", 11);
-            dst = example_put_view(dst, w, opts->destination);
+            dst = rg_put_bulk(dst, opts->destination.ptr, opts->destination.len);
         }
     }
     return dst;
 }
 
-size_t example_sort_size(rg_view key, const example_sort_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 2, EXAMPLE_SORT_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        return example_meas_total(&m);
-    }
-    example_meas m;
-    return example_sort_measure(&m, key, opts);
-}
-
-size_t example_sort_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 2, EXAMPLE_SORT_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        const size_t n = example_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*2\r\n$4\r\nSORT\r\n", 14);
-        dst = example_put_view(dst, NULL, key);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    example_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t example_sort_try_opts(char *dst, size_t cap, rg_view key,
+                                                const example_sort_opts *opts) {
+    rg_meas m;
     const size_t n = example_sort_measure(&m, key, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_sort_put(dst, NULL, m.argc, key, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_sort_put(dst, m.argc, key, opts);
     return n;
 }
 
-size_t example_sort_iov_count(rg_view key, const example_sort_opts *opts) {
-    example_meas m;
-    const size_t n = example_sort_measure(&m, key, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_sort_scratch_size(rg_view key, const example_sort_opts *opts) {
-    example_meas m;
-    const size_t n = example_sort_measure(&m, key, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_sort_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, const example_sort_opts *opts) {
-    example_meas m;
-    const size_t n = example_sort_measure(&m, key, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_sort_put(scratch, &w, m.argc, key, opts);
-    return example_iov_finish(&w, end, &m);
+size_t example_sort_try_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 2, EXAMPLE_SORT_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*2\r\n$4\r\nSORT\r\n", 14);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        return n;
+    }
+    return example_sort_try_opts(dst, cap, key, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -1359,14 +887,14 @@ static inline rg_view example_zadd_condition_bulk(example_zadd_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_zadd_condition_measure(example_meas *m, example_zadd_condition v) {
+static inline void example_zadd_condition_measure(rg_meas *m, example_zadd_condition v) {
     const rg_view b = example_zadd_condition_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_zadd_condition_put(char *dst, example_zadd_condition v) {
     const rg_view b = example_zadd_condition_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -1378,55 +906,54 @@ static inline rg_view example_zadd_comparison_bulk(example_zadd_comparison v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_zadd_comparison_measure(example_meas *m, example_zadd_comparison v) {
+static inline void example_zadd_comparison_measure(rg_meas *m, example_zadd_comparison v) {
     const rg_view b = example_zadd_comparison_bulk(v);
-    example_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *example_zadd_comparison_put(char *dst, example_zadd_comparison v) {
     const rg_view b = example_zadd_comparison_bulk(v);
-    return example_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_zadd_data_measure(example_meas *m, const example_zadd_data *v) {
-    example_meas_double(m, v->score);
-    example_meas_view(m, v->member);
+static inline void example_zadd_data_measure(rg_meas *m, const example_zadd_data *v) {
+    rg_meas_double(m, v->score);
+    rg_meas_view(m, v->member);
 }
 
-static inline char *example_zadd_data_put(char *dst, example_iovw *w, const example_zadd_data *v) {
+static inline char *example_zadd_data_put(char *dst, const example_zadd_data *v) {
     dst = rg_put_bulk_double(dst, v->score);
-    dst = example_put_view(dst, w, v->member);
+    dst = rg_put_bulk(dst, v->member.ptr, v->member.len);
     return dst;
 }
 
-static inline size_t example_zadd_measure(example_meas *m, rg_view key,
-                                          const example_zadd_data *data, size_t data_count,
-                                          const example_zadd_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_ZADD_FIXED_SIZE);
+static inline size_t example_zadd_measure(rg_meas *m, rg_view key, const example_zadd_data *data,
+                                          size_t data_count, const example_zadd_opts *opts) {
+    rg_meas_start(m, 1, EXAMPLE_ZADD_FIXED_SIZE);
     if (data_count == 0) m->bad = true;
     if (!data && data_count != 0) {
         m->bad = true;
         return 0;
     }
-    example_meas_view(m, key);
+    rg_meas_view(m, key);
     if (opts) {
         if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)
             example_zadd_condition_measure(m, opts->condition);
         if (opts->comparison != EXAMPLE_ZADD_COMPARISON_NONE)
             example_zadd_comparison_measure(m, opts->comparison);
-        if (opts->change) example_meas_lit(m, 1, 8);
-        if (opts->increment) example_meas_lit(m, 1, 10);
+        if (opts->change) rg_meas_lit(m, 1, 8);
+        if (opts->increment) rg_meas_lit(m, 1, 10);
     }
     for (size_t i = 0; i < data_count; i++) example_zadd_data_measure(m, &data[i]);
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_zadd_put(char *dst, example_iovw *w, size_t argc, rg_view key,
+static inline char *example_zadd_put(char *dst, size_t argc, rg_view key,
                                      const example_zadd_data *data, size_t data_count,
                                      const example_zadd_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nZADD\r\n", 10);
-    dst = example_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     if (opts) {
         if (opts->condition != EXAMPLE_ZADD_CONDITION_NONE)
             dst = example_zadd_condition_put(dst, opts->condition);
@@ -1435,56 +962,23 @@ static inline char *example_zadd_put(char *dst, example_iovw *w, size_t argc, rg
         if (opts->change) dst = rg_put_raw(dst, "$2\r\nCH\r\n", 8);
         if (opts->increment) dst = rg_put_raw(dst, "$4\r\nINCR\r\n", 10);
     }
-    for (size_t i = 0; i < data_count; i++) dst = example_zadd_data_put(dst, w, &data[i]);
+    for (size_t i = 0; i < data_count; i++) dst = example_zadd_data_put(dst, &data[i]);
     return dst;
 }
 
-size_t example_zadd_size(rg_view key, const example_zadd_data *data, size_t data_count,
-                         const example_zadd_opts *opts) {
-    example_meas m;
-    return example_zadd_measure(&m, key, data, data_count, opts);
-}
-
-size_t example_zadd_encode(char *dst, size_t cap, rg_view key, const example_zadd_data *data,
-                           size_t data_count, const example_zadd_opts *opts) {
-    example_meas m;
+size_t example_zadd_try_encode(char *dst, size_t cap, rg_view key, const example_zadd_data *data,
+                               size_t data_count, const example_zadd_opts *opts) {
+    rg_meas m;
     const size_t n = example_zadd_measure(&m, key, data, data_count, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_zadd_put(dst, NULL, m.argc, key, data, data_count, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_zadd_put(dst, m.argc, key, data, data_count, opts);
     return n;
 }
 
-size_t example_zadd_iov_count(rg_view key, const example_zadd_data *data, size_t data_count,
-                              const example_zadd_opts *opts) {
-    example_meas m;
-    const size_t n = example_zadd_measure(&m, key, data, data_count, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_zadd_scratch_size(rg_view key, const example_zadd_data *data, size_t data_count,
-                                 const example_zadd_opts *opts) {
-    example_meas m;
-    const size_t n = example_zadd_measure(&m, key, data, data_count, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_zadd_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, const example_zadd_data *data, size_t data_count,
-                               const example_zadd_opts *opts) {
-    example_meas m;
-    const size_t n = example_zadd_measure(&m, key, data, data_count, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_zadd_put(scratch, &w, m.argc, key, data, data_count, opts);
-    return example_iov_finish(&w, end, &m);
-}
-
-static inline void example_zrangebyscore_limit_measure(example_meas *m,
+static inline void example_zrangebyscore_limit_measure(rg_meas *m,
                                                        const example_zrangebyscore_limit *v) {
-    example_meas_i64(m, v->offset);
-    example_meas_i64(m, v->count);
+    rg_meas_i64(m, v->offset);
+    rg_meas_i64(m, v->count);
 }
 
 static inline char *example_zrangebyscore_limit_put(char *dst,
@@ -1494,29 +988,27 @@ static inline char *example_zrangebyscore_limit_put(char *dst,
     return dst;
 }
 
-static inline size_t example_zrangebyscore_measure(example_meas *m, rg_view key, double min,
-                                                   double max,
+static inline size_t example_zrangebyscore_measure(rg_meas *m, rg_view key, double min, double max,
                                                    const example_zrangebyscore_opts *opts) {
-    example_meas_start(m, 1, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE);
-    example_meas_view(m, key);
-    example_meas_double(m, min);
-    example_meas_double(m, max);
+    rg_meas_start(m, 1, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_double(m, min);
+    rg_meas_double(m, max);
     if (opts) {
-        if (opts->withscores) example_meas_lit(m, 1, 17);
+        if (opts->withscores) rg_meas_lit(m, 1, 17);
         if (opts->has_limit) {
-            example_meas_lit(m, 1, 11);
+            rg_meas_lit(m, 1, 11);
             example_zrangebyscore_limit_measure(m, &opts->limit);
         }
     }
-    return example_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *example_zrangebyscore_put(char *dst, example_iovw *w, size_t argc, rg_view key,
-                                              double min, double max,
-                                              const example_zrangebyscore_opts *opts) {
+static inline char *example_zrangebyscore_put(char *dst, size_t argc, rg_view key, double min,
+                                              double max, const example_zrangebyscore_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$13\r\nZRANGEBYSCORE\r\n", 20);
-    dst = example_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = rg_put_bulk_double(dst, min);
     dst = rg_put_bulk_double(dst, max);
     if (opts) {
@@ -1529,71 +1021,33 @@ static inline char *example_zrangebyscore_put(char *dst, example_iovw *w, size_t
     return dst;
 }
 
-size_t example_zrangebyscore_size(rg_view key, double min, double max,
-                                  const example_zrangebyscore_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 4, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        example_meas_double(&m, min);
-        example_meas_double(&m, max);
-        return example_meas_total(&m);
-    }
-    example_meas m;
-    return example_zrangebyscore_measure(&m, key, min, max, opts);
-}
-
-size_t example_zrangebyscore_encode(char *dst, size_t cap, rg_view key, double min, double max,
-                                    const example_zrangebyscore_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        example_meas m;
-        example_meas_start(&m, 4, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
-        example_meas_view(&m, key);
-        example_meas_double(&m, min);
-        example_meas_double(&m, max);
-        const size_t n = example_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*4\r\n$13\r\nZRANGEBYSCORE\r\n", 24);
-        dst = example_put_view(dst, NULL, key);
-        dst = rg_put_bulk_double(dst, min);
-        dst = rg_put_bulk_double(dst, max);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    example_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t example_zrangebyscore_try_opts(char *dst, size_t cap, rg_view key,
+                                                         double min, double max,
+                                                         const example_zrangebyscore_opts *opts) {
+    rg_meas m;
     const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = example_zrangebyscore_put(dst, NULL, m.argc, key, min, max, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    example_zrangebyscore_put(dst, m.argc, key, min, max, opts);
     return n;
 }
 
-size_t example_zrangebyscore_iov_count(rg_view key, double min, double max,
-                                       const example_zrangebyscore_opts *opts) {
-    example_meas m;
-    const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t example_zrangebyscore_scratch_size(rg_view key, double min, double max,
-                                          const example_zrangebyscore_opts *opts) {
-    example_meas m;
-    const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t example_zrangebyscore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                        size_t scratch_cap, rg_view key, double min, double max,
+size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, double min, double max,
                                         const example_zrangebyscore_opts *opts) {
-    example_meas m;
-    const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
-    if (!example_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    example_iovw w = {iov, 0, scratch};
-    const char *end = example_zrangebyscore_put(scratch, &w, m.argc, key, min, max, opts);
-    return example_iov_finish(&w, end, &m);
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 4, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_double(&m, min);
+        rg_meas_double(&m, max);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*4\r\n$13\r\nZRANGEBYSCORE\r\n", 24);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk_double(dst, min);
+        dst = rg_put_bulk_double(dst, max);
+        return n;
+    }
+    return example_zrangebyscore_try_opts(dst, cap, key, min, max, opts);
 }

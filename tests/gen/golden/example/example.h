@@ -22,20 +22,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Command flags (command_flags in the spec), the bits of the flags column of EXAMPLE_COMMANDS. */
 #define EXAMPLE_FLAG_WRITE    (UINT32_C(1) << 0)
@@ -124,27 +123,55 @@ typedef struct example_client_kill_filter {
     };
 } example_client_kill_filter;
 
-size_t example_client_kill_size(example_client_kill_filter filter);
-size_t example_client_kill_encode(char *dst, size_t cap, example_client_kill_filter filter);
-size_t example_client_kill_iov_count(example_client_kill_filter filter);
-size_t example_client_kill_scratch_size(example_client_kill_filter filter);
-size_t example_client_kill_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                      size_t scratch_cap, example_client_kill_filter filter);
+size_t example_client_kill_try_encode(char *dst, size_t cap, example_client_kill_filter filter);
+
+static inline size_t example_client_kill_size(example_client_kill_filter filter) {
+    return example_client_kill_try_encode(NULL, 0, filter);
+}
+
+static inline size_t example_client_kill_encode(char *dst, size_t cap,
+                                                example_client_kill_filter filter) {
+    const size_t n = example_client_kill_try_encode(dst, cap, filter);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_client_kill_append(rg_pipe *p, example_client_kill_filter filter) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_client_kill_try_encode(rg_pipe_end(p), room, filter);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_client_kill_try_encode(rg_pipe_end(p), n, filter);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* DEL key [key ...] */
 #define EXAMPLE_DEL_FIXED_SIZE 9
 
-size_t example_del_size(const rg_view *key, size_t key_count);
-size_t example_del_encode(char *dst, size_t cap, const rg_view *key, size_t key_count);
-size_t example_del_iov_count(const rg_view *key, size_t key_count);
-size_t example_del_scratch_size(const rg_view *key, size_t key_count);
-size_t example_del_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              const rg_view *key, size_t key_count);
+size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count);
+
+static inline size_t example_del_size(const rg_view *key, size_t key_count) {
+    return example_del_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t example_del_encode(char *dst, size_t cap, const rg_view *key,
+                                        size_t key_count) {
+    const size_t n = example_del_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_del_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_del_try_encode(rg_pipe_end(p), room, key, key_count);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_del_try_encode(rg_pipe_end(p), n, key, key_count);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* EXPIRE key seconds [NX | XX | GT | LT] */
-#define EXAMPLE_EXPIRE_FIXED_SIZE  12
-#define EXAMPLE_EXPIRE_IOV_MAX     3
-#define EXAMPLE_EXPIRE_SCRATCH_MAX (75 + RG_IOV_COPY_MIN)
+#define EXAMPLE_EXPIRE_FIXED_SIZE 12
 
 typedef enum example_expire_condition {
     EXAMPLE_EXPIRE_CONDITION_NONE,
@@ -159,20 +186,35 @@ typedef struct example_expire_opts {
     example_expire_condition condition;
 } example_expire_opts;
 
-size_t example_expire_size(rg_view key, int64_t seconds, const example_expire_opts *opts);
-size_t example_expire_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
-                             const example_expire_opts *opts);
-size_t example_expire_iov_count(rg_view key, int64_t seconds, const example_expire_opts *opts);
-size_t example_expire_scratch_size(rg_view key, int64_t seconds, const example_expire_opts *opts);
-size_t example_expire_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, int64_t seconds, const example_expire_opts *opts);
+size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
+                                 const example_expire_opts *opts);
+
+static inline size_t example_expire_size(rg_view key, int64_t seconds,
+                                         const example_expire_opts *opts) {
+    return example_expire_try_encode(NULL, 0, key, seconds, opts);
+}
+
+static inline size_t example_expire_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
+                                           const example_expire_opts *opts) {
+    const size_t n = example_expire_try_encode(dst, cap, key, seconds, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_expire_append(rg_pipe *p, rg_view key, int64_t seconds,
+                                           const example_expire_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_expire_try_encode(rg_pipe_end(p), room, key, seconds, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_expire_try_encode(rg_pipe_end(p), n, key, seconds, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* GEOSEARCH key <FROMMEMBER member | FROMLONLAT longitude latitude> <BYRADIUS radius <M | KM | FT |
  * MI> | BYBOX width height <M | KM | FT | MI>> [ASC | DESC] [COUNT count [ANY]] [WITHCOORD]
  * [WITHDIST] [WITHHASH] */
-#define EXAMPLE_GEOSEARCH_FIXED_SIZE  15
-#define EXAMPLE_GEOSEARCH_IOV_MAX     5
-#define EXAMPLE_GEOSEARCH_SCRATCH_MAX (218 + 2 * RG_IOV_COPY_MIN + 4 * RG_DOUBLE_MAX_LEN)
+#define EXAMPLE_GEOSEARCH_FIXED_SIZE 15
 
 typedef struct example_geosearch_fromlonlat {
     double longitude;
@@ -255,29 +297,57 @@ typedef struct example_geosearch_opts {
     bool withhash;
 } example_geosearch_opts;
 
-size_t example_geosearch_size(rg_view key, example_geosearch_from from, example_geosearch_by by,
-                              const example_geosearch_opts *opts);
-size_t example_geosearch_encode(char *dst, size_t cap, rg_view key, example_geosearch_from from,
-                                example_geosearch_by by, const example_geosearch_opts *opts);
-size_t example_geosearch_iov_count(rg_view key, example_geosearch_from from,
-                                   example_geosearch_by by, const example_geosearch_opts *opts);
-size_t example_geosearch_scratch_size(rg_view key, example_geosearch_from from,
-                                      example_geosearch_by by, const example_geosearch_opts *opts);
-size_t example_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                    rg_view key, example_geosearch_from from,
+size_t example_geosearch_try_encode(char *dst, size_t cap, rg_view key, example_geosearch_from from,
                                     example_geosearch_by by, const example_geosearch_opts *opts);
 
-/* GET key */
-#define EXAMPLE_GET_FIXED_SIZE  13
-#define EXAMPLE_GET_IOV_MAX     3
-#define EXAMPLE_GET_SCRATCH_MAX (37 + RG_IOV_COPY_MIN)
+static inline size_t example_geosearch_size(rg_view key, example_geosearch_from from,
+                                            example_geosearch_by by,
+                                            const example_geosearch_opts *opts) {
+    return example_geosearch_try_encode(NULL, 0, key, from, by, opts);
+}
 
-size_t example_get_size(rg_view key);
-size_t example_get_encode(char *dst, size_t cap, rg_view key);
-size_t example_get_iov_count(rg_view key);
-size_t example_get_scratch_size(rg_view key);
-size_t example_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key);
+static inline size_t example_geosearch_encode(char *dst, size_t cap, rg_view key,
+                                              example_geosearch_from from, example_geosearch_by by,
+                                              const example_geosearch_opts *opts) {
+    const size_t n = example_geosearch_try_encode(dst, cap, key, from, by, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_geosearch_append(rg_pipe *p, rg_view key, example_geosearch_from from,
+                                              example_geosearch_by by,
+                                              const example_geosearch_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_geosearch_try_encode(rg_pipe_end(p), room, key, from, by, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_geosearch_try_encode(rg_pipe_end(p), n, key, from, by, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
+
+/* GET key */
+#define EXAMPLE_GET_FIXED_SIZE 13
+
+size_t example_get_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t example_get_size(rg_view key) {
+    return example_get_try_encode(NULL, 0, key);
+}
+
+static inline size_t example_get_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = example_get_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_get_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_get_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_get_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* HSET key field value [field value ...] */
 #define EXAMPLE_HSET_FIXED_SIZE 10
@@ -287,25 +357,54 @@ typedef struct example_hset_data {
     rg_view value;
 } example_hset_data;
 
-size_t example_hset_size(rg_view key, const example_hset_data *data, size_t data_count);
-size_t example_hset_encode(char *dst, size_t cap, rg_view key, const example_hset_data *data,
-                           size_t data_count);
-size_t example_hset_iov_count(rg_view key, const example_hset_data *data, size_t data_count);
-size_t example_hset_scratch_size(rg_view key, const example_hset_data *data, size_t data_count);
-size_t example_hset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, const example_hset_data *data, size_t data_count);
+size_t example_hset_try_encode(char *dst, size_t cap, rg_view key, const example_hset_data *data,
+                               size_t data_count);
+
+static inline size_t example_hset_size(rg_view key, const example_hset_data *data,
+                                       size_t data_count) {
+    return example_hset_try_encode(NULL, 0, key, data, data_count);
+}
+
+static inline size_t example_hset_encode(char *dst, size_t cap, rg_view key,
+                                         const example_hset_data *data, size_t data_count) {
+    const size_t n = example_hset_try_encode(dst, cap, key, data, data_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_hset_append(rg_pipe *p, rg_view key, const example_hset_data *data,
+                                         size_t data_count) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_hset_try_encode(rg_pipe_end(p), room, key, data, data_count);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_hset_try_encode(rg_pipe_end(p), n, key, data, data_count);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* INCRBY key increment */
-#define EXAMPLE_INCRBY_FIXED_SIZE  16
-#define EXAMPLE_INCRBY_IOV_MAX     3
-#define EXAMPLE_INCRBY_SCRATCH_MAX (67 + RG_IOV_COPY_MIN)
+#define EXAMPLE_INCRBY_FIXED_SIZE 16
 
-size_t example_incrby_size(rg_view key, int64_t increment);
-size_t example_incrby_encode(char *dst, size_t cap, rg_view key, int64_t increment);
-size_t example_incrby_iov_count(rg_view key, int64_t increment);
-size_t example_incrby_scratch_size(rg_view key, int64_t increment);
-size_t example_incrby_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, int64_t increment);
+size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key, int64_t increment);
+
+static inline size_t example_incrby_size(rg_view key, int64_t increment) {
+    return example_incrby_try_encode(NULL, 0, key, increment);
+}
+
+static inline size_t example_incrby_encode(char *dst, size_t cap, rg_view key, int64_t increment) {
+    const size_t n = example_incrby_try_encode(dst, cap, key, increment);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_incrby_append(rg_pipe *p, rg_view key, int64_t increment) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_incrby_try_encode(rg_pipe_end(p), room, key, increment);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_incrby_try_encode(rg_pipe_end(p), n, key, increment);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* MSET key value [key value ...] */
 #define EXAMPLE_MSET_FIXED_SIZE 10
@@ -315,36 +414,63 @@ typedef struct example_mset_data {
     rg_view value;
 } example_mset_data;
 
-size_t example_mset_size(const example_mset_data *data, size_t data_count);
-size_t example_mset_encode(char *dst, size_t cap, const example_mset_data *data, size_t data_count);
-size_t example_mset_iov_count(const example_mset_data *data, size_t data_count);
-size_t example_mset_scratch_size(const example_mset_data *data, size_t data_count);
-size_t example_mset_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const example_mset_data *data, size_t data_count);
+size_t example_mset_try_encode(char *dst, size_t cap, const example_mset_data *data,
+                               size_t data_count);
+
+static inline size_t example_mset_size(const example_mset_data *data, size_t data_count) {
+    return example_mset_try_encode(NULL, 0, data, data_count);
+}
+
+static inline size_t example_mset_encode(char *dst, size_t cap, const example_mset_data *data,
+                                         size_t data_count) {
+    const size_t n = example_mset_try_encode(dst, cap, data, data_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_mset_append(rg_pipe *p, const example_mset_data *data,
+                                         size_t data_count) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_mset_try_encode(rg_pipe_end(p), room, data, data_count);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_mset_try_encode(rg_pipe_end(p), n, data, data_count);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* PING [message] */
-#define EXAMPLE_PING_FIXED_SIZE  10
-#define EXAMPLE_PING_MAX_SIZE    85
-#define EXAMPLE_PING_IOV_MAX     3
-#define EXAMPLE_PING_SCRATCH_MAX 85
+#define EXAMPLE_PING_FIXED_SIZE 10
+#define EXAMPLE_PING_MAX_SIZE   85
 
 /* Optional arguments of PING: zeroed members (or opts == NULL) send none. */
 typedef struct example_ping_opts {
     rg_view message;
 } example_ping_opts;
 
-size_t example_ping_size(const example_ping_opts *opts);
-size_t example_ping_encode(char *dst, size_t cap, const example_ping_opts *opts);
-size_t example_ping_iov_count(const example_ping_opts *opts);
-size_t example_ping_scratch_size(const example_ping_opts *opts);
-size_t example_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const example_ping_opts *opts);
+size_t example_ping_try_encode(char *dst, size_t cap, const example_ping_opts *opts);
+
+static inline size_t example_ping_size(const example_ping_opts *opts) {
+    return example_ping_try_encode(NULL, 0, opts);
+}
+
+static inline size_t example_ping_encode(char *dst, size_t cap, const example_ping_opts *opts) {
+    const size_t n = example_ping_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_ping_append(rg_pipe *p, const example_ping_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_ping_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_ping_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT
  * unix-time-milliseconds | KEEPTTL] */
-#define EXAMPLE_SET_FIXED_SIZE  9
-#define EXAMPLE_SET_IOV_MAX     5
-#define EXAMPLE_SET_SCRATCH_MAX (115 + 2 * RG_IOV_COPY_MIN)
+#define EXAMPLE_SET_FIXED_SIZE 9
 
 typedef enum example_set_condition {
     EXAMPLE_SET_CONDITION_NONE,
@@ -378,13 +504,29 @@ typedef struct example_set_opts {
     example_set_expiration expiration;
 } example_set_opts;
 
-size_t example_set_size(rg_view key, rg_view value, const example_set_opts *opts);
-size_t example_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                          const example_set_opts *opts);
-size_t example_set_iov_count(rg_view key, rg_view value, const example_set_opts *opts);
-size_t example_set_scratch_size(rg_view key, rg_view value, const example_set_opts *opts);
-size_t example_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key, rg_view value, const example_set_opts *opts);
+size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                              const example_set_opts *opts);
+
+static inline size_t example_set_size(rg_view key, rg_view value, const example_set_opts *opts) {
+    return example_set_try_encode(NULL, 0, key, value, opts);
+}
+
+static inline size_t example_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                        const example_set_opts *opts) {
+    const size_t n = example_set_try_encode(dst, cap, key, value, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_set_append(rg_pipe *p, rg_view key, rg_view value,
+                                        const example_set_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_set_try_encode(rg_pipe_end(p), room, key, value, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_set_try_encode(rg_pipe_end(p), n, key, value, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]
  * [STORE destination] */
@@ -413,12 +555,27 @@ typedef struct example_sort_opts {
     rg_view destination;
 } example_sort_opts;
 
-size_t example_sort_size(rg_view key, const example_sort_opts *opts);
-size_t example_sort_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts);
-size_t example_sort_iov_count(rg_view key, const example_sort_opts *opts);
-size_t example_sort_scratch_size(rg_view key, const example_sort_opts *opts);
-size_t example_sort_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, const example_sort_opts *opts);
+size_t example_sort_try_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts);
+
+static inline size_t example_sort_size(rg_view key, const example_sort_opts *opts) {
+    return example_sort_try_encode(NULL, 0, key, opts);
+}
+
+static inline size_t example_sort_encode(char *dst, size_t cap, rg_view key,
+                                         const example_sort_opts *opts) {
+    const size_t n = example_sort_try_encode(dst, cap, key, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_sort_append(rg_pipe *p, rg_view key, const example_sort_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_sort_try_encode(rg_pipe_end(p), room, key, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_sort_try_encode(rg_pipe_end(p), n, key, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...] */
 #define EXAMPLE_ZADD_FIXED_SIZE 10
@@ -448,22 +605,34 @@ typedef struct example_zadd_opts {
     bool increment;
 } example_zadd_opts;
 
-size_t example_zadd_size(rg_view key, const example_zadd_data *data, size_t data_count,
-                         const example_zadd_opts *opts);
-size_t example_zadd_encode(char *dst, size_t cap, rg_view key, const example_zadd_data *data,
-                           size_t data_count, const example_zadd_opts *opts);
-size_t example_zadd_iov_count(rg_view key, const example_zadd_data *data, size_t data_count,
-                              const example_zadd_opts *opts);
-size_t example_zadd_scratch_size(rg_view key, const example_zadd_data *data, size_t data_count,
-                                 const example_zadd_opts *opts);
-size_t example_zadd_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, const example_zadd_data *data, size_t data_count,
-                               const example_zadd_opts *opts);
+size_t example_zadd_try_encode(char *dst, size_t cap, rg_view key, const example_zadd_data *data,
+                               size_t data_count, const example_zadd_opts *opts);
+
+static inline size_t example_zadd_size(rg_view key, const example_zadd_data *data,
+                                       size_t data_count, const example_zadd_opts *opts) {
+    return example_zadd_try_encode(NULL, 0, key, data, data_count, opts);
+}
+
+static inline size_t example_zadd_encode(char *dst, size_t cap, rg_view key,
+                                         const example_zadd_data *data, size_t data_count,
+                                         const example_zadd_opts *opts) {
+    const size_t n = example_zadd_try_encode(dst, cap, key, data, data_count, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_zadd_append(rg_pipe *p, rg_view key, const example_zadd_data *data,
+                                         size_t data_count, const example_zadd_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_zadd_try_encode(rg_pipe_end(p), room, key, data, data_count, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_zadd_try_encode(rg_pipe_end(p), n, key, data, data_count, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count] */
-#define EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE  20
-#define EXAMPLE_ZRANGEBYSCORE_IOV_MAX     3
-#define EXAMPLE_ZRANGEBYSCORE_SCRATCH_MAX (144 + RG_IOV_COPY_MIN + 2 * RG_DOUBLE_MAX_LEN)
+#define EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE 20
 
 typedef struct example_zrangebyscore_limit {
     int64_t offset;
@@ -477,17 +646,31 @@ typedef struct example_zrangebyscore_opts {
     example_zrangebyscore_limit limit;
 } example_zrangebyscore_opts;
 
-size_t example_zrangebyscore_size(rg_view key, double min, double max,
-                                  const example_zrangebyscore_opts *opts);
-size_t example_zrangebyscore_encode(char *dst, size_t cap, rg_view key, double min, double max,
-                                    const example_zrangebyscore_opts *opts);
-size_t example_zrangebyscore_iov_count(rg_view key, double min, double max,
-                                       const example_zrangebyscore_opts *opts);
-size_t example_zrangebyscore_scratch_size(rg_view key, double min, double max,
-                                          const example_zrangebyscore_opts *opts);
-size_t example_zrangebyscore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                        size_t scratch_cap, rg_view key, double min, double max,
+size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, double min, double max,
                                         const example_zrangebyscore_opts *opts);
+
+static inline size_t example_zrangebyscore_size(rg_view key, double min, double max,
+                                                const example_zrangebyscore_opts *opts) {
+    return example_zrangebyscore_try_encode(NULL, 0, key, min, max, opts);
+}
+
+static inline size_t example_zrangebyscore_encode(char *dst, size_t cap, rg_view key, double min,
+                                                  double max,
+                                                  const example_zrangebyscore_opts *opts) {
+    const size_t n = example_zrangebyscore_try_encode(dst, cap, key, min, max, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t example_zrangebyscore_append(rg_pipe *p, rg_view key, double min, double max,
+                                                  const example_zrangebyscore_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = example_zrangebyscore_try_encode(rg_pipe_end(p), room, key, min, max, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = example_zrangebyscore_try_encode(rg_pipe_end(p), n, key, min, max, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 #ifdef __cplusplus
 }

@@ -3,109 +3,9 @@
 
 #include <assert.h>
 
-/* What a request needs, summed in one pass over the arguments: words for the array header,
- * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
- * least RG_IOV_COPY_MIN bytes, as rg_argv_encode_iov does). */
-typedef struct keyspecs_meas {
-    size_t argc;
-    size_t bytes;
-    size_t views;
-    size_t payload;
-    bool bad;
-} keyspecs_meas;
-
-/* Starts measuring with the words and bytes every request of the command has. */
-static inline void keyspecs_meas_start(keyspecs_meas *m, size_t argc, size_t bytes) {
-    *m = (keyspecs_meas){.argc = argc, .bytes = bytes};
-}
-
-/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
-static inline void keyspecs_meas_add(keyspecs_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
-    m->bytes += bytes;
-}
-
-static inline void keyspecs_meas_lit(keyspecs_meas *m, size_t argc, size_t bytes) {
-    m->argc += argc;
-    keyspecs_meas_add(m, bytes);
-}
-
-static inline void keyspecs_meas_view(keyspecs_meas *m, rg_view v) {
-    m->argc++;
-    /* Refused: a view without bytes ({NULL, n > 0}), so no writer reads through NULL, and a length
-     * no object has (the check keeps rg_bulk_size from wrapping). The test sees either as a top
-     * bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and the exact check
-     * behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc, E4, per
-     * view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
-    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
-        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
-    }
-    keyspecs_meas_add(m, rg_bulk_size(v.len));
-    if (v.len < RG_IOV_COPY_MIN) return;
-    m->views++;
-    m->payload += v.len;
-}
-
-static inline void keyspecs_meas_i64(keyspecs_meas *m, int64_t v) {
-    m->argc++;
-    keyspecs_meas_add(m, rg_bulk_i64_size(v));
-}
-
-/* The request size, or 0 when an argument was invalid. */
-static inline size_t keyspecs_meas_total(const keyspecs_meas *m) {
-    return m->bad ? 0 : m->bytes;
-}
-
-/* As meas_total, for commands whose word count, and so array header, varies. */
-static inline size_t keyspecs_meas_total_array(const keyspecs_meas *m) {
-    const size_t header = rg_array_header_size(m->argc);
-    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
-}
-
-/* An iovec encoding in progress: the entries so far and where the scratch bytes not yet in an
- * entry begin. Encoders write into one buffer when it is NULL. */
-typedef struct keyspecs_iovw {
-    rg_iov *iov;
-    size_t n;
-    const char *seg;
-} keyspecs_iovw;
-
-/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
- * (its header) and after it (its CRLF). */
-static inline char *keyspecs_put_view_ref(char *dst, keyspecs_iovw *w, rg_view v) {
-    dst = rg_put_bulk_header(dst, v.len);
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
-    w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
-    w->seg = dst;
-    return rg_put_raw(dst, "\r\n", 2);
-}
-
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
-static inline char *keyspecs_put_view(char *dst, keyspecs_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
-    return keyspecs_put_view_ref(dst, w, v);
-}
-
-/* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static inline bool keyspecs_iov_fits(const keyspecs_meas *m, size_t n, size_t iov_cap,
-                                     size_t scratch_cap) {
-    return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
-}
-
-/* Closes the last scratch segment; returns the number of iovec entries. */
-static inline size_t keyspecs_iov_finish(keyspecs_iovw *w, const char *end,
-                                         const keyspecs_meas *m) {
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
-    assert(w->n == 2 * m->views + 1);
-    (void)m;
-    return w->n;
-}
-
-static inline size_t keyspecs_eval_measure(keyspecs_meas *m, rg_view script,
+static inline size_t keyspecs_eval_measure(rg_meas *m, rg_view script,
                                            const keyspecs_eval_opts *opts) {
-    keyspecs_meas_start(m, 1, KEYSPECS_EVAL_FIXED_SIZE);
+    rg_meas_start(m, 1, KEYSPECS_EVAL_FIXED_SIZE);
     if (opts) {
         if (!opts->key && opts->key_count != 0) {
             m->bad = true;
@@ -116,332 +16,198 @@ static inline size_t keyspecs_eval_measure(keyspecs_meas *m, rg_view script,
             return 0;
         }
     }
-    keyspecs_meas_view(m, script);
-    keyspecs_meas_i64(m, opts ? (int64_t)opts->key_count : 0);
+    rg_meas_view(m, script);
+    rg_meas_i64(m, opts ? (int64_t)opts->key_count : 0);
     if (opts) {
-        for (size_t i = 0; i < opts->key_count; i++) keyspecs_meas_view(m, opts->key[i]);
-        for (size_t i = 0; i < opts->arg_count; i++) keyspecs_meas_view(m, opts->arg[i]);
+        for (size_t i = 0; i < opts->key_count; i++) rg_meas_view(m, opts->key[i]);
+        for (size_t i = 0; i < opts->arg_count; i++) rg_meas_view(m, opts->arg[i]);
     }
-    return keyspecs_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *keyspecs_eval_put(char *dst, keyspecs_iovw *w, size_t argc, rg_view script,
+static inline char *keyspecs_eval_put(char *dst, size_t argc, rg_view script,
                                       const keyspecs_eval_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nEVAL\r\n", 10);
-    dst = keyspecs_put_view(dst, w, script);
+    dst = rg_put_bulk(dst, script.ptr, script.len);
     dst = rg_put_bulk_i64(dst, opts ? (int64_t)opts->key_count : 0);
     if (opts) {
-        for (size_t i = 0; i < opts->key_count; i++) dst = keyspecs_put_view(dst, w, opts->key[i]);
-        for (size_t i = 0; i < opts->arg_count; i++) dst = keyspecs_put_view(dst, w, opts->arg[i]);
+        for (size_t i = 0; i < opts->key_count; i++)
+            dst = rg_put_bulk(dst, opts->key[i].ptr, opts->key[i].len);
+        for (size_t i = 0; i < opts->arg_count; i++)
+            dst = rg_put_bulk(dst, opts->arg[i].ptr, opts->arg[i].len);
     }
     return dst;
 }
 
-size_t keyspecs_eval_size(rg_view script, const keyspecs_eval_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        keyspecs_meas m;
-        keyspecs_meas_start(&m, 3, KEYSPECS_EVAL_FIXED_SIZE + 11);
-        keyspecs_meas_view(&m, script);
-        return keyspecs_meas_total(&m);
-    }
-    keyspecs_meas m;
-    return keyspecs_eval_measure(&m, script, opts);
-}
-
-size_t keyspecs_eval_encode(char *dst, size_t cap, rg_view script, const keyspecs_eval_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        keyspecs_meas m;
-        keyspecs_meas_start(&m, 3, KEYSPECS_EVAL_FIXED_SIZE + 11);
-        keyspecs_meas_view(&m, script);
-        const size_t n = keyspecs_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$4\r\nEVAL\r\n", 14);
-        dst = keyspecs_put_view(dst, NULL, script);
-        dst = rg_put_raw(dst, "$1\r\n0\r\n", 7);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    keyspecs_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t keyspecs_eval_try_opts(char *dst, size_t cap, rg_view script,
+                                                 const keyspecs_eval_opts *opts) {
+    rg_meas m;
     const size_t n = keyspecs_eval_measure(&m, script, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = keyspecs_eval_put(dst, NULL, m.argc, script, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    keyspecs_eval_put(dst, m.argc, script, opts);
     return n;
 }
 
-size_t keyspecs_eval_iov_count(rg_view script, const keyspecs_eval_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_eval_measure(&m, script, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
+                                const keyspecs_eval_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 3, KEYSPECS_EVAL_FIXED_SIZE + 11);
+        rg_meas_view(&m, script);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$4\r\nEVAL\r\n", 14);
+        dst = rg_put_bulk(dst, script.ptr, script.len);
+        dst = rg_put_raw(dst, "$1\r\n0\r\n", 7);
+        return n;
+    }
+    return keyspecs_eval_try_opts(dst, cap, script, opts);
 }
 
-size_t keyspecs_eval_scratch_size(rg_view script, const keyspecs_eval_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_eval_measure(&m, script, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t keyspecs_eval_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                rg_view script, const keyspecs_eval_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_eval_measure(&m, script, opts);
-    if (!keyspecs_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    keyspecs_iovw w = {iov, 0, scratch};
-    const char *end = keyspecs_eval_put(scratch, &w, m.argc, script, opts);
-    return keyspecs_iov_finish(&w, end, &m);
-}
-
-static inline size_t keyspecs_migrate_measure(keyspecs_meas *m, rg_view host, int64_t port,
-                                              rg_view key, int64_t destination_db, int64_t timeout,
+static inline size_t keyspecs_migrate_measure(rg_meas *m, rg_view host, int64_t port, rg_view key,
+                                              int64_t destination_db, int64_t timeout,
                                               const keyspecs_migrate_opts *opts) {
-    keyspecs_meas_start(m, 1, KEYSPECS_MIGRATE_FIXED_SIZE);
-    keyspecs_meas_view(m, host);
-    keyspecs_meas_i64(m, port);
-    keyspecs_meas_view(m, key);
-    keyspecs_meas_i64(m, destination_db);
-    keyspecs_meas_i64(m, timeout);
+    rg_meas_start(m, 1, KEYSPECS_MIGRATE_FIXED_SIZE);
+    rg_meas_view(m, host);
+    rg_meas_i64(m, port);
+    rg_meas_view(m, key);
+    rg_meas_i64(m, destination_db);
+    rg_meas_i64(m, timeout);
     if (opts) {
         if (opts->keys_count > 0) {
             if (!opts->keys) {
                 m->bad = true;
                 return 0;
             }
-            keyspecs_meas_lit(m, 1, 10);
-            for (size_t i = 0; i < opts->keys_count; i++) keyspecs_meas_view(m, opts->keys[i]);
+            rg_meas_lit(m, 1, 10);
+            for (size_t i = 0; i < opts->keys_count; i++) rg_meas_view(m, opts->keys[i]);
         }
     }
-    return keyspecs_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *keyspecs_migrate_put(char *dst, keyspecs_iovw *w, size_t argc, rg_view host,
-                                         int64_t port, rg_view key, int64_t destination_db,
-                                         int64_t timeout, const keyspecs_migrate_opts *opts) {
+static inline char *keyspecs_migrate_put(char *dst, size_t argc, rg_view host, int64_t port,
+                                         rg_view key, int64_t destination_db, int64_t timeout,
+                                         const keyspecs_migrate_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nMIGRATE\r\n", 13);
-    dst = keyspecs_put_view(dst, w, host);
+    dst = rg_put_bulk(dst, host.ptr, host.len);
     dst = rg_put_bulk_i64(dst, port);
-    dst = keyspecs_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = rg_put_bulk_i64(dst, destination_db);
     dst = rg_put_bulk_i64(dst, timeout);
     if (opts) {
         if (opts->keys_count > 0) {
             dst = rg_put_raw(dst, "$4\r\nKEYS\r\n", 10);
             for (size_t i = 0; i < opts->keys_count; i++)
-                dst = keyspecs_put_view(dst, w, opts->keys[i]);
+                dst = rg_put_bulk(dst, opts->keys[i].ptr, opts->keys[i].len);
         }
     }
     return dst;
 }
 
-size_t keyspecs_migrate_size(rg_view host, int64_t port, rg_view key, int64_t destination_db,
-                             int64_t timeout, const keyspecs_migrate_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        keyspecs_meas m;
-        keyspecs_meas_start(&m, 6, KEYSPECS_MIGRATE_FIXED_SIZE + 4);
-        keyspecs_meas_view(&m, host);
-        keyspecs_meas_i64(&m, port);
-        keyspecs_meas_view(&m, key);
-        keyspecs_meas_i64(&m, destination_db);
-        keyspecs_meas_i64(&m, timeout);
-        return keyspecs_meas_total(&m);
-    }
-    keyspecs_meas m;
-    return keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-}
-
-size_t keyspecs_migrate_encode(char *dst, size_t cap, rg_view host, int64_t port, rg_view key,
-                               int64_t destination_db, int64_t timeout,
-                               const keyspecs_migrate_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        keyspecs_meas m;
-        keyspecs_meas_start(&m, 6, KEYSPECS_MIGRATE_FIXED_SIZE + 4);
-        keyspecs_meas_view(&m, host);
-        keyspecs_meas_i64(&m, port);
-        keyspecs_meas_view(&m, key);
-        keyspecs_meas_i64(&m, destination_db);
-        keyspecs_meas_i64(&m, timeout);
-        const size_t n = keyspecs_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*6\r\n$7\r\nMIGRATE\r\n", 17);
-        dst = keyspecs_put_view(dst, NULL, host);
-        dst = rg_put_bulk_i64(dst, port);
-        dst = keyspecs_put_view(dst, NULL, key);
-        dst = rg_put_bulk_i64(dst, destination_db);
-        dst = rg_put_bulk_i64(dst, timeout);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    keyspecs_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t keyspecs_migrate_try_opts(char *dst, size_t cap, rg_view host,
+                                                    int64_t port, rg_view key,
+                                                    int64_t destination_db, int64_t timeout,
+                                                    const keyspecs_migrate_opts *opts) {
+    rg_meas m;
     const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end =
-        keyspecs_migrate_put(dst, NULL, m.argc, host, port, key, destination_db, timeout, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    keyspecs_migrate_put(dst, m.argc, host, port, key, destination_db, timeout, opts);
     return n;
 }
 
-size_t keyspecs_migrate_iov_count(rg_view host, int64_t port, rg_view key, int64_t destination_db,
-                                  int64_t timeout, const keyspecs_migrate_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t port, rg_view key,
+                                   int64_t destination_db, int64_t timeout,
+                                   const keyspecs_migrate_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 6, KEYSPECS_MIGRATE_FIXED_SIZE + 4);
+        rg_meas_view(&m, host);
+        rg_meas_i64(&m, port);
+        rg_meas_view(&m, key);
+        rg_meas_i64(&m, destination_db);
+        rg_meas_i64(&m, timeout);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*6\r\n$7\r\nMIGRATE\r\n", 17);
+        dst = rg_put_bulk(dst, host.ptr, host.len);
+        dst = rg_put_bulk_i64(dst, port);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk_i64(dst, destination_db);
+        dst = rg_put_bulk_i64(dst, timeout);
+        return n;
+    }
+    return keyspecs_migrate_try_opts(dst, cap, host, port, key, destination_db, timeout, opts);
 }
 
-size_t keyspecs_migrate_scratch_size(rg_view host, int64_t port, rg_view key,
-                                     int64_t destination_db, int64_t timeout,
-                                     const keyspecs_migrate_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-    return n ? n - m.payload : 0;
+static inline size_t keyspecs_object_encoding_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 2, KEYSPECS_OBJECT_ENCODING_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t keyspecs_migrate_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                   rg_view host, int64_t port, rg_view key, int64_t destination_db,
-                                   int64_t timeout, const keyspecs_migrate_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-    if (!keyspecs_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    keyspecs_iovw w = {iov, 0, scratch};
-    const char *end =
-        keyspecs_migrate_put(scratch, &w, m.argc, host, port, key, destination_db, timeout, opts);
-    return keyspecs_iov_finish(&w, end, &m);
-}
-
-static inline size_t keyspecs_object_encoding_measure(keyspecs_meas *m, rg_view key) {
-    keyspecs_meas_start(m, 2, KEYSPECS_OBJECT_ENCODING_FIXED_SIZE);
-    keyspecs_meas_view(m, key);
-    return keyspecs_meas_total(m);
-}
-
-static inline char *keyspecs_object_encoding_put(char *dst, keyspecs_iovw *w, rg_view key) {
+static inline char *keyspecs_object_encoding_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = keyspecs_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t keyspecs_object_encoding_size(rg_view key) {
-    keyspecs_meas m;
-    return keyspecs_object_encoding_measure(&m, key);
-}
-
-size_t keyspecs_object_encoding_encode(char *dst, size_t cap, rg_view key) {
-    keyspecs_meas m;
+size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = keyspecs_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = keyspecs_object_encoding_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    keyspecs_object_encoding_put(dst, key);
     return n;
 }
 
-size_t keyspecs_object_encoding_iov_count(rg_view key) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_object_encoding_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t keyspecs_object_encoding_scratch_size(rg_view key) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_object_encoding_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t keyspecs_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                           size_t scratch_cap, rg_view key) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_object_encoding_measure(&m, key);
-    if (!keyspecs_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    keyspecs_iovw w = {iov, 0, scratch};
-    const char *end = keyspecs_object_encoding_put(scratch, &w, key);
-    return keyspecs_iov_finish(&w, end, &m);
-}
-
-static inline size_t keyspecs_ping_measure(keyspecs_meas *m, const keyspecs_ping_opts *opts) {
-    keyspecs_meas_start(m, 1, KEYSPECS_PING_FIXED_SIZE);
+static inline size_t keyspecs_ping_measure(rg_meas *m, const keyspecs_ping_opts *opts) {
+    rg_meas_start(m, 1, KEYSPECS_PING_FIXED_SIZE);
     if (opts) {
-        if (opts->message.ptr || opts->message.len) keyspecs_meas_view(m, opts->message);
+        if (opts->message.ptr || opts->message.len) rg_meas_view(m, opts->message);
     }
-    return keyspecs_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *keyspecs_ping_put(char *dst, keyspecs_iovw *w, size_t argc,
-                                      const keyspecs_ping_opts *opts) {
+static inline char *keyspecs_ping_put(char *dst, size_t argc, const keyspecs_ping_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nPING\r\n", 10);
     if (opts) {
-        if (opts->message.ptr || opts->message.len) dst = keyspecs_put_view(dst, w, opts->message);
+        if (opts->message.ptr || opts->message.len)
+            dst = rg_put_bulk(dst, opts->message.ptr, opts->message.len);
     }
     return dst;
 }
 
-size_t keyspecs_ping_size(const keyspecs_ping_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        keyspecs_meas m;
-        keyspecs_meas_start(&m, 1, KEYSPECS_PING_FIXED_SIZE + 4);
-        return keyspecs_meas_total(&m);
-    }
-    keyspecs_meas m;
-    return keyspecs_ping_measure(&m, opts);
-}
-
-size_t keyspecs_ping_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        keyspecs_meas m;
-        keyspecs_meas_start(&m, 1, KEYSPECS_PING_FIXED_SIZE + 4);
-        const size_t n = keyspecs_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    keyspecs_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t keyspecs_ping_try_opts(char *dst, size_t cap,
+                                                 const keyspecs_ping_opts *opts) {
+    rg_meas m;
     const size_t n = keyspecs_ping_measure(&m, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = keyspecs_ping_put(dst, NULL, m.argc, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    keyspecs_ping_put(dst, m.argc, opts);
     return n;
 }
 
-size_t keyspecs_ping_iov_count(const keyspecs_ping_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_ping_measure(&m, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t keyspecs_ping_try_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 1, KEYSPECS_PING_FIXED_SIZE + 4);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
+        return n;
+    }
+    return keyspecs_ping_try_opts(dst, cap, opts);
 }
 
-size_t keyspecs_ping_scratch_size(const keyspecs_ping_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_ping_measure(&m, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t keyspecs_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                const keyspecs_ping_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_ping_measure(&m, opts);
-    if (!keyspecs_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    keyspecs_iovw w = {iov, 0, scratch};
-    const char *end = keyspecs_ping_put(scratch, &w, m.argc, opts);
-    return keyspecs_iov_finish(&w, end, &m);
-}
-
-static inline void keyspecs_xread_streams_measure(keyspecs_meas *m,
-                                                  const keyspecs_xread_streams *v) {
+static inline void keyspecs_xread_streams_measure(rg_meas *m, const keyspecs_xread_streams *v) {
     if (v->key_count == 0) m->bad = true;
     if (!v->key && v->key_count != 0) {
         m->bad = true;
@@ -452,32 +218,30 @@ static inline void keyspecs_xread_streams_measure(keyspecs_meas *m,
         m->bad = true;
         return;
     }
-    for (size_t i = 0; i < v->key_count; i++) keyspecs_meas_view(m, v->key[i]);
-    for (size_t i = 0; i < v->id_count; i++) keyspecs_meas_view(m, v->id[i]);
+    for (size_t i = 0; i < v->key_count; i++) rg_meas_view(m, v->key[i]);
+    for (size_t i = 0; i < v->id_count; i++) rg_meas_view(m, v->id[i]);
 }
 
-static inline char *keyspecs_xread_streams_put(char *dst, keyspecs_iovw *w,
-                                               const keyspecs_xread_streams *v) {
-    for (size_t i = 0; i < v->key_count; i++) dst = keyspecs_put_view(dst, w, v->key[i]);
-    for (size_t i = 0; i < v->id_count; i++) dst = keyspecs_put_view(dst, w, v->id[i]);
+static inline char *keyspecs_xread_streams_put(char *dst, const keyspecs_xread_streams *v) {
+    for (size_t i = 0; i < v->key_count; i++) dst = rg_put_bulk(dst, v->key[i].ptr, v->key[i].len);
+    for (size_t i = 0; i < v->id_count; i++) dst = rg_put_bulk(dst, v->id[i].ptr, v->id[i].len);
     return dst;
 }
 
-static inline size_t keyspecs_xread_measure(keyspecs_meas *m, keyspecs_xread_streams streams,
+static inline size_t keyspecs_xread_measure(rg_meas *m, keyspecs_xread_streams streams,
                                             const keyspecs_xread_opts *opts) {
-    keyspecs_meas_start(m, 2, KEYSPECS_XREAD_FIXED_SIZE);
+    rg_meas_start(m, 2, KEYSPECS_XREAD_FIXED_SIZE);
     if (opts) {
         if (opts->has_count) {
-            keyspecs_meas_lit(m, 1, 11);
-            keyspecs_meas_i64(m, opts->count);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_i64(m, opts->count);
         }
     }
     keyspecs_xread_streams_measure(m, &streams);
-    return keyspecs_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *keyspecs_xread_put(char *dst, keyspecs_iovw *w, size_t argc,
-                                       keyspecs_xread_streams streams,
+static inline char *keyspecs_xread_put(char *dst, size_t argc, keyspecs_xread_streams streams,
                                        const keyspecs_xread_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$5\r\nXREAD\r\n", 11);
@@ -488,83 +252,52 @@ static inline char *keyspecs_xread_put(char *dst, keyspecs_iovw *w, size_t argc,
         }
     }
     dst = rg_put_raw(dst, "$7\r\nSTREAMS\r\n", 13);
-    dst = keyspecs_xread_streams_put(dst, w, &streams);
+    dst = keyspecs_xread_streams_put(dst, &streams);
     return dst;
 }
 
-size_t keyspecs_xread_size(keyspecs_xread_streams streams, const keyspecs_xread_opts *opts) {
-    keyspecs_meas m;
-    return keyspecs_xread_measure(&m, streams, opts);
-}
-
-size_t keyspecs_xread_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
-                             const keyspecs_xread_opts *opts) {
-    keyspecs_meas m;
+size_t keyspecs_xread_try_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
+                                 const keyspecs_xread_opts *opts) {
+    rg_meas m;
     const size_t n = keyspecs_xread_measure(&m, streams, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = keyspecs_xread_put(dst, NULL, m.argc, streams, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    keyspecs_xread_put(dst, m.argc, streams, opts);
     return n;
 }
 
-size_t keyspecs_xread_iov_count(keyspecs_xread_streams streams, const keyspecs_xread_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_xread_measure(&m, streams, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t keyspecs_xread_scratch_size(keyspecs_xread_streams streams,
-                                   const keyspecs_xread_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_xread_measure(&m, streams, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t keyspecs_xread_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 keyspecs_xread_streams streams, const keyspecs_xread_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_xread_measure(&m, streams, opts);
-    if (!keyspecs_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    keyspecs_iovw w = {iov, 0, scratch};
-    const char *end = keyspecs_xread_put(scratch, &w, m.argc, streams, opts);
-    return keyspecs_iov_finish(&w, end, &m);
-}
-
-static inline size_t keyspecs_zunionstore_measure(keyspecs_meas *m, rg_view destination,
+static inline size_t keyspecs_zunionstore_measure(rg_meas *m, rg_view destination,
                                                   const rg_view *key, size_t key_count,
                                                   const keyspecs_zunionstore_opts *opts) {
-    keyspecs_meas_start(m, 1, KEYSPECS_ZUNIONSTORE_FIXED_SIZE);
+    rg_meas_start(m, 1, KEYSPECS_ZUNIONSTORE_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
     if (!key && key_count != 0) {
         m->bad = true;
         return 0;
     }
-    keyspecs_meas_view(m, destination);
-    keyspecs_meas_i64(m, (int64_t)key_count);
-    for (size_t i = 0; i < key_count; i++) keyspecs_meas_view(m, key[i]);
+    rg_meas_view(m, destination);
+    rg_meas_i64(m, (int64_t)key_count);
+    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
     if (opts) {
         if (opts->weight_count > 0) {
             if (!opts->weight) {
                 m->bad = true;
                 return 0;
             }
-            keyspecs_meas_lit(m, 1, 13);
-            for (size_t i = 0; i < opts->weight_count; i++) keyspecs_meas_i64(m, opts->weight[i]);
+            rg_meas_lit(m, 1, 13);
+            for (size_t i = 0; i < opts->weight_count; i++) rg_meas_i64(m, opts->weight[i]);
         }
     }
-    return keyspecs_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *keyspecs_zunionstore_put(char *dst, keyspecs_iovw *w, size_t argc,
-                                             rg_view destination, const rg_view *key,
-                                             size_t key_count,
+static inline char *keyspecs_zunionstore_put(char *dst, size_t argc, rg_view destination,
+                                             const rg_view *key, size_t key_count,
                                              const keyspecs_zunionstore_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$11\r\nZUNIONSTORE\r\n", 18);
-    dst = keyspecs_put_view(dst, w, destination);
+    dst = rg_put_bulk(dst, destination.ptr, destination.len);
     dst = rg_put_bulk_i64(dst, (int64_t)key_count);
-    for (size_t i = 0; i < key_count; i++) dst = keyspecs_put_view(dst, w, key[i]);
+    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
     if (opts) {
         if (opts->weight_count > 0) {
             dst = rg_put_raw(dst, "$7\r\nWEIGHTS\r\n", 13);
@@ -575,46 +308,12 @@ static inline char *keyspecs_zunionstore_put(char *dst, keyspecs_iovw *w, size_t
     return dst;
 }
 
-size_t keyspecs_zunionstore_size(rg_view destination, const rg_view *key, size_t key_count,
-                                 const keyspecs_zunionstore_opts *opts) {
-    keyspecs_meas m;
-    return keyspecs_zunionstore_measure(&m, destination, key, key_count, opts);
-}
-
-size_t keyspecs_zunionstore_encode(char *dst, size_t cap, rg_view destination, const rg_view *key,
-                                   size_t key_count, const keyspecs_zunionstore_opts *opts) {
-    keyspecs_meas m;
+size_t keyspecs_zunionstore_try_encode(char *dst, size_t cap, rg_view destination,
+                                       const rg_view *key, size_t key_count,
+                                       const keyspecs_zunionstore_opts *opts) {
+    rg_meas m;
     const size_t n = keyspecs_zunionstore_measure(&m, destination, key, key_count, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end =
-        keyspecs_zunionstore_put(dst, NULL, m.argc, destination, key, key_count, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    keyspecs_zunionstore_put(dst, m.argc, destination, key, key_count, opts);
     return n;
-}
-
-size_t keyspecs_zunionstore_iov_count(rg_view destination, const rg_view *key, size_t key_count,
-                                      const keyspecs_zunionstore_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_zunionstore_measure(&m, destination, key, key_count, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t keyspecs_zunionstore_scratch_size(rg_view destination, const rg_view *key, size_t key_count,
-                                         const keyspecs_zunionstore_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_zunionstore_measure(&m, destination, key, key_count, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t keyspecs_zunionstore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                       size_t scratch_cap, rg_view destination, const rg_view *key,
-                                       size_t key_count, const keyspecs_zunionstore_opts *opts) {
-    keyspecs_meas m;
-    const size_t n = keyspecs_zunionstore_measure(&m, destination, key, key_count, opts);
-    if (!keyspecs_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    keyspecs_iovw w = {iov, 0, scratch};
-    const char *end =
-        keyspecs_zunionstore_put(scratch, &w, m.argc, destination, key, key_count, opts);
-    return keyspecs_iov_finish(&w, end, &m);
 }

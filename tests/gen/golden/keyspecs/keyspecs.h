@@ -18,20 +18,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Every command: X(id, name, arity, flags), id as in keyspecs_<id>_encode. */
 #define KEYSPECS_COMMANDS(X)                    \
@@ -54,12 +53,29 @@ typedef struct keyspecs_eval_opts {
     size_t arg_count;
 } keyspecs_eval_opts;
 
-size_t keyspecs_eval_size(rg_view script, const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_encode(char *dst, size_t cap, rg_view script, const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_iov_count(rg_view script, const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_scratch_size(rg_view script, const keyspecs_eval_opts *opts);
-size_t keyspecs_eval_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                rg_view script, const keyspecs_eval_opts *opts);
+size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
+                                const keyspecs_eval_opts *opts);
+
+static inline size_t keyspecs_eval_size(rg_view script, const keyspecs_eval_opts *opts) {
+    return keyspecs_eval_try_encode(NULL, 0, script, opts);
+}
+
+static inline size_t keyspecs_eval_encode(char *dst, size_t cap, rg_view script,
+                                          const keyspecs_eval_opts *opts) {
+    const size_t n = keyspecs_eval_try_encode(dst, cap, script, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t keyspecs_eval_append(rg_pipe *p, rg_view script,
+                                          const keyspecs_eval_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = keyspecs_eval_try_encode(rg_pipe_end(p), room, script, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = keyspecs_eval_try_encode(rg_pipe_end(p), n, script, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* MIGRATE host port key destination-db timeout [KEYS keys [keys ...]] */
 #define KEYSPECS_MIGRATE_FIXED_SIZE 13
@@ -70,48 +86,90 @@ typedef struct keyspecs_migrate_opts {
     size_t keys_count;
 } keyspecs_migrate_opts;
 
-size_t keyspecs_migrate_size(rg_view host, int64_t port, rg_view key, int64_t destination_db,
-                             int64_t timeout, const keyspecs_migrate_opts *opts);
-size_t keyspecs_migrate_encode(char *dst, size_t cap, rg_view host, int64_t port, rg_view key,
-                               int64_t destination_db, int64_t timeout,
-                               const keyspecs_migrate_opts *opts);
-size_t keyspecs_migrate_iov_count(rg_view host, int64_t port, rg_view key, int64_t destination_db,
-                                  int64_t timeout, const keyspecs_migrate_opts *opts);
-size_t keyspecs_migrate_scratch_size(rg_view host, int64_t port, rg_view key,
-                                     int64_t destination_db, int64_t timeout,
-                                     const keyspecs_migrate_opts *opts);
-size_t keyspecs_migrate_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                   rg_view host, int64_t port, rg_view key, int64_t destination_db,
-                                   int64_t timeout, const keyspecs_migrate_opts *opts);
+size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t port, rg_view key,
+                                   int64_t destination_db, int64_t timeout,
+                                   const keyspecs_migrate_opts *opts);
+
+static inline size_t keyspecs_migrate_size(rg_view host, int64_t port, rg_view key,
+                                           int64_t destination_db, int64_t timeout,
+                                           const keyspecs_migrate_opts *opts) {
+    return keyspecs_migrate_try_encode(NULL, 0, host, port, key, destination_db, timeout, opts);
+}
+
+static inline size_t keyspecs_migrate_encode(char *dst, size_t cap, rg_view host, int64_t port,
+                                             rg_view key, int64_t destination_db, int64_t timeout,
+                                             const keyspecs_migrate_opts *opts) {
+    const size_t n =
+        keyspecs_migrate_try_encode(dst, cap, host, port, key, destination_db, timeout, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t keyspecs_migrate_append(rg_pipe *p, rg_view host, int64_t port, rg_view key,
+                                             int64_t destination_db, int64_t timeout,
+                                             const keyspecs_migrate_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = keyspecs_migrate_try_encode(rg_pipe_end(p), room, host, port, key, destination_db,
+                                           timeout, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = keyspecs_migrate_try_encode(rg_pipe_end(p), n, host, port, key, destination_db, timeout,
+                                        opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* OBJECT ENCODING key */
-#define KEYSPECS_OBJECT_ENCODING_FIXED_SIZE  30
-#define KEYSPECS_OBJECT_ENCODING_IOV_MAX     3
-#define KEYSPECS_OBJECT_ENCODING_SCRATCH_MAX (54 + RG_IOV_COPY_MIN)
+#define KEYSPECS_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t keyspecs_object_encoding_size(rg_view key);
-size_t keyspecs_object_encoding_encode(char *dst, size_t cap, rg_view key);
-size_t keyspecs_object_encoding_iov_count(rg_view key);
-size_t keyspecs_object_encoding_scratch_size(rg_view key);
-size_t keyspecs_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                           size_t scratch_cap, rg_view key);
+size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t keyspecs_object_encoding_size(rg_view key) {
+    return keyspecs_object_encoding_try_encode(NULL, 0, key);
+}
+
+static inline size_t keyspecs_object_encoding_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = keyspecs_object_encoding_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t keyspecs_object_encoding_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = keyspecs_object_encoding_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = keyspecs_object_encoding_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* PING [message] */
-#define KEYSPECS_PING_FIXED_SIZE  10
-#define KEYSPECS_PING_IOV_MAX     3
-#define KEYSPECS_PING_SCRATCH_MAX (38 + RG_IOV_COPY_MIN)
+#define KEYSPECS_PING_FIXED_SIZE 10
 
 /* Optional arguments of PING: zeroed members (or opts == NULL) send none. */
 typedef struct keyspecs_ping_opts {
     rg_view message;
 } keyspecs_ping_opts;
 
-size_t keyspecs_ping_size(const keyspecs_ping_opts *opts);
-size_t keyspecs_ping_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts);
-size_t keyspecs_ping_iov_count(const keyspecs_ping_opts *opts);
-size_t keyspecs_ping_scratch_size(const keyspecs_ping_opts *opts);
-size_t keyspecs_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                const keyspecs_ping_opts *opts);
+size_t keyspecs_ping_try_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts);
+
+static inline size_t keyspecs_ping_size(const keyspecs_ping_opts *opts) {
+    return keyspecs_ping_try_encode(NULL, 0, opts);
+}
+
+static inline size_t keyspecs_ping_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts) {
+    const size_t n = keyspecs_ping_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t keyspecs_ping_append(rg_pipe *p, const keyspecs_ping_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = keyspecs_ping_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = keyspecs_ping_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* XREAD [COUNT count] STREAMS key [key ...] id [id ...] */
 #define KEYSPECS_XREAD_FIXED_SIZE 24
@@ -129,13 +187,30 @@ typedef struct keyspecs_xread_opts {
     int64_t count;
 } keyspecs_xread_opts;
 
-size_t keyspecs_xread_size(keyspecs_xread_streams streams, const keyspecs_xread_opts *opts);
-size_t keyspecs_xread_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
-                             const keyspecs_xread_opts *opts);
-size_t keyspecs_xread_iov_count(keyspecs_xread_streams streams, const keyspecs_xread_opts *opts);
-size_t keyspecs_xread_scratch_size(keyspecs_xread_streams streams, const keyspecs_xread_opts *opts);
-size_t keyspecs_xread_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 keyspecs_xread_streams streams, const keyspecs_xread_opts *opts);
+size_t keyspecs_xread_try_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
+                                 const keyspecs_xread_opts *opts);
+
+static inline size_t keyspecs_xread_size(keyspecs_xread_streams streams,
+                                         const keyspecs_xread_opts *opts) {
+    return keyspecs_xread_try_encode(NULL, 0, streams, opts);
+}
+
+static inline size_t keyspecs_xread_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
+                                           const keyspecs_xread_opts *opts) {
+    const size_t n = keyspecs_xread_try_encode(dst, cap, streams, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t keyspecs_xread_append(rg_pipe *p, keyspecs_xread_streams streams,
+                                           const keyspecs_xread_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = keyspecs_xread_try_encode(rg_pipe_end(p), room, streams, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = keyspecs_xread_try_encode(rg_pipe_end(p), n, streams, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]] (numkeys: written
  * from key_count, not a parameter) */
@@ -147,17 +222,35 @@ typedef struct keyspecs_zunionstore_opts {
     size_t weight_count;
 } keyspecs_zunionstore_opts;
 
-size_t keyspecs_zunionstore_size(rg_view destination, const rg_view *key, size_t key_count,
-                                 const keyspecs_zunionstore_opts *opts);
-size_t keyspecs_zunionstore_encode(char *dst, size_t cap, rg_view destination, const rg_view *key,
-                                   size_t key_count, const keyspecs_zunionstore_opts *opts);
-size_t keyspecs_zunionstore_iov_count(rg_view destination, const rg_view *key, size_t key_count,
-                                      const keyspecs_zunionstore_opts *opts);
-size_t keyspecs_zunionstore_scratch_size(rg_view destination, const rg_view *key, size_t key_count,
-                                         const keyspecs_zunionstore_opts *opts);
-size_t keyspecs_zunionstore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                       size_t scratch_cap, rg_view destination, const rg_view *key,
-                                       size_t key_count, const keyspecs_zunionstore_opts *opts);
+size_t keyspecs_zunionstore_try_encode(char *dst, size_t cap, rg_view destination,
+                                       const rg_view *key, size_t key_count,
+                                       const keyspecs_zunionstore_opts *opts);
+
+static inline size_t keyspecs_zunionstore_size(rg_view destination, const rg_view *key,
+                                               size_t key_count,
+                                               const keyspecs_zunionstore_opts *opts) {
+    return keyspecs_zunionstore_try_encode(NULL, 0, destination, key, key_count, opts);
+}
+
+static inline size_t keyspecs_zunionstore_encode(char *dst, size_t cap, rg_view destination,
+                                                 const rg_view *key, size_t key_count,
+                                                 const keyspecs_zunionstore_opts *opts) {
+    const size_t n = keyspecs_zunionstore_try_encode(dst, cap, destination, key, key_count, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t keyspecs_zunionstore_append(rg_pipe *p, rg_view destination,
+                                                 const rg_view *key, size_t key_count,
+                                                 const keyspecs_zunionstore_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n =
+        keyspecs_zunionstore_try_encode(rg_pipe_end(p), room, destination, key, key_count, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = keyspecs_zunionstore_try_encode(rg_pipe_end(p), n, destination, key, key_count, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 #ifdef __cplusplus
 }

@@ -23,20 +23,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Command flags (command_flags in the spec), the bits of the flags column of KINDS_COMMANDS. */
 #define KINDS_FLAG_WRITE    (UINT32_C(1) << 0)
@@ -55,10 +54,8 @@ extern "C" {
     X(tokens, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
-#define KINDS_BOUNDED_FIXED_SIZE  13
-#define KINDS_BOUNDED_MAX_SIZE    (165 + RG_DOUBLE_MAX_LEN)
-#define KINDS_BOUNDED_IOV_MAX     5
-#define KINDS_BOUNDED_SCRATCH_MAX (165 + RG_DOUBLE_MAX_LEN)
+#define KINDS_BOUNDED_FIXED_SIZE 13
+#define KINDS_BOUNDED_MAX_SIZE   (165 + RG_DOUBLE_MAX_LEN)
 
 /* Optional arguments of BOUNDED: zeroed members (or opts == NULL) send none. */
 typedef struct kinds_bounded_opts {
@@ -69,9 +66,7 @@ typedef struct kinds_bounded_opts {
 } kinds_bounded_opts;
 
 /* ESCAPES a"b\c?\?d\r\n\t\310 "" [?\?= value] */
-#define KINDS_ESCAPES_FIXED_SIZE  38
-#define KINDS_ESCAPES_IOV_MAX     3
-#define KINDS_ESCAPES_SCRATCH_MAX (75 + RG_IOV_COPY_MIN)
+#define KINDS_ESCAPES_FIXED_SIZE 38
 
 /* Optional arguments of ESCAPES: zeroed members (or opts == NULL) send none. */
 typedef struct kinds_escapes_opts {
@@ -79,25 +74,17 @@ typedef struct kinds_escapes_opts {
 } kinds_escapes_opts;
 
 /* KINDS key value pattern count score at FLAG */
-#define KINDS_KINDS_FIXED_SIZE  25
-#define KINDS_KINDS_IOV_MAX     7
-#define KINDS_KINDS_SCRATCH_MAX (158 + 3 * RG_IOV_COPY_MIN + RG_DOUBLE_MAX_LEN)
+#define KINDS_KINDS_FIXED_SIZE 25
 
 /* OBJECT ENCODING key */
-#define KINDS_OBJECT_ENCODING_FIXED_SIZE  30
-#define KINDS_OBJECT_ENCODING_IOV_MAX     3
-#define KINDS_OBJECT_ENCODING_SCRATCH_MAX (54 + RG_IOV_COPY_MIN)
+#define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
 
 /* TIME */
-#define KINDS_TIME_FIXED_SIZE  14
-#define KINDS_TIME_MAX_SIZE    14
-#define KINDS_TIME_IOV_MAX     1
-#define KINDS_TIME_SCRATCH_MAX 14
+#define KINDS_TIME_FIXED_SIZE 14
+#define KINDS_TIME_MAX_SIZE   14
 
 /* TOKENS [KEY key] [VALUE value] [MATCH match] [COUNT count] [SCORE score] [EXAT at] [FLAG] */
-#define KINDS_TOKENS_FIXED_SIZE  12
-#define KINDS_TOKENS_IOV_MAX     7
-#define KINDS_TOKENS_SCRATCH_MAX (223 + 3 * RG_IOV_COPY_MIN + RG_DOUBLE_MAX_LEN)
+#define KINDS_TOKENS_FIXED_SIZE 12
 
 /* Optional arguments of TOKENS: zeroed members (or opts == NULL) send none. */
 typedef struct kinds_tokens_opts {
@@ -113,143 +100,30 @@ typedef struct kinds_tokens_opts {
     bool flag;
 } kinds_tokens_opts;
 
-/* What a request needs, summed in one pass over the arguments: words for the array header,
- * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
- * least RG_IOV_COPY_MIN bytes, as rg_argv_encode_iov does). */
-typedef struct kinds_meas {
-    size_t argc;
-    size_t bytes;
-    size_t views;
-    size_t payload;
-    bool bad;
-} kinds_meas;
-
-/* Starts measuring with the words and bytes every request of the command has. */
-static inline void kinds_meas_start(kinds_meas *m, size_t argc, size_t bytes) {
-    *m = (kinds_meas){.argc = argc, .bytes = bytes};
-}
-
-/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
-static inline void kinds_meas_add(kinds_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
-    m->bytes += bytes;
-}
-
-static inline void kinds_meas_lit(kinds_meas *m, size_t argc, size_t bytes) {
-    m->argc += argc;
-    kinds_meas_add(m, bytes);
-}
-
-static inline void kinds_meas_view(kinds_meas *m, rg_view v) {
-    m->argc++;
-    /* Refused: a view without bytes ({NULL, n > 0}), so no writer reads through NULL, and a length
-     * no object has (the check keeps rg_bulk_size from wrapping). The test sees either as a top
-     * bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and the exact check
-     * behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc, E4, per
-     * view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
-    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
-        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
-    }
-    kinds_meas_add(m, rg_bulk_size(v.len));
-    if (v.len < RG_IOV_COPY_MIN) return;
-    m->views++;
-    m->payload += v.len;
-}
-
-/* A string the spec bounds with max_len: longer ones are rejected, so the MAX_SIZE macros hold. */
-static inline void kinds_meas_view_max(kinds_meas *m, rg_view v, size_t max_len) {
-    if (v.len > max_len) m->bad = true;
-    kinds_meas_view(m, v);
-}
-
-static inline void kinds_meas_i64(kinds_meas *m, int64_t v) {
-    m->argc++;
-    kinds_meas_add(m, rg_bulk_i64_size(v));
-}
-
-/* NaN is refused: Redis rejects "nan" ("value is not a valid float"); v != v holds only for NaN.
- * +-inf pass: Redis takes "inf" and "-inf". */
-static inline void kinds_meas_double(kinds_meas *m, double v) {
-    m->argc++;
-    m->bad |= v != v;
-    kinds_meas_add(m, rg_bulk_double_size(v));
-}
-
-/* The request size, or 0 when an argument was invalid. */
-static inline size_t kinds_meas_total(const kinds_meas *m) {
-    return m->bad ? 0 : m->bytes;
-}
-
-/* As meas_total, for commands whose word count, and so array header, varies. */
-static inline size_t kinds_meas_total_array(const kinds_meas *m) {
-    const size_t header = rg_array_header_size(m->argc);
-    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
-}
-
-/* An iovec encoding in progress: the entries so far and where the scratch bytes not yet in an
- * entry begin. Encoders write into one buffer when it is NULL. */
-typedef struct kinds_iovw {
-    rg_iov *iov;
-    size_t n;
-    const char *seg;
-} kinds_iovw;
-
-/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
- * (its header) and after it (its CRLF). */
-static inline char *kinds_put_view_ref(char *dst, kinds_iovw *w, rg_view v) {
-    dst = rg_put_bulk_header(dst, v.len);
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
-    w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
-    w->seg = dst;
-    return rg_put_raw(dst, "\r\n", 2);
-}
-
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
-static inline char *kinds_put_view(char *dst, kinds_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
-    return kinds_put_view_ref(dst, w, v);
-}
-
-/* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static inline bool kinds_iov_fits(const kinds_meas *m, size_t n, size_t iov_cap,
-                                  size_t scratch_cap) {
-    return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
-}
-
-/* Closes the last scratch segment; returns the number of iovec entries. */
-static inline size_t kinds_iov_finish(kinds_iovw *w, const char *end, const kinds_meas *m) {
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
-    assert(w->n == 2 * m->views + 1);
-    (void)m;
-    return w->n;
-}
-
-static inline size_t kinds_bounded_measure(kinds_meas *m, rg_view key, rg_view value,
+static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view value,
                                            const kinds_bounded_opts *opts) {
-    kinds_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
-    kinds_meas_view_max(m, key, 16);
-    kinds_meas_view_max(m, value, 64);
+    rg_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
+    rg_meas_view_max(m, key, 16);
+    rg_meas_view_max(m, value, 64);
     if (opts) {
         if (opts->has_ttl) {
-            kinds_meas_lit(m, 1, 8);
-            kinds_meas_i64(m, opts->ttl);
+            rg_meas_lit(m, 1, 8);
+            rg_meas_i64(m, opts->ttl);
         }
         if (opts->has_weight) {
-            kinds_meas_lit(m, 1, 12);
-            kinds_meas_double(m, opts->weight);
+            rg_meas_lit(m, 1, 12);
+            rg_meas_double(m, opts->weight);
         }
     }
-    return kinds_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_view key,
-                                      rg_view value, const kinds_bounded_opts *opts) {
+static inline char *kinds_bounded_put(char *dst, size_t argc, rg_view key, rg_view value,
+                                      const kinds_bounded_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
-    dst = kinds_put_view(dst, w, key);
-    dst = kinds_put_view(dst, w, value);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, value.ptr, value.len);
     if (opts) {
         if (opts->has_ttl) {
             dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
@@ -263,170 +137,129 @@ static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_
     return dst;
 }
 
-static inline size_t kinds_bounded_size(rg_view key, rg_view value,
-                                        const kinds_bounded_opts *opts) {
+static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                              const kinds_bounded_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        kinds_meas m;
-        kinds_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
-        kinds_meas_view_max(&m, key, 16);
-        kinds_meas_view_max(&m, value, 64);
-        return kinds_meas_total(&m);
+        rg_meas m;
+        rg_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
+        rg_meas_view_max(&m, key, 16);
+        rg_meas_view_max(&m, value, 64);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, value.ptr, value.len);
+        return n;
     }
-    kinds_meas m;
-    return kinds_bounded_measure(&m, key, value, opts);
+    rg_meas m;
+    const size_t n = kinds_bounded_measure(&m, key, value, opts);
+    if (n == 0 || n > cap) return n;
+    kinds_bounded_put(dst, m.argc, key, value, opts);
+    return n;
+}
+
+static inline size_t kinds_bounded_size(rg_view key, rg_view value,
+                                        const kinds_bounded_opts *opts) {
+    return kinds_bounded_try_encode(NULL, 0, key, value, opts);
 }
 
 static inline size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        kinds_meas m;
-        kinds_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
-        kinds_meas_view_max(&m, key, 16);
-        kinds_meas_view_max(&m, value, 64);
-        const size_t n = kinds_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
-        dst = kinds_put_view(dst, NULL, key);
-        dst = kinds_put_view(dst, NULL, value);
-        assert(dst == end);
-        (void)end;
-        return n;
+    const size_t n = kinds_bounded_try_encode(dst, cap, key, value, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_bounded_append(rg_pipe *p, rg_view key, rg_view value,
+                                          const kinds_bounded_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_bounded_try_encode(rg_pipe_end(p), room, key, value, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_bounded_try_encode(rg_pipe_end(p), n, key, value, opts);
     }
-    kinds_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = kinds_bounded_put(dst, NULL, m.argc, key, value, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
-    return n;
+    return rg_pipe_commit(p, n);
 }
 
-static inline size_t kinds_bounded_iov_count(rg_view key, rg_view value,
-                                             const kinds_bounded_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-static inline size_t kinds_bounded_scratch_size(rg_view key, rg_view value,
-                                                const kinds_bounded_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    return n ? n - m.payload : 0;
-}
-
-static inline size_t kinds_bounded_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                              size_t scratch_cap, rg_view key, rg_view value,
-                                              const kinds_bounded_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_bounded_put(scratch, &w, m.argc, key, value, opts);
-    return kinds_iov_finish(&w, end, &m);
-}
-
-static inline size_t kinds_escapes_measure(kinds_meas *m, const kinds_escapes_opts *opts) {
-    kinds_meas_start(m, 3, KINDS_ESCAPES_FIXED_SIZE);
+static inline size_t kinds_escapes_measure(rg_meas *m, const kinds_escapes_opts *opts) {
+    rg_meas_start(m, 3, KINDS_ESCAPES_FIXED_SIZE);
     if (opts) {
         if (opts->value.ptr || opts->value.len) {
-            kinds_meas_lit(m, 1, 9);
-            kinds_meas_view(m, opts->value);
+            rg_meas_lit(m, 1, 9);
+            rg_meas_view(m, opts->value);
         }
     }
-    return kinds_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *kinds_escapes_put(char *dst, kinds_iovw *w, size_t argc,
-                                      const kinds_escapes_opts *opts) {
+static inline char *kinds_escapes_put(char *dst, size_t argc, const kinds_escapes_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38);
     if (opts) {
         if (opts->value.ptr || opts->value.len) {
             dst = rg_put_raw(dst, "$3\r\n?\?=\r\n", 9);
-            dst = kinds_put_view(dst, w, opts->value);
+            dst = rg_put_bulk(dst, opts->value.ptr, opts->value.len);
         }
     }
     return dst;
 }
 
-static inline size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
+static inline size_t kinds_escapes_try_encode(char *dst, size_t cap,
+                                              const kinds_escapes_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        kinds_meas m;
-        kinds_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
-        return kinds_meas_total(&m);
-    }
-    kinds_meas m;
-    return kinds_escapes_measure(&m, opts);
-}
-
-static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        kinds_meas m;
-        kinds_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
-        const size_t n = kinds_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
+        rg_meas m;
+        rg_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
         dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
         dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
-        assert(dst == end);
-        (void)end;
         return n;
     }
-    kinds_meas m;
+    rg_meas m;
     const size_t n = kinds_escapes_measure(&m, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = kinds_escapes_put(dst, NULL, m.argc, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    kinds_escapes_put(dst, m.argc, opts);
     return n;
 }
 
-static inline size_t kinds_escapes_iov_count(const kinds_escapes_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_escapes_measure(&m, opts);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
+    return kinds_escapes_try_encode(NULL, 0, opts);
 }
 
-static inline size_t kinds_escapes_scratch_size(const kinds_escapes_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_escapes_measure(&m, opts);
-    return n ? n - m.payload : 0;
+static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
+    const size_t n = kinds_escapes_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
 }
 
-static inline size_t kinds_escapes_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                              size_t scratch_cap, const kinds_escapes_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_escapes_measure(&m, opts);
-    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_escapes_put(scratch, &w, m.argc, opts);
-    return kinds_iov_finish(&w, end, &m);
+static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_escapes_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_escapes_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
 }
 
-static inline size_t kinds_kinds_measure(kinds_meas *m, rg_view key, rg_view value, rg_view pattern,
+static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
                                          int64_t count, double score, int64_t at) {
-    kinds_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
-    kinds_meas_view(m, key);
-    kinds_meas_view(m, value);
-    kinds_meas_view(m, pattern);
-    kinds_meas_i64(m, count);
-    kinds_meas_double(m, score);
-    kinds_meas_i64(m, at);
-    return kinds_meas_total(m);
+    rg_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, value);
+    rg_meas_view(m, pattern);
+    rg_meas_i64(m, count);
+    rg_meas_double(m, score);
+    rg_meas_i64(m, at);
+    return rg_meas_total(m);
 }
 
-static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_view value,
-                                    rg_view pattern, int64_t count, double score, int64_t at) {
+static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_view pattern,
+                                    int64_t count, double score, int64_t at) {
     dst = rg_put_raw(dst, "*8\r\n$5\r\nKINDS\r\n", 15);
-    dst = kinds_put_view(dst, w, key);
-    dst = kinds_put_view(dst, w, value);
-    dst = kinds_put_view(dst, w, pattern);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, value.ptr, value.len);
+    dst = rg_put_bulk(dst, pattern.ptr, pattern.len);
     dst = rg_put_bulk_i64(dst, count);
     dst = rg_put_bulk_double(dst, score);
     dst = rg_put_bulk_i64(dst, at);
@@ -434,101 +267,80 @@ static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_vi
     return dst;
 }
 
+static inline size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                            rg_view pattern, int64_t count, double score,
+                                            int64_t at) {
+    rg_meas m;
+    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    if (n == 0 || n > cap) return n;
+    kinds_kinds_put(dst, key, value, pattern, count, score, at);
+    return n;
+}
+
 static inline size_t kinds_kinds_size(rg_view key, rg_view value, rg_view pattern, int64_t count,
                                       double score, int64_t at) {
-    kinds_meas m;
-    return kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    return kinds_kinds_try_encode(NULL, 0, key, value, pattern, count, score, at);
 }
 
 static inline size_t kinds_kinds_encode(char *dst, size_t cap, rg_view key, rg_view value,
                                         rg_view pattern, int64_t count, double score, int64_t at) {
-    kinds_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    if (n == 0 || n > cap) return 0;
-    const char *end = kinds_kinds_put(dst, NULL, key, value, pattern, count, score, at);
-    assert((size_t)(end - dst) == n);
-    (void)end;
-    return n;
+    const size_t n = kinds_kinds_try_encode(dst, cap, key, value, pattern, count, score, at);
+    return n <= cap ? n : 0;
 }
 
-static inline size_t kinds_kinds_iov_count(rg_view key, rg_view value, rg_view pattern,
-                                           int64_t count, double score, int64_t at) {
-    kinds_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
+                                        int64_t count, double score, int64_t at) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_kinds_try_encode(rg_pipe_end(p), room, key, value, pattern, count, score, at);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_kinds_try_encode(rg_pipe_end(p), n, key, value, pattern, count, score, at);
+    }
+    return rg_pipe_commit(p, n);
 }
 
-static inline size_t kinds_kinds_scratch_size(rg_view key, rg_view value, rg_view pattern,
-                                              int64_t count, double score, int64_t at) {
-    kinds_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    return n ? n - m.payload : 0;
+static inline size_t kinds_object_encoding_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-static inline size_t kinds_kinds_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                            size_t scratch_cap, rg_view key, rg_view value,
-                                            rg_view pattern, int64_t count, double score,
-                                            int64_t at) {
-    kinds_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_kinds_put(scratch, &w, key, value, pattern, count, score, at);
-    return kinds_iov_finish(&w, end, &m);
-}
-
-static inline size_t kinds_object_encoding_measure(kinds_meas *m, rg_view key) {
-    kinds_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
-    kinds_meas_view(m, key);
-    return kinds_meas_total(m);
-}
-
-static inline char *kinds_object_encoding_put(char *dst, kinds_iovw *w, rg_view key) {
+static inline char *kinds_object_encoding_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = kinds_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-static inline size_t kinds_object_encoding_size(rg_view key) {
-    kinds_meas m;
-    return kinds_object_encoding_measure(&m, key);
-}
-
-static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view key) {
-    kinds_meas m;
+static inline size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = kinds_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = kinds_object_encoding_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    kinds_object_encoding_put(dst, key);
     return n;
 }
 
-static inline size_t kinds_object_encoding_iov_count(rg_view key) {
-    kinds_meas m;
-    const size_t n = kinds_object_encoding_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t kinds_object_encoding_size(rg_view key) {
+    return kinds_object_encoding_try_encode(NULL, 0, key);
 }
 
-static inline size_t kinds_object_encoding_scratch_size(rg_view key) {
-    kinds_meas m;
-    const size_t n = kinds_object_encoding_measure(&m, key);
-    return n ? n - m.payload : 0;
+static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = kinds_object_encoding_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
 }
 
-static inline size_t kinds_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                                      size_t scratch_cap, rg_view key) {
-    kinds_meas m;
-    const size_t n = kinds_object_encoding_measure(&m, key);
-    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_object_encoding_put(scratch, &w, key);
-    return kinds_iov_finish(&w, end, &m);
+static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_object_encoding_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_object_encoding_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
 }
 
-static inline size_t kinds_time_measure(kinds_meas *m) {
-    kinds_meas_start(m, 1, KINDS_TIME_FIXED_SIZE);
-    return kinds_meas_total(m);
+static inline size_t kinds_time_measure(rg_meas *m) {
+    rg_meas_start(m, 1, KINDS_TIME_FIXED_SIZE);
+    return rg_meas_total(m);
 }
 
 static inline char *kinds_time_put(char *dst) {
@@ -536,91 +348,80 @@ static inline char *kinds_time_put(char *dst) {
     return dst;
 }
 
-static inline size_t kinds_time_size(void) {
-    kinds_meas m;
-    return kinds_time_measure(&m);
-}
-
-static inline size_t kinds_time_encode(char *dst, size_t cap) {
-    kinds_meas m;
+static inline size_t kinds_time_try_encode(char *dst, size_t cap) {
+    rg_meas m;
     const size_t n = kinds_time_measure(&m);
-    if (n == 0 || n > cap) return 0;
-    const char *end = kinds_time_put(dst);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    kinds_time_put(dst);
     return n;
 }
 
-static inline size_t kinds_time_iov_count(void) {
-    kinds_meas m;
-    const size_t n = kinds_time_measure(&m);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t kinds_time_size(void) {
+    return kinds_time_try_encode(NULL, 0);
 }
 
-static inline size_t kinds_time_scratch_size(void) {
-    kinds_meas m;
-    const size_t n = kinds_time_measure(&m);
-    return n ? n - m.payload : 0;
+static inline size_t kinds_time_encode(char *dst, size_t cap) {
+    const size_t n = kinds_time_try_encode(dst, cap);
+    return n <= cap ? n : 0;
 }
 
-static inline size_t kinds_time_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                           size_t scratch_cap) {
-    kinds_meas m;
-    const size_t n = kinds_time_measure(&m);
-    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_time_put(scratch);
-    return kinds_iov_finish(&w, end, &m);
+static inline size_t kinds_time_append(rg_pipe *p) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_time_try_encode(rg_pipe_end(p), room);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_time_try_encode(rg_pipe_end(p), n);
+    }
+    return rg_pipe_commit(p, n);
 }
 
-static inline size_t kinds_tokens_measure(kinds_meas *m, const kinds_tokens_opts *opts) {
-    kinds_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
+static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {
+    rg_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
     if (opts) {
         if (opts->key.ptr || opts->key.len) {
-            kinds_meas_lit(m, 1, 9);
-            kinds_meas_view(m, opts->key);
+            rg_meas_lit(m, 1, 9);
+            rg_meas_view(m, opts->key);
         }
         if (opts->value.ptr || opts->value.len) {
-            kinds_meas_lit(m, 1, 11);
-            kinds_meas_view(m, opts->value);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_view(m, opts->value);
         }
         if (opts->match.ptr || opts->match.len) {
-            kinds_meas_lit(m, 1, 11);
-            kinds_meas_view(m, opts->match);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_view(m, opts->match);
         }
         if (opts->has_count) {
-            kinds_meas_lit(m, 1, 11);
-            kinds_meas_i64(m, opts->count);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_i64(m, opts->count);
         }
         if (opts->has_score) {
-            kinds_meas_lit(m, 1, 11);
-            kinds_meas_double(m, opts->score);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_double(m, opts->score);
         }
         if (opts->has_at) {
-            kinds_meas_lit(m, 1, 10);
-            kinds_meas_i64(m, opts->at);
+            rg_meas_lit(m, 1, 10);
+            rg_meas_i64(m, opts->at);
         }
-        if (opts->flag) kinds_meas_lit(m, 1, 10);
+        if (opts->flag) rg_meas_lit(m, 1, 10);
     }
-    return kinds_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
-                                     const kinds_tokens_opts *opts) {
+static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nTOKENS\r\n", 12);
     if (opts) {
         if (opts->key.ptr || opts->key.len) {
             dst = rg_put_raw(dst, "$3\r\nKEY\r\n", 9);
-            dst = kinds_put_view(dst, w, opts->key);
+            dst = rg_put_bulk(dst, opts->key.ptr, opts->key.len);
         }
         if (opts->value.ptr || opts->value.len) {
             dst = rg_put_raw(dst, "$5\r\nVALUE\r\n", 11);
-            dst = kinds_put_view(dst, w, opts->value);
+            dst = rg_put_bulk(dst, opts->value.ptr, opts->value.len);
         }
         if (opts->match.ptr || opts->match.len) {
             dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
-            dst = kinds_put_view(dst, w, opts->match);
+            dst = rg_put_bulk(dst, opts->match.ptr, opts->match.len);
         }
         if (opts->has_count) {
             dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
@@ -639,59 +440,40 @@ static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
     return dst;
 }
 
-static inline size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
+static inline size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        kinds_meas m;
-        kinds_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
-        return kinds_meas_total(&m);
-    }
-    kinds_meas m;
-    return kinds_tokens_measure(&m, opts);
-}
-
-static inline size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        kinds_meas m;
-        kinds_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
-        const size_t n = kinds_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
+        rg_meas m;
+        rg_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
         dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
-        assert(dst == end);
-        (void)end;
         return n;
     }
-    kinds_meas m;
+    rg_meas m;
     const size_t n = kinds_tokens_measure(&m, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = kinds_tokens_put(dst, NULL, m.argc, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    kinds_tokens_put(dst, m.argc, opts);
     return n;
 }
 
-static inline size_t kinds_tokens_iov_count(const kinds_tokens_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
+    return kinds_tokens_try_encode(NULL, 0, opts);
 }
 
-static inline size_t kinds_tokens_scratch_size(const kinds_tokens_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
-    return n ? n - m.payload : 0;
+static inline size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+    const size_t n = kinds_tokens_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
 }
 
-static inline size_t kinds_tokens_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                             size_t scratch_cap, const kinds_tokens_opts *opts) {
-    kinds_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
-    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_tokens_put(scratch, &w, m.argc, opts);
-    return kinds_iov_finish(&w, end, &m);
+static inline size_t kinds_tokens_append(rg_pipe *p, const kinds_tokens_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_tokens_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_tokens_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
 }
 
 #ifdef __cplusplus

@@ -22,20 +22,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Command flags (command_flags in the spec), the bits of the flags column of KINDS_COMMANDS. */
 #define KINDS_FLAG_WRITE    (UINT32_C(1) << 0)
@@ -54,10 +53,8 @@ extern "C" {
     X(tokens, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
-#define KINDS_BOUNDED_FIXED_SIZE  13
-#define KINDS_BOUNDED_MAX_SIZE    (165 + RG_DOUBLE_MAX_LEN)
-#define KINDS_BOUNDED_IOV_MAX     5
-#define KINDS_BOUNDED_SCRATCH_MAX (165 + RG_DOUBLE_MAX_LEN)
+#define KINDS_BOUNDED_FIXED_SIZE 13
+#define KINDS_BOUNDED_MAX_SIZE   (165 + RG_DOUBLE_MAX_LEN)
 
 /* Optional arguments of BOUNDED: zeroed members (or opts == NULL) send none. */
 typedef struct kinds_bounded_opts {
@@ -67,76 +64,139 @@ typedef struct kinds_bounded_opts {
     double weight;
 } kinds_bounded_opts;
 
-size_t kinds_bounded_size(rg_view key, rg_view value, const kinds_bounded_opts *opts);
-size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                            const kinds_bounded_opts *opts);
-size_t kinds_bounded_iov_count(rg_view key, rg_view value, const kinds_bounded_opts *opts);
-size_t kinds_bounded_scratch_size(rg_view key, rg_view value, const kinds_bounded_opts *opts);
-size_t kinds_bounded_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                rg_view key, rg_view value, const kinds_bounded_opts *opts);
+size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                const kinds_bounded_opts *opts);
+
+static inline size_t kinds_bounded_size(rg_view key, rg_view value,
+                                        const kinds_bounded_opts *opts) {
+    return kinds_bounded_try_encode(NULL, 0, key, value, opts);
+}
+
+static inline size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                          const kinds_bounded_opts *opts) {
+    const size_t n = kinds_bounded_try_encode(dst, cap, key, value, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_bounded_append(rg_pipe *p, rg_view key, rg_view value,
+                                          const kinds_bounded_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_bounded_try_encode(rg_pipe_end(p), room, key, value, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_bounded_try_encode(rg_pipe_end(p), n, key, value, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* ESCAPES a"b\c?\?d\r\n\t\310 "" [?\?= value] */
-#define KINDS_ESCAPES_FIXED_SIZE  38
-#define KINDS_ESCAPES_IOV_MAX     3
-#define KINDS_ESCAPES_SCRATCH_MAX (75 + RG_IOV_COPY_MIN)
+#define KINDS_ESCAPES_FIXED_SIZE 38
 
 /* Optional arguments of ESCAPES: zeroed members (or opts == NULL) send none. */
 typedef struct kinds_escapes_opts {
     rg_view value;
 } kinds_escapes_opts;
 
-size_t kinds_escapes_size(const kinds_escapes_opts *opts);
-size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_escapes_opts *opts);
-size_t kinds_escapes_iov_count(const kinds_escapes_opts *opts);
-size_t kinds_escapes_scratch_size(const kinds_escapes_opts *opts);
-size_t kinds_escapes_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                const kinds_escapes_opts *opts);
+size_t kinds_escapes_try_encode(char *dst, size_t cap, const kinds_escapes_opts *opts);
+
+static inline size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
+    return kinds_escapes_try_encode(NULL, 0, opts);
+}
+
+static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
+    const size_t n = kinds_escapes_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_escapes_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_escapes_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* KINDS key value pattern count score at FLAG */
-#define KINDS_KINDS_FIXED_SIZE  25
-#define KINDS_KINDS_IOV_MAX     7
-#define KINDS_KINDS_SCRATCH_MAX (158 + 3 * RG_IOV_COPY_MIN + RG_DOUBLE_MAX_LEN)
+#define KINDS_KINDS_FIXED_SIZE 25
 
-size_t kinds_kinds_size(rg_view key, rg_view value, rg_view pattern, int64_t count, double score,
-                        int64_t at);
-size_t kinds_kinds_encode(char *dst, size_t cap, rg_view key, rg_view value, rg_view pattern,
-                          int64_t count, double score, int64_t at);
-size_t kinds_kinds_iov_count(rg_view key, rg_view value, rg_view pattern, int64_t count,
-                             double score, int64_t at);
-size_t kinds_kinds_scratch_size(rg_view key, rg_view value, rg_view pattern, int64_t count,
-                                double score, int64_t at);
-size_t kinds_kinds_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key, rg_view value, rg_view pattern, int64_t count,
-                              double score, int64_t at);
+size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value, rg_view pattern,
+                              int64_t count, double score, int64_t at);
+
+static inline size_t kinds_kinds_size(rg_view key, rg_view value, rg_view pattern, int64_t count,
+                                      double score, int64_t at) {
+    return kinds_kinds_try_encode(NULL, 0, key, value, pattern, count, score, at);
+}
+
+static inline size_t kinds_kinds_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                        rg_view pattern, int64_t count, double score, int64_t at) {
+    const size_t n = kinds_kinds_try_encode(dst, cap, key, value, pattern, count, score, at);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
+                                        int64_t count, double score, int64_t at) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_kinds_try_encode(rg_pipe_end(p), room, key, value, pattern, count, score, at);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_kinds_try_encode(rg_pipe_end(p), n, key, value, pattern, count, score, at);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* OBJECT ENCODING key */
-#define KINDS_OBJECT_ENCODING_FIXED_SIZE  30
-#define KINDS_OBJECT_ENCODING_IOV_MAX     3
-#define KINDS_OBJECT_ENCODING_SCRATCH_MAX (54 + RG_IOV_COPY_MIN)
+#define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t kinds_object_encoding_size(rg_view key);
-size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view key);
-size_t kinds_object_encoding_iov_count(rg_view key);
-size_t kinds_object_encoding_scratch_size(rg_view key);
-size_t kinds_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                        size_t scratch_cap, rg_view key);
+size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t kinds_object_encoding_size(rg_view key) {
+    return kinds_object_encoding_try_encode(NULL, 0, key);
+}
+
+static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = kinds_object_encoding_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_object_encoding_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_object_encoding_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* TIME */
-#define KINDS_TIME_FIXED_SIZE  14
-#define KINDS_TIME_MAX_SIZE    14
-#define KINDS_TIME_IOV_MAX     1
-#define KINDS_TIME_SCRATCH_MAX 14
+#define KINDS_TIME_FIXED_SIZE 14
+#define KINDS_TIME_MAX_SIZE   14
 
-size_t kinds_time_size(void);
-size_t kinds_time_encode(char *dst, size_t cap);
-size_t kinds_time_iov_count(void);
-size_t kinds_time_scratch_size(void);
-size_t kinds_time_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap);
+size_t kinds_time_try_encode(char *dst, size_t cap);
+
+static inline size_t kinds_time_size(void) {
+    return kinds_time_try_encode(NULL, 0);
+}
+
+static inline size_t kinds_time_encode(char *dst, size_t cap) {
+    const size_t n = kinds_time_try_encode(dst, cap);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_time_append(rg_pipe *p) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_time_try_encode(rg_pipe_end(p), room);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_time_try_encode(rg_pipe_end(p), n);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* TOKENS [KEY key] [VALUE value] [MATCH match] [COUNT count] [SCORE score] [EXAT at] [FLAG] */
-#define KINDS_TOKENS_FIXED_SIZE  12
-#define KINDS_TOKENS_IOV_MAX     7
-#define KINDS_TOKENS_SCRATCH_MAX (223 + 3 * RG_IOV_COPY_MIN + RG_DOUBLE_MAX_LEN)
+#define KINDS_TOKENS_FIXED_SIZE 12
 
 /* Optional arguments of TOKENS: zeroed members (or opts == NULL) send none. */
 typedef struct kinds_tokens_opts {
@@ -152,12 +212,26 @@ typedef struct kinds_tokens_opts {
     bool flag;
 } kinds_tokens_opts;
 
-size_t kinds_tokens_size(const kinds_tokens_opts *opts);
-size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_tokens_opts *opts);
-size_t kinds_tokens_iov_count(const kinds_tokens_opts *opts);
-size_t kinds_tokens_scratch_size(const kinds_tokens_opts *opts);
-size_t kinds_tokens_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const kinds_tokens_opts *opts);
+size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts);
+
+static inline size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
+    return kinds_tokens_try_encode(NULL, 0, opts);
+}
+
+static inline size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+    const size_t n = kinds_tokens_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_tokens_append(rg_pipe *p, const kinds_tokens_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = kinds_tokens_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = kinds_tokens_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 #ifdef __cplusplus
 }

@@ -3,161 +3,29 @@
 
 #include <assert.h>
 
-/* What a request needs, summed in one pass over the arguments: words for the array header,
- * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
- * least RG_IOV_COPY_MIN bytes, as rg_argv_encode_iov does). */
-typedef struct mod_meas {
-    size_t argc;
-    size_t bytes;
-    size_t views;
-    size_t payload;
-    bool bad;
-} mod_meas;
-
-/* Starts measuring with the words and bytes every request of the command has. */
-static inline void mod_meas_start(mod_meas *m, size_t argc, size_t bytes) {
-    *m = (mod_meas){.argc = argc, .bytes = bytes};
+static inline size_t mod_get_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, MOD_GET_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
-static inline void mod_meas_add(mod_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
-    m->bytes += bytes;
-}
-
-static inline void mod_meas_lit(mod_meas *m, size_t argc, size_t bytes) {
-    m->argc += argc;
-    mod_meas_add(m, bytes);
-}
-
-static inline void mod_meas_view(mod_meas *m, rg_view v) {
-    m->argc++;
-    /* Refused: a view without bytes ({NULL, n > 0}), so no writer reads through NULL, and a length
-     * no object has (the check keeps rg_bulk_size from wrapping). The test sees either as a top
-     * bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and the exact check
-     * behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc, E4, per
-     * view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
-    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
-        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
-    }
-    mod_meas_add(m, rg_bulk_size(v.len));
-    if (v.len < RG_IOV_COPY_MIN) return;
-    m->views++;
-    m->payload += v.len;
-}
-
-/* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
-static inline void mod_meas_bulk(mod_meas *m, rg_view bulk) {
-    if (!bulk.ptr) m->bad = true;
-    mod_meas_lit(m, 1, bulk.len);
-}
-
-/* The request size, or 0 when an argument was invalid. */
-static inline size_t mod_meas_total(const mod_meas *m) {
-    return m->bad ? 0 : m->bytes;
-}
-
-/* As meas_total, for commands whose word count, and so array header, varies. */
-static inline size_t mod_meas_total_array(const mod_meas *m) {
-    const size_t header = rg_array_header_size(m->argc);
-    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
-}
-
-/* An iovec encoding in progress: the entries so far and where the scratch bytes not yet in an
- * entry begin. Encoders write into one buffer when it is NULL. */
-typedef struct mod_iovw {
-    rg_iov *iov;
-    size_t n;
-    const char *seg;
-} mod_iovw;
-
-/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
- * (its header) and after it (its CRLF). */
-static inline char *mod_put_view_ref(char *dst, mod_iovw *w, rg_view v) {
-    dst = rg_put_bulk_header(dst, v.len);
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
-    w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
-    w->seg = dst;
-    return rg_put_raw(dst, "\r\n", 2);
-}
-
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
-static inline char *mod_put_view(char *dst, mod_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
-    return mod_put_view_ref(dst, w, v);
-}
-
-static inline char *mod_put_bulk(char *dst, rg_view bulk) {
-    return rg_put_raw(dst, bulk.ptr, bulk.len);
-}
-
-/* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static inline bool mod_iov_fits(const mod_meas *m, size_t n, size_t iov_cap, size_t scratch_cap) {
-    return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
-}
-
-/* Closes the last scratch segment; returns the number of iovec entries. */
-static inline size_t mod_iov_finish(mod_iovw *w, const char *end, const mod_meas *m) {
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
-    assert(w->n == 2 * m->views + 1);
-    (void)m;
-    return w->n;
-}
-
-static inline size_t mod_get_measure(mod_meas *m, rg_view key) {
-    mod_meas_start(m, 1, MOD_GET_FIXED_SIZE);
-    mod_meas_view(m, key);
-    return mod_meas_total(m);
-}
-
-static inline char *mod_get_put(char *dst, mod_iovw *w, rg_view key) {
+static inline char *mod_get_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$7\r\nmod.Get\r\n", 17);
-    dst = mod_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t mod_get_size(rg_view key) {
-    mod_meas m;
-    return mod_get_measure(&m, key);
-}
-
-size_t mod_get_encode(char *dst, size_t cap, rg_view key) {
-    mod_meas m;
+size_t mod_get_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = mod_get_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = mod_get_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    mod_get_put(dst, key);
     return n;
 }
 
-size_t mod_get_iov_count(rg_view key) {
-    mod_meas m;
-    const size_t n = mod_get_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t mod_get_scratch_size(rg_view key) {
-    mod_meas m;
-    const size_t n = mod_get_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t mod_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                          rg_view key) {
-    mod_meas m;
-    const size_t n = mod_get_measure(&m, key);
-    if (!mod_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    mod_iovw w = {iov, 0, scratch};
-    const char *end = mod_get_put(scratch, &w, key);
-    return mod_iov_finish(&w, end, &m);
-}
-
-static inline size_t mod_list_measure(mod_meas *m) {
-    mod_meas_start(m, 1, MOD_LIST_FIXED_SIZE);
-    return mod_meas_total(m);
+static inline size_t mod_list_measure(rg_meas *m) {
+    rg_meas_start(m, 1, MOD_LIST_FIXED_SIZE);
+    return rg_meas_total(m);
 }
 
 static inline char *mod_list_put(char *dst) {
@@ -165,94 +33,37 @@ static inline char *mod_list_put(char *dst) {
     return dst;
 }
 
-size_t mod_list_size(void) {
-    mod_meas m;
-    return mod_list_measure(&m);
-}
-
-size_t mod_list_encode(char *dst, size_t cap) {
-    mod_meas m;
+size_t mod_list_try_encode(char *dst, size_t cap) {
+    rg_meas m;
     const size_t n = mod_list_measure(&m);
-    if (n == 0 || n > cap) return 0;
-    const char *end = mod_list_put(dst);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    mod_list_put(dst);
     return n;
 }
 
-size_t mod_list_iov_count(void) {
-    mod_meas m;
-    const size_t n = mod_list_measure(&m);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t mod_object_encoding_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 2, MOD_OBJECT_ENCODING_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t mod_list_scratch_size(void) {
-    mod_meas m;
-    const size_t n = mod_list_measure(&m);
-    return n ? n - m.payload : 0;
-}
-
-size_t mod_list_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap) {
-    mod_meas m;
-    const size_t n = mod_list_measure(&m);
-    if (!mod_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    mod_iovw w = {iov, 0, scratch};
-    const char *end = mod_list_put(scratch);
-    return mod_iov_finish(&w, end, &m);
-}
-
-static inline size_t mod_object_encoding_measure(mod_meas *m, rg_view key) {
-    mod_meas_start(m, 2, MOD_OBJECT_ENCODING_FIXED_SIZE);
-    mod_meas_view(m, key);
-    return mod_meas_total(m);
-}
-
-static inline char *mod_object_encoding_put(char *dst, mod_iovw *w, rg_view key) {
+static inline char *mod_object_encoding_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = mod_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t mod_object_encoding_size(rg_view key) {
-    mod_meas m;
-    return mod_object_encoding_measure(&m, key);
-}
-
-size_t mod_object_encoding_encode(char *dst, size_t cap, rg_view key) {
-    mod_meas m;
+size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = mod_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = mod_object_encoding_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    mod_object_encoding_put(dst, key);
     return n;
 }
 
-size_t mod_object_encoding_iov_count(rg_view key) {
-    mod_meas m;
-    const size_t n = mod_object_encoding_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t mod_object_encoding_scratch_size(rg_view key) {
-    mod_meas m;
-    const size_t n = mod_object_encoding_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t mod_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                      size_t scratch_cap, rg_view key) {
-    mod_meas m;
-    const size_t n = mod_object_encoding_measure(&m, key);
-    if (!mod_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    mod_iovw w = {iov, 0, scratch};
-    const char *end = mod_object_encoding_put(scratch, &w, key);
-    return mod_iov_finish(&w, end, &m);
-}
-
-static inline size_t mod_other_ping_measure(mod_meas *m) {
-    mod_meas_start(m, 1, MOD_OTHER_PING_FIXED_SIZE);
-    return mod_meas_total(m);
+static inline size_t mod_other_ping_measure(rg_meas *m) {
+    rg_meas_start(m, 1, MOD_OTHER_PING_FIXED_SIZE);
+    return rg_meas_total(m);
 }
 
 static inline char *mod_other_ping_put(char *dst) {
@@ -260,40 +71,12 @@ static inline char *mod_other_ping_put(char *dst) {
     return dst;
 }
 
-size_t mod_other_ping_size(void) {
-    mod_meas m;
-    return mod_other_ping_measure(&m);
-}
-
-size_t mod_other_ping_encode(char *dst, size_t cap) {
-    mod_meas m;
+size_t mod_other_ping_try_encode(char *dst, size_t cap) {
+    rg_meas m;
     const size_t n = mod_other_ping_measure(&m);
-    if (n == 0 || n > cap) return 0;
-    const char *end = mod_other_ping_put(dst);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    mod_other_ping_put(dst);
     return n;
-}
-
-size_t mod_other_ping_iov_count(void) {
-    mod_meas m;
-    const size_t n = mod_other_ping_measure(&m);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t mod_other_ping_scratch_size(void) {
-    mod_meas m;
-    const size_t n = mod_other_ping_measure(&m);
-    return n ? n - m.payload : 0;
-}
-
-size_t mod_other_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap) {
-    mod_meas m;
-    const size_t n = mod_other_ping_measure(&m);
-    if (!mod_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    mod_iovw w = {iov, 0, scratch};
-    const char *end = mod_other_ping_put(scratch);
-    return mod_iov_finish(&w, end, &m);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -305,36 +88,36 @@ static inline rg_view mod_set_condition_bulk(mod_set_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void mod_set_condition_measure(mod_meas *m, mod_set_condition v) {
+static inline void mod_set_condition_measure(rg_meas *m, mod_set_condition v) {
     const rg_view b = mod_set_condition_bulk(v);
-    mod_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *mod_set_condition_put(char *dst, mod_set_condition v) {
     const rg_view b = mod_set_condition_bulk(v);
-    return mod_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline size_t mod_set_measure(mod_meas *m, rg_view key, rg_view path, rg_view json,
+static inline size_t mod_set_measure(rg_meas *m, rg_view key, rg_view path, rg_view json,
                                      const mod_set_opts *opts) {
-    mod_meas_start(m, 1, MOD_SET_FIXED_SIZE);
-    mod_meas_view(m, key);
-    mod_meas_view(m, path);
-    mod_meas_view(m, json);
+    rg_meas_start(m, 1, MOD_SET_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, path);
+    rg_meas_view(m, json);
     if (opts) {
         if (opts->condition != MOD_SET_CONDITION_NONE)
             mod_set_condition_measure(m, opts->condition);
     }
-    return mod_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *mod_set_put(char *dst, mod_iovw *w, size_t argc, rg_view key, rg_view path,
-                                rg_view json, const mod_set_opts *opts) {
+static inline char *mod_set_put(char *dst, size_t argc, rg_view key, rg_view path, rg_view json,
+                                const mod_set_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nMOD.SET\r\n", 13);
-    dst = mod_put_view(dst, w, key);
-    dst = mod_put_view(dst, w, path);
-    dst = mod_put_view(dst, w, json);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, path.ptr, path.len);
+    dst = rg_put_bulk(dst, json.ptr, json.len);
     if (opts) {
         if (opts->condition != MOD_SET_CONDITION_NONE)
             dst = mod_set_condition_put(dst, opts->condition);
@@ -342,74 +125,39 @@ static inline char *mod_set_put(char *dst, mod_iovw *w, size_t argc, rg_view key
     return dst;
 }
 
-size_t mod_set_size(rg_view key, rg_view path, rg_view json, const mod_set_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        mod_meas m;
-        mod_meas_start(&m, 4, MOD_SET_FIXED_SIZE + 4);
-        mod_meas_view(&m, key);
-        mod_meas_view(&m, path);
-        mod_meas_view(&m, json);
-        return mod_meas_total(&m);
-    }
-    mod_meas m;
-    return mod_set_measure(&m, key, path, json, opts);
-}
-
-size_t mod_set_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
-                      const mod_set_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        mod_meas m;
-        mod_meas_start(&m, 4, MOD_SET_FIXED_SIZE + 4);
-        mod_meas_view(&m, key);
-        mod_meas_view(&m, path);
-        mod_meas_view(&m, json);
-        const size_t n = mod_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*4\r\n$7\r\nMOD.SET\r\n", 17);
-        dst = mod_put_view(dst, NULL, key);
-        dst = mod_put_view(dst, NULL, path);
-        dst = mod_put_view(dst, NULL, json);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    mod_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t mod_set_try_opts(char *dst, size_t cap, rg_view key, rg_view path,
+                                           rg_view json, const mod_set_opts *opts) {
+    rg_meas m;
     const size_t n = mod_set_measure(&m, key, path, json, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = mod_set_put(dst, NULL, m.argc, key, path, json, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    mod_set_put(dst, m.argc, key, path, json, opts);
     return n;
 }
 
-size_t mod_set_iov_count(rg_view key, rg_view path, rg_view json, const mod_set_opts *opts) {
-    mod_meas m;
-    const size_t n = mod_set_measure(&m, key, path, json, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+                          const mod_set_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 4, MOD_SET_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_view(&m, path);
+        rg_meas_view(&m, json);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*4\r\n$7\r\nMOD.SET\r\n", 17);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, path.ptr, path.len);
+        dst = rg_put_bulk(dst, json.ptr, json.len);
+        return n;
+    }
+    return mod_set_try_opts(dst, cap, key, path, json, opts);
 }
 
-size_t mod_set_scratch_size(rg_view key, rg_view path, rg_view json, const mod_set_opts *opts) {
-    mod_meas m;
-    const size_t n = mod_set_measure(&m, key, path, json, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t mod_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                          rg_view key, rg_view path, rg_view json, const mod_set_opts *opts) {
-    mod_meas m;
-    const size_t n = mod_set_measure(&m, key, path, json, opts);
-    if (!mod_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    mod_iovw w = {iov, 0, scratch};
-    const char *end = mod_set_put(scratch, &w, m.argc, key, path, json, opts);
-    return mod_iov_finish(&w, end, &m);
-}
-
-static inline size_t mod_time_measure(mod_meas *m) {
-    mod_meas_start(m, 1, MOD_TIME_FIXED_SIZE);
-    return mod_meas_total(m);
+static inline size_t mod_time_measure(rg_meas *m) {
+    rg_meas_start(m, 1, MOD_TIME_FIXED_SIZE);
+    return rg_meas_total(m);
 }
 
 static inline char *mod_time_put(char *dst) {
@@ -417,38 +165,10 @@ static inline char *mod_time_put(char *dst) {
     return dst;
 }
 
-size_t mod_time_size(void) {
-    mod_meas m;
-    return mod_time_measure(&m);
-}
-
-size_t mod_time_encode(char *dst, size_t cap) {
-    mod_meas m;
+size_t mod_time_try_encode(char *dst, size_t cap) {
+    rg_meas m;
     const size_t n = mod_time_measure(&m);
-    if (n == 0 || n > cap) return 0;
-    const char *end = mod_time_put(dst);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    mod_time_put(dst);
     return n;
-}
-
-size_t mod_time_iov_count(void) {
-    mod_meas m;
-    const size_t n = mod_time_measure(&m);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t mod_time_scratch_size(void) {
-    mod_meas m;
-    const size_t n = mod_time_measure(&m);
-    return n ? n - m.payload : 0;
-}
-
-size_t mod_time_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap) {
-    mod_meas m;
-    const size_t n = mod_time_measure(&m);
-    if (!mod_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    mod_iovw w = {iov, 0, scratch};
-    const char *end = mod_time_put(scratch);
-    return mod_iov_finish(&w, end, &m);
 }

@@ -18,20 +18,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Command flags (command_flags in the spec), the bits of the flags column of MOD_COMMANDS. */
 #define MOD_FLAG_WRITE   (UINT32_C(1) << 0)
@@ -50,57 +49,105 @@ extern "C" {
     X(time, "TIME", 1, MOD_FLAG_LOADING | MOD_FLAG_STALE | MOD_FLAG_FAST)
 
 /* mod.Get key */
-#define MOD_GET_FIXED_SIZE  17
-#define MOD_GET_IOV_MAX     3
-#define MOD_GET_SCRATCH_MAX (41 + RG_IOV_COPY_MIN)
+#define MOD_GET_FIXED_SIZE 17
 
-size_t mod_get_size(rg_view key);
-size_t mod_get_encode(char *dst, size_t cap, rg_view key);
-size_t mod_get_iov_count(rg_view key);
-size_t mod_get_scratch_size(rg_view key);
-size_t mod_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                          rg_view key);
+size_t mod_get_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t mod_get_size(rg_view key) {
+    return mod_get_try_encode(NULL, 0, key);
+}
+
+static inline size_t mod_get_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = mod_get_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_get_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_get_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_get_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* MOD._LIST */
-#define MOD_LIST_FIXED_SIZE  19
-#define MOD_LIST_MAX_SIZE    19
-#define MOD_LIST_IOV_MAX     1
-#define MOD_LIST_SCRATCH_MAX 19
+#define MOD_LIST_FIXED_SIZE 19
+#define MOD_LIST_MAX_SIZE   19
 
-size_t mod_list_size(void);
-size_t mod_list_encode(char *dst, size_t cap);
-size_t mod_list_iov_count(void);
-size_t mod_list_scratch_size(void);
-size_t mod_list_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap);
+size_t mod_list_try_encode(char *dst, size_t cap);
+
+static inline size_t mod_list_size(void) {
+    return mod_list_try_encode(NULL, 0);
+}
+
+static inline size_t mod_list_encode(char *dst, size_t cap) {
+    const size_t n = mod_list_try_encode(dst, cap);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_list_append(rg_pipe *p) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_list_try_encode(rg_pipe_end(p), room);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_list_try_encode(rg_pipe_end(p), n);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* OBJECT ENCODING key */
-#define MOD_OBJECT_ENCODING_FIXED_SIZE  30
-#define MOD_OBJECT_ENCODING_IOV_MAX     3
-#define MOD_OBJECT_ENCODING_SCRATCH_MAX (54 + RG_IOV_COPY_MIN)
+#define MOD_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t mod_object_encoding_size(rg_view key);
-size_t mod_object_encoding_encode(char *dst, size_t cap, rg_view key);
-size_t mod_object_encoding_iov_count(rg_view key);
-size_t mod_object_encoding_scratch_size(rg_view key);
-size_t mod_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                      size_t scratch_cap, rg_view key);
+size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t mod_object_encoding_size(rg_view key) {
+    return mod_object_encoding_try_encode(NULL, 0, key);
+}
+
+static inline size_t mod_object_encoding_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = mod_object_encoding_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_object_encoding_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_object_encoding_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_object_encoding_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* OTHER.PING */
-#define MOD_OTHER_PING_FIXED_SIZE  21
-#define MOD_OTHER_PING_MAX_SIZE    21
-#define MOD_OTHER_PING_IOV_MAX     1
-#define MOD_OTHER_PING_SCRATCH_MAX 21
+#define MOD_OTHER_PING_FIXED_SIZE 21
+#define MOD_OTHER_PING_MAX_SIZE   21
 
-size_t mod_other_ping_size(void);
-size_t mod_other_ping_encode(char *dst, size_t cap);
-size_t mod_other_ping_iov_count(void);
-size_t mod_other_ping_scratch_size(void);
-size_t mod_other_ping_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap);
+size_t mod_other_ping_try_encode(char *dst, size_t cap);
+
+static inline size_t mod_other_ping_size(void) {
+    return mod_other_ping_try_encode(NULL, 0);
+}
+
+static inline size_t mod_other_ping_encode(char *dst, size_t cap) {
+    const size_t n = mod_other_ping_try_encode(dst, cap);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_other_ping_append(rg_pipe *p) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_other_ping_try_encode(rg_pipe_end(p), room);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_other_ping_try_encode(rg_pipe_end(p), n);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* MOD.SET key path json [NX | XX] */
-#define MOD_SET_FIXED_SIZE  13
-#define MOD_SET_IOV_MAX     7
-#define MOD_SET_SCRATCH_MAX (97 + 3 * RG_IOV_COPY_MIN)
+#define MOD_SET_FIXED_SIZE 13
 
 typedef enum mod_set_condition {
     MOD_SET_CONDITION_NONE,
@@ -113,25 +160,55 @@ typedef struct mod_set_opts {
     mod_set_condition condition;
 } mod_set_opts;
 
-size_t mod_set_size(rg_view key, rg_view path, rg_view json, const mod_set_opts *opts);
-size_t mod_set_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
-                      const mod_set_opts *opts);
-size_t mod_set_iov_count(rg_view key, rg_view path, rg_view json, const mod_set_opts *opts);
-size_t mod_set_scratch_size(rg_view key, rg_view path, rg_view json, const mod_set_opts *opts);
-size_t mod_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                          rg_view key, rg_view path, rg_view json, const mod_set_opts *opts);
+size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+                          const mod_set_opts *opts);
+
+static inline size_t mod_set_size(rg_view key, rg_view path, rg_view json,
+                                  const mod_set_opts *opts) {
+    return mod_set_try_encode(NULL, 0, key, path, json, opts);
+}
+
+static inline size_t mod_set_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+                                    const mod_set_opts *opts) {
+    const size_t n = mod_set_try_encode(dst, cap, key, path, json, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_set_append(rg_pipe *p, rg_view key, rg_view path, rg_view json,
+                                    const mod_set_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_set_try_encode(rg_pipe_end(p), room, key, path, json, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_set_try_encode(rg_pipe_end(p), n, key, path, json, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* TIME */
-#define MOD_TIME_FIXED_SIZE  14
-#define MOD_TIME_MAX_SIZE    14
-#define MOD_TIME_IOV_MAX     1
-#define MOD_TIME_SCRATCH_MAX 14
+#define MOD_TIME_FIXED_SIZE 14
+#define MOD_TIME_MAX_SIZE   14
 
-size_t mod_time_size(void);
-size_t mod_time_encode(char *dst, size_t cap);
-size_t mod_time_iov_count(void);
-size_t mod_time_scratch_size(void);
-size_t mod_time_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap);
+size_t mod_time_try_encode(char *dst, size_t cap);
+
+static inline size_t mod_time_size(void) {
+    return mod_time_try_encode(NULL, 0);
+}
+
+static inline size_t mod_time_encode(char *dst, size_t cap) {
+    const size_t n = mod_time_try_encode(dst, cap);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_time_append(rg_pipe *p) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_time_try_encode(rg_pipe_end(p), room);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_time_try_encode(rg_pipe_end(p), n);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 #ifdef __cplusplus
 }

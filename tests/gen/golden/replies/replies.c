@@ -3,118 +3,9 @@
 
 #include <assert.h>
 
-/* What a request needs, summed in one pass over the arguments: words for the array header,
- * bytes, and the caller's strings an iovec encoding points at instead of copying (those of at
- * least RG_IOV_COPY_MIN bytes, as rg_argv_encode_iov does). */
-typedef struct replies_meas {
-    size_t argc;
-    size_t bytes;
-    size_t views;
-    size_t payload;
-    bool bad;
-} replies_meas;
-
-/* Starts measuring with the words and bytes every request of the command has. */
-static inline void replies_meas_start(replies_meas *m, size_t argc, size_t bytes) {
-    *m = (replies_meas){.argc = argc, .bytes = bytes};
-}
-
-/* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
-static inline void replies_meas_add(replies_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
-    m->bytes += bytes;
-}
-
-static inline void replies_meas_lit(replies_meas *m, size_t argc, size_t bytes) {
-    m->argc += argc;
-    replies_meas_add(m, bytes);
-}
-
-static inline void replies_meas_view(replies_meas *m, rg_view v) {
-    m->argc++;
-    /* Refused: a view without bytes ({NULL, n > 0}), so no writer reads through NULL, and a length
-     * no object has (the check keeps rg_bulk_size from wrapping). The test sees either as a top
-     * bit (ptr - 1 wraps for NULL): one branch per view, almost never taken, and the exact check
-     * behind it, for pointers that have the top bit set (tagged, 32-bit). bench/enc, E4, per
-     * view: +2 instructions; two tests cost +2.5, flags computed without a branch +5. */
-    if ((((uintptr_t)v.ptr - 1) | v.len) > SIZE_MAX / 2) {
-        m->bad |= v.ptr ? v.len > SIZE_MAX / 2 : v.len != 0;
-    }
-    replies_meas_add(m, rg_bulk_size(v.len));
-    if (v.len < RG_IOV_COPY_MIN) return;
-    m->views++;
-    m->payload += v.len;
-}
-
-static inline void replies_meas_i64(replies_meas *m, int64_t v) {
-    m->argc++;
-    replies_meas_add(m, rg_bulk_i64_size(v));
-}
-
-/* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
-static inline void replies_meas_bulk(replies_meas *m, rg_view bulk) {
-    if (!bulk.ptr) m->bad = true;
-    replies_meas_lit(m, 1, bulk.len);
-}
-
-/* The request size, or 0 when an argument was invalid. */
-static inline size_t replies_meas_total(const replies_meas *m) {
-    return m->bad ? 0 : m->bytes;
-}
-
-/* As meas_total, for commands whose word count, and so array header, varies. */
-static inline size_t replies_meas_total_array(const replies_meas *m) {
-    const size_t header = rg_array_header_size(m->argc);
-    return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
-}
-
-/* An iovec encoding in progress: the entries so far and where the scratch bytes not yet in an
- * entry begin. Encoders write into one buffer when it is NULL. */
-typedef struct replies_iovw {
-    rg_iov *iov;
-    size_t n;
-    const char *seg;
-} replies_iovw;
-
-/* A caller's string referenced in place by an iovec entry, between the scratch bytes before it
- * (its header) and after it (its CRLF). */
-static inline char *replies_put_view_ref(char *dst, replies_iovw *w, rg_view v) {
-    dst = rg_put_bulk_header(dst, v.len);
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(dst - w->seg)};
-    w->iov[w->n++] = (rg_iov){.base = v.ptr, .len = v.len};
-    w->seg = dst;
-    return rg_put_raw(dst, "\r\n", 2);
-}
-
-/* A caller's string as a bulk: copied, or with an iovec writer and at least RG_IOV_COPY_MIN bytes,
- * referenced. Inline, so that encoding into one buffer (w == NULL) is the bulk write alone. */
-static inline char *replies_put_view(char *dst, replies_iovw *w, rg_view v) {
-    if (!w || v.len < RG_IOV_COPY_MIN) return rg_put_bulk(dst, v.ptr, v.len);
-    return replies_put_view_ref(dst, w, v);
-}
-
-static inline char *replies_put_bulk(char *dst, rg_view bulk) {
-    return rg_put_raw(dst, bulk.ptr, bulk.len);
-}
-
-/* Whether a measured request (size n, 0 when invalid) fits the caller's iovec and scratch. */
-static inline bool replies_iov_fits(const replies_meas *m, size_t n, size_t iov_cap,
-                                    size_t scratch_cap) {
-    return n != 0 && 2 * m->views + 1 <= iov_cap && n - m->payload <= scratch_cap;
-}
-
-/* Closes the last scratch segment; returns the number of iovec entries. */
-static inline size_t replies_iov_finish(replies_iovw *w, const char *end, const replies_meas *m) {
-    w->iov[w->n++] = (rg_iov){.base = w->seg, .len = (size_t)(end - w->seg)};
-    assert(w->n == 2 * m->views + 1);
-    (void)m;
-    return w->n;
-}
-
-static inline size_t replies_command_measure(replies_meas *m) {
-    replies_meas_start(m, 1, REPLIES_COMMAND_FIXED_SIZE);
-    return replies_meas_total(m);
+static inline size_t replies_command_measure(rg_meas *m) {
+    rg_meas_start(m, 1, REPLIES_COMMAND_FIXED_SIZE);
+    return rg_meas_total(m);
 }
 
 static inline char *replies_command_put(char *dst) {
@@ -122,45 +13,17 @@ static inline char *replies_command_put(char *dst) {
     return dst;
 }
 
-size_t replies_command_size(void) {
-    replies_meas m;
-    return replies_command_measure(&m);
-}
-
-size_t replies_command_encode(char *dst, size_t cap) {
-    replies_meas m;
+size_t replies_command_try_encode(char *dst, size_t cap) {
+    rg_meas m;
     const size_t n = replies_command_measure(&m);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_command_put(dst);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_command_put(dst);
     return n;
 }
 
-size_t replies_command_iov_count(void) {
-    replies_meas m;
-    const size_t n = replies_command_measure(&m);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_command_scratch_size(void) {
-    replies_meas m;
-    const size_t n = replies_command_measure(&m);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_command_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap) {
-    replies_meas m;
-    const size_t n = replies_command_measure(&m);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_command_put(scratch);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_command_docs_measure(replies_meas *m,
+static inline size_t replies_command_docs_measure(rg_meas *m,
                                                   const replies_command_docs_opts *opts) {
-    replies_meas_start(m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE);
+    rg_meas_start(m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE);
     if (opts) {
         if (!opts->command_name && opts->command_name_count != 0) {
             m->bad = true;
@@ -169,471 +32,260 @@ static inline size_t replies_command_docs_measure(replies_meas *m,
     }
     if (opts) {
         for (size_t i = 0; i < opts->command_name_count; i++)
-            replies_meas_view(m, opts->command_name[i]);
+            rg_meas_view(m, opts->command_name[i]);
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_command_docs_put(char *dst, replies_iovw *w, size_t argc,
+static inline char *replies_command_docs_put(char *dst, size_t argc,
                                              const replies_command_docs_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 23);
     if (opts) {
         for (size_t i = 0; i < opts->command_name_count; i++)
-            dst = replies_put_view(dst, w, opts->command_name[i]);
+            dst = rg_put_bulk(dst, opts->command_name[i].ptr, opts->command_name[i].len);
     }
     return dst;
 }
 
-size_t replies_command_docs_size(const replies_command_docs_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE + 4);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_command_docs_measure(&m, opts);
-}
-
-size_t replies_command_docs_encode(char *dst, size_t cap, const replies_command_docs_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE + 4);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 27);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_command_docs_try_opts(char *dst, size_t cap,
+                                                        const replies_command_docs_opts *opts) {
+    rg_meas m;
     const size_t n = replies_command_docs_measure(&m, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_command_docs_put(dst, NULL, m.argc, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_command_docs_put(dst, m.argc, opts);
     return n;
 }
 
-size_t replies_command_docs_iov_count(const replies_command_docs_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_command_docs_measure(&m, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t replies_command_docs_try_encode(char *dst, size_t cap,
+                                       const replies_command_docs_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE + 4);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 27);
+        return n;
+    }
+    return replies_command_docs_try_opts(dst, cap, opts);
 }
 
-size_t replies_command_docs_scratch_size(const replies_command_docs_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_command_docs_measure(&m, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_command_docs_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                       size_t scratch_cap, const replies_command_docs_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_command_docs_measure(&m, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_command_docs_put(scratch, &w, m.argc, opts);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_config_get_measure(replies_meas *m, const rg_view *parameter,
+static inline size_t replies_config_get_measure(rg_meas *m, const rg_view *parameter,
                                                 size_t parameter_count) {
-    replies_meas_start(m, 2, REPLIES_CONFIG_GET_FIXED_SIZE);
+    rg_meas_start(m, 2, REPLIES_CONFIG_GET_FIXED_SIZE);
     if (parameter_count == 0) m->bad = true;
     if (!parameter && parameter_count != 0) {
         m->bad = true;
         return 0;
     }
-    for (size_t i = 0; i < parameter_count; i++) replies_meas_view(m, parameter[i]);
-    return replies_meas_total_array(m);
+    for (size_t i = 0; i < parameter_count; i++) rg_meas_view(m, parameter[i]);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_config_get_put(char *dst, replies_iovw *w, size_t argc,
-                                           const rg_view *parameter, size_t parameter_count) {
+static inline char *replies_config_get_put(char *dst, size_t argc, const rg_view *parameter,
+                                           size_t parameter_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21);
-    for (size_t i = 0; i < parameter_count; i++) dst = replies_put_view(dst, w, parameter[i]);
+    for (size_t i = 0; i < parameter_count; i++)
+        dst = rg_put_bulk(dst, parameter[i].ptr, parameter[i].len);
     return dst;
 }
 
-size_t replies_config_get_size(const rg_view *parameter, size_t parameter_count) {
-    replies_meas m;
-    return replies_config_get_measure(&m, parameter, parameter_count);
-}
-
-size_t replies_config_get_encode(char *dst, size_t cap, const rg_view *parameter,
-                                 size_t parameter_count) {
-    replies_meas m;
+size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
+                                     size_t parameter_count) {
+    rg_meas m;
     const size_t n = replies_config_get_measure(&m, parameter, parameter_count);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_config_get_put(dst, NULL, m.argc, parameter, parameter_count);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_config_get_put(dst, m.argc, parameter, parameter_count);
     return n;
 }
 
-size_t replies_config_get_iov_count(const rg_view *parameter, size_t parameter_count) {
-    replies_meas m;
-    const size_t n = replies_config_get_measure(&m, parameter, parameter_count);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t replies_geosearch_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, REPLIES_GEOSEARCH_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t replies_config_get_scratch_size(const rg_view *parameter, size_t parameter_count) {
-    replies_meas m;
-    const size_t n = replies_config_get_measure(&m, parameter, parameter_count);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_config_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     const rg_view *parameter, size_t parameter_count) {
-    replies_meas m;
-    const size_t n = replies_config_get_measure(&m, parameter, parameter_count);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_config_get_put(scratch, &w, m.argc, parameter, parameter_count);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_geosearch_measure(replies_meas *m, rg_view key) {
-    replies_meas_start(m, 1, REPLIES_GEOSEARCH_FIXED_SIZE);
-    replies_meas_view(m, key);
-    return replies_meas_total(m);
-}
-
-static inline char *replies_geosearch_put(char *dst, replies_iovw *w, rg_view key) {
+static inline char *replies_geosearch_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$9\r\nGEOSEARCH\r\n", 19);
-    dst = replies_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t replies_geosearch_size(rg_view key) {
-    replies_meas m;
-    return replies_geosearch_measure(&m, key);
-}
-
-size_t replies_geosearch_encode(char *dst, size_t cap, rg_view key) {
-    replies_meas m;
+size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = replies_geosearch_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_geosearch_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_geosearch_put(dst, key);
     return n;
 }
 
-size_t replies_geosearch_iov_count(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_geosearch_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t replies_get_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, REPLIES_GET_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t replies_geosearch_scratch_size(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_geosearch_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                    rg_view key) {
-    replies_meas m;
-    const size_t n = replies_geosearch_measure(&m, key);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_geosearch_put(scratch, &w, key);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_get_measure(replies_meas *m, rg_view key) {
-    replies_meas_start(m, 1, REPLIES_GET_FIXED_SIZE);
-    replies_meas_view(m, key);
-    return replies_meas_total(m);
-}
-
-static inline char *replies_get_put(char *dst, replies_iovw *w, rg_view key) {
+static inline char *replies_get_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$3\r\nGET\r\n", 13);
-    dst = replies_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t replies_get_size(rg_view key) {
-    replies_meas m;
-    return replies_get_measure(&m, key);
-}
-
-size_t replies_get_encode(char *dst, size_t cap, rg_view key) {
-    replies_meas m;
+size_t replies_get_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = replies_get_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_get_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_get_put(dst, key);
     return n;
 }
 
-size_t replies_get_iov_count(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_get_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
+static inline void replies_hello_auth_measure(rg_meas *m, const replies_hello_auth *v) {
+    rg_meas_view(m, v->username);
+    rg_meas_view(m, v->password);
 }
 
-size_t replies_get_scratch_size(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_get_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key) {
-    replies_meas m;
-    const size_t n = replies_get_measure(&m, key);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_get_put(scratch, &w, key);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline void replies_hello_auth_measure(replies_meas *m, const replies_hello_auth *v) {
-    replies_meas_view(m, v->username);
-    replies_meas_view(m, v->password);
-}
-
-static inline char *replies_hello_auth_put(char *dst, replies_iovw *w,
-                                           const replies_hello_auth *v) {
-    dst = replies_put_view(dst, w, v->username);
-    dst = replies_put_view(dst, w, v->password);
+static inline char *replies_hello_auth_put(char *dst, const replies_hello_auth *v) {
+    dst = rg_put_bulk(dst, v->username.ptr, v->username.len);
+    dst = rg_put_bulk(dst, v->password.ptr, v->password.len);
     return dst;
 }
 
-static inline void replies_hello_arguments_measure(replies_meas *m,
-                                                   const replies_hello_arguments *v) {
-    replies_meas_i64(m, v->protover);
+static inline void replies_hello_arguments_measure(rg_meas *m, const replies_hello_arguments *v) {
+    rg_meas_i64(m, v->protover);
     if (v->has_auth) {
-        replies_meas_lit(m, 1, 10);
+        rg_meas_lit(m, 1, 10);
         replies_hello_auth_measure(m, &v->auth);
     }
     if (v->clientname.ptr || v->clientname.len) {
-        replies_meas_lit(m, 1, 13);
-        replies_meas_view(m, v->clientname);
+        rg_meas_lit(m, 1, 13);
+        rg_meas_view(m, v->clientname);
     }
 }
 
-static inline char *replies_hello_arguments_put(char *dst, replies_iovw *w,
-                                                const replies_hello_arguments *v) {
+static inline char *replies_hello_arguments_put(char *dst, const replies_hello_arguments *v) {
     dst = rg_put_bulk_i64(dst, v->protover);
     if (v->has_auth) {
         dst = rg_put_raw(dst, "$4\r\nAUTH\r\n", 10);
-        dst = replies_hello_auth_put(dst, w, &v->auth);
+        dst = replies_hello_auth_put(dst, &v->auth);
     }
     if (v->clientname.ptr || v->clientname.len) {
         dst = rg_put_raw(dst, "$7\r\nSETNAME\r\n", 13);
-        dst = replies_put_view(dst, w, v->clientname);
+        dst = rg_put_bulk(dst, v->clientname.ptr, v->clientname.len);
     }
     return dst;
 }
 
-static inline size_t replies_hello_measure(replies_meas *m, const replies_hello_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_HELLO_FIXED_SIZE);
+static inline size_t replies_hello_measure(rg_meas *m, const replies_hello_opts *opts) {
+    rg_meas_start(m, 1, REPLIES_HELLO_FIXED_SIZE);
     if (opts) {
         if (opts->has_arguments) replies_hello_arguments_measure(m, &opts->arguments);
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_hello_put(char *dst, replies_iovw *w, size_t argc,
-                                      const replies_hello_opts *opts) {
+static inline char *replies_hello_put(char *dst, size_t argc, const replies_hello_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$5\r\nHELLO\r\n", 11);
     if (opts) {
-        if (opts->has_arguments) dst = replies_hello_arguments_put(dst, w, &opts->arguments);
+        if (opts->has_arguments) dst = replies_hello_arguments_put(dst, &opts->arguments);
     }
     return dst;
 }
 
-size_t replies_hello_size(const replies_hello_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 1, REPLIES_HELLO_FIXED_SIZE + 4);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_hello_measure(&m, opts);
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_hello_try_opts(char *dst, size_t cap,
+                                                 const replies_hello_opts *opts) {
+    rg_meas m;
+    const size_t n = replies_hello_measure(&m, opts);
+    if (n == 0 || n > cap) return n;
+    replies_hello_put(dst, m.argc, opts);
+    return n;
 }
 
-size_t replies_hello_encode(char *dst, size_t cap, const replies_hello_opts *opts) {
+size_t replies_hello_try_encode(char *dst, size_t cap, const replies_hello_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 1, REPLIES_HELLO_FIXED_SIZE + 4);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
+        rg_meas m;
+        rg_meas_start(&m, 1, REPLIES_HELLO_FIXED_SIZE + 4);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
         dst = rg_put_raw(dst, "*1\r\n$5\r\nHELLO\r\n", 15);
-        assert(dst == end);
-        (void)end;
         return n;
     }
-    replies_meas m;
-    const size_t n = replies_hello_measure(&m, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_hello_put(dst, NULL, m.argc, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
-    return n;
+    return replies_hello_try_opts(dst, cap, opts);
 }
 
-size_t replies_hello_iov_count(const replies_hello_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_hello_measure(&m, opts);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t replies_hgetall_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, REPLIES_HGETALL_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t replies_hello_scratch_size(const replies_hello_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_hello_measure(&m, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_hello_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                const replies_hello_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_hello_measure(&m, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_hello_put(scratch, &w, m.argc, opts);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_hgetall_measure(replies_meas *m, rg_view key) {
-    replies_meas_start(m, 1, REPLIES_HGETALL_FIXED_SIZE);
-    replies_meas_view(m, key);
-    return replies_meas_total(m);
-}
-
-static inline char *replies_hgetall_put(char *dst, replies_iovw *w, rg_view key) {
+static inline char *replies_hgetall_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$7\r\nHGETALL\r\n", 17);
-    dst = replies_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t replies_hgetall_size(rg_view key) {
-    replies_meas m;
-    return replies_hgetall_measure(&m, key);
-}
-
-size_t replies_hgetall_encode(char *dst, size_t cap, rg_view key) {
-    replies_meas m;
+size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = replies_hgetall_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_hgetall_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_hgetall_put(dst, key);
     return n;
 }
 
-size_t replies_hgetall_iov_count(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_hgetall_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
+static inline size_t replies_incr_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, REPLIES_INCR_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t replies_hgetall_scratch_size(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_hgetall_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_hgetall_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                  rg_view key) {
-    replies_meas m;
-    const size_t n = replies_hgetall_measure(&m, key);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_hgetall_put(scratch, &w, key);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_incr_measure(replies_meas *m, rg_view key) {
-    replies_meas_start(m, 1, REPLIES_INCR_FIXED_SIZE);
-    replies_meas_view(m, key);
-    return replies_meas_total(m);
-}
-
-static inline char *replies_incr_put(char *dst, replies_iovw *w, rg_view key) {
+static inline char *replies_incr_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$4\r\nINCR\r\n", 14);
-    dst = replies_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t replies_incr_size(rg_view key) {
-    replies_meas m;
-    return replies_incr_measure(&m, key);
-}
-
-size_t replies_incr_encode(char *dst, size_t cap, rg_view key) {
-    replies_meas m;
+size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = replies_incr_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_incr_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_incr_put(dst, key);
     return n;
 }
 
-size_t replies_incr_iov_count(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_incr_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_incr_scratch_size(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_incr_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_incr_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key) {
-    replies_meas m;
-    const size_t n = replies_incr_measure(&m, key);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_incr_put(scratch, &w, key);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_lpos_measure(replies_meas *m, rg_view key, rg_view element,
+static inline size_t replies_lpos_measure(rg_meas *m, rg_view key, rg_view element,
                                           const replies_lpos_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_LPOS_FIXED_SIZE);
-    replies_meas_view(m, key);
-    replies_meas_view(m, element);
+    rg_meas_start(m, 1, REPLIES_LPOS_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, element);
     if (opts) {
         if (opts->has_rank) {
-            replies_meas_lit(m, 1, 10);
-            replies_meas_i64(m, opts->rank);
+            rg_meas_lit(m, 1, 10);
+            rg_meas_i64(m, opts->rank);
         }
         if (opts->has_num_matches) {
-            replies_meas_lit(m, 1, 11);
-            replies_meas_i64(m, opts->num_matches);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_i64(m, opts->num_matches);
         }
         if (opts->has_len) {
-            replies_meas_lit(m, 1, 12);
-            replies_meas_i64(m, opts->len);
+            rg_meas_lit(m, 1, 12);
+            rg_meas_i64(m, opts->len);
         }
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_lpos_put(char *dst, replies_iovw *w, size_t argc, rg_view key,
-                                     rg_view element, const replies_lpos_opts *opts) {
+static inline char *replies_lpos_put(char *dst, size_t argc, rg_view key, rg_view element,
+                                     const replies_lpos_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nLPOS\r\n", 10);
-    dst = replies_put_view(dst, w, key);
-    dst = replies_put_view(dst, w, element);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, element.ptr, element.len);
     if (opts) {
         if (opts->has_rank) {
             dst = rg_put_raw(dst, "$4\r\nRANK\r\n", 10);
@@ -651,146 +303,82 @@ static inline char *replies_lpos_put(char *dst, replies_iovw *w, size_t argc, rg
     return dst;
 }
 
-size_t replies_lpos_size(rg_view key, rg_view element, const replies_lpos_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 3, REPLIES_LPOS_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, element);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_lpos_measure(&m, key, element, opts);
-}
-
-size_t replies_lpos_encode(char *dst, size_t cap, rg_view key, rg_view element,
-                           const replies_lpos_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 3, REPLIES_LPOS_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, element);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$4\r\nLPOS\r\n", 14);
-        dst = replies_put_view(dst, NULL, key);
-        dst = replies_put_view(dst, NULL, element);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_lpos_try_opts(char *dst, size_t cap, rg_view key, rg_view element,
+                                                const replies_lpos_opts *opts) {
+    rg_meas m;
     const size_t n = replies_lpos_measure(&m, key, element, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_lpos_put(dst, NULL, m.argc, key, element, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_lpos_put(dst, m.argc, key, element, opts);
     return n;
 }
 
-size_t replies_lpos_iov_count(rg_view key, rg_view element, const replies_lpos_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_lpos_measure(&m, key, element, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view element,
+                               const replies_lpos_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 3, REPLIES_LPOS_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_view(&m, element);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$4\r\nLPOS\r\n", 14);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, element.ptr, element.len);
+        return n;
+    }
+    return replies_lpos_try_opts(dst, cap, key, element, opts);
 }
 
-size_t replies_lpos_scratch_size(rg_view key, rg_view element, const replies_lpos_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_lpos_measure(&m, key, element, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_lpos_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, rg_view element, const replies_lpos_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_lpos_measure(&m, key, element, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_lpos_put(scratch, &w, m.argc, key, element, opts);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_mget_measure(replies_meas *m, const rg_view *key, size_t key_count) {
-    replies_meas_start(m, 1, REPLIES_MGET_FIXED_SIZE);
+static inline size_t replies_mget_measure(rg_meas *m, const rg_view *key, size_t key_count) {
+    rg_meas_start(m, 1, REPLIES_MGET_FIXED_SIZE);
     if (key_count == 0) m->bad = true;
     if (!key && key_count != 0) {
         m->bad = true;
         return 0;
     }
-    for (size_t i = 0; i < key_count; i++) replies_meas_view(m, key[i]);
-    return replies_meas_total_array(m);
+    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_mget_put(char *dst, replies_iovw *w, size_t argc, const rg_view *key,
-                                     size_t key_count) {
+static inline char *replies_mget_put(char *dst, size_t argc, const rg_view *key, size_t key_count) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nMGET\r\n", 10);
-    for (size_t i = 0; i < key_count; i++) dst = replies_put_view(dst, w, key[i]);
+    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
     return dst;
 }
 
-size_t replies_mget_size(const rg_view *key, size_t key_count) {
-    replies_meas m;
-    return replies_mget_measure(&m, key, key_count);
-}
-
-size_t replies_mget_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
-    replies_meas m;
+size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
+    rg_meas m;
     const size_t n = replies_mget_measure(&m, key, key_count);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_mget_put(dst, NULL, m.argc, key, key_count);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_mget_put(dst, m.argc, key, key_count);
     return n;
 }
 
-size_t replies_mget_iov_count(const rg_view *key, size_t key_count) {
-    replies_meas m;
-    const size_t n = replies_mget_measure(&m, key, key_count);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_mget_scratch_size(const rg_view *key, size_t key_count) {
-    replies_meas m;
-    const size_t n = replies_mget_measure(&m, key, key_count);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_mget_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const rg_view *key, size_t key_count) {
-    replies_meas m;
-    const size_t n = replies_mget_measure(&m, key, key_count);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_mget_put(scratch, &w, m.argc, key, key_count);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_scan_measure(replies_meas *m, int64_t cursor,
+static inline size_t replies_scan_measure(rg_meas *m, int64_t cursor,
                                           const replies_scan_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_SCAN_FIXED_SIZE);
-    replies_meas_i64(m, cursor);
+    rg_meas_start(m, 1, REPLIES_SCAN_FIXED_SIZE);
+    rg_meas_i64(m, cursor);
     if (opts) {
         if (opts->pattern.ptr || opts->pattern.len) {
-            replies_meas_lit(m, 1, 11);
-            replies_meas_view(m, opts->pattern);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_view(m, opts->pattern);
         }
         if (opts->has_count) {
-            replies_meas_lit(m, 1, 11);
-            replies_meas_i64(m, opts->count);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_i64(m, opts->count);
         }
         if (opts->type.ptr || opts->type.len) {
-            replies_meas_lit(m, 1, 10);
-            replies_meas_view(m, opts->type);
+            rg_meas_lit(m, 1, 10);
+            rg_meas_view(m, opts->type);
         }
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_scan_put(char *dst, replies_iovw *w, size_t argc, int64_t cursor,
+static inline char *replies_scan_put(char *dst, size_t argc, int64_t cursor,
                                      const replies_scan_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$4\r\nSCAN\r\n", 10);
@@ -798,7 +386,7 @@ static inline char *replies_scan_put(char *dst, replies_iovw *w, size_t argc, in
     if (opts) {
         if (opts->pattern.ptr || opts->pattern.len) {
             dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
-            dst = replies_put_view(dst, w, opts->pattern);
+            dst = rg_put_bulk(dst, opts->pattern.ptr, opts->pattern.len);
         }
         if (opts->has_count) {
             dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
@@ -806,68 +394,36 @@ static inline char *replies_scan_put(char *dst, replies_iovw *w, size_t argc, in
         }
         if (opts->type.ptr || opts->type.len) {
             dst = rg_put_raw(dst, "$4\r\nTYPE\r\n", 10);
-            dst = replies_put_view(dst, w, opts->type);
+            dst = rg_put_bulk(dst, opts->type.ptr, opts->type.len);
         }
     }
     return dst;
 }
 
-size_t replies_scan_size(int64_t cursor, const replies_scan_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 2, REPLIES_SCAN_FIXED_SIZE + 4);
-        replies_meas_i64(&m, cursor);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_scan_measure(&m, cursor, opts);
-}
-
-size_t replies_scan_encode(char *dst, size_t cap, int64_t cursor, const replies_scan_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 2, REPLIES_SCAN_FIXED_SIZE + 4);
-        replies_meas_i64(&m, cursor);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*2\r\n$4\r\nSCAN\r\n", 14);
-        dst = rg_put_bulk_i64(dst, cursor);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_scan_try_opts(char *dst, size_t cap, int64_t cursor,
+                                                const replies_scan_opts *opts) {
+    rg_meas m;
     const size_t n = replies_scan_measure(&m, cursor, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_scan_put(dst, NULL, m.argc, cursor, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_scan_put(dst, m.argc, cursor, opts);
     return n;
 }
 
-size_t replies_scan_iov_count(int64_t cursor, const replies_scan_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_scan_measure(&m, cursor, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_scan_scratch_size(int64_t cursor, const replies_scan_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_scan_measure(&m, cursor, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_scan_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               int64_t cursor, const replies_scan_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_scan_measure(&m, cursor, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_scan_put(scratch, &w, m.argc, cursor, opts);
-    return replies_iov_finish(&w, end, &m);
+size_t replies_scan_try_encode(char *dst, size_t cap, int64_t cursor,
+                               const replies_scan_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 2, REPLIES_SCAN_FIXED_SIZE + 4);
+        rg_meas_i64(&m, cursor);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*2\r\n$4\r\nSCAN\r\n", 14);
+        dst = rg_put_bulk_i64(dst, cursor);
+        return n;
+    }
+    return replies_scan_try_opts(dst, cap, cursor, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -879,36 +435,35 @@ static inline rg_view replies_set_condition_bulk(replies_set_condition v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void replies_set_condition_measure(replies_meas *m, replies_set_condition v) {
+static inline void replies_set_condition_measure(rg_meas *m, replies_set_condition v) {
     const rg_view b = replies_set_condition_bulk(v);
-    replies_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *replies_set_condition_put(char *dst, replies_set_condition v) {
     const rg_view b = replies_set_condition_bulk(v);
-    return replies_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void replies_set_expiration_measure(replies_meas *m,
-                                                  const replies_set_expiration *v) {
+static inline void replies_set_expiration_measure(rg_meas *m, const replies_set_expiration *v) {
     switch (v->kind) {
     case REPLIES_SET_EXPIRATION_SECONDS:
-        replies_meas_lit(m, 1, 8);
-        replies_meas_i64(m, v->seconds);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->seconds);
         break;
     case REPLIES_SET_EXPIRATION_MILLISECONDS:
-        replies_meas_lit(m, 1, 8);
-        replies_meas_i64(m, v->milliseconds);
+        rg_meas_lit(m, 1, 8);
+        rg_meas_i64(m, v->milliseconds);
         break;
     case REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS:
-        replies_meas_lit(m, 1, 10);
-        replies_meas_i64(m, v->unix_time_seconds);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_i64(m, v->unix_time_seconds);
         break;
     case REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
-        replies_meas_lit(m, 1, 10);
-        replies_meas_i64(m, v->unix_time_milliseconds);
+        rg_meas_lit(m, 1, 10);
+        rg_meas_i64(m, v->unix_time_milliseconds);
         break;
-    case REPLIES_SET_EXPIRATION_KEEPTTL: replies_meas_lit(m, 1, 13); break;
+    case REPLIES_SET_EXPIRATION_KEEPTTL: rg_meas_lit(m, 1, 13); break;
     default: m->bad = true; break;
     }
 }
@@ -937,27 +492,27 @@ static inline char *replies_set_expiration_put(char *dst, const replies_set_expi
     return dst;
 }
 
-static inline size_t replies_set_measure(replies_meas *m, rg_view key, rg_view value,
+static inline size_t replies_set_measure(rg_meas *m, rg_view key, rg_view value,
                                          const replies_set_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_SET_FIXED_SIZE);
-    replies_meas_view(m, key);
-    replies_meas_view(m, value);
+    rg_meas_start(m, 1, REPLIES_SET_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, value);
     if (opts) {
         if (opts->condition != REPLIES_SET_CONDITION_NONE)
             replies_set_condition_measure(m, opts->condition);
-        if (opts->get) replies_meas_lit(m, 1, 9);
+        if (opts->get) rg_meas_lit(m, 1, 9);
         if (opts->expiration.kind != REPLIES_SET_EXPIRATION_NONE)
             replies_set_expiration_measure(m, &opts->expiration);
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_set_put(char *dst, replies_iovw *w, size_t argc, rg_view key,
-                                    rg_view value, const replies_set_opts *opts) {
+static inline char *replies_set_put(char *dst, size_t argc, rg_view key, rg_view value,
+                                    const replies_set_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
-    dst = replies_put_view(dst, w, key);
-    dst = replies_put_view(dst, w, value);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, value.ptr, value.len);
     if (opts) {
         if (opts->condition != REPLIES_SET_CONDITION_NONE)
             dst = replies_set_condition_put(dst, opts->condition);
@@ -968,140 +523,76 @@ static inline char *replies_set_put(char *dst, replies_iovw *w, size_t argc, rg_
     return dst;
 }
 
-size_t replies_set_size(rg_view key, rg_view value, const replies_set_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 3, REPLIES_SET_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, value);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_set_measure(&m, key, value, opts);
-}
-
-size_t replies_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                          const replies_set_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 3, REPLIES_SET_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, value);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
-        dst = replies_put_view(dst, NULL, key);
-        dst = replies_put_view(dst, NULL, value);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
+                                               const replies_set_opts *opts) {
+    rg_meas m;
     const size_t n = replies_set_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_set_put(dst, NULL, m.argc, key, value, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_set_put(dst, m.argc, key, value, opts);
     return n;
 }
 
-size_t replies_set_iov_count(rg_view key, rg_view value, const replies_set_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_set_measure(&m, key, value, opts);
-    return n ? 2 * m.views + 1 : 0;
+size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                              const replies_set_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 3, REPLIES_SET_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_view(&m, value);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, value.ptr, value.len);
+        return n;
+    }
+    return replies_set_try_opts(dst, cap, key, value, opts);
 }
 
-size_t replies_set_scratch_size(rg_view key, rg_view value, const replies_set_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_set_measure(&m, key, value, opts);
-    return n ? n - m.payload : 0;
+static inline size_t replies_smembers_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, REPLIES_SMEMBERS_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
 }
 
-size_t replies_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key, rg_view value, const replies_set_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_set_measure(&m, key, value, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_set_put(scratch, &w, m.argc, key, value, opts);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_smembers_measure(replies_meas *m, rg_view key) {
-    replies_meas_start(m, 1, REPLIES_SMEMBERS_FIXED_SIZE);
-    replies_meas_view(m, key);
-    return replies_meas_total(m);
-}
-
-static inline char *replies_smembers_put(char *dst, replies_iovw *w, rg_view key) {
+static inline char *replies_smembers_put(char *dst, rg_view key) {
     dst = rg_put_raw(dst, "*2\r\n$8\r\nSMEMBERS\r\n", 18);
-    dst = replies_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     return dst;
 }
 
-size_t replies_smembers_size(rg_view key) {
-    replies_meas m;
-    return replies_smembers_measure(&m, key);
-}
-
-size_t replies_smembers_encode(char *dst, size_t cap, rg_view key) {
-    replies_meas m;
+size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
     const size_t n = replies_smembers_measure(&m, key);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_smembers_put(dst, NULL, key);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_smembers_put(dst, key);
     return n;
 }
 
-size_t replies_smembers_iov_count(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_smembers_measure(&m, key);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_smembers_scratch_size(rg_view key) {
-    replies_meas m;
-    const size_t n = replies_smembers_measure(&m, key);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_smembers_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                   rg_view key) {
-    replies_meas m;
-    const size_t n = replies_smembers_measure(&m, key);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_smembers_put(scratch, &w, key);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_xrange_measure(replies_meas *m, rg_view key, rg_view start,
-                                            rg_view end_, const replies_xrange_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_XRANGE_FIXED_SIZE);
-    replies_meas_view(m, key);
-    replies_meas_view(m, start);
-    replies_meas_view(m, end_);
+static inline size_t replies_xrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view end_,
+                                            const replies_xrange_opts *opts) {
+    rg_meas_start(m, 1, REPLIES_XRANGE_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, start);
+    rg_meas_view(m, end_);
     if (opts) {
         if (opts->has_count) {
-            replies_meas_lit(m, 1, 11);
-            replies_meas_i64(m, opts->count);
+            rg_meas_lit(m, 1, 11);
+            rg_meas_i64(m, opts->count);
         }
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_xrange_put(char *dst, replies_iovw *w, size_t argc, rg_view key,
-                                       rg_view start, rg_view end_,
-                                       const replies_xrange_opts *opts) {
+static inline char *replies_xrange_put(char *dst, size_t argc, rg_view key, rg_view start,
+                                       rg_view end_, const replies_xrange_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nXRANGE\r\n", 12);
-    dst = replies_put_view(dst, w, key);
-    dst = replies_put_view(dst, w, start);
-    dst = replies_put_view(dst, w, end_);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, start.ptr, start.len);
+    dst = rg_put_bulk(dst, end_.ptr, end_.len);
     if (opts) {
         if (opts->has_count) {
             dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
@@ -1111,153 +602,81 @@ static inline char *replies_xrange_put(char *dst, replies_iovw *w, size_t argc, 
     return dst;
 }
 
-size_t replies_xrange_size(rg_view key, rg_view start, rg_view end_,
-                           const replies_xrange_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 4, REPLIES_XRANGE_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, start);
-        replies_meas_view(&m, end_);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_xrange_measure(&m, key, start, end_, opts);
-}
-
-size_t replies_xrange_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view end_,
-                             const replies_xrange_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 4, REPLIES_XRANGE_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, start);
-        replies_meas_view(&m, end_);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*4\r\n$6\r\nXRANGE\r\n", 16);
-        dst = replies_put_view(dst, NULL, key);
-        dst = replies_put_view(dst, NULL, start);
-        dst = replies_put_view(dst, NULL, end_);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_xrange_try_opts(char *dst, size_t cap, rg_view key, rg_view start,
+                                                  rg_view end_, const replies_xrange_opts *opts) {
+    rg_meas m;
     const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_xrange_put(dst, NULL, m.argc, key, start, end_, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_xrange_put(dst, m.argc, key, start, end_, opts);
     return n;
 }
 
-size_t replies_xrange_iov_count(rg_view key, rg_view start, rg_view end_,
-                                const replies_xrange_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_xrange_scratch_size(rg_view key, rg_view start, rg_view end_,
-                                   const replies_xrange_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_xrange_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, rg_view start, rg_view end_,
+size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view end_,
                                  const replies_xrange_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_xrange_put(scratch, &w, m.argc, key, start, end_, opts);
-    return replies_iov_finish(&w, end, &m);
-}
-
-static inline size_t replies_zpopmin_measure(replies_meas *m, rg_view key,
-                                             const replies_zpopmin_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_ZPOPMIN_FIXED_SIZE);
-    replies_meas_view(m, key);
-    if (opts) {
-        if (opts->has_count) replies_meas_i64(m, opts->count);
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 4, REPLIES_XRANGE_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_view(&m, start);
+        rg_meas_view(&m, end_);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*4\r\n$6\r\nXRANGE\r\n", 16);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, start.ptr, start.len);
+        dst = rg_put_bulk(dst, end_.ptr, end_.len);
+        return n;
     }
-    return replies_meas_total_array(m);
+    return replies_xrange_try_opts(dst, cap, key, start, end_, opts);
 }
 
-static inline char *replies_zpopmin_put(char *dst, replies_iovw *w, size_t argc, rg_view key,
+static inline size_t replies_zpopmin_measure(rg_meas *m, rg_view key,
+                                             const replies_zpopmin_opts *opts) {
+    rg_meas_start(m, 1, REPLIES_ZPOPMIN_FIXED_SIZE);
+    rg_meas_view(m, key);
+    if (opts) {
+        if (opts->has_count) rg_meas_i64(m, opts->count);
+    }
+    return rg_meas_total_array(m);
+}
+
+static inline char *replies_zpopmin_put(char *dst, size_t argc, rg_view key,
                                         const replies_zpopmin_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nZPOPMIN\r\n", 13);
-    dst = replies_put_view(dst, w, key);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
     if (opts) {
         if (opts->has_count) dst = rg_put_bulk_i64(dst, opts->count);
     }
     return dst;
 }
 
-size_t replies_zpopmin_size(rg_view key, const replies_zpopmin_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 2, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_zpopmin_measure(&m, key, opts);
-}
-
-size_t replies_zpopmin_encode(char *dst, size_t cap, rg_view key,
-                              const replies_zpopmin_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 2, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*2\r\n$7\r\nZPOPMIN\r\n", 17);
-        dst = replies_put_view(dst, NULL, key);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_zpopmin_try_opts(char *dst, size_t cap, rg_view key,
+                                                   const replies_zpopmin_opts *opts) {
+    rg_meas m;
     const size_t n = replies_zpopmin_measure(&m, key, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_zpopmin_put(dst, NULL, m.argc, key, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_zpopmin_put(dst, m.argc, key, opts);
     return n;
 }
 
-size_t replies_zpopmin_iov_count(rg_view key, const replies_zpopmin_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_zpopmin_measure(&m, key, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_zpopmin_scratch_size(rg_view key, const replies_zpopmin_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_zpopmin_measure(&m, key, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_zpopmin_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                  rg_view key, const replies_zpopmin_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_zpopmin_measure(&m, key, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_zpopmin_put(scratch, &w, m.argc, key, opts);
-    return replies_iov_finish(&w, end, &m);
+size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
+                                  const replies_zpopmin_opts *opts) {
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 2, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*2\r\n$7\r\nZPOPMIN\r\n", 17);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        return n;
+    }
+    return replies_zpopmin_try_opts(dst, cap, key, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -1269,19 +688,19 @@ static inline rg_view replies_zrange_sortby_bulk(replies_zrange_sortby v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void replies_zrange_sortby_measure(replies_meas *m, replies_zrange_sortby v) {
+static inline void replies_zrange_sortby_measure(rg_meas *m, replies_zrange_sortby v) {
     const rg_view b = replies_zrange_sortby_bulk(v);
-    replies_meas_bulk(m, b);
+    rg_meas_bulk(m, b);
 }
 
 static inline char *replies_zrange_sortby_put(char *dst, replies_zrange_sortby v) {
     const rg_view b = replies_zrange_sortby_bulk(v);
-    return replies_put_bulk(dst, b);
+    return rg_put_bulk_lit(dst, b);
 }
 
-static inline void replies_zrange_limit_measure(replies_meas *m, const replies_zrange_limit *v) {
-    replies_meas_i64(m, v->offset);
-    replies_meas_i64(m, v->count);
+static inline void replies_zrange_limit_measure(rg_meas *m, const replies_zrange_limit *v) {
+    rg_meas_i64(m, v->offset);
+    rg_meas_i64(m, v->count);
 }
 
 static inline char *replies_zrange_limit_put(char *dst, const replies_zrange_limit *v) {
@@ -1290,33 +709,32 @@ static inline char *replies_zrange_limit_put(char *dst, const replies_zrange_lim
     return dst;
 }
 
-static inline size_t replies_zrange_measure(replies_meas *m, rg_view key, rg_view start,
-                                            rg_view stop, const replies_zrange_opts *opts) {
-    replies_meas_start(m, 1, REPLIES_ZRANGE_FIXED_SIZE);
-    replies_meas_view(m, key);
-    replies_meas_view(m, start);
-    replies_meas_view(m, stop);
+static inline size_t replies_zrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view stop,
+                                            const replies_zrange_opts *opts) {
+    rg_meas_start(m, 1, REPLIES_ZRANGE_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, start);
+    rg_meas_view(m, stop);
     if (opts) {
         if (opts->sortby != REPLIES_ZRANGE_SORTBY_NONE)
             replies_zrange_sortby_measure(m, opts->sortby);
-        if (opts->rev) replies_meas_lit(m, 1, 9);
+        if (opts->rev) rg_meas_lit(m, 1, 9);
         if (opts->has_limit) {
-            replies_meas_lit(m, 1, 11);
+            rg_meas_lit(m, 1, 11);
             replies_zrange_limit_measure(m, &opts->limit);
         }
-        if (opts->withscores) replies_meas_lit(m, 1, 17);
+        if (opts->withscores) rg_meas_lit(m, 1, 17);
     }
-    return replies_meas_total_array(m);
+    return rg_meas_total_array(m);
 }
 
-static inline char *replies_zrange_put(char *dst, replies_iovw *w, size_t argc, rg_view key,
-                                       rg_view start, rg_view stop,
-                                       const replies_zrange_opts *opts) {
+static inline char *replies_zrange_put(char *dst, size_t argc, rg_view key, rg_view start,
+                                       rg_view stop, const replies_zrange_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nZRANGE\r\n", 12);
-    dst = replies_put_view(dst, w, key);
-    dst = replies_put_view(dst, w, start);
-    dst = replies_put_view(dst, w, stop);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, start.ptr, start.len);
+    dst = rg_put_bulk(dst, stop.ptr, stop.len);
     if (opts) {
         if (opts->sortby != REPLIES_ZRANGE_SORTBY_NONE)
             dst = replies_zrange_sortby_put(dst, opts->sortby);
@@ -1330,122 +748,54 @@ static inline char *replies_zrange_put(char *dst, replies_iovw *w, size_t argc, 
     return dst;
 }
 
-size_t replies_zrange_size(rg_view key, rg_view start, rg_view stop,
-                           const replies_zrange_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 4, REPLIES_ZRANGE_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, start);
-        replies_meas_view(&m, stop);
-        return replies_meas_total(&m);
-    }
-    replies_meas m;
-    return replies_zrange_measure(&m, key, start, stop, opts);
-}
-
-size_t replies_zrange_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view stop,
-                             const replies_zrange_opts *opts) {
-    if (!opts) {
-        /* Without options the words are fixed, and so is the array header. */
-        replies_meas m;
-        replies_meas_start(&m, 4, REPLIES_ZRANGE_FIXED_SIZE + 4);
-        replies_meas_view(&m, key);
-        replies_meas_view(&m, start);
-        replies_meas_view(&m, stop);
-        const size_t n = replies_meas_total(&m);
-        if (n == 0 || n > cap) return 0;
-        const char *const end = dst + n;
-        dst = rg_put_raw(dst, "*4\r\n$6\r\nZRANGE\r\n", 16);
-        dst = replies_put_view(dst, NULL, key);
-        dst = replies_put_view(dst, NULL, start);
-        dst = replies_put_view(dst, NULL, stop);
-        assert(dst == end);
-        (void)end;
-        return n;
-    }
-    replies_meas m;
+/* With options: what _try_encode does for any command. */
+static RG_NOINLINE size_t replies_zrange_try_opts(char *dst, size_t cap, rg_view key, rg_view start,
+                                                  rg_view stop, const replies_zrange_opts *opts) {
+    rg_meas m;
     const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_zrange_put(dst, NULL, m.argc, key, start, stop, opts);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_zrange_put(dst, m.argc, key, start, stop, opts);
     return n;
 }
 
-size_t replies_zrange_iov_count(rg_view key, rg_view start, rg_view stop,
-                                const replies_zrange_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_zrange_scratch_size(rg_view key, rg_view start, rg_view stop,
-                                   const replies_zrange_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_zrange_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, rg_view start, rg_view stop,
+size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view stop,
                                  const replies_zrange_opts *opts) {
-    replies_meas m;
-    const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_zrange_put(scratch, &w, m.argc, key, start, stop, opts);
-    return replies_iov_finish(&w, end, &m);
+    if (!opts) {
+        /* Without options the words are fixed, and so is the array header. */
+        rg_meas m;
+        rg_meas_start(&m, 4, REPLIES_ZRANGE_FIXED_SIZE + 4);
+        rg_meas_view(&m, key);
+        rg_meas_view(&m, start);
+        rg_meas_view(&m, stop);
+        const size_t n = rg_meas_total(&m);
+        if (n == 0 || n > cap) return n;
+        dst = rg_put_raw(dst, "*4\r\n$6\r\nZRANGE\r\n", 16);
+        dst = rg_put_bulk(dst, key.ptr, key.len);
+        dst = rg_put_bulk(dst, start.ptr, start.len);
+        dst = rg_put_bulk(dst, stop.ptr, stop.len);
+        return n;
+    }
+    return replies_zrange_try_opts(dst, cap, key, start, stop, opts);
 }
 
-static inline size_t replies_zscore_measure(replies_meas *m, rg_view key, rg_view member) {
-    replies_meas_start(m, 1, REPLIES_ZSCORE_FIXED_SIZE);
-    replies_meas_view(m, key);
-    replies_meas_view(m, member);
-    return replies_meas_total(m);
+static inline size_t replies_zscore_measure(rg_meas *m, rg_view key, rg_view member) {
+    rg_meas_start(m, 1, REPLIES_ZSCORE_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, member);
+    return rg_meas_total(m);
 }
 
-static inline char *replies_zscore_put(char *dst, replies_iovw *w, rg_view key, rg_view member) {
+static inline char *replies_zscore_put(char *dst, rg_view key, rg_view member) {
     dst = rg_put_raw(dst, "*3\r\n$6\r\nZSCORE\r\n", 16);
-    dst = replies_put_view(dst, w, key);
-    dst = replies_put_view(dst, w, member);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, member.ptr, member.len);
     return dst;
 }
 
-size_t replies_zscore_size(rg_view key, rg_view member) {
-    replies_meas m;
-    return replies_zscore_measure(&m, key, member);
-}
-
-size_t replies_zscore_encode(char *dst, size_t cap, rg_view key, rg_view member) {
-    replies_meas m;
+size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member) {
+    rg_meas m;
     const size_t n = replies_zscore_measure(&m, key, member);
-    if (n == 0 || n > cap) return 0;
-    const char *end = replies_zscore_put(dst, NULL, key, member);
-    assert((size_t)(end - dst) == n);
-    (void)end;
+    if (n == 0 || n > cap) return n;
+    replies_zscore_put(dst, key, member);
     return n;
-}
-
-size_t replies_zscore_iov_count(rg_view key, rg_view member) {
-    replies_meas m;
-    const size_t n = replies_zscore_measure(&m, key, member);
-    return n ? 2 * m.views + 1 : 0;
-}
-
-size_t replies_zscore_scratch_size(rg_view key, rg_view member) {
-    replies_meas m;
-    const size_t n = replies_zscore_measure(&m, key, member);
-    return n ? n - m.payload : 0;
-}
-
-size_t replies_zscore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, rg_view member) {
-    replies_meas m;
-    const size_t n = replies_zscore_measure(&m, key, member);
-    if (!replies_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
-    replies_iovw w = {iov, 0, scratch};
-    const char *end = replies_zscore_put(scratch, &w, key, member);
-    return replies_iov_finish(&w, end, &m);
 }

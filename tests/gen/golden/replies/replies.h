@@ -18,20 +18,19 @@ extern "C" {
  *   size_t C_size(args)                  exact size of the request (a RESP array of bulks)
  *   size_t C_encode(dst, cap, args)      writes it; returns its size, or 0 and writes nothing
  *                                        when cap is smaller
- *   size_t C_encode_iov(iov, iov_cap, scratch, scratch_cap, args)
- *                                        the same request as iovec entries that point at the
- *                                        caller's strings instead of copying them, and at
- *                                        headers written into scratch; returns the entry count
- *   size_t C_iov_count(args)             entries C_encode_iov needs
- *   size_t C_scratch_size(args)          scratch bytes C_encode_iov needs
+ *   size_t C_try_encode(dst, cap, args)  measures once and writes when it fits: returns the
+ *                                        size, which is > cap when nothing was written
+ *   size_t C_append(p, args)             appends it to the pipeline p (rg_pipe, rg_enc.h),
+ *                                        growing an owned buffer; returns its size, or 0 and
+ *                                        appends nothing (invalid, or no room)
+ *   (no iovec form: generate with --iov for C_encode_iov)
  * All of them return 0 for invalid arguments, and write nothing: a required multiple argument
  * with count 0, a oneof kind or enum value out of range (or NONE where the argument is required),
  * a string longer than its max_len, a view {NULL, n > 0} or list (x == NULL, x_count > 0), a NaN
  * double (Redis rejects "nan").
  * Strings are borrowed for the call only; an optional one is absent when {NULL, 0}.
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
- * is bounded) the largest request; C_IOV_MAX and C_SCRATCH_MAX (when no argument repeats) the
- * most entries and scratch bytes C_encode_iov can need. */
+ * is bounded) the largest request. */
 
 /* Command flags (command_flags in the spec), the bits of the flags column of REPLIES_COMMANDS. */
 #define REPLIES_FLAG_WRITE                  (UINT32_C(1) << 0)
@@ -72,16 +71,29 @@ extern "C" {
     X(zscore, "ZSCORE", 3, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)
 
 /* COMMAND */
-#define REPLIES_COMMAND_FIXED_SIZE  17
-#define REPLIES_COMMAND_MAX_SIZE    17
-#define REPLIES_COMMAND_IOV_MAX     1
-#define REPLIES_COMMAND_SCRATCH_MAX 17
+#define REPLIES_COMMAND_FIXED_SIZE 17
+#define REPLIES_COMMAND_MAX_SIZE   17
 
-size_t replies_command_size(void);
-size_t replies_command_encode(char *dst, size_t cap);
-size_t replies_command_iov_count(void);
-size_t replies_command_scratch_size(void);
-size_t replies_command_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap);
+size_t replies_command_try_encode(char *dst, size_t cap);
+
+static inline size_t replies_command_size(void) {
+    return replies_command_try_encode(NULL, 0);
+}
+
+static inline size_t replies_command_encode(char *dst, size_t cap) {
+    const size_t n = replies_command_try_encode(dst, cap);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_command_append(rg_pipe *p) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_command_try_encode(rg_pipe_end(p), room);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_command_try_encode(rg_pipe_end(p), n);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* COMMAND DOCS [command-name [command-name ...]] */
 #define REPLIES_COMMAND_DOCS_FIXED_SIZE 23
@@ -92,52 +104,107 @@ typedef struct replies_command_docs_opts {
     size_t command_name_count;
 } replies_command_docs_opts;
 
-size_t replies_command_docs_size(const replies_command_docs_opts *opts);
-size_t replies_command_docs_encode(char *dst, size_t cap, const replies_command_docs_opts *opts);
-size_t replies_command_docs_iov_count(const replies_command_docs_opts *opts);
-size_t replies_command_docs_scratch_size(const replies_command_docs_opts *opts);
-size_t replies_command_docs_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch,
-                                       size_t scratch_cap, const replies_command_docs_opts *opts);
+size_t replies_command_docs_try_encode(char *dst, size_t cap,
+                                       const replies_command_docs_opts *opts);
+
+static inline size_t replies_command_docs_size(const replies_command_docs_opts *opts) {
+    return replies_command_docs_try_encode(NULL, 0, opts);
+}
+
+static inline size_t replies_command_docs_encode(char *dst, size_t cap,
+                                                 const replies_command_docs_opts *opts) {
+    const size_t n = replies_command_docs_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_command_docs_append(rg_pipe *p,
+                                                 const replies_command_docs_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_command_docs_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_command_docs_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* CONFIG GET parameter [parameter ...] */
 #define REPLIES_CONFIG_GET_FIXED_SIZE 21
 
-size_t replies_config_get_size(const rg_view *parameter, size_t parameter_count);
-size_t replies_config_get_encode(char *dst, size_t cap, const rg_view *parameter,
-                                 size_t parameter_count);
-size_t replies_config_get_iov_count(const rg_view *parameter, size_t parameter_count);
-size_t replies_config_get_scratch_size(const rg_view *parameter, size_t parameter_count);
-size_t replies_config_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                     const rg_view *parameter, size_t parameter_count);
+size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
+                                     size_t parameter_count);
+
+static inline size_t replies_config_get_size(const rg_view *parameter, size_t parameter_count) {
+    return replies_config_get_try_encode(NULL, 0, parameter, parameter_count);
+}
+
+static inline size_t replies_config_get_encode(char *dst, size_t cap, const rg_view *parameter,
+                                               size_t parameter_count) {
+    const size_t n = replies_config_get_try_encode(dst, cap, parameter, parameter_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_config_get_append(rg_pipe *p, const rg_view *parameter,
+                                               size_t parameter_count) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_config_get_try_encode(rg_pipe_end(p), room, parameter, parameter_count);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_config_get_try_encode(rg_pipe_end(p), n, parameter, parameter_count);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* GEOSEARCH key */
-#define REPLIES_GEOSEARCH_FIXED_SIZE  19
-#define REPLIES_GEOSEARCH_IOV_MAX     3
-#define REPLIES_GEOSEARCH_SCRATCH_MAX (43 + RG_IOV_COPY_MIN)
+#define REPLIES_GEOSEARCH_FIXED_SIZE 19
 
-size_t replies_geosearch_size(rg_view key);
-size_t replies_geosearch_encode(char *dst, size_t cap, rg_view key);
-size_t replies_geosearch_iov_count(rg_view key);
-size_t replies_geosearch_scratch_size(rg_view key);
-size_t replies_geosearch_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                    rg_view key);
+size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t replies_geosearch_size(rg_view key) {
+    return replies_geosearch_try_encode(NULL, 0, key);
+}
+
+static inline size_t replies_geosearch_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = replies_geosearch_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_geosearch_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_geosearch_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_geosearch_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* GET key */
-#define REPLIES_GET_FIXED_SIZE  13
-#define REPLIES_GET_IOV_MAX     3
-#define REPLIES_GET_SCRATCH_MAX (37 + RG_IOV_COPY_MIN)
+#define REPLIES_GET_FIXED_SIZE 13
 
-size_t replies_get_size(rg_view key);
-size_t replies_get_encode(char *dst, size_t cap, rg_view key);
-size_t replies_get_iov_count(rg_view key);
-size_t replies_get_scratch_size(rg_view key);
-size_t replies_get_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key);
+size_t replies_get_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t replies_get_size(rg_view key) {
+    return replies_get_try_encode(NULL, 0, key);
+}
+
+static inline size_t replies_get_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = replies_get_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_get_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_get_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_get_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* HELLO [protover [AUTH username password] [SETNAME clientname]] */
-#define REPLIES_HELLO_FIXED_SIZE  11
-#define REPLIES_HELLO_IOV_MAX     7
-#define REPLIES_HELLO_SCRATCH_MAX (137 + 3 * RG_IOV_COPY_MIN)
+#define REPLIES_HELLO_FIXED_SIZE 11
 
 typedef struct replies_hello_auth {
     rg_view username;
@@ -157,41 +224,77 @@ typedef struct replies_hello_opts {
     replies_hello_arguments arguments;
 } replies_hello_opts;
 
-size_t replies_hello_size(const replies_hello_opts *opts);
-size_t replies_hello_encode(char *dst, size_t cap, const replies_hello_opts *opts);
-size_t replies_hello_iov_count(const replies_hello_opts *opts);
-size_t replies_hello_scratch_size(const replies_hello_opts *opts);
-size_t replies_hello_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                const replies_hello_opts *opts);
+size_t replies_hello_try_encode(char *dst, size_t cap, const replies_hello_opts *opts);
+
+static inline size_t replies_hello_size(const replies_hello_opts *opts) {
+    return replies_hello_try_encode(NULL, 0, opts);
+}
+
+static inline size_t replies_hello_encode(char *dst, size_t cap, const replies_hello_opts *opts) {
+    const size_t n = replies_hello_try_encode(dst, cap, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_hello_append(rg_pipe *p, const replies_hello_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_hello_try_encode(rg_pipe_end(p), room, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_hello_try_encode(rg_pipe_end(p), n, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* HGETALL key */
-#define REPLIES_HGETALL_FIXED_SIZE  17
-#define REPLIES_HGETALL_IOV_MAX     3
-#define REPLIES_HGETALL_SCRATCH_MAX (41 + RG_IOV_COPY_MIN)
+#define REPLIES_HGETALL_FIXED_SIZE 17
 
-size_t replies_hgetall_size(rg_view key);
-size_t replies_hgetall_encode(char *dst, size_t cap, rg_view key);
-size_t replies_hgetall_iov_count(rg_view key);
-size_t replies_hgetall_scratch_size(rg_view key);
-size_t replies_hgetall_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                  rg_view key);
+size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t replies_hgetall_size(rg_view key) {
+    return replies_hgetall_try_encode(NULL, 0, key);
+}
+
+static inline size_t replies_hgetall_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = replies_hgetall_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_hgetall_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_hgetall_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_hgetall_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* INCR key */
-#define REPLIES_INCR_FIXED_SIZE  14
-#define REPLIES_INCR_IOV_MAX     3
-#define REPLIES_INCR_SCRATCH_MAX (38 + RG_IOV_COPY_MIN)
+#define REPLIES_INCR_FIXED_SIZE 14
 
-size_t replies_incr_size(rg_view key);
-size_t replies_incr_encode(char *dst, size_t cap, rg_view key);
-size_t replies_incr_iov_count(rg_view key);
-size_t replies_incr_scratch_size(rg_view key);
-size_t replies_incr_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key);
+size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t replies_incr_size(rg_view key) {
+    return replies_incr_try_encode(NULL, 0, key);
+}
+
+static inline size_t replies_incr_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = replies_incr_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_incr_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_incr_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_incr_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len] */
-#define REPLIES_LPOS_FIXED_SIZE  10
-#define REPLIES_LPOS_IOV_MAX     5
-#define REPLIES_LPOS_SCRATCH_MAX (176 + 2 * RG_IOV_COPY_MIN)
+#define REPLIES_LPOS_FIXED_SIZE 10
 
 /* Optional arguments of LPOS: zeroed members (or opts == NULL) send none. */
 typedef struct replies_lpos_opts {
@@ -203,28 +306,58 @@ typedef struct replies_lpos_opts {
     int64_t len;
 } replies_lpos_opts;
 
-size_t replies_lpos_size(rg_view key, rg_view element, const replies_lpos_opts *opts);
-size_t replies_lpos_encode(char *dst, size_t cap, rg_view key, rg_view element,
-                           const replies_lpos_opts *opts);
-size_t replies_lpos_iov_count(rg_view key, rg_view element, const replies_lpos_opts *opts);
-size_t replies_lpos_scratch_size(rg_view key, rg_view element, const replies_lpos_opts *opts);
-size_t replies_lpos_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               rg_view key, rg_view element, const replies_lpos_opts *opts);
+size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view element,
+                               const replies_lpos_opts *opts);
+
+static inline size_t replies_lpos_size(rg_view key, rg_view element,
+                                       const replies_lpos_opts *opts) {
+    return replies_lpos_try_encode(NULL, 0, key, element, opts);
+}
+
+static inline size_t replies_lpos_encode(char *dst, size_t cap, rg_view key, rg_view element,
+                                         const replies_lpos_opts *opts) {
+    const size_t n = replies_lpos_try_encode(dst, cap, key, element, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_lpos_append(rg_pipe *p, rg_view key, rg_view element,
+                                         const replies_lpos_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_lpos_try_encode(rg_pipe_end(p), room, key, element, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_lpos_try_encode(rg_pipe_end(p), n, key, element, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* MGET key [key ...] */
 #define REPLIES_MGET_FIXED_SIZE 10
 
-size_t replies_mget_size(const rg_view *key, size_t key_count);
-size_t replies_mget_encode(char *dst, size_t cap, const rg_view *key, size_t key_count);
-size_t replies_mget_iov_count(const rg_view *key, size_t key_count);
-size_t replies_mget_scratch_size(const rg_view *key, size_t key_count);
-size_t replies_mget_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               const rg_view *key, size_t key_count);
+size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count);
+
+static inline size_t replies_mget_size(const rg_view *key, size_t key_count) {
+    return replies_mget_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t replies_mget_encode(char *dst, size_t cap, const rg_view *key,
+                                         size_t key_count) {
+    const size_t n = replies_mget_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_mget_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_mget_try_encode(rg_pipe_end(p), room, key, key_count);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_mget_try_encode(rg_pipe_end(p), n, key, key_count);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] */
-#define REPLIES_SCAN_FIXED_SIZE  10
-#define REPLIES_SCAN_IOV_MAX     5
-#define REPLIES_SCAN_SCRATCH_MAX (148 + 2 * RG_IOV_COPY_MIN)
+#define REPLIES_SCAN_FIXED_SIZE 10
 
 /* Optional arguments of SCAN: zeroed members (or opts == NULL) send none. */
 typedef struct replies_scan_opts {
@@ -234,18 +367,33 @@ typedef struct replies_scan_opts {
     rg_view type;
 } replies_scan_opts;
 
-size_t replies_scan_size(int64_t cursor, const replies_scan_opts *opts);
-size_t replies_scan_encode(char *dst, size_t cap, int64_t cursor, const replies_scan_opts *opts);
-size_t replies_scan_iov_count(int64_t cursor, const replies_scan_opts *opts);
-size_t replies_scan_scratch_size(int64_t cursor, const replies_scan_opts *opts);
-size_t replies_scan_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                               int64_t cursor, const replies_scan_opts *opts);
+size_t replies_scan_try_encode(char *dst, size_t cap, int64_t cursor,
+                               const replies_scan_opts *opts);
+
+static inline size_t replies_scan_size(int64_t cursor, const replies_scan_opts *opts) {
+    return replies_scan_try_encode(NULL, 0, cursor, opts);
+}
+
+static inline size_t replies_scan_encode(char *dst, size_t cap, int64_t cursor,
+                                         const replies_scan_opts *opts) {
+    const size_t n = replies_scan_try_encode(dst, cap, cursor, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_scan_append(rg_pipe *p, int64_t cursor,
+                                         const replies_scan_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_scan_try_encode(rg_pipe_end(p), room, cursor, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_scan_try_encode(rg_pipe_end(p), n, cursor, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT
  * unix-time-milliseconds | KEEPTTL] */
-#define REPLIES_SET_FIXED_SIZE  9
-#define REPLIES_SET_IOV_MAX     5
-#define REPLIES_SET_SCRATCH_MAX (115 + 2 * RG_IOV_COPY_MIN)
+#define REPLIES_SET_FIXED_SIZE 9
 
 typedef enum replies_set_condition {
     REPLIES_SET_CONDITION_NONE,
@@ -279,30 +427,56 @@ typedef struct replies_set_opts {
     replies_set_expiration expiration;
 } replies_set_opts;
 
-size_t replies_set_size(rg_view key, rg_view value, const replies_set_opts *opts);
-size_t replies_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                          const replies_set_opts *opts);
-size_t replies_set_iov_count(rg_view key, rg_view value, const replies_set_opts *opts);
-size_t replies_set_scratch_size(rg_view key, rg_view value, const replies_set_opts *opts);
-size_t replies_set_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                              rg_view key, rg_view value, const replies_set_opts *opts);
+size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                              const replies_set_opts *opts);
+
+static inline size_t replies_set_size(rg_view key, rg_view value, const replies_set_opts *opts) {
+    return replies_set_try_encode(NULL, 0, key, value, opts);
+}
+
+static inline size_t replies_set_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                        const replies_set_opts *opts) {
+    const size_t n = replies_set_try_encode(dst, cap, key, value, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_set_append(rg_pipe *p, rg_view key, rg_view value,
+                                        const replies_set_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_set_try_encode(rg_pipe_end(p), room, key, value, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_set_try_encode(rg_pipe_end(p), n, key, value, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* SMEMBERS key */
-#define REPLIES_SMEMBERS_FIXED_SIZE  18
-#define REPLIES_SMEMBERS_IOV_MAX     3
-#define REPLIES_SMEMBERS_SCRATCH_MAX (42 + RG_IOV_COPY_MIN)
+#define REPLIES_SMEMBERS_FIXED_SIZE 18
 
-size_t replies_smembers_size(rg_view key);
-size_t replies_smembers_encode(char *dst, size_t cap, rg_view key);
-size_t replies_smembers_iov_count(rg_view key);
-size_t replies_smembers_scratch_size(rg_view key);
-size_t replies_smembers_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                   rg_view key);
+size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key);
+
+static inline size_t replies_smembers_size(rg_view key) {
+    return replies_smembers_try_encode(NULL, 0, key);
+}
+
+static inline size_t replies_smembers_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = replies_smembers_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_smembers_append(rg_pipe *p, rg_view key) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_smembers_try_encode(rg_pipe_end(p), room, key);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_smembers_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* XRANGE key start end [COUNT count] */
-#define REPLIES_XRANGE_FIXED_SIZE  12
-#define REPLIES_XRANGE_IOV_MAX     7
-#define REPLIES_XRANGE_SCRATCH_MAX (126 + 3 * RG_IOV_COPY_MIN)
+#define REPLIES_XRANGE_FIXED_SIZE 12
 
 /* Optional arguments of XRANGE: zeroed members (or opts == NULL) send none. */
 typedef struct replies_xrange_opts {
@@ -310,22 +484,33 @@ typedef struct replies_xrange_opts {
     int64_t count;
 } replies_xrange_opts;
 
-size_t replies_xrange_size(rg_view key, rg_view start, rg_view end_,
-                           const replies_xrange_opts *opts);
-size_t replies_xrange_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view end_,
-                             const replies_xrange_opts *opts);
-size_t replies_xrange_iov_count(rg_view key, rg_view start, rg_view end_,
-                                const replies_xrange_opts *opts);
-size_t replies_xrange_scratch_size(rg_view key, rg_view start, rg_view end_,
-                                   const replies_xrange_opts *opts);
-size_t replies_xrange_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, rg_view start, rg_view end_,
+size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view end_,
                                  const replies_xrange_opts *opts);
 
+static inline size_t replies_xrange_size(rg_view key, rg_view start, rg_view end_,
+                                         const replies_xrange_opts *opts) {
+    return replies_xrange_try_encode(NULL, 0, key, start, end_, opts);
+}
+
+static inline size_t replies_xrange_encode(char *dst, size_t cap, rg_view key, rg_view start,
+                                           rg_view end_, const replies_xrange_opts *opts) {
+    const size_t n = replies_xrange_try_encode(dst, cap, key, start, end_, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_xrange_append(rg_pipe *p, rg_view key, rg_view start, rg_view end_,
+                                           const replies_xrange_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_xrange_try_encode(rg_pipe_end(p), room, key, start, end_, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_xrange_try_encode(rg_pipe_end(p), n, key, start, end_, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
+
 /* ZPOPMIN key [count] */
-#define REPLIES_ZPOPMIN_FIXED_SIZE  13
-#define REPLIES_ZPOPMIN_IOV_MAX     3
-#define REPLIES_ZPOPMIN_SCRATCH_MAX (68 + RG_IOV_COPY_MIN)
+#define REPLIES_ZPOPMIN_FIXED_SIZE 13
 
 /* Optional arguments of ZPOPMIN: zeroed members (or opts == NULL) send none. */
 typedef struct replies_zpopmin_opts {
@@ -333,17 +518,32 @@ typedef struct replies_zpopmin_opts {
     int64_t count;
 } replies_zpopmin_opts;
 
-size_t replies_zpopmin_size(rg_view key, const replies_zpopmin_opts *opts);
-size_t replies_zpopmin_encode(char *dst, size_t cap, rg_view key, const replies_zpopmin_opts *opts);
-size_t replies_zpopmin_iov_count(rg_view key, const replies_zpopmin_opts *opts);
-size_t replies_zpopmin_scratch_size(rg_view key, const replies_zpopmin_opts *opts);
-size_t replies_zpopmin_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                  rg_view key, const replies_zpopmin_opts *opts);
+size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
+                                  const replies_zpopmin_opts *opts);
+
+static inline size_t replies_zpopmin_size(rg_view key, const replies_zpopmin_opts *opts) {
+    return replies_zpopmin_try_encode(NULL, 0, key, opts);
+}
+
+static inline size_t replies_zpopmin_encode(char *dst, size_t cap, rg_view key,
+                                            const replies_zpopmin_opts *opts) {
+    const size_t n = replies_zpopmin_try_encode(dst, cap, key, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_zpopmin_append(rg_pipe *p, rg_view key,
+                                            const replies_zpopmin_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_zpopmin_try_encode(rg_pipe_end(p), room, key, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_zpopmin_try_encode(rg_pipe_end(p), n, key, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 /* ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES] */
-#define REPLIES_ZRANGE_FIXED_SIZE  12
-#define REPLIES_ZRANGE_IOV_MAX     7
-#define REPLIES_ZRANGE_SCRATCH_MAX (193 + 3 * RG_IOV_COPY_MIN)
+#define REPLIES_ZRANGE_FIXED_SIZE 12
 
 typedef enum replies_zrange_sortby {
     REPLIES_ZRANGE_SORTBY_NONE,
@@ -365,29 +565,54 @@ typedef struct replies_zrange_opts {
     bool withscores;
 } replies_zrange_opts;
 
-size_t replies_zrange_size(rg_view key, rg_view start, rg_view stop,
-                           const replies_zrange_opts *opts);
-size_t replies_zrange_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view stop,
-                             const replies_zrange_opts *opts);
-size_t replies_zrange_iov_count(rg_view key, rg_view start, rg_view stop,
-                                const replies_zrange_opts *opts);
-size_t replies_zrange_scratch_size(rg_view key, rg_view start, rg_view stop,
-                                   const replies_zrange_opts *opts);
-size_t replies_zrange_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, rg_view start, rg_view stop,
+size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view stop,
                                  const replies_zrange_opts *opts);
 
-/* ZSCORE key member */
-#define REPLIES_ZSCORE_FIXED_SIZE  16
-#define REPLIES_ZSCORE_IOV_MAX     5
-#define REPLIES_ZSCORE_SCRATCH_MAX (64 + 2 * RG_IOV_COPY_MIN)
+static inline size_t replies_zrange_size(rg_view key, rg_view start, rg_view stop,
+                                         const replies_zrange_opts *opts) {
+    return replies_zrange_try_encode(NULL, 0, key, start, stop, opts);
+}
 
-size_t replies_zscore_size(rg_view key, rg_view member);
-size_t replies_zscore_encode(char *dst, size_t cap, rg_view key, rg_view member);
-size_t replies_zscore_iov_count(rg_view key, rg_view member);
-size_t replies_zscore_scratch_size(rg_view key, rg_view member);
-size_t replies_zscore_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
-                                 rg_view key, rg_view member);
+static inline size_t replies_zrange_encode(char *dst, size_t cap, rg_view key, rg_view start,
+                                           rg_view stop, const replies_zrange_opts *opts) {
+    const size_t n = replies_zrange_try_encode(dst, cap, key, start, stop, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_zrange_append(rg_pipe *p, rg_view key, rg_view start, rg_view stop,
+                                           const replies_zrange_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_zrange_try_encode(rg_pipe_end(p), room, key, start, stop, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_zrange_try_encode(rg_pipe_end(p), n, key, start, stop, opts);
+    }
+    return rg_pipe_commit(p, n);
+}
+
+/* ZSCORE key member */
+#define REPLIES_ZSCORE_FIXED_SIZE 16
+
+size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member);
+
+static inline size_t replies_zscore_size(rg_view key, rg_view member) {
+    return replies_zscore_try_encode(NULL, 0, key, member);
+}
+
+static inline size_t replies_zscore_encode(char *dst, size_t cap, rg_view key, rg_view member) {
+    const size_t n = replies_zscore_try_encode(dst, cap, key, member);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t replies_zscore_append(rg_pipe *p, rg_view key, rg_view member) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = replies_zscore_try_encode(rg_pipe_end(p), room, key, member);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = replies_zscore_try_encode(rg_pipe_end(p), n, key, member);
+    }
+    return rg_pipe_commit(p, n);
+}
 
 #ifdef __cplusplus
 }
