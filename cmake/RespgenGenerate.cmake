@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER])
+#                  [HEADER_ONLY] [SERVER] [CLIENT])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
@@ -10,12 +10,14 @@
 #   tables and cluster routing functions (docs/cluster.md);
 # - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
 #   typed arguments, docs/server.md);
+# - with CLIENT also <stem>_client.h and <stem>_client.c (only the header with HEADER_ONLY):
+#   per command a call queued on a connection engine (respgen --client, docs/client.md);
 # - the outputs are regenerated when a spec or the respgen executable changes;
 # - OUT_DIR joins <target>'s include path (PUBLIC) and respgen::runtime its link libraries.
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;CLIENT" "TARGET;PREFIX;OUT_DIR" "SPECS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
   endif()
@@ -40,6 +42,9 @@ function(respgen_generate)
   if(RG_SERVER)
     list(APPEND options --server)
   endif()
+  if(RG_CLIENT)
+    list(APPEND options --client)
+  endif()
 
   set(all_outputs "")
   foreach(spec IN LISTS RG_SPECS)
@@ -53,6 +58,12 @@ function(respgen_generate)
     endif()
     if(RG_SERVER AND NOT RG_HEADER_ONLY)
       list(APPEND outputs "${RG_OUT_DIR}/${stem}_server.h" "${RG_OUT_DIR}/${stem}_server.c")
+    endif()
+    if(RG_CLIENT)
+      list(APPEND outputs "${RG_OUT_DIR}/${stem}_client.h")
+      if(NOT RG_HEADER_ONLY)
+        list(APPEND outputs "${RG_OUT_DIR}/${stem}_client.c")
+      endif()
     endif()
     add_custom_command(
       OUTPUT ${outputs}

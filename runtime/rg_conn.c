@@ -193,6 +193,13 @@ char *rg_conn_reserve(rg_conn *c, size_t n) {
     return room(c, n);
 }
 
+char *rg_conn_room(rg_conn *c, size_t *cap) {
+    *cap = 0;
+    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return NULL;
+    *cap = c->cfg.out_cap - c->out_len;
+    return c->cfg.out + c->out_len;
+}
+
 /* The command name of a request the encoders wrote, and its word count. */
 static rg_view request_name(const char *req, size_t n, size_t *argc) {
     size_t i = 1, words = 0, len = 0;
@@ -257,15 +264,16 @@ static bool add_ping(rg_conn *c, size_t n) {
 }
 
 uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
-                        void *ud, unsigned flags) {
+                        void *ud) {
     size_t argc;
+    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
     const int sp = special_of(request_name(c->cfg.out + c->out_len, n, &argc));
     const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
     const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
     if (kind == K_MULTI && c->in_multi) return 0;
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
-    call->flags = (uint8_t)(flags | (pubsub ? RG_CALL_F_PUBSUB : 0));
+    call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
     call->kind = c->in_multi && kind == K_PLAIN ? K_QUEUED : kind;
     c->in_multi = kind == K_MULTI || (c->in_multi && kind == K_PLAIN);
     c->out_len += n;
@@ -297,7 +305,7 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
     const size_t n = rg_argv_size(argc, argv);
     char *dst = rg_conn_reserve(c, n);
     if (!dst || rg_argv_encode(dst, n, argc, argv) != n) return 0;
-    return rg_conn_commit(c, n, table, result, cb, ud, 0);
+    return rg_conn_commit(c, n, table, result, cb, ud);
 }
 
 /* ---- connect sequence ----------------------------------------------------------------------- */

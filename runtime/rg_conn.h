@@ -85,8 +85,7 @@ typedef void (*rg_push_fn)(void *ud, const rg_push *p);
 
 /* Flags of a call. */
 enum {
-    RG_CALL_F_PUBSUB = 1u, /* a (p|s)(un)subscribe: completes on its confirmations */
-    RG_CALL_F_INTERNAL = 2u
+    RG_CALL_F_PUBSUB = 1u /* a (p|s)(un)subscribe: completes on its confirmations */
 };
 
 /* One pending call (fields private; the caller gives an array of them). */
@@ -181,11 +180,16 @@ void rg_conn_written(rg_conn *c, size_t n);
  * when it does not fit, no call slot is free or the connection failed. Write the request there,
  * then rg_conn_commit. */
 char *rg_conn_reserve(rg_conn *c, size_t n);
+/* For generated calls: the free room at the end of the output (*cap bytes, no compaction), or
+ * NULL when no call slot is free or the connection failed. An encoder that fits writes there and
+ * the call is committed; one that does not falls back to rg_conn_reserve with its exact size. */
+char *rg_conn_room(rg_conn *c, size_t *cap);
 /* Queues the call whose n-byte request was just written at rg_conn_reserve's pointer. Returns
  * its id (never 0). table: its reply table; result: a struct of table->result_size bytes,
- * caller-owned, written when the reply comes; cb may be NULL. */
+ * caller-owned, written when the reply comes (NULL: the reply is checked and dropped); cb may
+ * be NULL. n == 0 (an encoder that did not fit) queues nothing and returns 0. */
 uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
-                        void *ud, unsigned flags);
+                        void *ud);
 
 /* Array storage for the call just committed (id), instead of the shared one: its results then
  * stay valid after later replies. Returns 0, or -1 when id is not the last call. */
