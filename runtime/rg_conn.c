@@ -164,6 +164,13 @@ void rg_conn_closed(rg_conn *c, const char *why) {
     fail(c, RG_CALL_CLOSED, why ? why : "connection closed", (rg_view){NULL, 0});
 }
 
+bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
+    if (c->used == 0) return true;
+    const uint64_t oldest = slot(c, c->first)->id;
+    if (id < oldest || id - oldest >= c->used) return true;
+    return slot(c, c->first + (size_t)(id - oldest))->done;
+}
+
 /* ---- output --------------------------------------------------------------------------------- */
 
 const char *rg_conn_output(const rg_conn *c, size_t *n) {
@@ -442,7 +449,7 @@ static int start(rg_conn *c) {
     c->mid_reply = false;
     c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
     c->first = c->head = c->tail = c->used = 0;
-    c->r2_subs = c->pubsub_pending = 0;
+    c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
     c->in_multi = false;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
@@ -616,13 +623,19 @@ static void skip_short(rg_conn *c, rg_call *call) {
 
 /* ---- pushes --------------------------------------------------------------------------------- */
 
+/* RESP2 subscribe mode: arrays may be messages. Also while a Pub/Sub call waits for its first
+ * confirmation, but not while an ordinary call waits for an array of its own. */
 static bool resp2_subscribed(const rg_conn *c) {
-    return c->resp == 2 && (c->r2_subs || c->pubsub_pending);
+    if (c->resp != 2) return false;
+    if (c->r2_subs || c->r2_ssubs) return true;
+    return c->head < c->tail && (slot(c, c->head)->flags & RG_CALL_F_PUBSUB);
 }
 
 /* A confirmation counts down the Pub/Sub call at head; false when none waits for it. */
 static bool confirm(rg_conn *c, const rg_push *p) {
-    if (c->resp == 2) c->r2_subs = (uint32_t)(p->subscriptions > 0 ? p->subscriptions : 0);
+    const uint32_t now = (uint32_t)(p->subscriptions > 0 ? p->subscriptions : 0);
+    const bool shard = p->kind == RG_PUSH_SSUBSCRIBE || p->kind == RG_PUSH_SUNSUBSCRIBE;
+    if (c->resp == 2) *(shard ? &c->r2_ssubs : &c->r2_subs) = now;
     if (c->head == c->tail || c->state != RG_CONN_READY) return false;
     rg_call *call = slot(c, c->head);
     if (!(call->flags & RG_CALL_F_PUBSUB) || call->pubsub != p->kind) return false;

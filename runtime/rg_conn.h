@@ -145,8 +145,9 @@ typedef struct rg_conn {
     uint64_t next_id;
     uint8_t hs_steps[6]; /* the connect sequence still to answer (private codes) */
     uint8_t hs_n, hs_i;
-    size_t held_from; /* output offset where user requests start during the handshake */
-    uint32_t r2_subs; /* RESP2 subscribe mode: subscriptions held (mode on while > 0) */
+    size_t held_from;  /* output offset where user requests start during the handshake */
+    uint32_t r2_subs;  /* RESP2 subscribe mode: channels and patterns held (on while > 0) */
+    uint32_t r2_ssubs; /* and shard channels */
     uint32_t pubsub_pending;
     bool in_multi;
     uint64_t err_offset;
@@ -231,6 +232,8 @@ void rg_conn_hold(rg_conn *c, bool on);
 static inline size_t rg_conn_pending(const rg_conn *c) {
     return c->used;
 }
+/* Has call id completed (or is it not one of the pending calls)? */
+bool rg_conn_call_done(const rg_conn *c, uint64_t id);
 /* Is there anything to write? */
 static inline bool rg_conn_want_write(const rg_conn *c) {
     return c->out_ready > c->out_sent;
