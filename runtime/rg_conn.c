@@ -428,13 +428,11 @@ static void handshake_reply(rg_conn *c, rg_reply_status st) {
     const rg_view e = rg_reply_error(&c->rr);
     if (st == RG_REPLY_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
         if (!fall_back(c)) fail(c, RG_CALL_CLOSED, "connect: output buffer too small", e);
-        return;
-    }
-    if (st != RG_REPLY_OK) {
+    } else if (st != RG_REPLY_OK) {
         fail(c, RG_CALL_CLOSED, "connect sequence refused", e);
         return;
     }
-    if (c->hs_i == c->hs_n) {
+    if (c->state == RG_CONN_HANDSHAKE && c->hs_i == c->hs_n) {
         c->hs_n = c->hs_i = 0;
         c->state = RG_CONN_READY;
         c->out_ready = c->out_len;

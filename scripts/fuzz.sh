@@ -13,6 +13,7 @@ TARGETS="
 fuzz_dec tests/fuzz/corpus/dec tests/fuzz/resp.dict
 fuzz_keys tests/keys/corpus -
 fuzz_req tests/server/corpus tests/fuzz/resp.dict
+fuzz_conn tests/client/corpus tests/fuzz/resp.dict
 "
 
 secs=${1:-60}
