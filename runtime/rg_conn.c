@@ -180,13 +180,20 @@ const char *rg_conn_output(const rg_conn *c, size_t *n) {
 
 void rg_conn_written(rg_conn *c, size_t n) {
     c->out_sent += n;
-    if (c->out_sent == c->out_len) c->out_sent = c->out_ready = c->out_len = c->held_from = 0;
+    if (c->out_sent == c->out_len && !c->out_pinned)
+        c->out_sent = c->out_ready = c->out_len = c->held_from = 0;
+}
+
+void rg_conn_output_pin(rg_conn *c, bool on) {
+    c->out_pinned = on;
+    if (!on && c->out_sent == c->out_len) rg_conn_written(c, 0);
 }
 
 /* Room for n bytes at the end of the output, moving unsent bytes to the front if need be. */
 static char *room(rg_conn *c, size_t n) {
     if (c->cfg.out_cap - c->out_len >= n) return c->cfg.out + c->out_len;
-    if (c->out_sent == 0 || c->cfg.out_cap - (c->out_len - c->out_sent) < n) return NULL;
+    if (c->out_sent == 0 || c->out_pinned || c->cfg.out_cap - (c->out_len - c->out_sent) < n)
+        return NULL;
     memmove(c->cfg.out, c->cfg.out + c->out_sent, c->out_len - c->out_sent);
     c->out_len -= c->out_sent;
     c->out_ready -= c->out_sent;

@@ -141,7 +141,8 @@ typedef struct rg_conn {
     bool mid_reply;        /* a reply is partly decoded */
     size_t reply_from;     /* where in `in` that reply starts */
     size_t out_len, out_sent, out_ready; /* out[out_sent..out_ready) may be written */
-    size_t first, head, tail, used;      /* ring: unreleased, next to answer, next free */
+    bool out_pinned;
+    size_t first, head, tail, used; /* ring: unreleased, next to answer, next free */
     uint64_t next_id;
     uint8_t hs_steps[6]; /* the connect sequence still to answer (private codes) */
     uint8_t hs_n, hs_i;
@@ -176,6 +177,10 @@ void rg_conn_closed(rg_conn *c, const char *why);
 const char *rg_conn_output(const rg_conn *c, size_t *n);
 /* n bytes of rg_conn_output were written. */
 void rg_conn_written(rg_conn *c, size_t n);
+
+/* While pinned, bytes already in the output never move (an asynchronous write may be reading
+ * them): a call that needs the room compaction would make fails (returns 0) instead. */
+void rg_conn_output_pin(rg_conn *c, bool on);
 
 /* For generated calls: room for one request of exactly n bytes at the end of the output, or NULL
  * when it does not fit, no call slot is free or the connection failed. Write the request there,

@@ -10,6 +10,7 @@ packages=(
   clang-format                        # generated-code format check
   redis-server redis-tools            # integration tests start their own server
   libhiredis-dev                      # benchmarks compare against hiredis
+  libuv1-dev                          # the libuv client adapter (adapters/rg_uv.h)
   valgrind                            # callgrind instruction counts
   libclang-rt-14-dev                  # libFuzzer and sanitizer runtimes for clang
 )
