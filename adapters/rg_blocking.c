@@ -50,6 +50,13 @@ static int connect_fd(rg_bconn *b, int family, const struct sockaddr *a, socklen
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
+    /* Blocking from here on, each read and write bounded by io_ms: one system call per read or
+     * write, no poll in front of it. */
+    const struct timeval tv = {b->io_ms / 1000, (b->io_ms % 1000) * 1000};
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0)
+        goto fail;
     return fd;
 fail:;
     const int saved = errno;
@@ -117,28 +124,35 @@ void rg_bconn_close(rg_bconn *b) {
     rg_conn_closed(&b->conn, "closed by the client");
 }
 
-/* Writes what the socket takes now; -1 on an error. */
-static int write_some(rg_bconn *b) {
+/* Writes the whole output; -1 on a timeout or an error. */
+static int write_all(rg_bconn *b) {
     size_t n;
-    const char *out = rg_conn_output(&b->conn, &n);
-    if (!out) return 0;
-    const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL);
-    if (w > 0) rg_conn_written(&b->conn, (size_t)w);
-    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-        return failed(b, "write", errno);
+    const char *out;
+    while ((out = rg_conn_output(&b->conn, &n)) != NULL) {
+        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL);
+        if (w > 0) {
+            rg_conn_written(&b->conn, (size_t)w);
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else {
+            return failed(b, w < 0 && errno == EAGAIN ? "write timeout" : "write",
+                          w < 0 ? errno : 0);
+        }
+    }
     return 0;
 }
 
-/* Reads what the socket has now into the engine; -1 on EOF or an error. */
-static int read_some(rg_bconn *b) {
+/* Reads once into the engine (flags: 0 to block up to io_ms, MSG_DONTWAIT not to); -1 on EOF, a
+ * timeout or an error. */
+static int read_some(rg_bconn *b, int flags) {
     size_t room;
     char *in = rg_conn_read_buf(&b->conn, &room);
     if (!in) return failed(b, "reply larger than the input buffer", 0);
-    const ssize_t r = recv(b->fd, in, room, 0);
+    const ssize_t r = recv(b->fd, in, room, flags);
     if (r == 0) return failed(b, "connection closed by the server", 0);
     if (r < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return 0;
-        return failed(b, "read", errno);
+        if (errno == EINTR || (flags && errno == EAGAIN)) return 0;
+        return errno == EAGAIN ? failed(b, "timeout", 0) : failed(b, "read", errno);
     }
     if (rg_conn_feed(&b->conn, (size_t)r) == RG_CONN_FAILED) {
         const rg_view e = rg_conn_error(&b->conn, NULL);
@@ -150,37 +164,25 @@ static int read_some(rg_bconn *b) {
     return 0;
 }
 
-/* One round: poll for reading (and writing when there is output), then do both. ms < 0: the io
- * timeout. Returns 1 when something happened, 0 on a timeout, -1 on failure. */
-static int round_trip(rg_bconn *b, int ms) {
-    if (b->fd < 0) return -1;
-    const short ev = (short)(POLLIN | (rg_conn_want_write(&b->conn) ? POLLOUT : 0));
-    const int n = wait_fd(b->fd, ev, ms < 0 ? b->io_ms : ms);
-    if (n < 0) return failed(b, "poll", errno);
-    if (n == 0) return 0;
-    if (write_some(b) != 0 || read_some(b) != 0) return -1;
-    return 1;
-}
-
 static bool finished(const rg_bconn *b, uint64_t id) {
     return id ? rg_conn_call_done(&b->conn, id) : rg_conn_pending(&b->conn) == 0;
 }
 
 int rg_bconn_wait(rg_bconn *b, uint64_t id) {
     while (!finished(b, id)) {
-        if (b->conn.state == RG_CONN_FAILED) {
+        if (b->fd < 0 || b->conn.state == RG_CONN_FAILED) {
             if (!b->why[0]) snprintf(b->why, sizeof b->why, "connection failed");
             return -1;
         }
-        const int r = round_trip(b, -1);
-        if (r < 0) return -1;
-        if (r == 0) return failed(b, "timeout", 0);
+        if (write_all(b) != 0 || read_some(b, 0) != 0) return -1;
     }
     /* Requests queued by callbacks, or not needed for id, still go out. */
-    return b->fd >= 0 ? write_some(b) : 0;
+    return b->fd >= 0 ? write_all(b) : 0;
 }
 
 int rg_bconn_poll(rg_bconn *b, int ms) {
-    const int r = round_trip(b, ms > 0 ? ms : 1);
-    return r < 0 ? -1 : 0;
+    if (b->fd < 0 || write_all(b) != 0) return -1;
+    const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
+    if (n < 0) return failed(b, "poll", errno);
+    return n == 0 ? 0 : read_some(b, MSG_DONTWAIT);
 }

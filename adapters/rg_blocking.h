@@ -1,11 +1,12 @@
 /* respgen adapters: a blocking client over TCP or a unix socket, on the sans-I/O engine
  * (runtime/rg_conn.h).
  *
- * The socket is non-blocking underneath; every wait is a poll(2) bounded by a timeout, so a dead
- * server never hangs the caller: connect waits at most connect_ms, and each write or read at most
- * io_ms (0: forever). A timeout or an I/O error closes the socket and completes every pending
- * call with RG_CALL_CLOSED (rg_conn_closed); rg_bconn_reconnect connects again to the same
- * address and replays the connect sequence.
+ * Every wait is bounded, so a dead server never hangs the caller: connect waits at most
+ * connect_ms (a non-blocking connect and poll(2)), then the socket is blocking with SO_RCVTIMEO
+ * and SO_SNDTIMEO of io_ms (0: forever), so each read or write is one system call. A timeout or an
+ * I/O error closes the socket and completes every pending call with RG_CALL_CLOSED
+ * (rg_conn_closed); rg_bconn_reconnect connects again to the same address and replays the connect
+ * sequence.
  *
  * Typical use: queue calls with the generated C_call functions (or rg_conn_call_argv) on
  * &b->conn, then rg_bconn_wait(b, id) for the last one; callbacks and pushes run inside the wait.
