@@ -2,6 +2,9 @@
 #                  [HEADER_ONLY] [SERVER] [CLIENT])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
+# - a SPECS entry without a directory or an extension names a spec bundled with respgen:
+#   `redis` (the whole Redis command set, ${RESPGEN_REDIS_SPEC}) or `example`; other entries are
+#   files, relative ones taken from the current source directory;
 # - one <stem>.h and <stem>.c per spec (only <stem>.h with HEADER_ONLY) in OUT_DIR, by default
 #   ${CMAKE_CURRENT_BINARY_DIR}/respgen/<target>; only these outputs are marked GENERATED;
 # - always also <stem>_reply.h and <stem>_reply.c (only the header with HEADER_ONLY): the typed
@@ -48,6 +51,9 @@ function(respgen_generate)
 
   set(all_outputs "")
   foreach(spec IN LISTS RG_SPECS)
+    if(NOT spec MATCHES "[./\\]")
+      _respgen_bundled_spec("${spec}" spec)
+    endif()
     get_filename_component(spec_abs "${spec}" ABSOLUTE)
     get_filename_component(stem "${spec}" NAME_WE)
     set(outputs "${RG_OUT_DIR}/${stem}.h" "${RG_OUT_DIR}/${stem}_reply.h"
@@ -79,4 +85,28 @@ function(respgen_generate)
   target_sources(${RG_TARGET} PRIVATE ${all_outputs})
   target_include_directories(${RG_TARGET} PUBLIC "${RG_OUT_DIR}")
   target_link_libraries(${RG_TARGET} PUBLIC respgen::runtime)
+endfunction()
+
+# Where the bundled specs are: whoever includes this file (respgen's CMakeLists.txt, the package
+# config) sets RESPGEN_SPEC_DIR first. A global property, as add_subdirectory scopes variables.
+if(DEFINED RESPGEN_SPEC_DIR)
+  set_property(GLOBAL PROPERTY RESPGEN_SPEC_DIR "${RESPGEN_SPEC_DIR}")
+endif()
+
+# The path of the bundled spec called name (redis, example) into out; a fatal error naming the
+# bundled ones when there is none of that name.
+function(_respgen_bundled_spec name out)
+  get_property(dir GLOBAL PROPERTY RESPGEN_SPEC_DIR)
+  if(dir AND EXISTS "${dir}/${name}.lua")
+    set(${out} "${dir}/${name}.lua" PARENT_SCOPE)
+    return()
+  endif()
+  set(bundled "none known: RESPGEN_SPEC_DIR was not set")
+  if(dir)
+    file(GLOB bundled RELATIVE "${dir}" "${dir}/*.lua")
+  endif()
+  string(REPLACE ".lua" "" bundled "${bundled}")
+  string(REPLACE ";" ", " bundled "${bundled}")
+  message(FATAL_ERROR "respgen_generate: SPECS ${name}: no bundled spec of that name (bundled: "
+                      "${bundled}); a spec file of yours is named with its .lua")
 endfunction()

@@ -1,9 +1,12 @@
-# `cmake --install` lays out the tool, the runtime and its headers, and a package config so that
-# consumers write find_package(respgen) and call respgen_generate().
+# `cmake --install` lays out the tool, the runtime and its headers, the bundled specs, a package
+# config so that consumers write find_package(respgen) and call respgen_generate(), and a
+# pkg-config file for everyone else.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(RG_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/respgen")
+set(RG_SPEC_DIR "${CMAKE_INSTALL_DATADIR}/respgen/specs")
+set(RG_PC_DIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 install(TARGETS respgen EXPORT respgenTargets RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(TARGETS respgen_runtime EXPORT respgenTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
@@ -11,12 +14,22 @@ install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h r
               runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_conn.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 install(EXPORT respgenTargets NAMESPACE respgen:: DESTINATION "${RG_CMAKE_DIR}")
+# The bundled specs, laid out as in the source tree (RESPGEN_SPEC_DIR points at either).
+install(FILES specs/redis.lua specs/example.lua DESTINATION "${RG_SPEC_DIR}")
+install(FILES specs/overlays/redis.lua DESTINATION "${RG_SPEC_DIR}/overlays")
 
 configure_package_config_file(cmake/respgenConfig.cmake.in
-  "${CMAKE_CURRENT_BINARY_DIR}/respgenConfig.cmake" INSTALL_DESTINATION "${RG_CMAKE_DIR}")
+  "${CMAKE_CURRENT_BINARY_DIR}/respgenConfig.cmake" INSTALL_DESTINATION "${RG_CMAKE_DIR}"
+  PATH_VARS RG_SPEC_DIR)
 write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/respgenConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMinorVersion)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/respgenConfig.cmake"
               "${CMAKE_CURRENT_BINARY_DIR}/respgenConfigVersion.cmake"
               cmake/RespgenGenerate.cmake
         DESTINATION "${RG_CMAKE_DIR}")
+
+# The prefix as seen from the .pc file (../.. for lib/pkgconfig), so the installed tree can move.
+file(RELATIVE_PATH RG_PC_TO_PREFIX "/prefix/${RG_PC_DIR}" "/prefix")
+string(REGEX REPLACE "/$" "" RG_PC_TO_PREFIX "${RG_PC_TO_PREFIX}")
+configure_file(cmake/respgen.pc.in "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" DESTINATION "${RG_PC_DIR}")

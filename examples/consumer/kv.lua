@@ -1,6 +1,7 @@
 -- The commands the consumer example needs.
 command "SET" {
     arity = -3,
+    reply = { const = "OK" },
     key "key",
     string "value",
     oneof "expiration" {
@@ -12,5 +13,6 @@ command "SET" {
 
 command "GET" {
     arity = 2,
+    reply = { oneOf = { { type = "string" }, { type = "null" } } },
     key "key",
 }

@@ -1,34 +1,155 @@
-/* The consumer example: encodes with the generated kv codec, decodes a reply with the runtime,
- * and checks both against the bytes Redis defines. Exit status 0 when everything matches. */
-#include "kv.h"
-#include "rg_dec.h"
+/* The consumer example: a project that uses respgen through CMake (CMakeLists.txt). It encodes
+ * with two generated codecs, its own (kv.lua: SET, GET) and the bundled Redis command set
+ * (respgen_generate(... SPECS redis HEADER_ONLY)), sends the requests to a redis-server in one
+ * pipelined write, decodes each reply with its command's typed decoder and checks the values.
+ *
+ * Usage: consumer UNIX_SOCKET_PATH      Exit status 0 when every reply is the expected one.
+ */
+#define _POSIX_C_SOURCE 200809L
 
+#include "kv.h"
+#include "kv_reply.h"
+#include "redis.h"
+#include "redis_reply.h"
+
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
-int main(void) {
-    const rg_view key = RG_LIT("user:1"), value = RG_LIT("ada");
-    const kv_set_opts opts = {.expiration = {.kind = KV_SET_EXPIRATION_SECONDS, .seconds = 30}};
-    char buf[128];
-    const size_t n = kv_set_encode(buf, sizeof buf, key, value, &opts);
-    static const char want[] =
-        "*5\r\n$3\r\nSET\r\n$6\r\nuser:1\r\n$3\r\nada\r\n$2\r\nEX\r\n$2\r\n30\r\n";
-    if (n != sizeof want - 1 || memcmp(buf, want, n) != 0) {
-        fprintf(stderr, "consumer: unexpected SET encoding\n");
+/* One blocking connection and every byte it received: these replies are small, so nothing is
+ * dropped and views into in stay valid until the end. */
+typedef struct conn {
+    int fd;
+    char in[16384];
+    size_t len, pos;
+    rg_reply_reader rr;
+} conn;
+
+static int connect_unix(const char *path) {
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) return -1;
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0) return fd;
+    if (fd >= 0) close(fd);
+    return -1;
+}
+
+/* Decodes the next reply with table t into out (a result struct), reading while it is
+ * incomplete. Returns 0, or -1 with a message naming what went wrong. */
+static int next_reply(conn *c, const rg_rtable *t, void *out) {
+    for (;;) {
+        const rg_reply_status st = rg_reply_decode(&c->rr, t, c->in, c->len, &c->pos, out);
+        if (st == RG_REPLY_OK) return 0;
+        if (st != RG_REPLY_NEED_MORE) {
+            const rg_view e = rg_reply_error(&c->rr);
+            fprintf(stderr, "consumer: %s: %s %.*s\n", t->command, rg_reply_status_name(st),
+                    (int)e.len, e.ptr);
+            return -1;
+        }
+        const ssize_t got =
+            c->len < sizeof c->in ? read(c->fd, c->in + c->len, sizeof c->in - c->len) : -1;
+        if (got <= 0) {
+            fprintf(stderr, "consumer: %s: connection closed or buffer full\n", t->command);
+            return -1;
+        }
+        c->len += (size_t)got;
+    }
+}
+
+static int same(rg_view v, const char *want) {
+    return v.ptr && v.len == strlen(want) && memcmp(v.ptr, want, v.len) == 0;
+}
+
+static int check(int ok, const char *what) {
+    printf("consumer: %-40s %s\n", what, ok ? "ok" : "UNEXPECTED");
+    return ok ? 0 : 1;
+}
+
+/* Requests written back to back; an encoder returns 0 when its request does not fit. */
+typedef struct reqbuf {
+    char buf[4096];
+    size_t len;
+    bool full;
+} reqbuf;
+
+static char *at(reqbuf *r) {
+    return r->buf + r->len;
+}
+
+static size_t room(const reqbuf *r) {
+    return sizeof r->buf - r->len;
+}
+
+static void put(reqbuf *r, size_t written) {
+    r->len += written;
+    r->full |= written == 0;
+}
+
+static void encode_all(reqbuf *r) {
+    const kv_set_opts ex = {.expiration = {.kind = KV_SET_EXPIRATION_SECONDS, .seconds = 30}};
+    const redis_hset_data fields[] = {{RG_LIT("name"), RG_LIT("grace")},
+                                      {RG_LIT("lang"), RG_LIT("cobol")}};
+    const rg_view keys[] = {RG_LIT("consumer:1"), RG_LIT("consumer:2")};
+    put(r, kv_set_encode(at(r), room(r), keys[0], RG_LIT("ada"), &ex));
+    put(r, kv_get_encode(at(r), room(r), keys[0]));
+    put(r, redis_hset_encode(at(r), room(r), keys[1], fields, 2));
+    put(r, redis_hgetall_encode(at(r), room(r), keys[1]));
+    put(r, redis_ttl_encode(at(r), room(r), keys[0]));
+    put(r, redis_del_encode(at(r), room(r), keys, 2));
+}
+
+static bool pairs_ok(const redis_hgetall_result *r) {
+    return r->value.count == 2 && same(r->value.items[0].key, "name") &&
+           same(r->value.items[0].value, "grace") && same(r->value.items[1].key, "lang") &&
+           same(r->value.items[1].value, "cobol");
+}
+
+/* Reads the replies in request order and checks each. Returns the number of failures. */
+static int check_all(conn *c) {
+    kv_set_result set;
+    kv_get_result get;
+    redis_hset_result hset;
+    redis_hgetall_result all;
+    redis_ttl_result ttl;
+    redis_del_result del;
+    int bad = 0;
+    bad += check(next_reply(c, &kv_set_reply_table, &set) == 0 && same(set.value, "OK"),
+                 "SET consumer:1 ada EX 30 -> OK");
+    bad += check(next_reply(c, &kv_get_reply_table, &get) == 0 && same(get.value, "ada"),
+                 "GET consumer:1 -> ada");
+    bad += check(next_reply(c, &redis_hset_reply_table, &hset) == 0 && hset.value == 2,
+                 "HSET consumer:2 (2 fields) -> 2");
+    bad += check(next_reply(c, &redis_hgetall_reply_table, &all) == 0 && pairs_ok(&all),
+                 "HGETALL consumer:2 -> name grace lang cobol");
+    bad +=
+        check(next_reply(c, &redis_ttl_reply_table, &ttl) == 0 && ttl.value > 0 && ttl.value <= 30,
+              "TTL consumer:1 -> 1..30");
+    bad += check(next_reply(c, &redis_del_reply_table, &del) == 0 && del.value == 2,
+                 "DEL consumer:1 consumer:2 -> 2");
+    return bad;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: consumer UNIX_SOCKET_PATH\n");
+        return 2;
+    }
+    static conn c;
+    static reqbuf req;
+    static char storage[1024]; /* HGETALL's pairs go here (caller-owned) */
+    encode_all(&req);
+    c.fd = req.full ? -1 : connect_unix(argv[1]);
+    if (c.fd < 0) {
+        fprintf(stderr, "consumer: %s\n", req.full ? "requests do not fit" : "cannot connect");
         return 1;
     }
-
-    static const char reply[] = "$3\r\nada\r\n";
-    rg_reader r;
-    rg_reader_init(&r, NULL);
-    size_t pos = 0;
-    rg_event ev;
-    if (rg_next(&r, reply, sizeof reply - 1, &pos, &ev) != RG_OK || ev.kind != RG_EV_BULK ||
-        ev.str.len != 3 || memcmp(ev.str.ptr, "ada", 3) != 0) {
-        fprintf(stderr, "consumer: unexpected decode\n");
-        return 1;
-    }
-    printf("consumer: SET encoded in %zu bytes, reply decoded: %.*s\n", n, (int)ev.str.len,
-           ev.str.ptr);
-    return 0;
+    rg_reply_reader_init(&c.rr, NULL);
+    rg_reply_set_storage(&c.rr, storage, sizeof storage);
+    const int bad = write(c.fd, req.buf, req.len) == (ssize_t)req.len ? check_all(&c) : 1;
+    close(c.fd);
+    return bad == 0 ? 0 : 1;
 }

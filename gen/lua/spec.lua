@@ -375,10 +375,20 @@ local function evaluate(text, path)
     local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args))
     if not chunk then return nil, relocate(err, path) end
     debug.sethook(function() error("spec runs too long", 2) end, "", INSTRUCTION_LIMIT)
-    local ok, run_err = pcall(chunk)
+    local ok, result = pcall(chunk)
     debug.sethook()
-    if not ok then return nil, relocate(run_err, path) end
-    return commands, args
+    if not ok then return nil, relocate(result, path) end
+    return commands, args, result
+end
+
+-- An import overlay (specs/overlays/*.lua) returns a table of commands' corrections and declares
+-- no command: given as a spec it would only fail as empty, which hides what went wrong.
+local function is_overlay(raws, result)
+    if #raws > 0 or type(result) ~= "table" then return false end
+    for k, v in pairs(result) do
+        if type(k) == "string" and type(v) == "table" then return true end
+    end
+    return false
 end
 
 ---------------------------------------------------------------------------------------------
@@ -629,8 +639,12 @@ end
 
 -- Loads and validates spec text. Returns the spec, or nil and a list of error lines.
 function M.load(text, path)
-    local raws, args = evaluate(text, path)
+    local raws, args, result = evaluate(text, path)
     if not raws then return nil, { args } end
+    if is_overlay(raws, result) then
+        return nil, { path .. ": this is an import overlay (for respgen import-json --overlay), " ..
+            "not a spec" }
+    end
     local report = new_reporter(path)
     report.args = args
     local commands = validate_commands(raws, report)
