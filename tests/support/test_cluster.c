@@ -196,9 +196,15 @@ static int start_node(test_cluster *c, int i) {
         c->bus_port[i] = free_port();
         snprintf(bus, sizeof bus, "%d", c->bus_port[i]);
         snprintf(timeout, sizeof timeout, "%d", TEST_CLUSTER_NODE_TIMEOUT_MS);
-        const char *extra[] = {"--cluster-enabled",      "yes",   "--cluster-config-file",
-                               "nodes.conf",             "--cluster-port", bus,
-                               "--cluster-node-timeout", timeout, NULL};
+        const char *extra[] = {"--cluster-enabled",
+                               "yes",
+                               "--cluster-config-file",
+                               "nodes.conf",
+                               "--cluster-port",
+                               bus,
+                               "--cluster-node-timeout",
+                               timeout,
+                               NULL};
         if (test_redis_start(&c->node[i], extra) == 0) return 0;
     }
     return -1;
