@@ -112,7 +112,7 @@ typedef struct rg_conn_config {
     char *out; /* output buffer, caller-owned */
     size_t out_cap;
     rg_call *calls; /* the ring of pending calls, caller-owned */
-    size_t ncalls;
+    size_t ncalls;  /* used rounded down to a power of two (an index mask, no division) */
     void *storage; /* shared array storage for calls without their own */
     size_t storage_cap;
     rg_push_fn on_push; /* NULL: pushes are dropped */
