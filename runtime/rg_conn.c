@@ -30,6 +30,7 @@ const char *rg_call_status_name(rg_call_status s) {
         [RG_CALL_ABORTED] = "RG_CALL_ABORTED",
         [RG_CALL_PROTOCOL] = "RG_CALL_PROTOCOL",
         [RG_CALL_CLOSED] = "RG_CALL_CLOSED",
+        [RG_CALL_ABANDONED] = "RG_CALL_ABANDONED",
     };
     return (unsigned)s < RG_CALL_STATUS_COUNT ? names[s] : "RG_CALL_UNKNOWN";
 }
@@ -170,6 +171,15 @@ bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
     const uint64_t oldest = slot(c, c->first)->id;
     if (id < oldest || id - oldest >= c->used) return true;
     return slot(c, c->first + (size_t)(id - oldest))->done;
+}
+
+int rg_conn_abandon(rg_conn *c, uint64_t id) {
+    if (rg_conn_call_done(c, id)) return -1;
+    rg_call *call = slot(c, c->first + (size_t)(id - slot(c, c->first)->id));
+    if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return -1;
+    complete(c, call, RG_CALL_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
+    call->kind = K_PING; /* decoded raw and dropped, as an internal PING's */
+    return 0;
 }
 
 /* ---- output --------------------------------------------------------------------------------- */
