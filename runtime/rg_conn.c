@@ -30,6 +30,7 @@ const char *rg_call_status_name(rg_call_status s) {
         [RG_CALL_ABORTED] = "RG_CALL_ABORTED",
         [RG_CALL_PROTOCOL] = "RG_CALL_PROTOCOL",
         [RG_CALL_CLOSED] = "RG_CALL_CLOSED",
+        [RG_CALL_ABANDONED] = "RG_CALL_ABANDONED",
     };
     return (unsigned)s < RG_CALL_STATUS_COUNT ? names[s] : "RG_CALL_UNKNOWN";
 }
@@ -112,7 +113,7 @@ rg_redirect_kind rg_redirect_parse(rg_view error, rg_redirect *out) {
 /* ---- the ring ------------------------------------------------------------------------------- */
 
 static rg_call *slot(const rg_conn *c, size_t i) {
-    return &c->cfg.calls[i % c->cfg.ncalls];
+    return &c->cfg.calls[i & (c->cfg.ncalls - 1)]; /* a power of two: no division */
 }
 
 /* Frees completed calls at the front. */
@@ -123,13 +124,14 @@ static void release(rg_conn *c) {
 
 static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error,
                      const rg_push *push) {
+    if (call->flags & RG_CALL_F_PUBSUB) c->pubsub_pending--;
+    call->done = true;
+    if (!call->cb) return;
     rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
                       0,  push};
-    if (call->kind == K_PLAIN && (call->flags & RG_CALL_F_PUBSUB)) c->pubsub_pending--;
-    call->done = true;
     if (st == RG_CALL_SERVER_ERROR) rg_redirect_parse(error, &d.redirect);
     if (st == RG_CALL_SHORT) d.needed = rg_reply_needed(&c->rr);
-    if (call->cb) call->cb(call->ud, &d);
+    call->cb(call->ud, &d);
 }
 
 /* Completes every call not completed yet, in order, with st; the ring is then empty. */
@@ -169,6 +171,15 @@ bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
     const uint64_t oldest = slot(c, c->first)->id;
     if (id < oldest || id - oldest >= c->used) return true;
     return slot(c, c->first + (size_t)(id - oldest))->done;
+}
+
+int rg_conn_abandon(rg_conn *c, uint64_t id) {
+    if (rg_conn_call_done(c, id)) return -1;
+    rg_call *call = slot(c, c->first + (size_t)(id - slot(c, c->first)->id));
+    if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return -1;
+    complete(c, call, RG_CALL_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
+    call->kind = K_PING; /* decoded raw and dropped, as an internal PING's */
+    return 0;
 }
 
 /* ---- output --------------------------------------------------------------------------------- */
@@ -227,6 +238,12 @@ static rg_view request_name(const char *req, size_t n, size_t *argc) {
     return (rg_view){req + i, len};
 }
 
+/* The common case at a glance: fewer than 10 words and a name of 1 to 3 letters ("GET", "SET")
+ * is nothing the engine treats specially. */
+static bool plainly_ordinary(const char *req, size_t n) {
+    return n > 7 && req[2] == '\r' && req[6] == '\r' && req[5] >= '1' && req[5] <= '3';
+}
+
 /* Names the engine treats specially; only lengths 4 to 12 are looked at. */
 static const struct {
     const char *name;
@@ -279,9 +296,10 @@ static bool add_ping(rg_conn *c, size_t n) {
 
 uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
                         void *ud) {
-    size_t argc;
+    size_t argc = 0;
     if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
-    const int sp = special_of(request_name(c->cfg.out + c->out_len, n, &argc));
+    const char *const req = c->cfg.out + c->out_len;
+    const int sp = plainly_ordinary(req, n) ? -1 : special_of(request_name(req, n, &argc));
     const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
     const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
@@ -474,6 +492,7 @@ int rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
         c->state = RG_CONN_FAILED;
         return -1;
     }
+    while (c->cfg.ncalls & (c->cfg.ncalls - 1)) c->cfg.ncalls &= c->cfg.ncalls - 1;
     return start(c);
 }
 
@@ -514,13 +533,11 @@ static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_ca
 
 /* Completes call with what the reply decoder said about its reply. */
 static void complete_with(rg_conn *c, rg_call *call, rg_reply_reader *rr, rg_reply_status st) {
-    static const rg_call_status MAP[RG_REPLY_STATUS_COUNT] = {
-        [RG_REPLY_OK] = RG_CALL_OK,
-        [RG_REPLY_SERVER_ERROR] = RG_CALL_SERVER_ERROR,
-        [RG_REPLY_MISMATCH] = RG_CALL_MISMATCH,
-        [RG_REPLY_SHORT] = RG_CALL_SHORT,
-    };
-    const rg_call_status s = (unsigned)st < RG_REPLY_STATUS_COUNT ? MAP[st] : RG_CALL_PROTOCOL;
+    rg_call_status s = RG_CALL_PROTOCOL;
+    if (st == RG_REPLY_OK) s = RG_CALL_OK;
+    if (st == RG_REPLY_SERVER_ERROR) s = RG_CALL_SERVER_ERROR;
+    if (st == RG_REPLY_MISMATCH) s = RG_CALL_MISMATCH;
+    if (st == RG_REPLY_SHORT) s = RG_CALL_SHORT;
     complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(rr), NULL);
 }
 
@@ -657,8 +674,9 @@ enum { P_HANDLED, P_NOT, P_WAIT };
 
 static int try_push(rg_conn *c) {
     const char ch = c->cfg.in[c->in_pos];
-    const bool r2 = resp2_subscribed(c);
-    if (ch != '>' && ch != '|' && !(r2 && ch == '*')) return P_NOT;
+    if (ch != '>' && ch != '|' && ch != '*') return P_NOT;
+    const bool r2 = ch == '*' && resp2_subscribed(c);
+    if (ch == '*' && !r2) return P_NOT;
     rg_push p;
     rg_push_error e;
     const rg_push_status st =
@@ -676,6 +694,13 @@ static int try_push(rg_conn *c) {
 }
 
 /* ---- the feed loop -------------------------------------------------------------------------- */
+
+/* The statuses this engine was written against; any other (a newer decoder's) is handled by
+ * one_reply without assuming anything was decoded. */
+static bool known_status(rg_reply_status st) {
+    return st == RG_REPLY_OK || st == RG_REPLY_SERVER_ERROR || st == RG_REPLY_MISMATCH ||
+           st == RG_REPLY_SHORT || st == RG_REPLY_LOST || st == RG_REPLY_PROTOCOL;
+}
 
 /* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
 static bool one_reply(rg_conn *c) {
@@ -706,7 +731,14 @@ static bool one_reply(rg_conn *c) {
     const rg_reply_status st = rg_reply_decode(&c->rr, t, c->cfg.in, c->in_len, &c->in_pos, out);
     c->mid_reply = st == RG_REPLY_NEED_MORE;
     if (st == RG_REPLY_NEED_MORE) return false;
-    if (st == RG_REPLY_PROTOCOL || st == RG_REPLY_LOST || st >= RG_REPLY_STATUS_COUNT) {
+    if (!known_status(st)) {
+        /* A decoder that stops at a push where a reply should start (and consumes nothing)
+         * hands it back: the feed loop gives it to the push decoder. */
+        if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return true;
+        fail(c, RG_CALL_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
+        return false;
+    }
+    if (st == RG_REPLY_PROTOCOL || st == RG_REPLY_LOST) {
         fail(c, RG_CALL_PROTOCOL, "protocol error", rg_reply_error(&c->rr));
         return false;
     }

@@ -43,6 +43,7 @@ typedef enum rg_call_status {
                              DISCARD or a failed WATCH (null EXEC) */
     RG_CALL_PROTOCOL,     /* the stream broke (malformed reply): the connection is dead */
     RG_CALL_CLOSED,       /* the connection was lost or closed before the reply */
+    RG_CALL_ABANDONED,    /* rg_conn_abandon gave up on it (a timeout): its reply is dropped */
     RG_CALL_STATUS_COUNT
 } rg_call_status;
 
@@ -112,8 +113,8 @@ typedef struct rg_conn_config {
     char *out; /* output buffer, caller-owned */
     size_t out_cap;
     rg_call *calls; /* the ring of pending calls, caller-owned */
-    size_t ncalls;
-    void *storage; /* shared array storage for calls without their own */
+    size_t ncalls;  /* used rounded down to a power of two (an index mask, no division) */
+    void *storage;  /* shared array storage for calls without their own */
     size_t storage_cap;
     rg_push_fn on_push; /* NULL: pushes are dropped */
     void *push_ud;
@@ -237,6 +238,10 @@ void rg_conn_hold(rg_conn *c, bool on);
 static inline size_t rg_conn_pending(const rg_conn *c) {
     return c->used;
 }
+/* Gives up on call id without breaking the connection (a per-call timeout): it completes now
+ * with RG_CALL_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns 0, or -1
+ * when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the engine). */
+int rg_conn_abandon(rg_conn *c, uint64_t id);
 /* Has call id completed (or is it not one of the pending calls)? */
 bool rg_conn_call_done(const rg_conn *c, uint64_t id);
 /* Is there anything to write? */

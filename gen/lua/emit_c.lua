@@ -334,6 +334,11 @@ local function arg_names(cm)
     return out
 end
 
+-- The encoder's own parameters (texts and names), shared with emit_client.lua so that the client
+-- calls take exactly what the encoders take.
+M.param_texts = param_texts
+M.arg_names = arg_names
+
 -- The public functions of a command: name suffix -> leading parameters.
 local PUBLIC = {
     { "size", {} },

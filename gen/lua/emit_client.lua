@@ -5,9 +5,10 @@
 --
 -- which encodes the request with the generated encoder straight into the connection's output
 -- (runtime/rg_conn.h) and queues the command's typed reply table (emit_reply.lua). The
--- parameters are the encoder's own (cm.params and the options struct, as emit_c.lua lays them
--- out), so the two can never disagree. Needs emit_reply to have run (cm.reply_result).
+-- parameters are the encoder's own, from emit_c.lua's param_texts and arg_names, so the two can
+-- never disagree. Needs emit_reply to have run (cm.reply_result).
 
+local emit_c = require("emit_c")
 local layout = require("layout")
 local resp = require("resp")
 
@@ -19,18 +20,10 @@ M.options = {
 
 local IND = "    "
 
--- The encoder's parameters: { type text, name } each, the options struct last.
-local function encoder_params(cm)
-    local out = {}
-    for _, d in ipairs(cm.params) do out[#out + 1] = { d[1], d[2] } end
-    if cm.has_opts then out[#out + 1] = { "const " .. cm.opts_type .. " *", "opts" } end
-    return out
-end
-
 -- Names of the call's own parameters, made unique against the encoder's.
-local function own_names(params)
+local function own_names(cm)
     local taken = {}
-    for _, p in ipairs(params) do taken[p[2]] = true end
+    for _, name in ipairs(emit_c.arg_names(cm)) do taken[name] = true end
     local names = {}
     for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n" }) do
         local v = n
@@ -42,10 +35,9 @@ local function own_names(params)
 end
 
 local function signature(cm, lead, tail)
-    local params = encoder_params(cm)
-    local o = own_names(params)
+    local o = own_names(cm)
     local texts = { "rg_conn *" .. o.conn }
-    for _, p in ipairs(params) do texts[#texts + 1] = p[1] .. p[2] end
+    for _, t in ipairs(emit_c.param_texts(cm)) do texts[#texts + 1] = t end
     texts[#texts + 1] = cm.reply_result .. " *" .. o.result
     texts[#texts + 1] = "rg_call_fn " .. o.cb
     texts[#texts + 1] = "void *" .. o.ud
@@ -54,10 +46,8 @@ local function signature(cm, lead, tail)
 end
 
 local function definition(cm, static)
-    local params = encoder_params(cm)
-    local o = own_names(params)
-    local args = {}
-    for _, p in ipairs(params) do args[#args + 1] = p[2] end
+    local o = own_names(cm)
+    local args = emit_c.arg_names(cm)
     local function call(indent, lead, name, first, tail)
         local a = {}
         for _, x in ipairs(first) do a[#a + 1] = x end

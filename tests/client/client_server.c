@@ -8,7 +8,8 @@
  * - SUBSCRIBE / PSUBSCRIBE / SSUBSCRIBE with PUBLISH and SPUBLISH from another connection, in RESP3
  *   and RESP2, then an UNSUBSCRIBE without names;
  * - MULTI/EXEC with a command failing inside, EXECABORT, and a WATCH that failed;
- * - BLPOP with a server-side timeout, and a client read timeout that fails the call;
+ * - BLPOP with a server-side timeout, one abandoned (its late reply dropped, the connection kept),
+ *   and a client read timeout that fails the call;
  * - the server killed in the middle of a pipeline: every call completes exactly once (OK or
  *   CLOSED), then the server restarts and the reconnect replays HELLO, SETNAME and SELECT. */
 #include "redis_client.h"
@@ -476,6 +477,13 @@ static void blpop_timeout(void **state) {
     assert_true(now_ms() - t0 >= 150);
     assert_int_equal(rec.status, RG_CALL_OK);
     assert_int_equal(r.value.which, 1); /* null */
+    /* Abandoned: it completes at once, the connection stays, its late reply is dropped. */
+    rg_call_record gave_up = {0};
+    const uint64_t slow =
+        redis_blpop_call(&c->b.conn, key, 1, 0.3, &r, rg_call_record_fn, &gave_up);
+    assert_int_equal(rg_conn_abandon(&c->b.conn, slow), 0);
+    assert_int_equal(gave_up.status, RG_CALL_ABANDONED);
+    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
     close_client(c);
     /* A client read timeout shorter than the server's: the call fails, closed, once. */
     c = calloc(1, sizeof *c);

@@ -2,11 +2,11 @@
  *
  * The input's first bytes choose the protocol and a script of up to 32 calls (integer, string,
  * array and raw replies, SUBSCRIBE, an UNSUBSCRIBE without names, MULTI, EXEC, DISCARD); the rest
- * is the server's reply stream. It is fed whole, in pieces cut where the input's hash says, and
- * one byte at a time, through a small input buffer, and every way must give the same log of
- * completions and pushes. Each call must complete at most once, in the order the calls were
- * made (no reply paired with the wrong call), and after rg_conn_closed every call must have
- * completed exactly once. ASan and UBSan catch the rest.
+ * is the server's reply stream (a script byte may also abandon the call before it). It is fed
+ * whole, in pieces cut where the input's hash says, and one byte at a time, through a small input
+ * buffer, and every way must give the same log of completions and pushes. Each call must complete
+ * at most once, in the order the calls were made (no reply paired with the wrong call), and after
+ * rg_conn_closed every call must have completed exactly once. ASan and UBSan catch the rest.
  */
 #include "rg_conn.h"
 
@@ -128,7 +128,16 @@ static uint64_t make_call(run *r, uint8_t what) {
     };
     static const size_t argc[] = {2, 2, 2, 2, 3, 1, 1, 1, 1, 2};
     static const rg_rtable *const tables[] = {&INT_TABLE, &VIEW_TABLE, &ARRAY_TABLE};
-    const size_t k = what % (sizeof argc / sizeof argc[0]);
+    const size_t nk = sizeof argc / sizeof argc[0];
+    if (what % (nk + 1) == nk) {
+        /* Abandon the previous call: it completes now, out of order by design. */
+        if (r->ncalls && !rg_conn_call_done(&r->c, r->ids[r->ncalls - 1])) {
+            r->in_tx[r->ids[r->ncalls - 1]] = 1;
+            rg_conn_abandon(&r->c, r->ids[r->ncalls - 1]);
+        }
+        return 0;
+    }
+    const size_t k = what % (nk + 1);
     const rg_rtable *t = k < 3 ? tables[k] : NULL;
     void *res = (what & 0x80) ? NULL : &r->results[r->ncalls];
     const uint64_t id = rg_conn_call_argv(&r->c, argc[k], words[k], t, res, on_done, r);

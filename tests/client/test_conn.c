@@ -407,6 +407,21 @@ static void engine_loss(void **state) {
     assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
 }
 
+static void engine_abandon(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 0);
+    int_result r[3];
+    for (int i = 0; i < 3; i++) call(&b, "INCR a", &INT_TABLE, &r[i]);
+    assert_int_equal(rg_conn_abandon(&b.c, 2), 0);
+    assert_int_equal(rg_conn_abandon(&b.c, 2), -1);
+    assert_true(rg_conn_call_done(&b.c, 2) && !rg_conn_call_done(&b.c, 3));
+    feed(&b, ":1\r\n:2\r\n:3\r\n", 1);
+    assert_string_equal(b.log, "2:ABANDONED 1:1 3:3 ");
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+    assert_int_equal(b.c.state, RG_CONN_READY);
+}
+
 static void redirects(void **state) {
     (void)state;
     rg_redirect r;
@@ -431,7 +446,8 @@ int main(void) {
         cmocka_unit_test(push_invalidations), cmocka_unit_test(push_errors),
         cmocka_unit_test(engine_pipeline),    cmocka_unit_test(engine_multi),
         cmocka_unit_test(engine_pubsub),      cmocka_unit_test(engine_hello),
-        cmocka_unit_test(engine_loss),        cmocka_unit_test(redirects),
+        cmocka_unit_test(engine_loss),        cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(redirects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
