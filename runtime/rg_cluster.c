@@ -171,7 +171,9 @@ static int read_shard_node(cursor *c, shard_node *n) {
         } else if (view_eq(name, "role") && is_str(&c->ev)) {
             n->master = view_eq(c->ev.str, "master");
         } else if (view_eq(name, "health") && is_str(&c->ev)) {
-            n->online = view_eq(c->ev.str, "online");
+            /* "loading" is also what a replica whose offset gossip has not told yet shows;
+             * only "failed" keeps a node from being chosen (LOADING replies are retried). */
+            n->online = !view_eq(c->ev.str, "failed");
         } else if (!skip_rest(c)) {
             return fail(c, "truncated node field");
         }

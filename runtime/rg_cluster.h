@@ -41,7 +41,7 @@ typedef struct rg_cluster_node {
     char host[RG_CLUSTER_HOST_MAX]; /* NUL-terminated: the endpoint, else the IP */
     uint16_t port;
     uint8_t role;    /* rg_node_role */
-    bool healthy;    /* SHARDS "health": online (SLOTS: always true) */
+    bool healthy;    /* SHARDS "health" is not "failed" (SLOTS: always true) */
     uint16_t master; /* a replica's master; a master's own index */
 } rg_cluster_node;
 

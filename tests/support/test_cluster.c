@@ -126,6 +126,12 @@ static int slot_owners(int port, int *owner) {
     return 0;
 }
 
+int test_cluster_owners(const test_cluster *c, int *owner) {
+    for (int i = 0; i < c->n; i++)
+        if (c->node[i].pid > 0 && slot_owners(c->node[i].port, owner) == 0) return 0;
+    return -1;
+}
+
 int test_cluster_slot_owner(const test_cluster *c, int slot) {
     static int owner[16384]; /* only the calling test thread uses it */
     for (int i = 0; i < c->n; i++)

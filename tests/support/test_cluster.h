@@ -51,6 +51,10 @@ int test_cluster_index(const test_cluster *c, int port);
  * running node), or -1. */
 int test_cluster_slot_owner(const test_cluster *c, int slot);
 
+/* owner[16384]: the port of the master serving each slot (0: none), as a running node says.
+ * Returns 0 or -1. */
+int test_cluster_owners(const test_cluster *c, int *owner);
+
 /* Is the node at index a master (ROLE)? */
 bool test_cluster_is_master(const test_cluster *c, int index);
 
