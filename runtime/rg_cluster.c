@@ -404,10 +404,11 @@ rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_command
     const size_t argc = rg_request_argv(req, len, argv, argv_cap);
     if (argc == 0) return RG_ROUTE_INVALID;
     const size_t seen = argc < argv_cap ? argc : argv_cap;
+    /* One parse, one lookup: the slot from the entry's specs directly. */
     out->cmd = rg_keys_table_command(cmds->table, cmds->count, seen, argv);
-    const int slot = argc > argv_cap
+    const int slot = argc > argv_cap || !out->cmd
                          ? RG_SLOT_UNKNOWN
-                         : rg_slot_of_request(cmds->table, cmds->count, req, len, argv, argv_cap);
+                         : rg_keys_slot(out->cmd->specs, out->cmd->count, argc, argv);
     out->slot = slot;
     if (slot >= 0) {
         out->node = rg_cluster_map_owner(m, slot);
