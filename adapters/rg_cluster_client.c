@@ -157,13 +157,20 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
 
 /* ---- outcomes ------------------------------------------------------------------------------- */
 
+static void merge(rg_cc *cc, rg_cc_call *k);
+
 static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) {
     k->status = st;
     if (n >= sizeof k->error) n = sizeof k->error - 1;
     if (n) memcpy(k->error, err, n);
     k->error[n] = '\0';
     k->state = C_DONE;
-    k->cc->done++;
+    if (k->parent == SIZE_MAX) {
+        k->cc->done++;
+    } else {
+        rg_cc_call *p = &k->cc->cfg.calls[k->parent];
+        if (--p->parts == 0) merge(k->cc, p);
+    }
 }
 
 static void requeue(rg_cc_call *k, int64_t delay_ns) {
@@ -229,7 +236,7 @@ static void on_done(void *ud, const rg_call_done *d) {
 /* ---- the batch ------------------------------------------------------------------------------ */
 
 void rg_cc_begin(rg_cc *cc) {
-    cc->n = cc->done = cc->arena_len = 0;
+    cc->n = cc->done = cc->arena_len = cc->nparts = 0;
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
@@ -252,8 +259,213 @@ static size_t refuse(rg_cc_call *k, const char *why) {
     return (size_t)(k - k->cc->cfg.calls);
 }
 
+/* ---- fan-out -------------------------------------------------------------------------------- */
+
+/* A part of call k: its request is arena[off, off+len); it goes to node (or is routed by slot
+ * when node is RG_NODE_NONE). NULL when the batch is full. */
+static rg_cc_call *add_part(rg_cc *cc, rg_cc_call *k, size_t off, size_t len, uint16_t node,
+                            int slot) {
+    if (cc->n + cc->nparts >= cc->cfg.ncalls) return NULL;
+    const size_t at = cc->cfg.ncalls - 1 - cc->nparts++;
+    rg_cc_call *p = &cc->cfg.calls[at];
+    *p = (rg_cc_call){.cc = cc,
+                      .table = &rg_conn_raw_table,
+                      .off = off,
+                      .len = len,
+                      .node = RG_NODE_NONE,
+                      .ask_node = RG_NODE_NONE,
+                      .fixed = node,
+                      .parent = (size_t)(k - cc->cfg.calls),
+                      .slot = slot};
+    p->result = &p->raw;
+    if (k->parts++ == 0) k->first_part = at;
+    k->nparts++;
+    return p;
+}
+
+static size_t refuse_parts(rg_cc *cc, rg_cc_call *k, const char *why) {
+    cc->nparts -= k->nparts; /* the parts just added are the last ones */
+    k->parts = k->nparts = 0;
+    return refuse(k, why);
+}
+
+/* ALL_SHARDS: one part per master; ALL_NODES: per node. */
+static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
+    if (k->response == RG_RESP_SPECIAL) return refuse(k, "RESPONSE_POLICY:SPECIAL: not merged");
+    k->state = C_FLIGHT;
+    for (size_t i = 0; i < cc->map.nnodes; i++) {
+        const rg_cluster_node *nd = &cc->map.node[i];
+        if (nd->role == RG_NODE_GONE || !nd->healthy) continue;
+        if (!all_nodes && nd->role != RG_NODE_MASTER) continue;
+        if (!add_part(cc, k, k->off, k->len, (uint16_t)i, RG_SLOT_NONE))
+            return refuse_parts(cc, k, "the batch is full (fan-out parts)");
+    }
+    return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, "no node to send to");
+}
+
+/* MULTI_SHARD: one part per slot. Only the plain form is split: one key spec, keys from a fixed
+ * index to the end in groups of `step` arguments (DEL k1 k2, MSET k1 v1 k2 v2). */
+static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, const char *req,
+                            size_t len) {
+    rg_view *argv = cc->argv;
+    const size_t argc = rg_request_argv(req, len, argv, sizeof cc->argv / sizeof cc->argv[0]);
+    const rg_keyspec *ks = e && e->count == 1 ? &e->specs[0] : NULL;
+    if (!ks || ks->begin != RG_KS_INDEX || ks->find != RG_KS_RANGE || ks->lastkey != -1 ||
+        ks->step < 1 || ks->limit > 1 || argc > sizeof cc->argv / sizeof cc->argv[0] ||
+        (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
+        (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED))
+        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (this "
+                         "MULTI_SHARD form is not split by the client; not sent)");
+    const size_t first = (size_t)ks->index, step = (size_t)ks->step;
+    int slots[64];
+    size_t nslots = 0;
+    for (size_t i = first; i < argc; i += step) {
+        const int s = rg_key_slot(argv[i].ptr, argv[i].len);
+        bool seen = false;
+        for (size_t j = 0; j < nslots && !seen; j++) seen = slots[j] == s;
+        if (!seen) slots[nslots++] = s;
+    }
+    k->state = C_FLIGHT;
+    rg_view sub[64];
+    for (size_t j = 0; j < nslots; j++) {
+        size_t n = 0;
+        for (size_t i = 0; i < first; i++) sub[n++] = argv[i];
+        for (size_t i = first; i < argc; i += step)
+            if (rg_key_slot(argv[i].ptr, argv[i].len) == slots[j])
+                for (size_t a = 0; a < step; a++) sub[n++] = argv[i + a];
+        const size_t size = rg_argv_size(n, sub);
+        if (cc->cfg.arena_cap - cc->arena_len < size)
+            return refuse_parts(cc, k, "the arena is full (MULTI_SHARD parts)");
+        char *dst = cc->cfg.arena + cc->arena_len;
+        rg_argv_encode(dst, size, n, sub);
+        if (!add_part(cc, k, cc->arena_len, size, RG_NODE_NONE, slots[j]))
+            return refuse_parts(cc, k, "the batch is full (MULTI_SHARD parts)");
+        cc->arena_len += size;
+    }
+    return (size_t)(k - cc->cfg.calls);
+}
+
+/* An integer reply's value; false for anything else. */
+static bool part_int(const rg_cc_call *p, long long *v) {
+    const rg_view r = p->raw.value;
+    if (p->status != RG_CALL_OK || r.len < 4 || r.ptr[0] != ':') return false;
+    char *end;
+    *v = strtoll(r.ptr + 1, &end, 10);
+    return end > r.ptr + 1 && *end == '\r';
+}
+
+/* The merged reply's bytes into the arena; false when there is no room. */
+static bool merged_aggregate(rg_cc *cc, rg_cc_call *k, long long acc, rg_view *out) {
+    char *dst = cc->cfg.arena + cc->arena_len;
+    const size_t room = cc->cfg.arena_cap - cc->arena_len;
+    int w = snprintf(dst, room, ":%lld\r\n", acc);
+    (void)k;
+    if (w < 0 || (size_t)w >= room) return false;
+    *out = (rg_view){dst, (size_t)w};
+    cc->arena_len += (size_t)w;
+    return true;
+}
+
+/* Arrays concatenated: "*<sum>\r\n" and every part's elements. */
+static bool merged_concat(rg_cc *cc, rg_cc_call *k, rg_view *out) {
+    long long total = 0;
+    size_t bytes = 32;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        if (r.len < 4 || (r.ptr[0] != '*' && r.ptr[0] != '~')) return false;
+        total += atoll(r.ptr + 1);
+        bytes += r.len;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
+    char *dst = cc->cfg.arena + cc->arena_len;
+    size_t n = (size_t)snprintf(dst, 32, "*%lld\r\n", total);
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        const char *body = (const char *)memchr(r.ptr, '\n', r.len) + 1;
+        memcpy(dst + n, body, r.len - (size_t)(body - r.ptr));
+        n += r.len - (size_t)(body - r.ptr);
+    }
+    *out = (rg_view){dst, n};
+    cc->arena_len += n;
+    return true;
+}
+
+/* Decodes the merged bytes with the call's table into its result. */
+static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
+    if (!k->table || k->table == &rg_conn_raw_table) {
+        if (k->result) ((rg_raw_result *)k->result)->value = bytes;
+        finish(k, RG_CALL_OK, "", 0);
+        return;
+    }
+    static char none; /* a result pointer for a call that gave none */
+    rg_reply_reader_init(&cc->merge, NULL);
+    size_t pos = 0;
+    const rg_reply_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
+                                               k->result ? k->result : &none);
+    const rg_view e = rg_reply_error(&cc->merge);
+    finish(k,
+           st == RG_REPLY_OK      ? RG_CALL_OK
+           : st == RG_REPLY_SHORT ? RG_CALL_SHORT
+                                  : RG_CALL_MISMATCH,
+           e.ptr ? e.ptr : "", st == RG_REPLY_OK ? 0 : e.len);
+}
+
+/* All parts of k are complete: merge by its response policy. */
+static void merge(rg_cc *cc, rg_cc_call *k) {
+    const rg_cc_call *err = NULL, *ok = NULL;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_cc_call *p = &cc->cfg.calls[k->first_part - j];
+        if (p->status != RG_CALL_OK && !err) err = p;
+        if (p->status == RG_CALL_OK && !ok) ok = p;
+    }
+    const bool one = k->response == RG_RESP_ONE_SUCCEEDED;
+    if (err && (!one || !ok)) {
+        k->redirect = err->redirect;
+        k->written = err->written;
+        finish(k, err->status, err->error, strlen(err->error));
+        return;
+    }
+    if (k->response == RG_RESP_ALL_SUCCEEDED || one) {
+        deliver(cc, k, ok->raw.value);
+        return;
+    }
+    if (k->response == RG_RESP_DEFAULT) {
+        rg_view out;
+        if (merged_concat(cc, k, &out)) {
+            deliver(cc, k, out);
+        } else {
+            static const char msg[] = "the parts' replies are not arrays, or the arena is full";
+            finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+        }
+        return;
+    }
+    long long acc = 0, v;
+    for (size_t j = 0; j < k->nparts; j++) {
+        if (!part_int(&cc->cfg.calls[k->first_part - j], &v)) {
+            static const char msg[] = "a part's reply is not an integer";
+            finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+            return;
+        }
+        switch (k->response) {
+        case RG_RESP_AGG_SUM: acc += v; break;
+        case RG_RESP_AGG_MIN: acc = j == 0 || v < acc ? v : acc; break;
+        case RG_RESP_AGG_MAX: acc = j == 0 || v > acc ? v : acc; break;
+        case RG_RESP_AGG_LOGICAL_AND: acc = j == 0 ? v != 0 : acc && v; break;
+        default: acc = j == 0 ? v != 0 : acc || v; break;
+        }
+    }
+    rg_view out;
+    if (merged_aggregate(cc, k, acc, &out)) {
+        deliver(cc, k, out);
+    } else {
+        static const char msg[] = "the arena is full (merged reply)";
+        finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+    }
+}
+
 size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result) {
-    if (cc->n == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len) return SIZE_MAX;
+    if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
+        return SIZE_MAX;
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
     memset(k, 0, sizeof *k);
     *k = (rg_cc_call){.cc = cc,
@@ -262,7 +474,9 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
                       .off = cc->arena_len,
                       .len = len,
                       .node = RG_NODE_NONE,
-                      .ask_node = RG_NODE_NONE};
+                      .ask_node = RG_NODE_NONE,
+                      .fixed = RG_NODE_NONE,
+                      .parent = SIZE_MAX};
     memcpy(cc->cfg.arena + cc->arena_len, req, len);
     cc->arena_len += len;
     cc->stats.calls++;
@@ -271,14 +485,14 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
                                                 sizeof cc->argv / sizeof cc->argv[0], 0, &r);
     k->slot = r.slot;
     k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
+    k->response = r.response;
     switch (kind) {
     case RG_ROUTE_CROSSSLOT:
-    case RG_ROUTE_MULTI_SHARD:
         return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (refused by the "
                          "client, not sent)");
+    case RG_ROUTE_MULTI_SHARD: return split_by_slot(cc, k, r.cmd, req, len);
     case RG_ROUTE_ALL_NODES:
-    case RG_ROUTE_ALL_SHARDS:
-        return refuse(k, "fan-out command (command_tips ALL_NODES/ALL_SHARDS): send it per node");
+    case RG_ROUTE_ALL_SHARDS: return fan_out(cc, k, kind == RG_ROUTE_ALL_NODES);
     case RG_ROUTE_INVALID: return refuse(k, "not one encoded call");
     default: return cc->n - 1;
     }
@@ -287,7 +501,8 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
 size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
                       void *result) {
     const size_t n = rg_argv_size(argc, argv);
-    if (cc->n == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < n) return SIZE_MAX;
+    if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < n)
+        return SIZE_MAX;
     char *dst = cc->cfg.arena + cc->arena_len;
     if (rg_argv_encode(dst, n, argc, argv) != n) return SIZE_MAX;
     /* rg_cc_add copies within the arena: the same bytes, at the same place. */
@@ -308,6 +523,7 @@ static uint16_t any_master(rg_cc *cc) {
 
 static uint16_t target(rg_cc *cc, const rg_cc_call *k, uint32_t pick) {
     if (k->asking) return k->ask_node;
+    if (k->fixed != RG_NODE_NONE) return k->fixed;
     if (k->slot < 0) return any_master(cc);
     return k->read ? rg_cluster_map_replica(&cc->map, k->slot, pick)
                    : rg_cluster_map_owner(&cc->map, k->slot);
@@ -348,27 +564,37 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
 }
 
 /* Sends every call that is ready; returns how many still wait. */
+/* Sends call j if it is ready; returns 1 when it still waits. */
+static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now) {
+    rg_cc_call *k = &cc->cfg.calls[j];
+    if (k->state == C_WAIT && now < k->due_ns) return 1;
+    if (k->state != C_NEW && k->state != C_WAIT) return 0;
+    if (!k->dead_ns) k->dead_ns = now + (int64_t)cc->cfg.wait_ms * 1000000;
+    const uint16_t i = target(cc, k, (uint32_t)j);
+    if (i == RG_NODE_NONE) cc->need_refresh = true;
+    if (i != RG_NODE_NONE && node_ready(cc, i, now) && send_call(cc, k, i)) return 0;
+    if (now >= k->dead_ns) {
+        static const char msg[] = "no reachable node serves the slot";
+        finish(k, RG_CALL_CLOSED, msg, sizeof msg - 1);
+        return 0;
+    }
+    k->state = C_WAIT;
+    k->due_ns = now + WAIT_STEP_NS;
+    return 1;
+}
+
+/* Sends every call that is ready, in the caller's order (a fan-out's parts where the call is);
+ * returns how many still wait. */
 static size_t dispatch(rg_cc *cc, int64_t now) {
     size_t waiting = 0;
     for (size_t j = 0; j < cc->n; j++) {
-        rg_cc_call *k = &cc->cfg.calls[j];
-        if (k->state == C_WAIT && now < k->due_ns) {
-            waiting++;
+        const rg_cc_call *k = &cc->cfg.calls[j];
+        if (k->state == C_DONE) continue;
+        if (k->nparts == 0) {
+            waiting += dispatch_one(cc, j, now);
             continue;
         }
-        if (k->state != C_NEW && k->state != C_WAIT) continue;
-        if (!k->dead_ns) k->dead_ns = now + (int64_t)cc->cfg.wait_ms * 1000000;
-        const uint16_t i = target(cc, k, (uint32_t)j);
-        if (i == RG_NODE_NONE) cc->need_refresh = true;
-        if (i != RG_NODE_NONE && node_ready(cc, i, now) && send_call(cc, k, i)) continue;
-        if (now >= k->dead_ns) {
-            static const char msg[] = "no reachable node serves the slot";
-            finish(k, RG_CALL_CLOSED, msg, sizeof msg - 1);
-            continue;
-        }
-        k->state = C_WAIT;
-        k->due_ns = now + WAIT_STEP_NS;
-        waiting++;
+        for (size_t p = 0; p < k->nparts; p++) waiting += dispatch_one(cc, k->first_part - p, now);
     }
     return waiting;
 }

@@ -21,8 +21,16 @@
  * `written` set, because they may or may not have run: the client never guesses, it reports them.
  *
  * Calls whose keys span several slots are refused before sending (RG_CALL_MISMATCH with a
- * CROSSSLOT message); so are fan-out commands (command_tips ALL_NODES / ALL_SHARDS /
- * MULTI_SHARD), which this client does not yet split (route them per node yourself).
+ * CROSSSLOT message), unless the command's command_tips say how to split it:
+ *   ALL_SHARDS / ALL_NODES (DBSIZE, FLUSHALL, KEYS, SCRIPT LOAD, CONFIG SET ...): one part per
+ *   master (or per node), sent like any call;
+ *   MULTI_SHARD (DEL, EXISTS, UNLINK, TOUCH, MSET): one part per slot, each keeping its key
+ *   groups (MSET keeps its pairs), redirected like any call;
+ * and the parts' replies merge by the RESPONSE_POLICY: AGG_SUM / MIN / MAX / LOGICAL_AND / OR of
+ * integers, ALL_SUCCEEDED (the first error, else the first reply), ONE_SUCCEEDED (the first
+ * success), none (arrays concatenated). The merged reply is decoded with the call's table. SPECIAL
+ * policies and MGET's ordered merge are refused. Parts take batch slots from the end of the
+ * batch array and arena room.
  *
  * Memory: the batch (rg_cc_call array) and the arena that keeps each request for resending are
  * the caller's, given at rg_cc_init. Per node, the input and output buffers and the call ring are
@@ -60,8 +68,15 @@ typedef struct rg_cc_call {
     int64_t due_ns;    /* waiting: when to try again */
     int64_t dead_ns;   /* give up waiting for a node then */
     uint16_t ask_node; /* ASK: where to send, once */
+    uint16_t fixed;    /* a fan-out part: its node (RG_NODE_NONE: routed) */
     uint8_t state;
+    uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
+    size_t parent;     /* a fan-out part: its call's index; else SIZE_MAX */
+    size_t parts;      /* a fan-out: parts not yet complete */
+    size_t first_part; /* a fan-out: where its parts start (they are at the batch's end) */
+    size_t nparts;
+    rg_raw_result raw; /* a fan-out part's reply */
 } rg_cc_call;
 
 typedef struct rg_cc_config {
@@ -103,7 +118,8 @@ typedef struct rg_cc {
     rg_cc_stats stats;
     rg_cc_node node[RG_CLUSTER_MAX_NODES];
     size_t n, done, arena_len;
-    uint16_t any; /* rotates keyless calls over the masters */
+    size_t nparts; /* fan-out parts, at the end of the batch array, growing down */
+    uint16_t any;  /* rotates keyless calls over the masters */
     bool need_refresh;
     int64_t next_refresh_ns;
     int64_t progress_ns; /* the last time a reply came */
@@ -113,6 +129,7 @@ typedef struct rg_cc {
     rg_view argv[64];
     char rbuf_in[1 << 16], rbuf_out[1024];
     rg_call rcalls[4];
+    rg_reply_reader merge; /* decodes a fan-out's merged reply with its table */
 } rg_cc;
 
 /* Sets up cc with cfg (copied; its buffers stay the caller's) and reads the map from the seed

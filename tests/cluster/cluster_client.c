@@ -17,6 +17,7 @@
 #include "test_cluster.h"
 
 #include "redis_keys.h"
+#include "redis_reply.h"
 
 #include <setjmp.h>
 #include <signal.h>
@@ -111,6 +112,8 @@ static long long raw_int(const rg_raw_result *r) {
     return p[0] == '$' || p[0] == '_' ? 0 : -1; /* a null: the key is absent */
 }
 
+static long long dbsize_sum(fixture *f);
+
 /* ---- routing -------------------------------------------------------------------------------- */
 
 static const char *const FAMILIES[][8] = {
@@ -191,18 +194,51 @@ static void test_routing(void **state) {
     printf("routing: %zu calls of %zu families, 0 redirects, every one answered by its slot's "
            "master\n",
            n, nf);
-    /* Keys in several slots: refused, never sent. */
+    /* Keys in several slots of a command without a MULTI_SHARD policy: refused, never sent. */
     rg_cc_begin(cc);
-    const size_t x = ADD(cc, f, "MSET", "a", "1", "b", "2");
-    const size_t y = ADD(cc, f, "SINTERSTORE", "a", "b");
-    const size_t z = ADD(cc, f, "DBSIZE");
-    assert_int_equal(rg_cc_run(cc), 3);
+    const size_t x = ADD(cc, f, "SINTERSTORE", "a", "b");
+    const size_t y = ADD(cc, f, "RENAME", "a", "b");
+    assert_int_equal(rg_cc_run(cc), 2);
     for (size_t i = x; i <= y; i++) {
         assert_int_equal(rg_cc_get(cc, i)->status, RG_CALL_MISMATCH);
         assert_non_null(strstr(rg_cc_get(cc, i)->error, "CROSSSLOT"));
         assert_int_equal(rg_cc_get(cc, i)->node, RG_NODE_NONE);
     }
-    assert_non_null(strstr(rg_cc_get(cc, z)->error, "fan-out"));
+    client_free(cc);
+}
+
+/* command_tips: MULTI_SHARD split per slot, ALL_SHARDS / ALL_NODES sent to every master / node,
+ * replies merged by the response policy (raw, and typed through the generated table). */
+static void test_fan_out(void **state) {
+    fixture *f = *state;
+    rg_cc *cc = client(f, false);
+    rg_cc_begin(cc);
+    const size_t mset = ADD(cc, f, "MSET", "fo:a", "1", "fo:b", "2", "fo:c", "3", "fo:d", "4");
+    const size_t exists = ADD(cc, f, "EXISTS", "fo:a", "fo:b", "fo:c", "fo:zz", "fo:d");
+    const size_t keys = ADD(cc, f, "KEYS", "fo:*");
+    const size_t ping = ADD(cc, f, "PING");
+    const size_t config = ADD(cc, f, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    const size_t del = ADD(cc, f, "DEL", "fo:a", "fo:b", "fo:c", "fo:zz");
+    redis_dbsize_result typed = {0};
+    const rg_view dbsize_argv[] = {RG_LIT("DBSIZE")};
+    const size_t dbsize = rg_cc_add_argv(cc, 1, dbsize_argv, &redis_dbsize_reply_table, &typed);
+    const size_t raw_dbsize = ADD(cc, f, "DBSIZE");
+    assert_int_equal(rg_cc_run(cc), 0);
+    assert_int_equal(f->raw[mset].value.ptr[0], '+');
+    assert_int_equal(raw_int(&f->raw[exists]), 4);         /* AGG_SUM over the slots' parts */
+    assert_int_equal(atoi(f->raw[keys].value.ptr + 1), 4); /* arrays concatenated */
+    assert_memory_equal(f->raw[ping].value.ptr, "+PONG", 5);
+    assert_memory_equal(f->raw[config].value.ptr, "+OK", 3);
+    assert_int_equal(raw_int(&f->raw[del]), 3);
+    long long sum = dbsize_sum(f);
+    assert_int_equal(raw_int(&f->raw[raw_dbsize]), sum);
+    assert_int_equal(typed.value, sum);
+    (void)dbsize;
+    size_t parts = 0;
+    for (size_t i = cc->cfg.ncalls - cc->nparts; i < cc->cfg.ncalls; i++) parts++;
+    printf("fan-out: MSET of 4 keys, EXISTS of 5, DEL of 4 split per slot; KEYS, PING, DBSIZE to "
+           "3 masters, CONFIG SET to 6 nodes: %zu parts, merged (DBSIZE %lld)\n",
+           parts, sum);
     client_free(cc);
 }
 
@@ -549,9 +585,9 @@ static void test_killed_master(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routing),       cmocka_unit_test(test_replica_reads),
-        cmocka_unit_test(test_resharding),    cmocka_unit_test(test_manual_failover),
-        cmocka_unit_test(test_killed_master),
+        cmocka_unit_test(test_routing),         cmocka_unit_test(test_fan_out),
+        cmocka_unit_test(test_replica_reads),   cmocka_unit_test(test_resharding),
+        cmocka_unit_test(test_manual_failover), cmocka_unit_test(test_killed_master),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

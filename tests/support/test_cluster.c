@@ -37,11 +37,13 @@ static int free_port(void) {
     return port;
 }
 
-/* Async-signal-safe: only kill(2) on the recorded pids. */
+/* The process is dying: kill the nodes at once (async-signal-safe), then remove what they left,
+ * which is not (it forks rm); a crashed test has nothing else left to break. */
 static void on_fatal(int sig) {
     test_cluster *c = running_cluster;
     for (int i = 0; c && i < c->n; i++)
         if (c->node[i].pid > 0) kill(c->node[i].pid, SIGKILL);
+    if (c) test_cluster_stop(c);
     signal(sig, SIG_DFL);
     raise(sig);
 }
