@@ -583,11 +583,29 @@ static void test_killed_master(void **state) {
     assert_true(v.lost <= 50);
 }
 
+/* The example load client (examples/clusterload) against the cluster: exit status 0 means every
+ * key read back with its value. */
+static void test_example(void **state) {
+#ifdef RG_CLUSTERLOAD
+    fixture *f = *state;
+    char cmd[512];
+    int port = -1;
+    for (int i = 0; i < f->cluster.n && port < 0; i++)
+        if (f->cluster.node[i].pid > 0) port = f->cluster.node[i].port;
+    snprintf(cmd, sizeof cmd, "%s 127.0.0.1 %d 50000 2000", RG_CLUSTERLOAD, port);
+    assert_int_equal(system(cmd), 0);
+#else
+    (void)state;
+    skip();
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routing),         cmocka_unit_test(test_fan_out),
         cmocka_unit_test(test_replica_reads),   cmocka_unit_test(test_resharding),
         cmocka_unit_test(test_manual_failover), cmocka_unit_test(test_killed_master),
+        cmocka_unit_test(test_example),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
