@@ -58,7 +58,7 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
                                 .ncalls = 4,
                                 .protocol = 2};
     if (rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms) != 0) {
-        snprintf(cc->why, sizeof cc->why, "%s:%u: %s", host, port, b.why);
+        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
         return -1;
     }
     const rg_view hostv = {host, strlen(host)};
@@ -68,17 +68,17 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
         raw_reply rep = {0};
         const uint64_t id = rg_conn_call_argv(&b.conn, 2, argv, NULL, &rep.raw, raw_done, &rep);
         if (!id || rg_bconn_wait(&b, id) != 0) {
-            snprintf(cc->why, sizeof cc->why, "%s:%u: %s", host, port, b.why);
+            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
             break;
         }
         if (rep.rec.status != RG_CALL_OK) {
-            snprintf(cc->why, sizeof cc->why, "%s:%u: %s", host, port, rep.rec.error);
+            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, rep.rec.error);
             continue;
         }
         r = variant
                 ? rg_cluster_map_from_slots(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv)
                 : rg_cluster_map_from_shards(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv);
-        if (r != 0) snprintf(cc->why, sizeof cc->why, "%s:%u: %s", host, port, cc->map.msg);
+        if (r != 0) snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, cc->map.msg);
     }
     rg_bconn_close(&b);
     return r;
@@ -139,7 +139,7 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
     const rg_cluster_node *mn = &cc->map.node[i];
     cc->stats.connects++;
     if (rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms) != 0) {
-        snprintf(cc->why, sizeof cc->why, "%s:%u: %s", mn->host, mn->port, nd->b.why);
+        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", mn->host, mn->port, nd->b.why);
         nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
         return false;
