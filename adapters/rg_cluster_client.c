@@ -32,7 +32,7 @@ static void defaults(rg_cc_config *c) {
     if (!c->io_ms) c->io_ms = 5000;
     if (!c->wait_ms) c->wait_ms = 10000;
     if (!c->max_redirects) c->max_redirects = 5;
-    if (!c->max_retries) c->max_retries = 10;
+    if (!c->max_retries) c->max_retries = 40;
     if (!c->refresh_after_moved) c->refresh_after_moved = 32;
 }
 
@@ -208,6 +208,9 @@ static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
     case RG_REDIRECT_LOADING:
     case RG_REDIRECT_MASTERDOWN:
         cc->stats.retries++;
+        /* A multi-key call on a migrating slot goes ASK -> TRYAGAIN until the slot has moved:
+         * those ASKs are waiting, not a redirect loop; max_retries bounds them. */
+        k->redirects = 0;
         if (++k->retries > cc->cfg.max_retries) return false;
         requeue(k, backoff_ns(k->retries));
         return true;

@@ -11,7 +11,7 @@
  *   -MOVED  the slot is patched in the map and the call sent again to the new owner;
  *   -ASK    ASKING and the call are written back to back to the named node, once; map unchanged;
  *   -TRYAGAIN, -CLUSTERDOWN, -LOADING, -MASTERDOWN: sent again after a bounded exponential
- *           backoff (1 ms doubling to 128 ms), at most max_retries times;
+ *           backoff (1 ms doubling to 128 ms), at most max_retries (40: about 4.5 s) times;
  *   more than max_redirects redirects end the call with the last error. Every refresh_after_moved
  *   MOVED replies, a CLUSTERDOWN, an uncovered slot or a node that cannot be reached makes the
  *   client read the whole map again (CLUSTER SHARDS, falling back to CLUSTER SLOTS), at most once
@@ -93,7 +93,7 @@ typedef struct rg_cc_config {
     int io_ms;               /* a node silent this long with calls pending is lost (0: 5000) */
     int wait_ms;             /* how long a call may wait for a reachable node (0: 10000) */
     unsigned max_redirects;  /* 0: 5 */
-    unsigned max_retries;    /* 0: 10 */
+    unsigned max_retries;    /* 0: 40 (about 4.5 s of backoff) */
     unsigned refresh_after_moved; /* 0: 32 */
 } rg_cc_config;
 

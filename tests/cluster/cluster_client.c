@@ -285,7 +285,8 @@ typedef struct load {
     size_t ambiguous;   /* ... of which written before the connection was lost */
     size_t *failed_ids; /* which counters */
     size_t failed_cap;
-    rg_cc_stats before;
+    bool pairs;          /* also MSET {prefix:i}.x i {prefix:i}.y i for every fourth i */
+    size_t pairs_failed; /* ... that did not answer OK */
 } load;
 
 /* One pipelined batch of INCRs of counters prefix:<next...>. */
@@ -297,8 +298,24 @@ static void load_batch(rg_cc *cc, fixture *f, load *l, size_t n) {
         snprintf(key, sizeof key, "%s:%zu", l->prefix, l->next);
         ADD(cc, f, "INCR", key);
     }
+    const size_t incrs = cc->n;
+    for (size_t i = first; l->pairs && i < l->next; i++) {
+        if (i % 4) continue;
+        char x[48], y[48], v[24];
+        snprintf(x, sizeof x, "{%s:%zu}.x", l->prefix, i);
+        snprintf(y, sizeof y, "{%s:%zu}.y", l->prefix, i);
+        snprintf(v, sizeof v, "%zu", i);
+        ADD(cc, f, "MSET", x, v, y, v);
+    }
     rg_cc_run(cc);
-    for (size_t i = 0; i < cc->n; i++) {
+    for (size_t i = incrs; i < cc->n; i++) {
+        const rg_cc_call *k = rg_cc_get(cc, i);
+        if (k->status == RG_CALL_OK && f->raw[i].value.ptr[0] == '+') continue;
+        if (l->pairs_failed++ < 5)
+            printf("  MSET failed: %s %s (%u redirects, %u retries)\n",
+                   rg_call_status_name(k->status), k->error, k->redirects, k->retries);
+    }
+    for (size_t i = 0; i < incrs; i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
         if (k->status == RG_CALL_OK && raw_int(&f->raw[i]) == 1) continue;
         if (l->failed < l->failed_cap) l->failed_ids[l->failed] = first + i;
@@ -342,6 +359,31 @@ static verdict verify(rg_cc *cc, fixture *f, const load *l) {
         }
     }
     return v;
+}
+
+/* Reads the MSET pairs back (MGET of both keys: one slot); returns how many are not i, i. */
+static size_t verify_pairs(rg_cc *cc, fixture *f, const load *l) {
+    size_t bad = 0;
+    char x[48], y[48], want[96];
+    for (size_t base = 0; base < l->total; base += 4 * BATCH) {
+        rg_cc_begin(cc);
+        for (size_t i = base; i < l->total && i < base + 4 * BATCH; i += 4) {
+            snprintf(x, sizeof x, "{%s:%zu}.x", l->prefix, i);
+            snprintf(y, sizeof y, "{%s:%zu}.y", l->prefix, i);
+            ADD(cc, f, "MGET", x, y);
+        }
+        assert_int_equal(rg_cc_run(cc), 0);
+        for (size_t j = 0; j < cc->n; j++) {
+            const size_t i = base + 4 * j;
+            char v[24];
+            const int n = snprintf(v, sizeof v, "%zu", i);
+            const int w =
+                snprintf(want, sizeof want, "*2\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", n, v, n, v);
+            const rg_view r = f->raw[j].value;
+            bad += r.len != (size_t)w || memcmp(r.ptr, want, r.len) != 0;
+        }
+    }
+    return bad;
 }
 
 static long long dbsize_sum(fixture *f) {
@@ -393,13 +435,17 @@ static void test_resharding(void **state) {
     fixture *f = *state;
     rg_cc *cc = client(f, false);
     static size_t failed_ids[1024];
-    load l = {.prefix = "rs", .total = 240000, .failed_ids = failed_ids, .failed_cap = 1024};
+    load l = {.prefix = "rs",
+              .total = 240000,
+              .failed_ids = failed_ids,
+              .failed_cap = 1024,
+              .pairs = true};
     static int before[RG_CLUSTER_SLOTS];
     assert_int_equal(test_cluster_owners(&f->cluster, before), 0);
     const int from = master_port(f, 0), to = master_port(f, 1);
     const long long keys_before = dbsize_sum(f);
     /* A first part of the keys exists before the slots move, so MIGRATE has keys to carry. */
-    while (l.next < 60000) load_batch(cc, f, &l, BATCH);
+    while (l.next < 60000) load_batch(cc, f, &l, 3000);
     const double t0 = now_s();
     const pid_t pid = reshard(f, from, to, 400);
     int status = 0;
@@ -423,6 +469,7 @@ static void test_resharding(void **state) {
     int moved = 0;
     for (int s = 0; s < RG_CLUSTER_SLOTS; s++) moved += before[s] == from && after[s] == to;
     const verdict v = verify(cc, f, &l);
+    const size_t pairs = (l.total + 3) / 4, pairs_bad = verify_pairs(cc, f, &l);
     const long long keys = dbsize_sum(f);
     printf("resharding: %d slots moved in %.2f s while %zu INCRs ran (%zu in all); MOVED %llu, "
            "ASK %llu, TRYAGAIN etc. %llu, refreshes %llu; read back: %zu ok, %zu lost, %zu "
@@ -436,7 +483,10 @@ static void test_resharding(void **state) {
     assert_int_equal(l.failed, 0);
     assert_int_equal(v.ok, l.total);
     assert_int_equal(v.lost + v.dup + v.other, 0);
-    assert_int_equal(keys - keys_before, (long long)l.total);
+    printf("  and %zu two-key MSETs (one hashtag each): %zu failed, %zu read back wrong\n", pairs,
+           l.pairs_failed, pairs_bad);
+    assert_int_equal(keys - keys_before, (long long)(l.total + 2 * pairs));
+    assert_int_equal(l.pairs_failed + pairs_bad, 0);
     assert_true(cc->stats.moved + cc->stats.ask > 0);
     client_free(cc);
 }
