@@ -124,6 +124,8 @@ static void release(rg_conn *c) {
 
 static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error,
                      const rg_push *push) {
+    /* Once, whatever a callback did meanwhile (closing the connection completes the rest). */
+    if (call->done) return;
     if (call->flags & RG_CALL_F_PUBSUB) c->pubsub_pending--;
     call->done = true;
     if (!call->cb) return;

@@ -422,6 +422,31 @@ static void engine_abandon(void **state) {
     assert_int_equal(b.c.state, RG_CONN_READY);
 }
 
+/* A callback that closes the connection (as rg_uv_close may): the rest complete once. */
+static void close_in_callback(void *ud, const rg_call_done *d) {
+    bed *b = ud;
+    on_done(ud, d);
+    rg_conn_closed(&b->c, "closed by a callback");
+}
+
+static void engine_close_in_callback(void **state) {
+    (void)state;
+    static bed b;
+    for (size_t step = 0; step <= 1; step++) {
+        bed_init(&b, 0);
+        int_result r[2];
+        call(&b, "MULTI", NULL, NULL);
+        rg_view incr[] = {V("INCR"), V("a")};
+        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, &r[0], close_in_callback, &b);
+        call(&b, "INCR a", &INT_TABLE, &r[1]);
+        call(&b, "EXEC", NULL, NULL);
+        call(&b, "INCR a", &INT_TABLE, &r[1]);
+        feed(&b, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:2\r\n:3\r\n", step);
+        assert_string_equal(b.log, "1:OK 2:1 3:CLOSED 4:CLOSED 5:CLOSED ");
+        assert_int_equal(rg_conn_pending(&b.c), 0);
+    }
+}
+
 static void redirects(void **state) {
     (void)state;
     rg_redirect r;
@@ -442,11 +467,17 @@ static void redirects(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(push_messages),      cmocka_unit_test(push_confirmations),
-        cmocka_unit_test(push_invalidations), cmocka_unit_test(push_errors),
-        cmocka_unit_test(engine_pipeline),    cmocka_unit_test(engine_multi),
-        cmocka_unit_test(engine_pubsub),      cmocka_unit_test(engine_hello),
-        cmocka_unit_test(engine_loss),        cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(push_messages),
+        cmocka_unit_test(push_confirmations),
+        cmocka_unit_test(push_invalidations),
+        cmocka_unit_test(push_errors),
+        cmocka_unit_test(engine_pipeline),
+        cmocka_unit_test(engine_multi),
+        cmocka_unit_test(engine_pubsub),
+        cmocka_unit_test(engine_hello),
+        cmocka_unit_test(engine_loss),
+        cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(engine_close_in_callback),
         cmocka_unit_test(redirects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
