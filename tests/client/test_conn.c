@@ -328,10 +328,55 @@ static void s_pubsub2(bed *b, size_t step) {
     assert_int_equal(b->c.r2_subs, 0);
 }
 
+/* SUBSCRIBE a, then UNSUBSCRIBE a b (hiredis#1039): two confirmations, the second for a channel
+ * never subscribed. */
+static void s_unsub_more(bed *b, size_t step) {
+    call(b, "SUBSCRIBE a", NULL, NULL);
+    call(b, "UNSUBSCRIBE a b", NULL, NULL);
+    call(b, "PING", NULL, NULL);
+    feed(b,
+         "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:0\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\nb\r\n:0\r\n+PONG\r\n",
+         step);
+    assert_string_equal(b->log, "1:OK 2:OK 3:OK ");
+    assert_int_equal(b->c.r2_subs, 0);
+}
+
 static void engine_pubsub(void **state) {
     (void)state;
     both_ways(s_pubsub3, 0);
     both_ways(s_pubsub2, 0);
+    both_ways(s_unsub_more, 0);
+}
+
+/* An error and then the close (max clients, LOADING): the error is the first call's, the close
+ * the others'. */
+static void engine_error_then_close(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 0);
+    int_result r[2];
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    call(&b, "INCR a", &INT_TABLE, &r[1]);
+    feed(&b, "-ERR max number of clients reached\r\n", 0);
+    rg_conn_closed(&b.c, "connection closed by the server");
+    assert_string_equal(b.log, "1:SERVER_ERROR 2:CLOSED ");
+    /* During the connect sequence it is the sequence's error that fails everything. */
+    memset(&b, 0, sizeof b);
+    const rg_conn_config cfg = {.in = b.in,
+                                .in_cap = sizeof b.in,
+                                .out = b.out,
+                                .out_cap = sizeof b.out,
+                                .calls = b.calls,
+                                .ncalls = 16,
+                                .protocol = 3};
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    feed(&b, "-LOADING Redis is loading the dataset in memory\r\n", 0);
+    assert_int_equal(b.c.state, RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:CLOSED ");
+    assert_non_null(strstr(b.c.msg, "LOADING"));
 }
 
 static void s_hello(bed *b, size_t step) {
@@ -477,6 +522,7 @@ int main(void) {
         cmocka_unit_test(engine_hello),
         cmocka_unit_test(engine_loss),
         cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(engine_error_then_close),
         cmocka_unit_test(engine_close_in_callback),
         cmocka_unit_test(redirects),
     };
