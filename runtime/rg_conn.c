@@ -575,21 +575,25 @@ static bool next_element(rg_reader *r, rg_view v, size_t *p, rg_view *elem) {
 }
 
 /* EXEC's array: element i is queued command i's reply, decoded with its own table. */
+/* Completes call with its reply decoded from bytes (one whole RESP value kept raw so far: an
+ * element of EXEC's array, or a reply that came where QUEUED was due). */
+static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
+    rg_raw_result ignored;
+    size_t at = 0;
+    rg_reply_reader_init(&c->sub, c->cfg.limits);
+    const rg_reply_status st = rg_reply_decode(
+        storage_for(c, &c->sub, call), call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
+        bytes.len, &at, call->result ? call->result : &ignored);
+    complete_with(c, call, &c->sub, st);
+}
+
 static void exec_elements(rg_conn *c, rg_view raw) {
     rg_reader r;
     rg_reader_init(&r, c->cfg.limits);
     size_t p = 0, i = queued_next(c, c->first);
     rg_view elem;
-    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1)) {
-        rg_call *call = slot(c, i);
-        rg_raw_result ignored;
-        rg_reply_reader_init(&c->sub, c->cfg.limits);
-        size_t at = 0;
-        const rg_reply_status st = rg_reply_decode(
-            storage_for(c, &c->sub, call), call->result ? call->table : &rg_conn_raw_table,
-            elem.ptr, elem.len, &at, call->result ? call->result : &ignored);
-        complete_with(c, call, &c->sub, st);
-    }
+    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1))
+        complete_from(c, slot(c, i), elem);
     abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
 }
 
@@ -625,7 +629,11 @@ static void call_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_r
     case K_QUEUED:
         if (st == RG_REPLY_OK && raw->value.len == 9 && memcmp(raw->value.ptr, "+QUEUED", 7) == 0)
             return; /* waits for EXEC */
-        complete_with(c, call, &c->rr, st);
+        if (st == RG_REPLY_OK) {
+            complete_from(c, call, raw->value); /* the MULTI failed: it ran at once */
+        } else {
+            complete_with(c, call, &c->rr, st);
+        }
         return;
     case K_EXEC: exec_reply(c, call, st, raw); return;
     case K_DISCARD:

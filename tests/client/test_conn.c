@@ -289,6 +289,13 @@ static void s_multi(bed *b, size_t step) {
     feed(b, "+OK\r\n+QUEUED\r\n*-1\r\n", step);
     assert_string_equal(b->log, "10:OK 11:ABORTED 12:OK ");
     assert_int_equal(rg_conn_pending(&b->c), 0);
+    /* A MULTI the server refused: the commands run at once and get their typed replies. */
+    b->loglen = 0;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "EXEC", NULL, NULL);
+    feed(b, "-NOAUTH Authentication required\r\n:42\r\n-ERR EXEC without MULTI\r\n", step);
+    assert_string_equal(b->log, "13:SERVER_ERROR 14:42 15:SERVER_ERROR ");
 }
 
 static void engine_multi(void **state) {
