@@ -155,6 +155,18 @@ static void set_error(rg_conn *c, const char *what, rg_view detail) {
     c->error = (rg_view){c->msg, strlen(c->msg)};
 }
 
+/* After a loss a client-side cache cannot know what it missed: one synthetic "flush all". */
+static void tracking_reset(rg_conn *c) {
+    rg_push p;
+    if (!c->tracking || !c->cfg.on_push) return;
+    memset(&p, 0, sizeof p);
+    p.kind = RG_PUSH_INVALIDATE;
+    p.name = RG_LIT("invalidate");
+    p.flush_all = true;
+    c->tracking = false;
+    c->cfg.on_push(c->cfg.push_ud, &p);
+}
+
 static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail) {
     if (c->state == RG_CONN_FAILED) return;
     set_error(c, what, detail);
@@ -162,6 +174,7 @@ static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail
     c->state = RG_CONN_FAILED;
     c->hs_n = c->hs_i = 0;
     fail_all(c, st);
+    tracking_reset(c);
 }
 
 void rg_conn_closed(rg_conn *c, const char *why) {
@@ -261,6 +274,7 @@ static const struct {
     {"PUNSUBSCRIBE", K_PLAIN, RG_PUSH_PUNSUBSCRIBE},
     {"SSUBSCRIBE", K_PLAIN, RG_PUSH_SSUBSCRIBE},
     {"SUNSUBSCRIBE", K_PLAIN, RG_PUSH_SUNSUBSCRIBE},
+    {"CLIENT", K_PLAIN, 0}, /* CLIENT TRACKING: see tracking_reset */
 };
 
 static bool same_word(rg_view w, const char *name) {
@@ -272,10 +286,17 @@ static bool same_word(rg_view w, const char *name) {
 }
 
 static int special_of(rg_view name) {
-    if (name.len < 4 || name.len > 12) return -1;
+    if (name.len < 4 || name.len > 12) return -1; /* the shortest and longest names below */
     for (size_t k = 0; k < sizeof SPECIAL / sizeof SPECIAL[0]; k++)
         if (same_word(name, SPECIAL[k].name)) return (int)k;
     return -1;
+}
+
+/* CLIENT's second word (right after the name) is TRACKING. */
+static bool is_tracking(rg_view name, const char *end) {
+    const char *p = name.ptr + name.len + 2;
+    if (end - p < 12 || memcmp(p, "$8\r\n", 4) != 0) return false;
+    return same_word((rg_view){p + 4, 8}, "TRACKING");
 }
 
 static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_fn cb, void *ud) {
@@ -301,10 +322,13 @@ uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *resu
     size_t argc = 0;
     if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
     const char *const req = c->cfg.out + c->out_len;
-    const int sp = plainly_ordinary(req, n) ? -1 : special_of(request_name(req, n, &argc));
+    rg_view name = {NULL, 0};
+    const int sp = plainly_ordinary(req, n) ? -1 : special_of(name = request_name(req, n, &argc));
     const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
     const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
+    if (sp >= 0 && !pubsub && kind == K_PLAIN)
+        c->tracking = c->tracking || is_tracking(name, req + n);
     if (kind == K_MULTI && c->in_multi) return 0;
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
@@ -475,7 +499,7 @@ static int start(rg_conn *c) {
     c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
     c->first = c->head = c->tail = c->used = 0;
     c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
-    c->in_multi = false;
+    c->in_multi = c->tracking = false;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
     rg_reply_reader_init(&c->rr, c->cfg.limits);
@@ -699,6 +723,7 @@ static int try_push(rg_conn *c) {
         return P_WAIT;
     }
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
+    if (p.kind == RG_PUSH_INVALIDATE) c->tracking = true;
     if (c->cfg.on_push) c->cfg.on_push(c->cfg.push_ud, &p);
     return P_HANDLED;
 }

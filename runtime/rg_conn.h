@@ -152,6 +152,7 @@ typedef struct rg_conn {
     uint32_t r2_ssubs; /* and shard channels */
     uint32_t pubsub_pending;
     bool in_multi;
+    bool tracking; /* CLIENT TRACKING was sent or an invalidation came: a loss flushes caches */
     uint64_t err_offset;
     char msg[160];
     rg_view error;
@@ -169,7 +170,10 @@ int rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 int rg_conn_reset(rg_conn *c);
 
 /* The connection is gone (EOF, error, timeout): every pending call completes once, in order, with
- * RG_CALL_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. */
+ * RG_CALL_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. When the
+ * connection used client-side caching (CLIENT TRACKING was sent, or an invalidation came), the
+ * push handler then gets one invalidation with flush_all set (and raw empty): invalidations may
+ * have been lost with the connection, so a cache must drop everything. */
 void rg_conn_closed(rg_conn *c, const char *why);
 
 /* ---- output --------------------------------------------------------------------------------- */

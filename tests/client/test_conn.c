@@ -459,6 +459,24 @@ static void engine_loss(void **state) {
     assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
 }
 
+/* After a loss, a connection that used tracking gets one synthetic "flush all" invalidation. */
+static void engine_tracking_reset(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 3);
+    call(&b, "client tracking on", NULL, NULL);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "1:CLOSED push:invalidate: ");
+    assert_true(b.c.tracking == false);
+    /* Without tracking: nothing. */
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    b.loglen = 0;
+    b.log[0] = '\0';
+    call(&b, "CLIENT SETNAME x", NULL, NULL);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "2:CLOSED ");
+}
+
 static void engine_abandon(void **state) {
     (void)state;
     static bed b;
@@ -529,6 +547,7 @@ int main(void) {
         cmocka_unit_test(engine_hello),
         cmocka_unit_test(engine_loss),
         cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(engine_tracking_reset),
         cmocka_unit_test(engine_error_then_close),
         cmocka_unit_test(engine_close_in_callback),
         cmocka_unit_test(redirects),
