@@ -508,6 +508,7 @@ static int start(rg_conn *c) {
         set_error(c, "connect sequence does not fit the output buffer", (rg_view){NULL, 0});
         return -1;
     }
+    if (c->cfg.on_connect) c->cfg.on_connect(c->cfg.connect_ud, c);
     return 0;
 }
 

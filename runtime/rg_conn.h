@@ -82,6 +82,7 @@ typedef struct rg_call_done {
 } rg_call_done;
 
 typedef void (*rg_call_fn)(void *ud, const rg_call_done *d);
+typedef struct rg_conn rg_conn;
 typedef void (*rg_push_fn)(void *ud, const rg_push *p);
 
 /* Flags of a call. */
@@ -118,6 +119,10 @@ typedef struct rg_conn_config {
     size_t storage_cap;
     rg_push_fn on_push; /* NULL: pushes are dropped */
     void *push_ud;
+    /* Called by rg_conn_init and rg_conn_reset once the connect sequence is queued (NULL: not):
+     * calls queued here go out right after it, e.g. the SUBSCRIBEs to replay after a reconnect. */
+    void (*on_connect)(void *ud, rg_conn *c);
+    void *connect_ud;
     int protocol;            /* 3: HELLO 3 (falls back to 2), 2: RESP2, 0: send nothing (as is) */
     rg_view user;            /* AUTH user (empty: default) */
     rg_view password;        /* empty: no AUTH */
@@ -132,7 +137,7 @@ typedef enum rg_conn_state {
     RG_CONN_FAILED /* a protocol error, a rejected handshake, or rg_conn_closed: see error */
 } rg_conn_state;
 
-typedef struct rg_conn {
+struct rg_conn {
     rg_conn_config cfg;
     rg_conn_state state;
     int resp;              /* the protocol in use: 2 or 3 */
@@ -158,7 +163,7 @@ typedef struct rg_conn {
     rg_view error;
     rg_reply_reader rr;
     rg_reply_reader sub; /* EXEC's elements */
-} rg_conn;
+};
 
 /* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing
  * or the sequence does not fit the output. */
