@@ -133,28 +133,48 @@ static void opened(rg_uv *u) {
     u->open = 2;
 }
 
+/* Opens the stream handle and connects to the address or path kept in u. */
+static int dial(rg_uv *u) {
+    const bool unix_socket = u->path[0] != '\0';
+    int st = unix_socket ? uv_pipe_init(u->loop, &u->h.pipe, 0) : uv_tcp_init(u->loop, &u->h.tcp);
+    if (st < 0) return st;
+    opened(u);
+    if (unix_socket) {
+        uv_pipe_connect(&u->connect_req, &u->h.pipe, u->path, connected);
+        return 0;
+    }
+    uv_tcp_nodelay(&u->h.tcp, 1);
+    st = uv_tcp_connect(&u->connect_req, &u->h.tcp, (struct sockaddr *)&u->addr, connected);
+    if (st < 0) shut(u, 0, uv_strerror(st));
+    return st;
+}
+
 int rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
                       const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud) {
     struct sockaddr_storage addr;
     if (uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr) != 0 &&
         uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr) != 0)
         return UV_EINVAL;
-    int st = prepare(u, loop, cfg, on_event, ud);
-    if (st == 0) st = uv_tcp_init(loop, &u->h.tcp);
+    const int st = prepare(u, loop, cfg, on_event, ud);
     if (st < 0) return st;
-    opened(u);
-    uv_tcp_nodelay(&u->h.tcp, 1);
-    st = uv_tcp_connect(&u->connect_req, &u->h.tcp, (struct sockaddr *)&addr, connected);
-    if (st < 0) shut(u, 0, uv_strerror(st));
-    return st;
+    u->addr = addr;
+    return dial(u);
 }
 
 int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
                        rg_uv_event_fn on_event, void *ud) {
-    int st = prepare(u, loop, cfg, on_event, ud);
-    if (st == 0) st = uv_pipe_init(loop, &u->h.pipe, 0);
+    if (strlen(path) >= sizeof u->path || !path[0]) return UV_EINVAL;
+    const int st = prepare(u, loop, cfg, on_event, ud);
     if (st < 0) return st;
-    opened(u);
-    uv_pipe_connect(&u->connect_req, &u->h.pipe, path, connected);
-    return 0;
+    memcpy(u->path, path, strlen(path) + 1);
+    return dial(u);
+}
+
+int rg_uv_reconnect(rg_uv *u) {
+    if (u->open != 0) return UV_EBUSY;
+    u->writing = 0;
+    u->connected = false;
+    rg_conn_output_pin(&u->conn, false);
+    if (rg_conn_reset(&u->conn) != 0) return UV_EINVAL;
+    return dial(u);
 }

@@ -48,6 +48,8 @@ struct rg_uv {
     bool connected;
     rg_uv_event_fn on_event;
     void *ud;
+    struct sockaddr_storage addr; /* TCP: where to connect again */
+    char path[108];               /* unix socket: where to connect again ("" for TCP) */
 };
 
 /* Connects to ip:port (a numeric IPv4 or IPv6 address) on loop, with the engine set up from cfg
@@ -59,6 +61,11 @@ int rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
 /* The same over a unix socket. */
 int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
                        rg_uv_event_fn on_event, void *ud);
+
+/* After RG_UV_CLOSED (from its event callback too): connects again to the same address with the
+ * same config; the engine starts over (rg_conn_reset: the connect sequence is queued again).
+ * Returns 0 or a negative libuv error, as the connects. */
+int rg_uv_reconnect(rg_uv *u);
 
 /* Closes the connection: pending calls complete with RG_CALL_CLOSED now, RG_UV_CLOSED follows
  * from the loop. Safe to call from any callback, and more than once. */

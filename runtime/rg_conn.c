@@ -124,6 +124,8 @@ static void release(rg_conn *c) {
 
 static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error,
                      const rg_push *push) {
+    /* Once, whatever a callback did meanwhile (closing the connection completes the rest). */
+    if (call->done) return;
     if (call->flags & RG_CALL_F_PUBSUB) c->pubsub_pending--;
     call->done = true;
     if (!call->cb) return;
@@ -153,6 +155,18 @@ static void set_error(rg_conn *c, const char *what, rg_view detail) {
     c->error = (rg_view){c->msg, strlen(c->msg)};
 }
 
+/* After a loss a client-side cache cannot know what it missed: one synthetic "flush all". */
+static void tracking_reset(rg_conn *c) {
+    rg_push p;
+    if (!c->tracking || !c->cfg.on_push) return;
+    memset(&p, 0, sizeof p);
+    p.kind = RG_PUSH_INVALIDATE;
+    p.name = RG_LIT("invalidate");
+    p.flush_all = true;
+    c->tracking = false;
+    c->cfg.on_push(c->cfg.push_ud, &p);
+}
+
 static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail) {
     if (c->state == RG_CONN_FAILED) return;
     set_error(c, what, detail);
@@ -160,6 +174,7 @@ static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail
     c->state = RG_CONN_FAILED;
     c->hs_n = c->hs_i = 0;
     fail_all(c, st);
+    tracking_reset(c);
 }
 
 void rg_conn_closed(rg_conn *c, const char *why) {
@@ -259,6 +274,7 @@ static const struct {
     {"PUNSUBSCRIBE", K_PLAIN, RG_PUSH_PUNSUBSCRIBE},
     {"SSUBSCRIBE", K_PLAIN, RG_PUSH_SSUBSCRIBE},
     {"SUNSUBSCRIBE", K_PLAIN, RG_PUSH_SUNSUBSCRIBE},
+    {"CLIENT", K_PLAIN, 0}, /* CLIENT TRACKING: see tracking_reset */
 };
 
 static bool same_word(rg_view w, const char *name) {
@@ -270,10 +286,17 @@ static bool same_word(rg_view w, const char *name) {
 }
 
 static int special_of(rg_view name) {
-    if (name.len < 4 || name.len > 12) return -1;
+    if (name.len < 4 || name.len > 12) return -1; /* the shortest and longest names below */
     for (size_t k = 0; k < sizeof SPECIAL / sizeof SPECIAL[0]; k++)
         if (same_word(name, SPECIAL[k].name)) return (int)k;
     return -1;
+}
+
+/* CLIENT's second word (right after the name) is TRACKING. */
+static bool is_tracking(rg_view name, const char *end) {
+    const char *p = name.ptr + name.len + 2;
+    if (end - p < 12 || memcmp(p, "$8\r\n", 4) != 0) return false;
+    return same_word((rg_view){p + 4, 8}, "TRACKING");
 }
 
 static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_fn cb, void *ud) {
@@ -299,10 +322,13 @@ uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *resu
     size_t argc = 0;
     if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
     const char *const req = c->cfg.out + c->out_len;
-    const int sp = plainly_ordinary(req, n) ? -1 : special_of(request_name(req, n, &argc));
+    rg_view name = {NULL, 0};
+    const int sp = plainly_ordinary(req, n) ? -1 : special_of(name = request_name(req, n, &argc));
     const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
     const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
+    if (sp >= 0 && !pubsub && kind == K_PLAIN)
+        c->tracking = c->tracking || is_tracking(name, req + n);
     if (kind == K_MULTI && c->in_multi) return 0;
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
@@ -473,7 +499,7 @@ static int start(rg_conn *c) {
     c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
     c->first = c->head = c->tail = c->used = 0;
     c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
-    c->in_multi = false;
+    c->in_multi = c->tracking = false;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
     rg_reply_reader_init(&c->rr, c->cfg.limits);
@@ -482,6 +508,7 @@ static int start(rg_conn *c) {
         set_error(c, "connect sequence does not fit the output buffer", (rg_view){NULL, 0});
         return -1;
     }
+    if (c->cfg.on_connect) c->cfg.on_connect(c->cfg.connect_ud, c);
     return 0;
 }
 
@@ -573,21 +600,25 @@ static bool next_element(rg_reader *r, rg_view v, size_t *p, rg_view *elem) {
 }
 
 /* EXEC's array: element i is queued command i's reply, decoded with its own table. */
+/* Completes call with its reply decoded from bytes (one whole RESP value kept raw so far: an
+ * element of EXEC's array, or a reply that came where QUEUED was due). */
+static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
+    rg_raw_result ignored;
+    size_t at = 0;
+    rg_reply_reader_init(&c->sub, c->cfg.limits);
+    const rg_reply_status st = rg_reply_decode(
+        storage_for(c, &c->sub, call), call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
+        bytes.len, &at, call->result ? call->result : &ignored);
+    complete_with(c, call, &c->sub, st);
+}
+
 static void exec_elements(rg_conn *c, rg_view raw) {
     rg_reader r;
     rg_reader_init(&r, c->cfg.limits);
     size_t p = 0, i = queued_next(c, c->first);
     rg_view elem;
-    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1)) {
-        rg_call *call = slot(c, i);
-        rg_raw_result ignored;
-        rg_reply_reader_init(&c->sub, c->cfg.limits);
-        size_t at = 0;
-        const rg_reply_status st = rg_reply_decode(
-            storage_for(c, &c->sub, call), call->result ? call->table : &rg_conn_raw_table,
-            elem.ptr, elem.len, &at, call->result ? call->result : &ignored);
-        complete_with(c, call, &c->sub, st);
-    }
+    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1))
+        complete_from(c, slot(c, i), elem);
     abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
 }
 
@@ -623,7 +654,11 @@ static void call_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_r
     case K_QUEUED:
         if (st == RG_REPLY_OK && raw->value.len == 9 && memcmp(raw->value.ptr, "+QUEUED", 7) == 0)
             return; /* waits for EXEC */
-        complete_with(c, call, &c->rr, st);
+        if (st == RG_REPLY_OK) {
+            complete_from(c, call, raw->value); /* the MULTI failed: it ran at once */
+        } else {
+            complete_with(c, call, &c->rr, st);
+        }
         return;
     case K_EXEC: exec_reply(c, call, st, raw); return;
     case K_DISCARD:
@@ -689,6 +724,7 @@ static int try_push(rg_conn *c) {
         return P_WAIT;
     }
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
+    if (p.kind == RG_PUSH_INVALIDATE) c->tracking = true;
     if (c->cfg.on_push) c->cfg.on_push(c->cfg.push_ud, &p);
     return P_HANDLED;
 }

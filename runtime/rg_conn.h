@@ -82,6 +82,7 @@ typedef struct rg_call_done {
 } rg_call_done;
 
 typedef void (*rg_call_fn)(void *ud, const rg_call_done *d);
+typedef struct rg_conn rg_conn;
 typedef void (*rg_push_fn)(void *ud, const rg_push *p);
 
 /* Flags of a call. */
@@ -118,6 +119,10 @@ typedef struct rg_conn_config {
     size_t storage_cap;
     rg_push_fn on_push; /* NULL: pushes are dropped */
     void *push_ud;
+    /* Called by rg_conn_init and rg_conn_reset once the connect sequence is queued (NULL: not):
+     * calls queued here go out right after it, e.g. the SUBSCRIBEs to replay after a reconnect. */
+    void (*on_connect)(void *ud, rg_conn *c);
+    void *connect_ud;
     int protocol;            /* 3: HELLO 3 (falls back to 2), 2: RESP2, 0: send nothing (as is) */
     rg_view user;            /* AUTH user (empty: default) */
     rg_view password;        /* empty: no AUTH */
@@ -132,7 +137,7 @@ typedef enum rg_conn_state {
     RG_CONN_FAILED /* a protocol error, a rejected handshake, or rg_conn_closed: see error */
 } rg_conn_state;
 
-typedef struct rg_conn {
+struct rg_conn {
     rg_conn_config cfg;
     rg_conn_state state;
     int resp;              /* the protocol in use: 2 or 3 */
@@ -152,12 +157,13 @@ typedef struct rg_conn {
     uint32_t r2_ssubs; /* and shard channels */
     uint32_t pubsub_pending;
     bool in_multi;
+    bool tracking; /* CLIENT TRACKING was sent or an invalidation came: a loss flushes caches */
     uint64_t err_offset;
     char msg[160];
     rg_view error;
     rg_reply_reader rr;
     rg_reply_reader sub; /* EXEC's elements */
-} rg_conn;
+};
 
 /* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing
  * or the sequence does not fit the output. */
@@ -169,7 +175,10 @@ int rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 int rg_conn_reset(rg_conn *c);
 
 /* The connection is gone (EOF, error, timeout): every pending call completes once, in order, with
- * RG_CALL_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. */
+ * RG_CALL_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. When the
+ * connection used client-side caching (CLIENT TRACKING was sent, or an invalidation came), the
+ * push handler then gets one invalidation with flush_all set (and raw empty): invalidations may
+ * have been lost with the connection, so a cache must drop everything. */
 void rg_conn_closed(rg_conn *c, const char *why);
 
 /* ---- output --------------------------------------------------------------------------------- */

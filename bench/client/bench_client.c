@@ -103,17 +103,36 @@ static int ours_round_trip(ours *o) {
     return 0;
 }
 
-static int ours_open(ours *o, int port) {
+/* The engine on a socket: one it opens (fd < 0) or one hiredis connected (docs/client.md, "for
+ * hiredis users who keep their connection"): protocol 0, nothing sent before the calls. */
+static int ours_open(ours *o, int port, int fd) {
     const rg_conn_config cfg = {.in = o->in,
                                 .in_cap = sizeof o->in,
                                 .out = o->out,
                                 .out_cap = sizeof o->out,
                                 .calls = o->calls,
                                 .ncalls = MAX_DEPTH + 8,
-                                .protocol = 2};
-    o->fd = tcp(port);
+                                .protocol = fd < 0 ? 2 : 0};
+    o->fd = fd < 0 ? tcp(port) : fd;
     if (o->fd < 0 || rg_conn_init(&o->c, &cfg) != 0) return -1;
     return 0;
+}
+
+/* The guide's path, checked once: hiredis connects and writes, the engine takes over its socket
+ * for typed replies. */
+static int guide_check(const setup *s, int port) {
+    static ours g;
+    redisContext *h = redisConnect("127.0.0.1", port);
+    redisReply *r = h && !h->err ? redisCommand(h, "SET guide %b", s->value, (size_t)32) : NULL;
+    int st = r && r->type == REDIS_REPLY_STATUS ? 0 : -1;
+    if (r) freeReplyObject(r);
+    if (st == 0) st = ours_open(&g, port, h->fd);
+    redis_get_result got;
+    if (st == 0 && !redis_get_call(&g.c, RG_LIT("guide"), &got, NULL, NULL)) st = -1;
+    if (st == 0) st = ours_round_trip(&g);
+    if (st == 0 && (got.value.len != 32 || memcmp(got.value.ptr, s->value, 32) != 0)) st = -1;
+    if (h) redisFree(h);
+    return st;
 }
 
 static int ours_run(ours *o, const setup *s, bool set, size_t total, size_t depth) {
@@ -283,7 +302,7 @@ int main(int argc, char **argv) {
     static ours o;
     clients cl = {&o, redisConnect("127.0.0.1", port)};
     int status = 0;
-    if (ours_open(&o, port) != 0 || !cl.h || cl.h->err) {
+    if (ours_open(&o, port, -1) != 0 || !cl.h || cl.h->err || guide_check(&s, port) != 0) {
         fprintf(stderr, "bench_client: cannot connect\n");
         status = 1;
     }

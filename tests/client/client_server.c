@@ -11,7 +11,8 @@
  * - BLPOP with a server-side timeout, one abandoned (its late reply dropped, the connection kept),
  *   and a client read timeout that fails the call;
  * - the server killed in the middle of a pipeline: every call completes exactly once (OK or
- *   CLOSED), then the server restarts and the reconnect replays HELLO, SETNAME and SELECT. */
+ *   CLOSED), then the server restarts and the reconnect replays HELLO, SETNAME and SELECT, and
+ *   the on_connect hook its subscription. */
 #include "redis_client.h"
 #include "rg_blocking.h"
 #include "test_redis.h"
@@ -521,12 +522,20 @@ static void count_one(void *ud, const rg_call_done *d) {
     if (d->status == RG_CALL_CLOSED) l->t->closed++;
 }
 
+/* Queued at every (re)connect, right behind the connect sequence. */
+static void resubscribe(void *ud, rg_conn *conn) {
+    const rg_view argv[] = {V("SUBSCRIBE"), V("replayed")};
+    (void)ud;
+    assert_int_not_equal(rg_conn_call_argv(conn, 2, argv, NULL, NULL, NULL, NULL), 0);
+}
+
 static void killed_and_restarted(void **state) {
     fixture *f = *state;
     client *c = calloc(1, sizeof *c);
     rg_conn_config cfg = config(c, 3);
     cfg.name = V("rg-client");
     cfg.db = 3;
+    cfg.on_connect = resubscribe;
     assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", f->server.port, &cfg, 2000, 5000), 0);
     static tally t;
     static loss_call calls[LOSS_CALLS];
@@ -572,6 +581,11 @@ static void killed_and_restarted(void **state) {
     const uint64_t gid = redis_get_call(&o->b.conn, V("in-db-3"), &g, NULL, NULL);
     assert_int_equal(rg_bconn_wait(&o->b, gid), 0);
     assert_true(same(g.value, "yes"));
+    /* The subscription was replayed by on_connect. */
+    const int before = c->npush;
+    command(o, "PUBLISH replayed hi");
+    await_pushes(c, before + 1);
+    assert_string_equal(c->what[before], "replayed:hi");
     close_client(o);
     close_client(c);
 }

@@ -4,7 +4,9 @@
  * - SUBSCRIBE on one connection; its completion makes another PUBLISH three messages, which
  *   arrive as pushes;
  * - a refused connect reports the error, then RG_UV_CLOSED; closing with calls pending completes
- *   them with RG_CALL_CLOSED. */
+ *   them with RG_CALL_CLOSED;
+ * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME.
+ */
 #include "redis_client.h"
 #include "rg_uv.h"
 #include "test_redis.h"
@@ -220,11 +222,75 @@ static void failures(void **state) {
     free(c);
 }
 
+/* ---- reconnect ------------------------------------------------------------------------------ */
+
+typedef struct again {
+    uvc *c;
+    fixture *f;
+    int closed;
+    rg_call_record first;
+    redis_client_getname_result name;
+    bool named;
+} again;
+
+static void kill_server(void *ud, const rg_call_done *d) {
+    again *a = ud;
+    rg_call_record_fn(&a->first, d);
+    test_redis_kill(&a->f->server); /* the read that follows sees EOF */
+}
+
+static void got_name(void *ud, const rg_call_done *d) {
+    again *a = ud;
+    a->named = d->status == RG_CALL_OK && a->name.value.len == 9 &&
+               memcmp(a->name.value.ptr, "uv-client", 9) == 0;
+    rg_uv_close(&a->c->u);
+}
+
+static void on_event_again(rg_uv *u, int ev, void *ud) {
+    again *a = ud;
+    on_event(u, ev, a->c);
+    if (ev != RG_UV_CLOSED || a->closed++) return;
+    /* The server is back on the same port: connect again; HELLO and SETNAME are replayed. */
+    const char *extra[] = {"--unixsocket", a->f->sock, NULL};
+    assert_int_equal(test_redis_restart(&a->f->server, extra), 0);
+    assert_int_equal(rg_uv_reconnect(u), 0);
+    assert_int_not_equal(redis_client_getname_call(&u->conn, &a->name, got_name, a), 0);
+}
+
+static void reconnect(void **state) {
+    fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    again *a = calloc(1, sizeof *a);
+    uvc *c = calloc(1, sizeof *c);
+    assert_true(a && c);
+    a->c = c;
+    a->f = f;
+    rg_conn_config cfg = config(c, 3);
+    cfg.name = V("uv-client");
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event_again, a), 0);
+    const rg_view ping[] = {V("PING")};
+    rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, kill_server, a);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(a->first.done && a->first.status == RG_CALL_OK);
+    assert_int_equal(c->events[0], RG_UV_CONNECTED);
+    assert_int_equal(c->events[1], UV_EOF);
+    assert_int_equal(c->events[2], RG_UV_CLOSED);
+    assert_int_equal(c->events[3], RG_UV_CONNECTED);
+    assert_int_equal(c->events[4], RG_UV_CLOSED);
+    assert_true(a->named);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(a);
+    free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pipelined),
         cmocka_unit_test(pubsub),
         cmocka_unit_test(failures),
+        cmocka_unit_test(reconnect),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,7 +2,8 @@
  *
  * The input's first bytes choose the protocol and a script of up to 32 calls (integer, string,
  * array and raw replies, SUBSCRIBE, an UNSUBSCRIBE without names, MULTI, EXEC, DISCARD); the rest
- * is the server's reply stream (a script byte may also abandon the call before it). It is fed
+ * is the server's reply stream (a script byte may also abandon the call before it, or make a
+ * call whose callback closes the connection). It is fed
  * whole, in pieces cut where the input's hash says, and one byte at a time, through a small input
  * buffer, and every way must give the same log of completions and pushes. Each call must complete
  * at most once, in the order the calls were made (no reply paired with the wrong call), and after
@@ -95,13 +96,22 @@ static void on_done(void *ud, const rg_call_done *d) {
             put(r, "%lld", (long long)r->results[k].i.value);
         } else if (r->kinds[k] == 2) {
             put(r, "%zu", r->results[k].a.value.count);
-            for (size_t i = 0; i < r->results[k].a.value.count; i++)
+            /* rg_reply gives a streamed array (*?) its count but no items (no storage is carved
+             * for an aggregate of unknown length). */
+            for (size_t i = 0; r->results[k].a.value.items && i < r->results[k].a.value.count; i++)
                 put_view(r, r->results[k].a.value.items[i]);
         } else {
             put_view(r, r->results[k].v.value); /* view and raw results are one rg_view */
         }
     }
     put(r, ";");
+}
+
+/* A callback that closes the connection (allowed: the rest must still complete once). */
+static void on_done_close(void *ud, const rg_call_done *d) {
+    run *r = ud;
+    on_done(ud, d);
+    rg_conn_closed(&r->c, "closed by a callback");
 }
 
 static void on_push(void *ud, const rg_push *p) {
@@ -140,7 +150,8 @@ static uint64_t make_call(run *r, uint8_t what) {
     const size_t k = what % (nk + 1);
     const rg_rtable *t = k < 3 ? tables[k] : NULL;
     void *res = (what & 0x80) ? NULL : &r->results[r->ncalls];
-    const uint64_t id = rg_conn_call_argv(&r->c, argc[k], words[k], t, res, on_done, r);
+    const rg_call_fn fn = (what & 0x40) ? on_done_close : on_done;
+    const uint64_t id = rg_conn_call_argv(&r->c, argc[k], words[k], t, res, fn, r);
     if (id) {
         r->in_tx[id] = r->tx && k != 7 && k != 8;
         r->tx = k == 6 || (r->tx && k != 7 && k != 8);

@@ -289,6 +289,13 @@ static void s_multi(bed *b, size_t step) {
     feed(b, "+OK\r\n+QUEUED\r\n*-1\r\n", step);
     assert_string_equal(b->log, "10:OK 11:ABORTED 12:OK ");
     assert_int_equal(rg_conn_pending(&b->c), 0);
+    /* A MULTI the server refused: the commands run at once and get their typed replies. */
+    b->loglen = 0;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "EXEC", NULL, NULL);
+    feed(b, "-NOAUTH Authentication required\r\n:42\r\n-ERR EXEC without MULTI\r\n", step);
+    assert_string_equal(b->log, "13:SERVER_ERROR 14:42 15:SERVER_ERROR ");
 }
 
 static void engine_multi(void **state) {
@@ -328,10 +335,55 @@ static void s_pubsub2(bed *b, size_t step) {
     assert_int_equal(b->c.r2_subs, 0);
 }
 
+/* SUBSCRIBE a, then UNSUBSCRIBE a b (hiredis#1039): two confirmations, the second for a channel
+ * never subscribed. */
+static void s_unsub_more(bed *b, size_t step) {
+    call(b, "SUBSCRIBE a", NULL, NULL);
+    call(b, "UNSUBSCRIBE a b", NULL, NULL);
+    call(b, "PING", NULL, NULL);
+    feed(b,
+         "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:0\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\nb\r\n:0\r\n+PONG\r\n",
+         step);
+    assert_string_equal(b->log, "1:OK 2:OK 3:OK ");
+    assert_int_equal(b->c.r2_subs, 0);
+}
+
 static void engine_pubsub(void **state) {
     (void)state;
     both_ways(s_pubsub3, 0);
     both_ways(s_pubsub2, 0);
+    both_ways(s_unsub_more, 0);
+}
+
+/* An error and then the close (max clients, LOADING): the error is the first call's, the close
+ * the others'. */
+static void engine_error_then_close(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 0);
+    int_result r[2];
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    call(&b, "INCR a", &INT_TABLE, &r[1]);
+    feed(&b, "-ERR max number of clients reached\r\n", 0);
+    rg_conn_closed(&b.c, "connection closed by the server");
+    assert_string_equal(b.log, "1:SERVER_ERROR 2:CLOSED ");
+    /* During the connect sequence it is the sequence's error that fails everything. */
+    memset(&b, 0, sizeof b);
+    const rg_conn_config cfg = {.in = b.in,
+                                .in_cap = sizeof b.in,
+                                .out = b.out,
+                                .out_cap = sizeof b.out,
+                                .calls = b.calls,
+                                .ncalls = 16,
+                                .protocol = 3};
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    feed(&b, "-LOADING Redis is loading the dataset in memory\r\n", 0);
+    assert_int_equal(b.c.state, RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:CLOSED ");
+    assert_non_null(strstr(b.c.msg, "LOADING"));
 }
 
 static void s_hello(bed *b, size_t step) {
@@ -407,6 +459,24 @@ static void engine_loss(void **state) {
     assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
 }
 
+/* After a loss, a connection that used tracking gets one synthetic "flush all" invalidation. */
+static void engine_tracking_reset(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 3);
+    call(&b, "client tracking on", NULL, NULL);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "1:CLOSED push:invalidate: ");
+    assert_true(b.c.tracking == false);
+    /* Without tracking: nothing. */
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    b.loglen = 0;
+    b.log[0] = '\0';
+    call(&b, "CLIENT SETNAME x", NULL, NULL);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "2:CLOSED ");
+}
+
 static void engine_abandon(void **state) {
     (void)state;
     static bed b;
@@ -420,6 +490,31 @@ static void engine_abandon(void **state) {
     assert_string_equal(b.log, "2:ABANDONED 1:1 3:3 ");
     assert_int_equal(rg_conn_pending(&b.c), 0);
     assert_int_equal(b.c.state, RG_CONN_READY);
+}
+
+/* A callback that closes the connection (as rg_uv_close may): the rest complete once. */
+static void close_in_callback(void *ud, const rg_call_done *d) {
+    bed *b = ud;
+    on_done(ud, d);
+    rg_conn_closed(&b->c, "closed by a callback");
+}
+
+static void engine_close_in_callback(void **state) {
+    (void)state;
+    static bed b;
+    for (size_t step = 0; step <= 1; step++) {
+        bed_init(&b, 0);
+        int_result r[2];
+        call(&b, "MULTI", NULL, NULL);
+        rg_view incr[] = {V("INCR"), V("a")};
+        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, &r[0], close_in_callback, &b);
+        call(&b, "INCR a", &INT_TABLE, &r[1]);
+        call(&b, "EXEC", NULL, NULL);
+        call(&b, "INCR a", &INT_TABLE, &r[1]);
+        feed(&b, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:2\r\n:3\r\n", step);
+        assert_string_equal(b.log, "1:OK 2:1 3:CLOSED 4:CLOSED 5:CLOSED ");
+        assert_int_equal(rg_conn_pending(&b.c), 0);
+    }
 }
 
 static void redirects(void **state) {
@@ -442,11 +537,19 @@ static void redirects(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(push_messages),      cmocka_unit_test(push_confirmations),
-        cmocka_unit_test(push_invalidations), cmocka_unit_test(push_errors),
-        cmocka_unit_test(engine_pipeline),    cmocka_unit_test(engine_multi),
-        cmocka_unit_test(engine_pubsub),      cmocka_unit_test(engine_hello),
-        cmocka_unit_test(engine_loss),        cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(push_messages),
+        cmocka_unit_test(push_confirmations),
+        cmocka_unit_test(push_invalidations),
+        cmocka_unit_test(push_errors),
+        cmocka_unit_test(engine_pipeline),
+        cmocka_unit_test(engine_multi),
+        cmocka_unit_test(engine_pubsub),
+        cmocka_unit_test(engine_hello),
+        cmocka_unit_test(engine_loss),
+        cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(engine_tracking_reset),
+        cmocka_unit_test(engine_error_then_close),
+        cmocka_unit_test(engine_close_in_callback),
         cmocka_unit_test(redirects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
