@@ -135,11 +135,10 @@ int test_cluster_owners(const test_cluster *c, int *owner) {
 }
 
 int test_cluster_slot_owner(const test_cluster *c, int slot) {
-    static int owner[16384]; /* only the calling test thread uses it */
-    for (int i = 0; i < c->n; i++)
-        if (c->node[i].pid > 0 && slot_owners(c->node[i].port, owner) == 0)
-            return owner[slot] ? owner[slot] : -1;
-    return -1;
+    int *owner = malloc(sizeof(int) * 16384);
+    const int port = owner && test_cluster_owners(c, owner) == 0 && owner[slot] ? owner[slot] : -1;
+    free(owner);
+    return port;
 }
 
 /* Every running node says cluster_state:ok and sees the same owner for every slot. */
