@@ -397,6 +397,23 @@ static rg_route_kind by_policy(rg_cmd_policy p, bool cross, uint16_t any, rg_rou
     return out->kind = any == RG_NODE_NONE ? RG_ROUTE_UNCOVERED : RG_ROUTE_NODE;
 }
 
+/* Does the (sorted) table hold subcommands of e ("NAME X" sorts right after "NAME")? */
+static bool has_subcommands(const rg_cluster_commands *cmds, const rg_keys_entry *e) {
+    const size_t len = strlen(e->name);
+    const rg_keys_entry *n = e + 1;
+    return n < cmds->table + cmds->count && strncmp(n->name, e->name, len) == 0 &&
+           n->name[len] == ' ';
+}
+
+/* rg_keys_table_command's answer with one binary search for most calls: the one-word entry when
+ * it has no subcommands, else the two-word lookup first as there. */
+static const rg_keys_entry *command_of(const rg_cluster_commands *cmds, size_t argc,
+                                       const rg_view *argv) {
+    const rg_keys_entry *e = argc ? rg_keys_table_lookup(cmds->table, cmds->count, argv, 1) : NULL;
+    if (e && !has_subcommands(cmds, e)) return e;
+    return rg_keys_table_command(cmds->table, cmds->count, argc, argv);
+}
+
 rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_commands *cmds,
                                const char *req, size_t len, rg_view *argv, size_t argv_cap,
                                uint16_t any, rg_route *out) {
@@ -405,7 +422,7 @@ rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_command
     if (argc == 0) return RG_ROUTE_INVALID;
     const size_t seen = argc < argv_cap ? argc : argv_cap;
     /* One parse, one lookup: the slot from the entry's specs directly. */
-    out->cmd = rg_keys_table_command(cmds->table, cmds->count, seen, argv);
+    out->cmd = command_of(cmds, seen, argv);
     const int slot = argc > argv_cap || !out->cmd
                          ? RG_SLOT_UNKNOWN
                          : rg_keys_slot(out->cmd->specs, out->cmd->count, argc, argv);

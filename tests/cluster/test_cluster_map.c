@@ -376,6 +376,35 @@ static void test_route(void **state) {
     assert_string_equal(rg_route_kind_name(RG_ROUTE_CROSSSLOT), "crossslot");
 }
 
+/* For every command of the table (and a made-up subcommand of each), the route names the entry
+ * rg_keys_table_command finds: the one-search shortcut changes nothing. */
+static void test_route_lookup(void **state) {
+    (void)state;
+    static rg_cluster_map m;
+    rg_cluster_map_init(&m);
+    const rg_cluster_commands cmds = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
+    for (size_t i = 0; i < REDIS_KEYS_CMD_COUNT; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s", redis_keys_table[i].name);
+        char *sp = strchr(name, ' ');
+        rg_view v[4];
+        size_t argc = 0;
+        v[argc++] = (rg_view){name, sp ? (size_t)(sp - name) : strlen(name)};
+        v[argc++] = sp ? (rg_view){sp + 1, strlen(sp + 1)} : RG_LIT("NOSUCHSUB");
+        v[argc++] = RG_LIT("k");
+        for (size_t variant = 0; variant < 2; variant++) {
+            if (variant) v[1] = RG_LIT("nosuchsub"); /* a subcommand the table lacks */
+            char req[256];
+            const size_t len = rg_argv_encode(req, sizeof req, argc, v);
+            rg_view argv[8];
+            rg_route r;
+            rg_cluster_route(&m, &cmds, req, len, argv, 8, 0, &r);
+            assert_ptr_equal(
+                r.cmd, rg_keys_table_command(redis_keys_table, REDIS_KEYS_CMD_COUNT, argc, argv));
+        }
+    }
+}
+
 /* How often specs/redis.lua names a tip. */
 static size_t tips_in_spec(const char *tip) {
     char path[512];
@@ -419,7 +448,7 @@ int main(void) {
         cmocka_unit_test(test_shards),         cmocka_unit_test(test_shards_truncated_and_mangled),
         cmocka_unit_test(test_shards_rejects), cmocka_unit_test(test_refresh_and_moved),
         cmocka_unit_test(test_slots),          cmocka_unit_test(test_route),
-        cmocka_unit_test(test_policy_table),
+        cmocka_unit_test(test_policy_table),   cmocka_unit_test(test_route_lookup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
