@@ -6,9 +6,9 @@
  *   slot equals CLUSTER KEYSLOT, a cross-slot call is refused before sending, and reads go to
  *   replicas with read_from_replicas;
  * - resharding: >= 240,000 pipelined INCRs of distinct counters (and a 2-key MSET with one
- *   hashtag for every fourth) while `redis-cli --cluster reshard` moves 200 slots between masters;
- * every counter read back must be exactly 1 (0: lost, 2: duplicated) and the masters' DBSIZE must
- * add up (no stray copy: misrouted);
+ *   hashtag for every fourth) while `redis-cli --cluster reshard` moves 200 slots between
+ *   masters; every counter read back must be exactly 1 (0: lost, 2: duplicated), every pair as
+ *   written, and the masters' DBSIZE must add up (no stray copy: misrouted);
  * - failover: CLUSTER FAILOVER on a replica during a load (no call may fail), then a master
  *   killed during a load: the client recovers, and exactly the calls it reports failed are the
  *   ones whose outcome is unknown (their counters are 0 or 1, every other counter is 1).
