@@ -1,5 +1,5 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER] [IOV] [COMMANDS <name>...] [DEPENDS <file>...])
+#                  [HEADER_ONLY] [SERVER] [CLIENT] [IOV] [COMMANDS <name>...] [DEPENDS <file>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - a SPECS entry without a directory or an extension names a spec bundled with respgen:
@@ -13,6 +13,8 @@
 #   tables and cluster routing functions (docs/cluster.md);
 # - with SERVER also <stem>_server.h and <stem>_server.c (respgen --server: request dispatch and
 #   typed arguments, docs/server.md);
+# - with CLIENT also <stem>_client.h and <stem>_client.c (only the header with HEADER_ONLY):
+#   per command a call queued on a connection engine (respgen --client, docs/client.md);
 # - with IOV also the iovec functions (respgen --iov: _iov_count, _scratch_size, _encode_iov);
 #   NO_IOV, once needed to leave them out, is the default and still accepted;
 # - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
@@ -23,7 +25,7 @@
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;IOV;NO_IOV" "TARGET;PREFIX;OUT_DIR"
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;CLIENT;IOV;NO_IOV" "TARGET;PREFIX;OUT_DIR"
                         "SPECS;COMMANDS;DEPENDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
@@ -49,6 +51,9 @@ function(respgen_generate)
   if(RG_SERVER)
     list(APPEND options --server)
   endif()
+  if(RG_CLIENT)
+    list(APPEND options --client)
+  endif()
   if(RG_IOV AND NOT RG_NO_IOV)
     list(APPEND options --iov)
   endif()
@@ -73,6 +78,12 @@ function(respgen_generate)
     endif()
     if(RG_SERVER AND NOT RG_HEADER_ONLY)
       list(APPEND outputs "${RG_OUT_DIR}/${stem}_server.h" "${RG_OUT_DIR}/${stem}_server.c")
+    endif()
+    if(RG_CLIENT)
+      list(APPEND outputs "${RG_OUT_DIR}/${stem}_client.h")
+      if(NOT RG_HEADER_ONLY)
+        list(APPEND outputs "${RG_OUT_DIR}/${stem}_client.c")
+      endif()
     endif()
     if(NOT RG_COMMANDS)
       add_custom_command(

@@ -11,7 +11,7 @@ install(TARGETS respgen EXPORT respgenTargets RUNTIME DESTINATION "${CMAKE_INSTA
 install(TARGETS respgen_runtime EXPORT respgenTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
-              runtime/rg_args.h runtime/rg_reply.h
+              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_conn.h runtime/rg_cluster.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 install(EXPORT respgenTargets NAMESPACE respgen:: DESTINATION "${RG_CMAKE_DIR}")
 # Not API, but rg_dec.h includes it: rg_feed_inline is compiled into its callers.

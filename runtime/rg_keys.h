@@ -142,6 +142,38 @@ int rg_keys_slot(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_v
  * result greater than cap, call again with room for n views. */
 size_t rg_request_argv(const char *req, size_t len, rg_view *argv, size_t cap);
 
+/* ---- command_tips: request and response policies --------------------------------------- */
+
+/* What the spec's command_tips say about a command in a cluster (REQUEST_POLICY:<x>,
+ * RESPONSE_POLICY:<x>); the generated P_keys_policy holds them per command. */
+
+/* REQUEST_POLICY:<x> of a command without keys (or with keys in several slots). */
+typedef enum rg_request_policy {
+    RG_REQ_DEFAULT = 0, /* by the keys' slot; keyless: any node */
+    RG_REQ_ALL_NODES,   /* every node, masters and replicas */
+    RG_REQ_ALL_SHARDS,  /* every master */
+    RG_REQ_MULTI_SHARD, /* the keys split per slot (DEL k1 k2, MSET k1 v1 k2 v2) */
+    RG_REQ_SPECIAL      /* the client must know (SCAN, FT.SEARCH ...): sent to any node */
+} rg_request_policy;
+
+/* RESPONSE_POLICY:<x>: how the replies of a fanned-out command merge into one. */
+typedef enum rg_response_policy {
+    RG_RESP_DEFAULT = 0,   /* keyless: the replies concatenated (arrays); with keys: in order */
+    RG_RESP_ONE_SUCCEEDED, /* the first non-error reply; an error only when all failed */
+    RG_RESP_ALL_SUCCEEDED, /* the first error, else any reply */
+    RG_RESP_AGG_LOGICAL_AND,
+    RG_RESP_AGG_LOGICAL_OR,
+    RG_RESP_AGG_MIN,
+    RG_RESP_AGG_MAX,
+    RG_RESP_AGG_SUM,
+    RG_RESP_SPECIAL
+} rg_response_policy;
+
+typedef struct rg_cmd_policy {
+    uint8_t request;  /* rg_request_policy */
+    uint8_t response; /* rg_response_policy */
+} rg_cmd_policy;
+
 /* ---- command tables ------------------------------------------------------------------------ */
 
 /* One command of a generated table (P_keys_table): the tables are sorted by name (bytewise),

@@ -11,6 +11,7 @@ packages=(
   lua-check                           # luacheck over gen/lua and specs (tests/style)
   redis-server redis-tools            # integration tests start their own server
   libhiredis-dev                      # benchmarks compare against hiredis
+  libuv1-dev                          # the libuv client adapter (adapters/rg_uv.h)
   valgrind                            # callgrind instruction counts
   libclang-rt-14-dev                  # libFuzzer and sanitizer runtimes for clang
 )

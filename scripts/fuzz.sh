@@ -14,6 +14,7 @@ fuzz_dec tests/fuzz/corpus/dec tests/fuzz/resp.dict
 fuzz_keys tests/keys/corpus -
 fuzz_req tests/server/corpus tests/fuzz/resp.dict
 fuzz_reply tests/reply/corpus tests/fuzz/resp.dict
+fuzz_conn tests/client/corpus tests/fuzz/resp.dict
 "
 
 secs=${1:-60}

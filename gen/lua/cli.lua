@@ -37,7 +37,7 @@ end
 local function help_text()
     local lines = {
         "Usage:",
-        "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server]",
+        "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server] [--client]",
         "          [--commands LIST] [--iov] SPEC...",
         "      Generate C from the command specs SPEC...: for each, <stem>.h/.c (encoders),",
         "      <stem>_reply.h/.c (typed reply decoders), <stem>_keys.h/.c (cluster routing)",
@@ -52,6 +52,8 @@ local function help_text()
         "                           _encode_iov); --no-iov (the default) leaves them out",
         "        --server           also <stem>_server.h/.c: command lookup, arity checks,",
         "                           typed argument parsing and reply encoders (docs/server.md)",
+        "        --client           also <stem>_client.h/.c: per command a call that queues it on",
+        "                           a connection engine with its typed reply (docs/client.md)",
         "        --reply-coverage   also <stem>_reply_coverage.md: which commands get a",
         "                           precisely typed reply decoder (docs/typed-replies.md)",
         "  respgen dump [--json | --count] [--chunk N] [--max-depth N] [--max-bulk N] [FILE]",

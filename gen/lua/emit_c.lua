@@ -361,6 +361,11 @@ local function arg_names(cm)
     return out
 end
 
+-- The encoder's own parameters (texts and names), shared with emit_client.lua so that the client
+-- calls take exactly what the encoders take.
+M.param_texts = param_texts
+M.arg_names = arg_names
+
 -- Leading parameters of the public functions that write into one buffer, and of _encode_iov.
 local PUBLIC_WRITE = { "char *dst", "size_t cap" }
 local PUBLIC_IOV = { "rg_iov *iov", "size_t iov_cap", "char *scratch", "size_t scratch_cap" }

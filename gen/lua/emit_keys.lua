@@ -178,6 +178,55 @@ local function entry_row(e, ind)
         table.concat(items, " "))
 end
 
+-- command_tips' REQUEST_POLICY / RESPONSE_POLICY as the runtime's enum names (rg_keys.h).
+local REQUEST = { ALL_NODES = "RG_REQ_ALL_NODES", ALL_SHARDS = "RG_REQ_ALL_SHARDS",
+    MULTI_SHARD = "RG_REQ_MULTI_SHARD", SPECIAL = "RG_REQ_SPECIAL" }
+local RESPONSE = { ONE_SUCCEEDED = "RG_RESP_ONE_SUCCEEDED",
+    ALL_SUCCEEDED = "RG_RESP_ALL_SUCCEEDED", AGG_LOGICAL_AND = "RG_RESP_AGG_LOGICAL_AND",
+    AGG_LOGICAL_OR = "RG_RESP_AGG_LOGICAL_OR", AGG_MIN = "RG_RESP_AGG_MIN",
+    AGG_MAX = "RG_RESP_AGG_MAX", AGG_SUM = "RG_RESP_AGG_SUM", SPECIAL = "RG_RESP_SPECIAL" }
+
+-- { request, response } of a command's tips, or nil when it has neither policy.
+local function policy_of(cm)
+    local req, rsp
+    for _, tip in ipairs(cm.spec.command_tips or {}) do
+        local r = tip:match("^REQUEST_POLICY:(.+)$")
+        local p = tip:match("^RESPONSE_POLICY:(.+)$")
+        if r then req = assert(REQUEST[r], "emit_keys: unknown REQUEST_POLICY " .. r) end
+        if p then rsp = assert(RESPONSE[p], "emit_keys: unknown RESPONSE_POLICY " .. p) end
+    end
+    if not req and not rsp then return nil end
+    return { req or "RG_REQ_DEFAULT", rsp or "RG_RESP_DEFAULT" }
+end
+
+-- "<lead>P_keys_policy[COUNT]<tail>", broken before '[' as clang-format does when too long.
+local function sized_decl(lead, n, tail)
+    local one = lead .. n.policy .. "[" .. n.count .. "]" .. tail
+    if #one <= layout.LIMIT then return one end
+    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail
+end
+
+-- "P_keys_policy[COUNT] = {...}": the policies by command id, only commands that have one listed
+-- (the others are zero: RG_REQ_DEFAULT, RG_RESP_DEFAULT).
+local function policy_def(static, n, list)
+    local tail_rows = " = {"
+    local head = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
+    local ind = head:find("\n") and IND .. IND or IND
+    local rows = {}
+    for _, e in ipairs(list) do
+        local p = policy_of(e.cm)
+        if p then
+            local lead = ind .. "[" .. e.enum .. "] = "
+            local items = { p[1] .. ",", p[2] .. "}," }
+            local one = lead .. "{" .. table.concat(items, " ")
+            rows[#rows + 1] = #one <= layout.LIMIT and one or pack_braced(lead, items) or
+                lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
+        end
+    end
+    if #rows == 0 then return sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};") end
+    return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
+end
+
 local function entries(model)
     local list = {}
     for _, cm in ipairs(model.commands) do
@@ -200,6 +249,7 @@ local function names(model)
         table = p .. "_keys_table", count = model.PREFIX .. "_KEYS_CMD_COUNT",
         lookup = p .. "_keys_lookup", command = p .. "_keys_command",
         of_request = p .. "_keys_of_request", slot = p .. "_slot_of_request",
+        policy = p .. "_keys_policy", policy_of = p .. "_keys_policy_of",
     }
 end
 
@@ -214,6 +264,7 @@ local function signatures(n)
             "rg_keys_status *st" } },
         slot = { "int ", n.slot, { "const char *req", "size_t len", "rg_view *argv",
             "size_t argv_cap" } },
+        policy_of = { "rg_cmd_policy ", n.policy_of, { "const " .. n.entry .. " *e" } },
     }
 end
 
@@ -239,7 +290,10 @@ local HEADER_DOC = [[
  *       (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
  *   P_slot_of_request(req, len, argv, argv_cap)
  *       the one hash slot of the call's keys, or RG_SLOT_NONE (no keys), RG_SLOT_CROSS
- *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above). */]]
+ *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above).
+ *   P_keys_policy[P_KEYS_CMD_COUNT], P_keys_policy_of(entry)
+ *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
+ *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */]]
 
 local function header_text(model, n, sigs, list, defs)
     local guard = model.guard:gsub("_H$", "") .. "_KEYS_H"
@@ -261,8 +315,10 @@ local function header_text(model, n, sigs, list, defs)
             ext = "extern const " .. n.entry .. "\n" .. IND .. n.table .. "[];"
         end
         body[#body + 1] = ext
+        body[#body + 1] = "/* command_tips' request and response policies by command id (zero: " ..
+            "none). */\n" .. sized_decl("extern const rg_cmd_policy ", n, ";")
         local decls = {}
-        for _, k in ipairs({ "lookup", "command", "of_request", "slot" }) do
+        for _, k in ipairs({ "lookup", "command", "of_request", "slot", "policy_of" }) do
             decls[#decls + 1] = signature(sigs[k], static, ");")
         end
         body[#body + 1] = table.concat(decls, "\n")
@@ -318,6 +374,13 @@ ${of_request_def}
 ${slot_def}
     const int slot = rg_slot_of_request(${table}, ${count}, req, len, argv, argv_cap);
     return slot;
+}
+
+${policy_of_def}
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - ${table});
+    return ${policy}[i];
 }]]
 
 -- A line of the filled template that a long prefix pushed past the limit, laid out as
@@ -354,10 +417,11 @@ local function code_text(model, n, sigs, list, header_only)
         if cm.spec.key_specs and #cm.spec.key_specs > 0 then parts[#parts + 1] = spec_table(cm) end
     end
     parts[#parts + 1] = array_def(static .. "const " .. n.entry, n.table, entry_row, list)
+    parts[#parts + 1] = policy_def(static, n, list)
     local vars = {}
     for k, v in pairs(n) do vars[k] = v end
     local def_static = header_only and "static inline " or ""
-    for _, k in ipairs({ "lookup", "command", "of_request", "slot" }) do
+    for _, k in ipairs({ "lookup", "command", "of_request", "slot", "policy_of" }) do
         vars[k .. "_def"] = signature(sigs[k], def_static, ") {")
     end
     parts[#parts + 1] = fill(CODE, vars)

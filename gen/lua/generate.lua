@@ -15,6 +15,7 @@ local emit_reply = require("emit_reply")
 local emit_server = require("emit_server")
 local emit_keys = require("emit_keys")
 local emit_calls = require("emit_calls")
+local emit_client = require("emit_client")
 
 local M = {}
 
@@ -24,8 +25,9 @@ end
 
 -- The parts of a codec. Each emitter turns a command model into files ({ suffix, text }) and
 -- may add command-line options (shaped like cli.lua's GEN_OPTIONS) that switch it on or tune it.
--- emit_calls is test tooling (--sample-calls): see its header.
-local EMITTERS = { emit_c, emit_reply, emit_server, emit_keys, emit_calls }
+-- emit_calls is test tooling (--sample-calls): see its header. emit_client (--client) comes after
+-- emit_reply, whose reply types it names.
+local EMITTERS = { emit_c, emit_reply, emit_server, emit_keys, emit_calls, emit_client }
 
 M.options = {
     ["--commands"] = { field = "commands", value = "LIST" },

@@ -118,6 +118,20 @@ int test_redis_start_conf(test_redis *s, const char *conf, const char *const *ex
     return -1;
 }
 
+void test_redis_kill(test_redis *s) {
+    if (s->pid <= 0) return;
+    kill(s->pid, SIGKILL);
+    int status;
+    waitpid(s->pid, &status, 0);
+    s->pid = 0;
+}
+
+int test_redis_restart(test_redis *s, const char *const *extra_args) {
+    test_redis_kill(s);
+    s->pid = spawn_server(s, NULL, extra_args);
+    return s->pid > 0 ? wait_ready(s) : -1;
+}
+
 static void remove_dir(const char *dir) {
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

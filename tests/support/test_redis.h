@@ -29,6 +29,12 @@ int test_redis_start_conf(test_redis *s, const char *conf, const char *const *ex
 /* Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Idempotent. */
 void test_redis_stop(test_redis *s);
 
+/* Kills the server at once (SIGKILL), keeping its port and directory, as a crash would. */
+void test_redis_kill(test_redis *s);
+/* Kills the server if it runs and starts it again on the same port and directory, waiting until
+ * it answers PING. Returns 0 or -1. */
+int test_redis_restart(test_redis *s, const char *const *extra_args);
+
 /* A blocking connection with its own read buffer and decoder. */
 typedef struct test_conn {
     int fd;

@@ -9,6 +9,8 @@ const combinators_keys_entry combinators_keys_table[] = {
     [COMBINATORS_KEYS_CMD_NESTED] = {"NESTED", NULL, 0},
 };
 
+const rg_cmd_policy combinators_keys_policy[COMBINATORS_KEYS_CMD_COUNT] = {{0, 0}};
+
 const combinators_keys_entry *combinators_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const combinators_keys_entry *e =
@@ -33,4 +35,11 @@ int combinators_slot_of_request(const char *req, size_t len, rg_view *argv, size
     const int slot = rg_slot_of_request(combinators_keys_table, COMBINATORS_KEYS_CMD_COUNT, req,
                                         len, argv, argv_cap);
     return slot;
+}
+
+rg_cmd_policy combinators_keys_policy_of(const combinators_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - combinators_keys_table);
+    return combinators_keys_policy[i];
 }

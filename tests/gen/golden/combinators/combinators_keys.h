@@ -30,7 +30,10 @@ extern "C" {
  *       (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
  *   P_slot_of_request(req, len, argv, argv_cap)
  *       the one hash slot of the call's keys, or RG_SLOT_NONE (no keys), RG_SLOT_CROSS
- *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above). */
+ *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above).
+ *   P_keys_policy[P_KEYS_CMD_COUNT], P_keys_policy_of(entry)
+ *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
+ *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
 typedef enum combinators_keys_cmd {
     COMBINATORS_KEYS_CMD_BLOCKS,
@@ -45,11 +48,15 @@ typedef rg_keys_entry combinators_keys_entry; /* { name, specs, count } */
 
 extern const combinators_keys_entry combinators_keys_table[];
 
+/* command_tips' request and response policies by command id (zero: none). */
+extern const rg_cmd_policy combinators_keys_policy[COMBINATORS_KEYS_CMD_COUNT];
+
 const combinators_keys_entry *combinators_keys_lookup(const char *name, size_t len);
 const combinators_keys_entry *combinators_keys_command(size_t argc, const rg_view *argv);
 size_t combinators_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
                                    size_t *positions, size_t pos_cap, rg_keys_status *st);
 int combinators_slot_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap);
+rg_cmd_policy combinators_keys_policy_of(const combinators_keys_entry *e);
 
 #ifdef __cplusplus
 }

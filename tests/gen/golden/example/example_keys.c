@@ -129,6 +129,8 @@ const example_keys_entry example_keys_table[] = {
     [EXAMPLE_KEYS_CMD_ZRANGEBYSCORE] = {"ZRANGEBYSCORE", example_keyspecs_zrangebyscore, 1},
 };
 
+const rg_cmd_policy example_keys_policy[EXAMPLE_KEYS_CMD_COUNT] = {{0, 0}};
+
 const example_keys_entry *example_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const example_keys_entry *e =
@@ -153,4 +155,11 @@ int example_slot_of_request(const char *req, size_t len, rg_view *argv, size_t a
     const int slot =
         rg_slot_of_request(example_keys_table, EXAMPLE_KEYS_CMD_COUNT, req, len, argv, argv_cap);
     return slot;
+}
+
+rg_cmd_policy example_keys_policy_of(const example_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - example_keys_table);
+    return example_keys_policy[i];
 }

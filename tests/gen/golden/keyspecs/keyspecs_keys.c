@@ -79,6 +79,8 @@ const keyspecs_keys_entry keyspecs_keys_table[] = {
     [KEYSPECS_KEYS_CMD_ZUNIONSTORE] = {"ZUNIONSTORE", keyspecs_keyspecs_zunionstore, 2},
 };
 
+const rg_cmd_policy keyspecs_keys_policy[KEYSPECS_KEYS_CMD_COUNT] = {{0, 0}};
+
 const keyspecs_keys_entry *keyspecs_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const keyspecs_keys_entry *e =
@@ -103,4 +105,11 @@ int keyspecs_slot_of_request(const char *req, size_t len, rg_view *argv, size_t 
     const int slot =
         rg_slot_of_request(keyspecs_keys_table, KEYSPECS_KEYS_CMD_COUNT, req, len, argv, argv_cap);
     return slot;
+}
+
+rg_cmd_policy keyspecs_keys_policy_of(const keyspecs_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - keyspecs_keys_table);
+    return keyspecs_keys_policy[i];
 }

@@ -30,7 +30,10 @@ extern "C" {
  *       (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
  *   P_slot_of_request(req, len, argv, argv_cap)
  *       the one hash slot of the call's keys, or RG_SLOT_NONE (no keys), RG_SLOT_CROSS
- *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above). */
+ *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above).
+ *   P_keys_policy[P_KEYS_CMD_COUNT], P_keys_policy_of(entry)
+ *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
+ *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
 typedef enum kinds_keys_cmd {
     KINDS_KEYS_CMD_BOUNDED,
@@ -63,6 +66,8 @@ static const kinds_keys_entry kinds_keys_table[] = {
     [KINDS_KEYS_CMD_TOKENS] = {"TOKENS", NULL, 0},
 };
 
+static const rg_cmd_policy kinds_keys_policy[KINDS_KEYS_CMD_COUNT] = {{0, 0}};
+
 static inline const kinds_keys_entry *kinds_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const kinds_keys_entry *e =
@@ -89,6 +94,13 @@ static inline int kinds_slot_of_request(const char *req, size_t len, rg_view *ar
     const int slot =
         rg_slot_of_request(kinds_keys_table, KINDS_KEYS_CMD_COUNT, req, len, argv, argv_cap);
     return slot;
+}
+
+static inline rg_cmd_policy kinds_keys_policy_of(const kinds_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - kinds_keys_table);
+    return kinds_keys_policy[i];
 }
 
 #ifdef __cplusplus

@@ -20,6 +20,8 @@ const kinds_keys_entry kinds_keys_table[] = {
     [KINDS_KEYS_CMD_TOKENS] = {"TOKENS", NULL, 0},
 };
 
+const rg_cmd_policy kinds_keys_policy[KINDS_KEYS_CMD_COUNT] = {{0, 0}};
+
 const kinds_keys_entry *kinds_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const kinds_keys_entry *e =
@@ -44,4 +46,11 @@ int kinds_slot_of_request(const char *req, size_t len, rg_view *argv, size_t arg
     const int slot =
         rg_slot_of_request(kinds_keys_table, KINDS_KEYS_CMD_COUNT, req, len, argv, argv_cap);
     return slot;
+}
+
+rg_cmd_policy kinds_keys_policy_of(const kinds_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - kinds_keys_table);
+    return kinds_keys_policy[i];
 }

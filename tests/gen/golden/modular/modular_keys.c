@@ -20,6 +20,8 @@ const mod_keys_entry mod_keys_table[] = {
     [MOD_KEYS_CMD_TIME] = {"TIME", NULL, 0},
 };
 
+const rg_cmd_policy mod_keys_policy[MOD_KEYS_CMD_COUNT] = {{0, 0}};
+
 const mod_keys_entry *mod_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const mod_keys_entry *e = rg_keys_table_lookup(mod_keys_table, MOD_KEYS_CMD_COUNT, &word, 1);
@@ -42,4 +44,11 @@ int mod_slot_of_request(const char *req, size_t len, rg_view *argv, size_t argv_
     const int slot =
         rg_slot_of_request(mod_keys_table, MOD_KEYS_CMD_COUNT, req, len, argv, argv_cap);
     return slot;
+}
+
+rg_cmd_policy mod_keys_policy_of(const mod_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - mod_keys_table);
+    return mod_keys_policy[i];
 }

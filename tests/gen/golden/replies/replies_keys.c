@@ -121,6 +121,11 @@ const replies_keys_entry replies_keys_table[] = {
     [REPLIES_KEYS_CMD_ZSCORE] = {"ZSCORE", replies_keyspecs_zscore, 1},
 };
 
+const rg_cmd_policy replies_keys_policy[REPLIES_KEYS_CMD_COUNT] = {
+    [REPLIES_KEYS_CMD_MGET] = {RG_REQ_MULTI_SHARD, RG_RESP_DEFAULT},
+    [REPLIES_KEYS_CMD_SCAN] = {RG_REQ_SPECIAL, RG_RESP_SPECIAL},
+};
+
 const replies_keys_entry *replies_keys_lookup(const char *name, size_t len) {
     const rg_view word = {name, len};
     const replies_keys_entry *e =
@@ -145,4 +150,11 @@ int replies_slot_of_request(const char *req, size_t len, rg_view *argv, size_t a
     const int slot =
         rg_slot_of_request(replies_keys_table, REPLIES_KEYS_CMD_COUNT, req, len, argv, argv_cap);
     return slot;
+}
+
+rg_cmd_policy replies_keys_policy_of(const replies_keys_entry *e) {
+    const rg_cmd_policy none = {0, 0};
+    if (!e) return none;
+    const size_t i = (size_t)(e - replies_keys_table);
+    return replies_keys_policy[i];
 }

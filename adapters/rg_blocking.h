@@ -1,0 +1,64 @@
+/* respgen adapters: a blocking client over TCP or a unix socket, on the sans-I/O engine
+ * (runtime/rg_conn.h).
+ *
+ * Every wait is bounded, so a dead server never hangs the caller: connect waits at most
+ * connect_ms (a non-blocking connect and poll(2)), then the socket is blocking with SO_RCVTIMEO
+ * and SO_SNDTIMEO of io_ms (0: forever), so each read or write is one system call. A timeout or an
+ * I/O error closes the socket and completes every pending call with RG_CALL_CLOSED
+ * (rg_conn_closed); rg_bconn_reconnect connects again to the same address and replays the connect
+ * sequence.
+ *
+ * Typical use: queue calls with the generated C_call functions (or rg_conn_call_argv) on
+ * &b->conn, then rg_bconn_wait(b, id) for the last one; callbacks and pushes run inside the wait.
+ * Ownership: the rg_bconn is caller-owned; the buffers in its config stay the caller's and must
+ * outlive it. rg_bconn_close releases the socket (nothing else is held).
+ */
+#ifndef RG_BLOCKING_H
+#define RG_BLOCKING_H
+
+#include "rg_conn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rg_bconn {
+    rg_conn conn;
+    int fd;         /* -1 when not connected */
+    int connect_ms; /* connect timeout (0: none) */
+    int io_ms;      /* per write/read timeout (0: none) */
+    char host[256]; /* TCP host, or "" for a unix socket */
+    char path[108]; /* unix socket path */
+    int port;
+    char why[128]; /* the last failure, for messages */
+} rg_bconn;
+
+/* Connects to host:port (a name or an address; IPv4 or IPv6), sets up the engine with cfg and
+ * queues its connect sequence. Returns 0, or -1 with b->why set (the engine is then FAILED). */
+int rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                         int connect_ms, int io_ms);
+/* The same over a unix socket at path. */
+int rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg, int connect_ms,
+                          int io_ms);
+
+/* Closes the socket if open, resets the engine (pending calls complete with RG_CALL_CLOSED) and
+ * connects again to the same address; the connect sequence is queued again. Returns 0 or -1. */
+int rg_bconn_reconnect(rg_bconn *b);
+
+/* Writes the output and reads replies until call id has completed (id 0: until no call is
+ * pending). Returns 0, or -1 on a timeout, EOF, I/O or protocol error (pending calls have then
+ * completed with an error; b->why says what happened). */
+int rg_bconn_wait(rg_bconn *b, uint64_t id);
+
+/* Reads for at most ms milliseconds (pushes, late replies), writing output as it goes. Returns 0
+ * (also when nothing came), or -1 as rg_bconn_wait. */
+int rg_bconn_poll(rg_bconn *b, int ms);
+
+/* Closes the socket; pending calls complete with RG_CALL_CLOSED. */
+void rg_bconn_close(rg_bconn *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

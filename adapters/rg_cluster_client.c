@@ -1,0 +1,719 @@
+/* respgen adapters: the blocking cluster client (see rg_cluster_client.h). */
+#include "rg_cluster_client.h"
+
+#include "rg_enc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { C_NEW = 0, C_WAIT, C_FLIGHT, C_DONE };
+enum { RING = 8192, REFRESH_EVERY_NS = 100000000, WAIT_STEP_NS = 5000000 };
+
+static const char ASKING[] = "*1\r\n$6\r\nASKING\r\n";
+static const char READONLY[] = "*1\r\n$8\r\nREADONLY\r\n";
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void defaults(rg_cc_config *c) {
+    if (!c->node_in_cap) c->node_in_cap = 4u << 20;
+    if (!c->node_out_cap) c->node_out_cap = 1u << 20;
+    if (!c->protocol) c->protocol = 3;
+    if (!c->connect_ms) c->connect_ms = 1000;
+    if (!c->io_ms) c->io_ms = 5000;
+    if (!c->wait_ms) c->wait_ms = 10000;
+    if (!c->max_redirects) c->max_redirects = 5;
+    if (!c->max_retries) c->max_retries = 40;
+    if (!c->refresh_after_moved) c->refresh_after_moved = 32;
+}
+
+/* ---- the map -------------------------------------------------------------------------------- */
+
+typedef struct raw_reply {
+    rg_raw_result raw;
+    rg_call_record rec;
+} raw_reply;
+
+static void raw_done(void *ud, const rg_call_done *d) {
+    rg_call_record_fn(&((raw_reply *)ud)->rec, d);
+}
+
+/* One CLUSTER SHARDS (then SLOTS) exchange with host:port on a connection of its own. */
+static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
+    rg_bconn b;
+    const rg_conn_config cfg = {.in = cc->rbuf_in,
+                                .in_cap = sizeof cc->rbuf_in,
+                                .out = cc->rbuf_out,
+                                .out_cap = sizeof cc->rbuf_out,
+                                .calls = cc->rcalls,
+                                .ncalls = 4,
+                                .protocol = 2};
+    if (rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms) != 0) {
+        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
+        return -1;
+    }
+    const rg_view hostv = {host, strlen(host)};
+    int r = -1;
+    for (int variant = 0; variant < 2 && r != 0; variant++) {
+        const rg_view argv[] = {RG_LIT("CLUSTER"), variant ? RG_LIT("SLOTS") : RG_LIT("SHARDS")};
+        raw_reply rep = {0};
+        const uint64_t id = rg_conn_call_argv(&b.conn, 2, argv, NULL, &rep.raw, raw_done, &rep);
+        if (!id || rg_bconn_wait(&b, id) != 0) {
+            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
+            break;
+        }
+        if (rep.rec.status != RG_CALL_OK) {
+            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, rep.rec.error);
+            continue;
+        }
+        r = variant
+                ? rg_cluster_map_from_slots(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv)
+                : rg_cluster_map_from_shards(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv);
+        if (r != 0) snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, cc->map.msg);
+    }
+    rg_bconn_close(&b);
+    return r;
+}
+
+int rg_cc_refresh(rg_cc *cc) {
+    cc->stats.refreshes++;
+    /* Masters first (they are the likeliest up), then the others, then the seed. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < cc->map.nnodes; i++) {
+            const rg_cluster_node *n = &cc->map.node[i];
+            if ((pass == 0) != (n->role == RG_NODE_MASTER && n->healthy)) continue;
+            if (refresh_from(cc, n->host, n->port) == 0 && rg_cluster_map_covered(&cc->map) > 0)
+                return 0;
+        }
+    }
+    if (refresh_from(cc, cc->seed_host, cc->seed_port) == 0) return 0;
+    cc->stats.refresh_failures++;
+    return -1;
+}
+
+static void maybe_refresh(rg_cc *cc, int64_t now) {
+    if (!cc->need_refresh || now < cc->next_refresh_ns) return;
+    cc->next_refresh_ns = now + REFRESH_EVERY_NS;
+    if (rg_cc_refresh(cc) == 0) cc->need_refresh = false;
+}
+
+/* ---- nodes ---------------------------------------------------------------------------------- */
+
+static void node_lost(rg_cc *cc, rg_cc_node *nd, const char *why) {
+    if (!nd->open) return;
+    cc->stats.lost_connections++;
+    nd->open = false;
+    if (nd->b.fd >= 0) close(nd->b.fd);
+    nd->b.fd = -1;
+    nd->down_until_ns = now_ns() + WAIT_STEP_NS * 4;
+    cc->need_refresh = true;
+    rg_conn_closed(&nd->b.conn, why); /* completes its calls: on_done sorts them */
+}
+
+/* Connects node i if it is not; false while it cannot be reached. */
+static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
+    rg_cc_node *nd = &cc->node[i];
+    if (nd->open) return true;
+    if (now < nd->down_until_ns) return false;
+    const rg_cc_config *k = &cc->cfg;
+    const size_t ring = RING;
+    if (!nd->mem) nd->mem = malloc(k->node_in_cap + k->node_out_cap + ring * sizeof(rg_call));
+    if (!nd->mem) return false;
+    const rg_conn_config cfg = {.in = nd->mem,
+                                .in_cap = k->node_in_cap,
+                                .out = nd->mem + k->node_in_cap,
+                                .out_cap = k->node_out_cap,
+                                .calls =
+                                    (rg_call *)(void *)(nd->mem + k->node_in_cap + k->node_out_cap),
+                                .ncalls = ring,
+                                .protocol = k->protocol};
+    const rg_cluster_node *mn = &cc->map.node[i];
+    cc->stats.connects++;
+    if (rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms) != 0) {
+        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", mn->host, mn->port, nd->b.why);
+        nd->down_until_ns = now + WAIT_STEP_NS * 20;
+        cc->need_refresh = true;
+        return false;
+    }
+    nd->open = true;
+    nd->readonly_sent = false;
+    nd->inflight = 0;
+    nd->written = 0;
+    size_t hs = 0;
+    rg_conn_output(&nd->b.conn, &hs); /* the connect sequence */
+    nd->queued = hs;
+    rg_conn_hold(&nd->b.conn, true);
+    return true;
+}
+
+/* ---- outcomes ------------------------------------------------------------------------------- */
+
+static void merge(rg_cc *cc, rg_cc_call *k);
+
+static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) {
+    k->status = st;
+    if (n >= sizeof k->error) n = sizeof k->error - 1;
+    if (n) memcpy(k->error, err, n);
+    k->error[n] = '\0';
+    k->state = C_DONE;
+    if (k->parent == SIZE_MAX) {
+        k->cc->done++;
+    } else {
+        rg_cc_call *p = &k->cc->cfg.calls[k->parent];
+        if (--p->parts == 0) merge(k->cc, p);
+    }
+}
+
+static void requeue(rg_cc_call *k, int64_t delay_ns) {
+    k->state = delay_ns ? C_WAIT : C_NEW;
+    k->due_ns = delay_ns ? now_ns() + delay_ns : 0;
+}
+
+/* 1 ms doubling to 128 ms. */
+static int64_t backoff_ns(unsigned tries) {
+    return 1000000LL << (tries < 8 ? tries : 7);
+}
+
+/* A redirect or retry error: true when the call goes again. */
+static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
+    const rg_view asked = {cc->map.node[k->node].host, strlen(cc->map.node[k->node].host)};
+    k->redirect = r->kind;
+    switch (r->kind) {
+    case RG_REDIRECT_MOVED:
+        cc->stats.moved++;
+        rg_cluster_map_moved(&cc->map, r->slot, r->host, r->port, asked);
+        if (cc->stats.moved % cc->cfg.refresh_after_moved == 0) cc->need_refresh = true;
+        k->asking = false;
+        if (++k->redirects > cc->cfg.max_redirects) return false;
+        requeue(k, 0);
+        return true;
+    case RG_REDIRECT_ASK:
+        cc->stats.ask++;
+        k->ask_node = rg_cluster_map_node(&cc->map, r->host.len ? r->host : asked, r->port);
+        if (k->ask_node == RG_NODE_NONE || ++k->redirects > cc->cfg.max_redirects) return false;
+        k->asking = true;
+        requeue(k, 0);
+        return true;
+    case RG_REDIRECT_CLUSTERDOWN: cc->need_refresh = true; /* fall through */
+    case RG_REDIRECT_TRYAGAIN:
+    case RG_REDIRECT_LOADING:
+    case RG_REDIRECT_MASTERDOWN:
+        cc->stats.retries++;
+        /* A multi-key call on a migrating slot goes ASK -> TRYAGAIN until the slot has moved:
+         * those ASKs are waiting, not a redirect loop; max_retries bounds them. */
+        k->redirects = 0;
+        if (++k->retries > cc->cfg.max_retries) return false;
+        requeue(k, backoff_ns(k->retries));
+        return true;
+    default: return false;
+    }
+}
+
+static void on_done(void *ud, const rg_call_done *d) {
+    rg_cc_call *k = ud;
+    rg_cc *cc = k->cc;
+    rg_cc_node *nd = &cc->node[k->node];
+    if (nd->inflight) nd->inflight--;
+    if (d->status == RG_CALL_SERVER_ERROR && redirected(cc, k, &d->redirect)) return;
+    if (d->status == RG_CALL_CLOSED || d->status == RG_CALL_PROTOCOL) {
+        k->written = nd->written >= k->mark;
+        /* Not completely written: the server cannot have run it. */
+        if (!k->written && ++k->retries <= cc->cfg.max_retries) {
+            cc->stats.resent_unsent++;
+            requeue(k, backoff_ns(k->retries));
+            return;
+        }
+    }
+    finish(k, d->status, d->error.ptr ? d->error.ptr : "", d->error.len);
+}
+
+/* ---- the batch ------------------------------------------------------------------------------ */
+
+void rg_cc_begin(rg_cc *cc) {
+    cc->n = cc->done = cc->arena_len = cc->nparts = 0;
+    for (size_t i = 0; i < cc->map.nnodes; i++) {
+        rg_cc_node *nd = &cc->node[i];
+        if (!nd->open) continue;
+        rg_conn_hold(&nd->b.conn, false);
+        rg_conn_hold(&nd->b.conn, true);
+    }
+}
+
+/* Are all of the call's keys read-only (so a replica may serve it)? */
+static bool read_only(const rg_keys_entry *e) {
+    if (!e || e->count == 0) return false;
+    for (size_t i = 0; i < e->count; i++)
+        if (!(e->specs[i].flags & RG_KEY_RO)) return false;
+    return true;
+}
+
+static size_t refuse(rg_cc_call *k, const char *why) {
+    finish(k, RG_CALL_MISMATCH, why, strlen(why));
+    k->cc->stats.refused++;
+    return (size_t)(k - k->cc->cfg.calls);
+}
+
+/* ---- fan-out -------------------------------------------------------------------------------- */
+
+/* A part of call k: its request is arena[off, off+len); it goes to node (or is routed by slot
+ * when node is RG_NODE_NONE). NULL when the batch is full. */
+static rg_cc_call *add_part(rg_cc *cc, rg_cc_call *k, size_t off, size_t len, uint16_t node,
+                            int slot) {
+    if (cc->n + cc->nparts >= cc->cfg.ncalls) return NULL;
+    const size_t at = cc->cfg.ncalls - 1 - cc->nparts++;
+    rg_cc_call *p = &cc->cfg.calls[at];
+    *p = (rg_cc_call){.cc = cc,
+                      .table = &rg_conn_raw_table,
+                      .off = off,
+                      .len = len,
+                      .node = RG_NODE_NONE,
+                      .ask_node = RG_NODE_NONE,
+                      .fixed = node,
+                      .parent = (size_t)(k - cc->cfg.calls),
+                      .slot = slot};
+    p->result = &p->raw;
+    if (k->parts++ == 0) k->first_part = at;
+    k->nparts++;
+    return p;
+}
+
+static size_t refuse_parts(rg_cc *cc, rg_cc_call *k, const char *why) {
+    cc->nparts -= k->nparts; /* the parts just added are the last ones */
+    k->parts = k->nparts = 0;
+    return refuse(k, why);
+}
+
+/* ALL_SHARDS: one part per master; ALL_NODES: per node. */
+static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
+    if (k->response == RG_RESP_SPECIAL) return refuse(k, "RESPONSE_POLICY:SPECIAL: not merged");
+    k->state = C_FLIGHT;
+    for (size_t i = 0; i < cc->map.nnodes; i++) {
+        const rg_cluster_node *nd = &cc->map.node[i];
+        if (nd->role == RG_NODE_GONE || !nd->healthy) continue;
+        if (!all_nodes && nd->role != RG_NODE_MASTER) continue;
+        if (!add_part(cc, k, k->off, k->len, (uint16_t)i, RG_SLOT_NONE))
+            return refuse_parts(cc, k, "the batch is full (fan-out parts)");
+    }
+    return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, "no node to send to");
+}
+
+/* MULTI_SHARD: one part per slot. Only the plain form is split: one key spec, keys from a fixed
+ * index to the end in groups of `step` arguments (DEL k1 k2, MSET k1 v1 k2 v2). */
+static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, const char *req,
+                            size_t len) {
+    rg_view *argv = cc->argv;
+    const size_t argc = rg_request_argv(req, len, argv, sizeof cc->argv / sizeof cc->argv[0]);
+    const rg_keyspec *ks = e && e->count == 1 ? &e->specs[0] : NULL;
+    if (!ks || ks->begin != RG_KS_INDEX || ks->find != RG_KS_RANGE || ks->lastkey != -1 ||
+        ks->step < 1 || ks->limit > 1 || argc > sizeof cc->argv / sizeof cc->argv[0] ||
+        (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
+        (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED))
+        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (this "
+                         "MULTI_SHARD form is not split by the client; not sent)");
+    const size_t first = (size_t)ks->index, step = (size_t)ks->step;
+    int slots[64];
+    size_t nslots = 0;
+    for (size_t i = first; i < argc; i += step) {
+        const int s = rg_key_slot(argv[i].ptr, argv[i].len);
+        bool seen = false;
+        for (size_t j = 0; j < nslots && !seen; j++) seen = slots[j] == s;
+        if (!seen) slots[nslots++] = s;
+    }
+    k->state = C_FLIGHT;
+    rg_view sub[64];
+    for (size_t j = 0; j < nslots; j++) {
+        size_t n = 0;
+        for (size_t i = 0; i < first; i++) sub[n++] = argv[i];
+        for (size_t i = first; i < argc; i += step)
+            if (rg_key_slot(argv[i].ptr, argv[i].len) == slots[j])
+                for (size_t a = 0; a < step; a++) sub[n++] = argv[i + a];
+        const size_t size = rg_argv_size(n, sub);
+        if (cc->cfg.arena_cap - cc->arena_len < size)
+            return refuse_parts(cc, k, "the arena is full (MULTI_SHARD parts)");
+        char *dst = cc->cfg.arena + cc->arena_len;
+        rg_argv_encode(dst, size, n, sub);
+        if (!add_part(cc, k, cc->arena_len, size, RG_NODE_NONE, slots[j]))
+            return refuse_parts(cc, k, "the batch is full (MULTI_SHARD parts)");
+        cc->arena_len += size;
+    }
+    return (size_t)(k - cc->cfg.calls);
+}
+
+/* An integer reply's value; false for anything else. */
+static bool part_int(const rg_cc_call *p, long long *v) {
+    const rg_view r = p->raw.value;
+    if (p->status != RG_CALL_OK || r.len < 4 || r.ptr[0] != ':') return false;
+    char *end;
+    *v = strtoll(r.ptr + 1, &end, 10);
+    return end > r.ptr + 1 && *end == '\r';
+}
+
+/* The merged reply's bytes into the arena; false when there is no room. */
+static bool merged_aggregate(rg_cc *cc, rg_cc_call *k, long long acc, rg_view *out) {
+    char *dst = cc->cfg.arena + cc->arena_len;
+    const size_t room = cc->cfg.arena_cap - cc->arena_len;
+    int w = snprintf(dst, room, ":%lld\r\n", acc);
+    (void)k;
+    if (w < 0 || (size_t)w >= room) return false;
+    *out = (rg_view){dst, (size_t)w};
+    cc->arena_len += (size_t)w;
+    return true;
+}
+
+/* Arrays concatenated: "*<sum>\r\n" and every part's elements. */
+static bool merged_concat(rg_cc *cc, rg_cc_call *k, rg_view *out) {
+    long long total = 0;
+    size_t bytes = 32;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        if (r.len < 4 || (r.ptr[0] != '*' && r.ptr[0] != '~')) return false;
+        total += atoll(r.ptr + 1);
+        bytes += r.len;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
+    char *dst = cc->cfg.arena + cc->arena_len;
+    size_t n = (size_t)snprintf(dst, 32, "*%lld\r\n", total);
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        const char *body = (const char *)memchr(r.ptr, '\n', r.len) + 1;
+        memcpy(dst + n, body, r.len - (size_t)(body - r.ptr));
+        n += r.len - (size_t)(body - r.ptr);
+    }
+    *out = (rg_view){dst, n};
+    cc->arena_len += n;
+    return true;
+}
+
+/* Decodes the merged bytes with the call's table into its result. */
+static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
+    if (!k->table || k->table == &rg_conn_raw_table) {
+        if (k->result) ((rg_raw_result *)k->result)->value = bytes;
+        finish(k, RG_CALL_OK, "", 0);
+        return;
+    }
+    static char none; /* a result pointer for a call that gave none */
+    rg_reply_reader_init(&cc->merge, NULL);
+    size_t pos = 0;
+    const rg_reply_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
+                                               k->result ? k->result : &none);
+    const rg_view e = rg_reply_error(&cc->merge);
+    finish(k,
+           st == RG_REPLY_OK      ? RG_CALL_OK
+           : st == RG_REPLY_SHORT ? RG_CALL_SHORT
+                                  : RG_CALL_MISMATCH,
+           e.ptr ? e.ptr : "", st == RG_REPLY_OK ? 0 : e.len);
+}
+
+/* All parts of k are complete: merge by its response policy. */
+static void merge(rg_cc *cc, rg_cc_call *k) {
+    const rg_cc_call *err = NULL, *ok = NULL;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_cc_call *p = &cc->cfg.calls[k->first_part - j];
+        if (p->status != RG_CALL_OK && !err) err = p;
+        if (p->status == RG_CALL_OK && !ok) ok = p;
+    }
+    const bool one = k->response == RG_RESP_ONE_SUCCEEDED;
+    if (err && (!one || !ok)) {
+        k->redirect = err->redirect;
+        k->written = err->written;
+        finish(k, err->status, err->error, strlen(err->error));
+        return;
+    }
+    if (k->response == RG_RESP_ALL_SUCCEEDED || one) {
+        deliver(cc, k, ok->raw.value);
+        return;
+    }
+    if (k->response == RG_RESP_DEFAULT) {
+        rg_view out;
+        if (merged_concat(cc, k, &out)) {
+            deliver(cc, k, out);
+        } else {
+            static const char msg[] = "the parts' replies are not arrays, or the arena is full";
+            finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+        }
+        return;
+    }
+    long long acc = 0, v;
+    for (size_t j = 0; j < k->nparts; j++) {
+        if (!part_int(&cc->cfg.calls[k->first_part - j], &v)) {
+            static const char msg[] = "a part's reply is not an integer";
+            finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+            return;
+        }
+        switch (k->response) {
+        case RG_RESP_AGG_SUM: acc += v; break;
+        case RG_RESP_AGG_MIN: acc = j == 0 || v < acc ? v : acc; break;
+        case RG_RESP_AGG_MAX: acc = j == 0 || v > acc ? v : acc; break;
+        case RG_RESP_AGG_LOGICAL_AND: acc = j == 0 ? v != 0 : acc && v; break;
+        default: acc = j == 0 ? v != 0 : acc || v; break;
+        }
+    }
+    rg_view out;
+    if (merged_aggregate(cc, k, acc, &out)) {
+        deliver(cc, k, out);
+    } else {
+        static const char msg[] = "the arena is full (merged reply)";
+        finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+    }
+}
+
+size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result) {
+    if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
+        return SIZE_MAX;
+    rg_cc_call *k = &cc->cfg.calls[cc->n++];
+    memset(k, 0, sizeof *k);
+    *k = (rg_cc_call){.cc = cc,
+                      .table = table,
+                      .result = result,
+                      .off = cc->arena_len,
+                      .len = len,
+                      .node = RG_NODE_NONE,
+                      .ask_node = RG_NODE_NONE,
+                      .fixed = RG_NODE_NONE,
+                      .parent = SIZE_MAX};
+    memcpy(cc->cfg.arena + cc->arena_len, req, len);
+    cc->arena_len += len;
+    cc->stats.calls++;
+    rg_route r;
+    const rg_route_kind kind = rg_cluster_route(&cc->map, cc->cfg.cmds, req, len, cc->argv,
+                                                sizeof cc->argv / sizeof cc->argv[0], 0, &r);
+    k->slot = r.slot;
+    k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
+    k->response = r.response;
+    switch (kind) {
+    case RG_ROUTE_CROSSSLOT:
+        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (refused by the "
+                         "client, not sent)");
+    case RG_ROUTE_MULTI_SHARD: return split_by_slot(cc, k, r.cmd, req, len);
+    case RG_ROUTE_ALL_NODES:
+    case RG_ROUTE_ALL_SHARDS: return fan_out(cc, k, kind == RG_ROUTE_ALL_NODES);
+    case RG_ROUTE_INVALID: return refuse(k, "not one encoded call");
+    default: return cc->n - 1;
+    }
+}
+
+size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
+                      void *result) {
+    const size_t n = rg_argv_size(argc, argv);
+    if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < n)
+        return SIZE_MAX;
+    char *dst = cc->cfg.arena + cc->arena_len;
+    if (rg_argv_encode(dst, n, argc, argv) != n) return SIZE_MAX;
+    /* rg_cc_add copies within the arena: the same bytes, at the same place. */
+    return rg_cc_add(cc, dst, n, table, result);
+}
+
+/* A master for keyless calls, rotating. */
+static uint16_t any_master(rg_cc *cc) {
+    for (size_t t = 0; t < cc->map.nnodes; t++) {
+        const uint16_t i = (uint16_t)((cc->any + t) % cc->map.nnodes);
+        if (cc->map.node[i].role == RG_NODE_MASTER && cc->map.node[i].healthy) {
+            cc->any = (uint16_t)(i + 1);
+            return i;
+        }
+    }
+    return RG_NODE_NONE;
+}
+
+static uint16_t target(rg_cc *cc, const rg_cc_call *k, uint32_t pick) {
+    if (k->asking) return k->ask_node;
+    if (k->fixed != RG_NODE_NONE) return k->fixed;
+    if (k->slot < 0) return any_master(cc);
+    return k->read ? rg_cluster_map_replica(&cc->map, k->slot, pick)
+                   : rg_cluster_map_owner(&cc->map, k->slot);
+}
+
+/* Queues READONLY once on a replica's connection. */
+static bool readonly_once(rg_cc *cc, rg_cc_node *nd, uint16_t i) {
+    if (nd->readonly_sent || cc->map.node[i].role != RG_NODE_REPLICA) return true;
+    char *dst = rg_conn_reserve(&nd->b.conn, sizeof READONLY - 1);
+    if (!dst) return false;
+    memcpy(dst, READONLY, sizeof READONLY - 1);
+    if (!rg_conn_commit(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL)) return false;
+    nd->queued += sizeof READONLY - 1;
+    nd->readonly_sent = true;
+    return true;
+}
+
+/* Queues the call on its node's connection; false when it must wait. */
+static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
+    rg_cc_node *nd = &cc->node[i];
+    rg_conn *c = &nd->b.conn;
+    if (k->read && !readonly_once(cc, nd, i)) return false;
+    const size_t pre = k->asking ? sizeof ASKING - 1 : 0;
+    if (rg_conn_pending(c) + 2 > RING) return false;
+    char *dst = rg_conn_reserve(c, pre + k->len);
+    if (!dst) return false;
+    memcpy(dst, ASKING, pre);
+    memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
+    if (pre && !rg_conn_commit(c, pre, NULL, NULL, NULL, NULL)) return false;
+    if (!rg_conn_commit(c, k->len, k->table, k->result, on_done, k)) return false;
+    nd->queued += pre + k->len;
+    nd->inflight++;
+    k->mark = nd->queued;
+    k->node = i;
+    k->asking = false; /* ASK holds for this one attempt */
+    k->state = C_FLIGHT;
+    return true;
+}
+
+/* Sends every call that is ready; returns how many still wait. */
+/* Sends call j if it is ready; returns 1 when it still waits. */
+static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now) {
+    rg_cc_call *k = &cc->cfg.calls[j];
+    if (k->state == C_WAIT && now < k->due_ns) return 1;
+    if (k->state != C_NEW && k->state != C_WAIT) return 0;
+    if (!k->dead_ns) k->dead_ns = now + (int64_t)cc->cfg.wait_ms * 1000000;
+    const uint16_t i = target(cc, k, (uint32_t)j);
+    if (i == RG_NODE_NONE) cc->need_refresh = true;
+    if (i != RG_NODE_NONE && node_ready(cc, i, now) && send_call(cc, k, i)) return 0;
+    if (now >= k->dead_ns) {
+        static const char msg[] = "no reachable node serves the slot";
+        finish(k, RG_CALL_CLOSED, msg, sizeof msg - 1);
+        return 0;
+    }
+    k->state = C_WAIT;
+    k->due_ns = now + WAIT_STEP_NS;
+    return 1;
+}
+
+/* Sends every call that is ready, in the caller's order (a fan-out's parts where the call is);
+ * returns how many still wait. */
+static size_t dispatch(rg_cc *cc, int64_t now) {
+    size_t waiting = 0;
+    for (size_t j = 0; j < cc->n; j++) {
+        const rg_cc_call *k = &cc->cfg.calls[j];
+        if (k->state == C_DONE) continue;
+        if (k->nparts == 0) {
+            waiting += dispatch_one(cc, j, now);
+            continue;
+        }
+        for (size_t p = 0; p < k->nparts; p++) waiting += dispatch_one(cc, k->first_part - p, now);
+    }
+    return waiting;
+}
+
+/* ---- I/O ------------------------------------------------------------------------------------ */
+
+static void write_node(rg_cc *cc, rg_cc_node *nd) {
+    size_t n;
+    const char *out;
+    while (nd->open && (out = rg_conn_output(&nd->b.conn, &n)) != NULL) {
+        const ssize_t w = send(nd->b.fd, out, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+            rg_conn_written(&nd->b.conn, (size_t)w);
+            nd->written += (uint64_t)w;
+        } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+            return;
+        } else {
+            node_lost(cc, nd, "write failed: connection lost");
+        }
+    }
+}
+
+static void read_node(rg_cc *cc, rg_cc_node *nd) {
+    for (;;) {
+        size_t room;
+        char *in = rg_conn_read_buf(&nd->b.conn, &room);
+        if (!in) {
+            node_lost(cc, nd, "a batch's replies exceed the node's input buffer");
+            return;
+        }
+        const ssize_t r = recv(nd->b.fd, in, room, MSG_DONTWAIT);
+        if (r == 0) {
+            node_lost(cc, nd, "connection closed by the server");
+            return;
+        }
+        if (r < 0) {
+            if (errno != EAGAIN && errno != EINTR) node_lost(cc, nd, "read failed");
+            return;
+        }
+        cc->progress_ns = now_ns();
+        if (rg_conn_feed(&nd->b.conn, (size_t)r) == RG_CONN_FAILED) {
+            node_lost(cc, nd, "protocol error");
+            return;
+        }
+        if ((size_t)r < room) return;
+    }
+}
+
+/* One poll over the open nodes with work; when no reply came for io_ms while calls were in
+ * flight, the nodes they wait on are lost. */
+static void pump(rg_cc *cc, int timeout_ms) {
+    struct pollfd fds[RG_CLUSTER_MAX_NODES];
+    uint16_t who[RG_CLUSTER_MAX_NODES];
+    nfds_t n = 0;
+    for (size_t i = 0; i < cc->map.nnodes; i++) {
+        rg_cc_node *nd = &cc->node[i];
+        if (!nd->open) continue;
+        write_node(cc, nd);
+        if (!nd->open || (nd->inflight == 0 && !rg_conn_want_write(&nd->b.conn))) continue;
+        fds[n] = (struct pollfd){
+            nd->b.fd, (short)(POLLIN | (rg_conn_want_write(&nd->b.conn) ? POLLOUT : 0)), 0};
+        who[n++] = (uint16_t)i;
+    }
+    if (n == 0) {
+        if (timeout_ms > 0) poll(NULL, 0, timeout_ms);
+        return;
+    }
+    const int r = poll(fds, n, timeout_ms);
+    if (r == 0 && now_ns() - cc->progress_ns >= (int64_t)cc->cfg.io_ms * 1000000) {
+        for (nfds_t j = 0; j < n; j++)
+            if (cc->node[who[j]].inflight) node_lost(cc, &cc->node[who[j]], "timeout");
+        return;
+    }
+    for (nfds_t j = 0; j < n && r > 0; j++) {
+        rg_cc_node *nd = &cc->node[who[j]];
+        if (fds[j].revents & POLLOUT) write_node(cc, nd);
+        if (fds[j].revents & (POLLIN | POLLERR | POLLHUP) && nd->open) read_node(cc, nd);
+    }
+}
+
+size_t rg_cc_run(rg_cc *cc) {
+    cc->progress_ns = now_ns();
+    while (cc->done < cc->n) {
+        const int64_t now = now_ns();
+        maybe_refresh(cc, now);
+        const size_t waiting = dispatch(cc, now);
+        pump(cc, waiting ? 1 : cc->cfg.io_ms);
+    }
+    size_t failed = 0;
+    for (size_t j = 0; j < cc->n; j++) failed += cc->cfg.calls[j].status != RG_CALL_OK;
+    return failed;
+}
+
+/* ---- set up --------------------------------------------------------------------------------- */
+
+int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16_t seed_port) {
+    memset(cc, 0, offsetof(rg_cc, argv));
+    rg_cluster_map_init(&cc->map);
+    cc->cfg = *cfg;
+    defaults(&cc->cfg);
+    snprintf(cc->seed_host, sizeof cc->seed_host, "%s", seed_host);
+    cc->seed_port = seed_port;
+    for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) cc->node[i].b.fd = -1;
+    if (!cfg->cmds || !cfg->calls || !cfg->arena) {
+        snprintf(cc->why, sizeof cc->why, "rg_cc_init: cmds, calls and arena are required");
+        return -1;
+    }
+    return rg_cc_refresh(cc);
+}
+
+void rg_cc_close(rg_cc *cc) {
+    for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) {
+        rg_cc_node *nd = &cc->node[i];
+        if (nd->open) rg_bconn_close(&nd->b);
+        nd->open = false;
+        free(nd->mem);
+        nd->mem = NULL;
+    }
+}

@@ -1,0 +1,170 @@
+/* respgen adapters: a blocking Redis Cluster client on the connection engine (rg_conn.h), the
+ * slot map and the router (rg_cluster.h).
+ *
+ * One connection per node (an rg_bconn each, connected when first needed), all driven by one
+ * poll(2) loop. The caller fills a batch with encoded calls (generated encoders, or
+ * rg_argv_encode), then rg_cc_run sends them: each to the node that serves its slot (keyless
+ * calls to any node), pipelined per node, and waits until every call of the batch has an outcome.
+ * Outcomes and typed results are then read from the batch in the caller's order.
+ *
+ * Redirects and retries, per call:
+ *   -MOVED  the slot is patched in the map and the call sent again to the new owner;
+ *   -ASK    ASKING and the call are written back to back to the named node, once; map unchanged;
+ *   -TRYAGAIN, -CLUSTERDOWN, -LOADING, -MASTERDOWN: sent again after a bounded exponential
+ *           backoff (1 ms doubling to 128 ms), at most max_retries (40: about 4.5 s) times;
+ *   more than max_redirects redirects end the call with the last error. Every refresh_after_moved
+ *   MOVED replies, a CLUSTERDOWN, an uncovered slot or a node that cannot be reached makes the
+ *   client read the whole map again (CLUSTER SHARDS, falling back to CLUSTER SLOTS), at most once
+ *   per 100 ms.
+ * A lost connection: calls whose request had not been completely written are sent again (the
+ * server cannot have run them); calls whose request was written complete with RG_CALL_CLOSED and
+ * `written` set, because they may or may not have run: the client never guesses, it reports them.
+ *
+ * Calls whose keys span several slots are refused before sending (RG_CALL_MISMATCH with a
+ * CROSSSLOT message), unless the command's command_tips say how to split it:
+ *   ALL_SHARDS / ALL_NODES (DBSIZE, FLUSHALL, KEYS, SCRIPT LOAD, CONFIG SET ...): one part per
+ *   master (or per node), sent like any call;
+ *   MULTI_SHARD (DEL, EXISTS, UNLINK, TOUCH, MSET): one part per slot, each keeping its key
+ *   groups (MSET keeps its pairs), redirected like any call;
+ * and the parts' replies merge by the RESPONSE_POLICY: AGG_SUM / MIN / MAX / LOGICAL_AND / OR of
+ * integers, ALL_SUCCEEDED (the first error, else the first reply), ONE_SUCCEEDED (the first
+ * success), none (arrays concatenated). The merged reply is decoded with the call's table. SPECIAL
+ * policies and MGET's ordered merge are refused. Parts take batch slots from the end of the
+ * batch array and arena room.
+ *
+ * Memory: the batch (rg_cc_call array) and the arena that keeps each request for resending are
+ * the caller's, given at rg_cc_init. Per node, the input and output buffers and the call ring are
+ * allocated once when the node is first connected, and freed by rg_cc_close; nothing is
+ * allocated per call. Typed results point into the nodes' input buffers, which keep every reply
+ * of the batch (rg_conn_hold) until the next rg_cc_begin: a node's input buffer must hold all
+ * replies it gets in one batch.
+ */
+#ifndef RG_CLUSTER_CLIENT_H
+#define RG_CLUSTER_CLIENT_H
+
+#include "rg_blocking.h"
+#include "rg_cluster.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One call of a batch. Read status and the rest after rg_cc_run; the other fields are private. */
+typedef struct rg_cc_call {
+    rg_call_status status;     /* how it ended */
+    rg_redirect_kind redirect; /* the last redirect or retry error it met */
+    bool written;              /* CLOSED: the request reached the socket; it may have run */
+    uint8_t redirects;         /* MOVED and ASK followed */
+    uint8_t retries;           /* TRYAGAIN, CLUSTERDOWN ... and unsent requests sent again */
+    uint16_t node;             /* the node that answered last */
+    int slot;                  /* the call's slot, or RG_SLOT_NONE / RG_SLOT_UNKNOWN */
+    char error[112];           /* the error text, truncated, NUL-terminated */
+    /* private */
+    struct rg_cc *cc;
+    const rg_rtable *table;
+    void *result;
+    size_t off, len;
+    uint64_t mark;     /* the node's queued byte count once this request is queued */
+    int64_t due_ns;    /* waiting: when to try again */
+    int64_t dead_ns;   /* give up waiting for a node then */
+    uint16_t ask_node; /* ASK: where to send, once */
+    uint16_t fixed;    /* a fan-out part: its node (RG_NODE_NONE: routed) */
+    uint8_t state;
+    uint8_t response; /* a fan-out: rg_response_policy */
+    bool asking, read;
+    size_t parent;     /* a fan-out part: its call's index; else SIZE_MAX */
+    size_t parts;      /* a fan-out: parts not yet complete */
+    size_t first_part; /* a fan-out: where its parts start (they are at the batch's end) */
+    size_t nparts;
+    rg_raw_result raw; /* a fan-out part's reply */
+} rg_cc_call;
+
+typedef struct rg_cc_config {
+    const rg_cluster_commands *cmds; /* routing tables (static data) */
+    rg_cc_call *calls;               /* the batch, caller-owned */
+    size_t ncalls;
+    char *arena; /* copies of the batch's requests, caller-owned */
+    size_t arena_cap;
+    size_t node_in_cap;      /* per-node input buffer (0: 4 MiB) */
+    size_t node_out_cap;     /* per-node output buffer (0: 1 MiB) */
+    int protocol;            /* 2 or 3 (0: 3) */
+    bool read_from_replicas; /* calls whose keys are all read-only go to a replica (READONLY) */
+    int connect_ms;          /* 0: 1000 */
+    int io_ms;               /* a node silent this long with calls pending is lost (0: 5000) */
+    int wait_ms;             /* how long a call may wait for a reachable node (0: 10000) */
+    unsigned max_redirects;  /* 0: 5 */
+    unsigned max_retries;    /* 0: 40 (about 4.5 s of backoff) */
+    unsigned refresh_after_moved; /* 0: 32 */
+} rg_cc_config;
+
+typedef struct rg_cc_stats {
+    uint64_t calls, moved, ask, retries, resent_unsent, refreshes, refresh_failures, connects,
+        lost_connections, refused;
+} rg_cc_stats;
+
+typedef struct rg_cc_node {
+    rg_bconn b;
+    bool open;
+    bool readonly_sent;
+    int64_t down_until_ns;
+    uint64_t queued, written; /* bytes of this connection: queued to the engine, sent */
+    size_t inflight;
+    char *mem; /* buffers of the engine, one allocation */
+} rg_cc_node;
+
+typedef struct rg_cc {
+    rg_cluster_map map;
+    rg_cc_config cfg;
+    rg_cc_stats stats;
+    rg_cc_node node[RG_CLUSTER_MAX_NODES];
+    size_t n, done, arena_len;
+    size_t nparts; /* fan-out parts, at the end of the batch array, growing down */
+    uint16_t any;  /* rotates keyless calls over the masters */
+    bool need_refresh;
+    int64_t next_refresh_ns;
+    int64_t progress_ns; /* the last time a reply came */
+    char seed_host[RG_CLUSTER_HOST_MAX];
+    uint16_t seed_port;
+    char why[160]; /* the last refresh or connect failure */
+    rg_view argv[64];
+    char rbuf_in[1 << 16], rbuf_out[1024];
+    rg_call rcalls[4];
+    rg_reply_reader merge; /* decodes a fan-out's merged reply with its table */
+} rg_cc;
+
+/* Sets up cc with cfg (copied; its buffers stay the caller's) and reads the map from the seed
+ * node. Returns 0, or -1 with cc->why (nothing left open). */
+int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16_t seed_port);
+
+/* Closes every connection and frees the per-node buffers. */
+void rg_cc_close(rg_cc *cc);
+
+/* Reads the whole map again from a reachable node. Returns 0 or -1 (cc->why). */
+int rg_cc_refresh(rg_cc *cc);
+
+/* Starts a new batch: the previous batch's results are no longer valid. */
+void rg_cc_begin(rg_cc *cc);
+
+/* Adds one encoded call (copied into the arena) with its reply table (NULL: raw, an
+ * rg_raw_result) and result struct (caller-owned, or NULL). Returns its index in the batch, or
+ * SIZE_MAX when the batch or the arena is full (run it first). A call refused by routing
+ * (CROSSSLOT, fan-out, not an encoded call) is added already complete with its error. */
+size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result);
+/* rg_cc_add of argv (encoded with rg_argv_encode into the arena). */
+size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
+                      void *result);
+
+/* Sends the batch and waits until every call has an outcome. Returns the number of calls that
+ * did not end RG_CALL_OK (server errors included). */
+size_t rg_cc_run(rg_cc *cc);
+
+/* The batch's calls, in the order they were added. */
+static inline const rg_cc_call *rg_cc_get(const rg_cc *cc, size_t i) {
+    return &cc->cfg.calls[i];
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,180 @@
+/* respgen adapters: the libuv client (see rg_uv.h). */
+#include "rg_uv.h"
+
+#include <string.h>
+
+static rg_uv *of_handle(const uv_handle_t *h) {
+    return h->data;
+}
+
+static void handle_closed(uv_handle_t *h) {
+    rg_uv *u = of_handle(h);
+    if (--u->open == 0 && u->on_event) u->on_event(u, RG_UV_CLOSED, u->ud);
+}
+
+/* Fails the pending calls, reports err (0: a plain close) and closes the handles. */
+static void shut(rg_uv *u, int err, const char *why) {
+    if (u->open == 0 || uv_is_closing((uv_handle_t *)&u->prepare)) return;
+    rg_conn_closed(&u->conn, why);
+    if (err && u->on_event) u->on_event(u, err, u->ud);
+    uv_close((uv_handle_t *)&u->h.stream, handle_closed);
+    uv_close((uv_handle_t *)&u->prepare, handle_closed);
+}
+
+void rg_uv_close(rg_uv *u) {
+    shut(u, 0, "closed by the client");
+}
+
+static void flush(rg_uv *u);
+
+static void written(uv_write_t *req, int status) {
+    rg_uv *u = req->data;
+    const size_t n = u->writing;
+    u->writing = 0;
+    rg_conn_output_pin(&u->conn, false);
+    if (status < 0) {
+        shut(u, status, uv_strerror(status));
+        return;
+    }
+    rg_conn_written(&u->conn, n);
+    flush(u);
+}
+
+/* Writes what the engine has: at once when the socket takes it, else one uv_write with the
+ * output pinned (libuv reads the bytes later from where they are). */
+static void flush(rg_uv *u) {
+    if (!u->connected || u->writing || uv_is_closing((uv_handle_t *)&u->prepare)) return;
+    size_t n;
+    const char *out = rg_conn_output(&u->conn, &n);
+    if (!out) return;
+    uv_buf_t buf = uv_buf_init((char *)out, (unsigned)(n > UINT32_MAX ? UINT32_MAX : n));
+    const int w = uv_try_write(&u->h.stream, &buf, 1);
+    if (w > 0) {
+        rg_conn_written(&u->conn, (size_t)w);
+        out = rg_conn_output(&u->conn, &n);
+        if (!out) return;
+        buf = uv_buf_init((char *)out, (unsigned)(n > UINT32_MAX ? UINT32_MAX : n));
+    } else if (w < 0 && w != UV_EAGAIN) {
+        shut(u, w, uv_strerror(w));
+        return;
+    }
+    u->writing = buf.len;
+    rg_conn_output_pin(&u->conn, true);
+    const int st = uv_write(&u->write_req, &u->h.stream, &buf, 1, written);
+    if (st < 0) {
+        u->writing = 0;
+        rg_conn_output_pin(&u->conn, false);
+        shut(u, st, uv_strerror(st));
+    }
+}
+
+static void before_poll(uv_prepare_t *p) {
+    flush(of_handle((uv_handle_t *)p));
+}
+
+static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+    rg_uv *u = of_handle(h);
+    size_t room;
+    char *in = rg_conn_read_buf(&u->conn, &room);
+    (void)suggested;
+    *buf = uv_buf_init(in, (unsigned)(room > UINT32_MAX ? UINT32_MAX : room));
+}
+
+static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
+    rg_uv *u = of_handle((uv_handle_t *)s);
+    (void)buf;
+    if (n == UV_ENOBUFS) {
+        shut(u, UV_ENOBUFS, "reply larger than the input buffer");
+    } else if (n < 0) {
+        shut(u, (int)n, n == UV_EOF ? "connection closed by the server" : uv_strerror((int)n));
+    } else if (n > 0 && rg_conn_feed(&u->conn, (size_t)n) == RG_CONN_FAILED) {
+        shut(u, UV_EPROTO, "protocol error");
+    } else {
+        flush(u); /* requests queued by the callbacks */
+    }
+}
+
+static void connected(uv_connect_t *req, int status) {
+    rg_uv *u = req->data;
+    if (status < 0) {
+        shut(u, status, uv_strerror(status));
+        return;
+    }
+    u->connected = true;
+    if (u->on_event) u->on_event(u, RG_UV_CONNECTED, u->ud);
+    const int st = uv_read_start(&u->h.stream, alloc_in, got);
+    if (st < 0) {
+        shut(u, st, uv_strerror(st));
+        return;
+    }
+    flush(u);
+}
+
+/* The engine first (a bad config opens nothing), then the prepare handle; the stream handle is
+ * initialized by the caller between the two. */
+static int prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg, rg_uv_event_fn on_event,
+                   void *ud) {
+    memset(u, 0, sizeof *u);
+    u->loop = loop;
+    u->on_event = on_event;
+    u->ud = ud;
+    u->h.stream.data = u;
+    u->prepare.data = u;
+    u->connect_req.data = u;
+    u->write_req.data = u;
+    return rg_conn_init(&u->conn, cfg) == 0 ? 0 : UV_EINVAL;
+}
+
+static void opened(rg_uv *u) {
+    u->h.stream.data = u;
+    uv_prepare_init(u->loop, &u->prepare);
+    uv_prepare_start(&u->prepare, before_poll);
+    uv_unref((uv_handle_t *)&u->prepare); /* the stream alone keeps the loop alive */
+    u->open = 2;
+}
+
+/* Opens the stream handle and connects to the address or path kept in u. */
+static int dial(rg_uv *u) {
+    const bool unix_socket = u->path[0] != '\0';
+    int st = unix_socket ? uv_pipe_init(u->loop, &u->h.pipe, 0) : uv_tcp_init(u->loop, &u->h.tcp);
+    if (st < 0) return st;
+    opened(u);
+    if (unix_socket) {
+        uv_pipe_connect(&u->connect_req, &u->h.pipe, u->path, connected);
+        return 0;
+    }
+    uv_tcp_nodelay(&u->h.tcp, 1);
+    st = uv_tcp_connect(&u->connect_req, &u->h.tcp, (struct sockaddr *)&u->addr, connected);
+    if (st < 0) shut(u, 0, uv_strerror(st));
+    return st;
+}
+
+int rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
+                      const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud) {
+    struct sockaddr_storage addr;
+    if (uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr) != 0 &&
+        uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr) != 0)
+        return UV_EINVAL;
+    const int st = prepare(u, loop, cfg, on_event, ud);
+    if (st < 0) return st;
+    u->addr = addr;
+    return dial(u);
+}
+
+int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
+                       rg_uv_event_fn on_event, void *ud) {
+    if (strlen(path) >= sizeof u->path || !path[0]) return UV_EINVAL;
+    const int st = prepare(u, loop, cfg, on_event, ud);
+    if (st < 0) return st;
+    memcpy(u->path, path, strlen(path) + 1);
+    return dial(u);
+}
+
+int rg_uv_reconnect(rg_uv *u) {
+    if (u->open != 0) return UV_EBUSY;
+    u->writing = 0;
+    u->connected = false;
+    rg_conn_output_pin(&u->conn, false);
+    if (rg_conn_reset(&u->conn) != 0) return UV_EINVAL;
+    return dial(u);
+}

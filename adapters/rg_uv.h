@@ -1,0 +1,78 @@
+/* respgen adapters: an asynchronous client on libuv, on the sans-I/O engine (runtime/rg_conn.h).
+ *
+ * Calls are queued on &u->conn at any time (with the generated C_call functions or
+ * rg_conn_call_argv), from anywhere on the loop's thread, callbacks included. Once per loop
+ * iteration (a uv_prepare handle) everything queued since is written in one go, so calls made in
+ * one callback are pipelined without the caller doing anything. Replies are read straight into
+ * the engine's input buffer (uv_read_start's alloc callback hands it out) and complete their
+ * calls from the read callback; pushes go to the config's push handler.
+ *
+ * Lifetime: the rg_uv is caller-owned and must stay put until the close callback has run
+ * (libuv holds pointers to its handles). rg_uv_close completes every pending call with
+ * RG_CALL_CLOSED at once and reports RG_UV_CLOSED when libuv has released the handles; only then
+ * may the memory go. A connection error, EOF or protocol error does the same by itself, reporting
+ * its libuv error code first.
+ */
+#ifndef RG_UV_H
+#define RG_UV_H
+
+#include "rg_conn.h"
+
+#include <uv.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rg_uv rg_uv;
+
+/* What happened: RG_UV_CONNECTED, RG_UV_CLOSED (handles released: the rg_uv may be freed or
+ * connected again), or a negative libuv error (UV_EOF, UV_ECONNREFUSED, UV_EPROTO for a protocol
+ * error...) after which RG_UV_CLOSED follows. */
+enum { RG_UV_CONNECTED = 1, RG_UV_CLOSED = 2 };
+typedef void (*rg_uv_event_fn)(rg_uv *u, int event, void *ud);
+
+struct rg_uv {
+    rg_conn conn;
+    uv_loop_t *loop;
+    union {
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } h;
+    uv_prepare_t prepare; /* flushes the output once per loop iteration */
+    uv_connect_t connect_req;
+    uv_write_t write_req;
+    size_t writing; /* bytes of the write in flight (0: none) */
+    int open;       /* handles not yet closed */
+    bool connected;
+    rg_uv_event_fn on_event;
+    void *ud;
+    struct sockaddr_storage addr; /* TCP: where to connect again */
+    char path[108];               /* unix socket: where to connect again ("" for TCP) */
+};
+
+/* Connects to ip:port (a numeric IPv4 or IPv6 address) on loop, with the engine set up from cfg
+ * (buffers stay the caller's). Calls may be queued right away; they go out after the connect
+ * sequence. Returns 0, or a negative libuv error: before any handle was opened (a bad address or
+ * config) nothing follows; when the connect itself fails at once, RG_UV_CLOSED follows. */
+int rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
+                      const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud);
+/* The same over a unix socket. */
+int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
+                       rg_uv_event_fn on_event, void *ud);
+
+/* After RG_UV_CLOSED (from its event callback too): connects again to the same address with the
+ * same config; the engine starts over (rg_conn_reset: the connect sequence is queued again).
+ * Returns 0 or a negative libuv error, as the connects. */
+int rg_uv_reconnect(rg_uv *u);
+
+/* Closes the connection: pending calls complete with RG_CALL_CLOSED now, RG_UV_CLOSED follows
+ * from the loop. Safe to call from any callback, and more than once. */
+void rg_uv_close(rg_uv *u);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

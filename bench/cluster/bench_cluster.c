@@ -1,0 +1,175 @@
+/* bench_cluster: what cluster routing costs per command, and pipelined throughput on a local
+ * six-node cluster (tests/support/test_cluster.h) for respgen's cluster client against
+ * `redis-benchmark --cluster` in the same run.
+ *
+ * Usage: bench_cluster [--route-only] [N]   (N: commands per throughput run, default 1,000,000)
+ *   routing: N encoded SET calls with distinct keys, timed per stage (CRC16 slot of the key, slot
+ *   of the encoded request through the generated key specs, the whole rg_cluster_route with the
+ *   map lookup), best of 5 passes. --route-only stops there (for callgrind).
+ */
+#include "rg_cluster_client.h"
+#include "rg_enc.h"
+#include "test_cluster.h"
+
+#include "redis_keys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { KEYS = 1 << 16, BATCH = 8192, ARENA = 4 << 20 };
+
+static const rg_cluster_commands CMDS = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+typedef struct reqs {
+    char *bytes;
+    size_t off[KEYS + 1];
+    char key[KEYS][24];
+} reqs;
+
+static void make_requests(reqs *r) {
+    r->bytes = malloc((size_t)KEYS * 64);
+    size_t at = 0;
+    for (size_t i = 0; i < KEYS; i++) {
+        snprintf(r->key[i], sizeof r->key[i], "key:%08zu", i);
+        const rg_view v[] = {RG_LIT("SET"), {r->key[i], strlen(r->key[i])}, RG_LIT("value")};
+        r->off[i] = at;
+        at += rg_argv_encode(r->bytes + at, 64, 3, v);
+    }
+    r->off[KEYS] = at;
+}
+
+/* Best of five passes over n calls, in ns per call. */
+#define BEST_NS(var, n, body)                                     \
+    do {                                                          \
+        double best_ = 1e30;                                      \
+        for (int pass = 0; pass < 5; pass++) {                    \
+            const double t0 = now_s();                            \
+            for (size_t i = 0; i < (n); i++) {                    \
+                body;                                             \
+            }                                                     \
+            const double dt = (now_s() - t0) * 1e9 / (double)(n); \
+            if (dt < best_) best_ = dt;                           \
+        }                                                         \
+        var = best_;                                              \
+    } while (0)
+
+static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
+    volatile uint64_t sink = 0;
+    rg_view argv[8];
+    double slot, req, route, lookup;
+    BEST_NS(slot, n, {
+        const char *k = r->key[i % KEYS];
+        sink += rg_key_slot(k, 12);
+    });
+    BEST_NS(req, n, {
+        const size_t j = i % KEYS;
+        sink += (uint64_t)redis_slot_of_request(r->bytes + r->off[j], r->off[j + 1] - r->off[j],
+                                                argv, 8);
+    });
+    BEST_NS(route, n, {
+        const size_t j = i % KEYS;
+        rg_route out;
+        rg_cluster_route(m, &CMDS, r->bytes + r->off[j], r->off[j + 1] - r->off[j], argv, 8, 0,
+                         &out);
+        sink += out.node;
+    });
+    BEST_NS(lookup, n, sink += rg_cluster_map_owner(m, (int)(i & 16383)));
+    printf("routing, ns per SET call (best of 5 x %zu):\n", n);
+    printf("  CRC16 slot of the key (rg_key_slot)              %6.1f\n", slot);
+    printf("  slot of the encoded request (key specs)         %6.1f\n", req);
+    printf("  map lookup (rg_cluster_map_owner)               %6.1f\n", lookup);
+    printf("  whole route (rg_cluster_route: parse, specs, map) %4.1f\n", route);
+    (void)sink;
+}
+
+/* Pipelined SETs through the cluster client, BATCH per rg_cc_run. */
+static void bench_client(test_cluster *c, const reqs *r, size_t n) {
+    static rg_cc cc;
+    rg_cc_call *calls = calloc(BATCH, sizeof *calls);
+    char *arena = malloc(ARENA);
+    const rg_cc_config cfg = {.cmds = &CMDS,
+                              .calls = calls,
+                              .ncalls = BATCH,
+                              .arena = arena,
+                              .arena_cap = ARENA,
+                              .protocol = 2};
+    if (rg_cc_init(&cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
+        fprintf(stderr, "rg_cc_init: %s\n", cc.why);
+        exit(1);
+    }
+    size_t failed = 0;
+    const double t0 = now_s(), c0 = cpu_s();
+    for (size_t done = 0; done < n;) {
+        rg_cc_begin(&cc);
+        for (size_t i = 0; i < BATCH && done < n; i++, done++) {
+            const size_t j = done % KEYS;
+            rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+        }
+        failed += rg_cc_run(&cc);
+    }
+    const double dt = now_s() - t0, cpu = cpu_s() - c0;
+    printf("respgen cluster client: %zu SET, batches of %d, one connection per master: %.0f "
+           "ops/s, client CPU %.0f ns/op, %zu failed\n",
+           n, BATCH, (double)n / dt, cpu * 1e9 / (double)n, failed);
+    rg_cc_close(&cc);
+    free(calls);
+    free(arena);
+}
+
+static void redis_benchmark(const test_cluster *c, size_t n, const char *clients,
+                            const char *pipeline) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "redis-benchmark -h 127.0.0.1 -p %d --cluster -t set -n %zu -c %s -P %s -r 65536 "
+             "-d 5 -q 2>/dev/null | tr '\\r' '\\n' | grep -a 'requests per second' | tail -1",
+             c->node[0].port, n, clients, pipeline);
+    printf("redis-benchmark --cluster -t set -c %s -P %s: ", clients, pipeline);
+    fflush(stdout);
+    if (system(cmd) != 0) printf("(failed)\n");
+}
+
+int main(int argc, char **argv) {
+    bool route_only = false;
+    size_t n = 1000000;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--route-only") == 0)
+            route_only = true;
+        else
+            n = strtoull(argv[i], NULL, 10);
+    }
+    static reqs r;
+    make_requests(&r);
+    static rg_cluster_map m;
+    rg_cluster_map_init(&m);
+    /* Three masters, as the local cluster has, for the routing figures. */
+    for (int s = 0; s < RG_CLUSTER_SLOTS; s++)
+        m.slot[s] = rg_cluster_map_node(&m, RG_LIT("127.0.0.1"), (uint16_t)(7000 + s * 3 / 16384));
+    bench_routing(&m, &r, route_only ? n : 4u << 20);
+    if (route_only) return 0;
+    static test_cluster c;
+    if (test_cluster_start(&c) != 0) return 1;
+    bench_client(&c, &r, n);
+    redis_benchmark(&c, n, "3", "2730"); /* as the client: one connection per master, deep */
+    redis_benchmark(&c, n, "50", "16");
+    bench_client(&c, &r, n);
+    test_cluster_stop(&c);
+    free(r.bytes);
+    return 0;
+}

@@ -1,0 +1,448 @@
+/* respgen runtime: the cluster slot map and routing (see rg_cluster.h). */
+#include "rg_cluster.h"
+
+#include "rg_dec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RG_NODE_PENDING ((uint16_t)0xFFFEu) /* SHARDS: a slot of the shard being read */
+
+void rg_cluster_map_init(rg_cluster_map *m) {
+    memset(m, 0, sizeof *m);
+    memset(m->slot, 0xFF, sizeof m->slot);
+}
+
+static bool view_eq(rg_view a, const char *s) {
+    return a.len == strlen(s) && memcmp(a.ptr, s, a.len) == 0;
+}
+
+uint16_t rg_cluster_map_node(rg_cluster_map *m, rg_view host, uint16_t port) {
+    if (host.len >= RG_CLUSTER_HOST_MAX) return RG_NODE_NONE;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const rg_cluster_node *n = &m->node[i];
+        if (n->port == port && strlen(n->host) == host.len &&
+            memcmp(n->host, host.ptr, host.len) == 0)
+            return (uint16_t)i;
+    }
+    if (m->nnodes >= RG_CLUSTER_MAX_NODES) return RG_NODE_NONE;
+    rg_cluster_node *n = &m->node[m->nnodes];
+    memset(n, 0, sizeof *n);
+    if (host.len) memcpy(n->host, host.ptr, host.len);
+    n->port = port;
+    n->master = (uint16_t)m->nnodes;
+    return (uint16_t)m->nnodes++;
+}
+
+/* ---- a cursor over one whole reply ---------------------------------------------------------- */
+
+typedef struct cursor {
+    rg_reader r;
+    const char *buf;
+    size_t len, pos;
+    rg_event ev;
+    rg_cluster_map *m;
+    rg_view asked;
+} cursor;
+
+static int fail(cursor *c, const char *why) {
+    snprintf(c->m->msg, sizeof c->m->msg, "%s (at byte %zu)", why, c->pos);
+    return -1;
+}
+
+/* The next event; attributes (RESP3 '|') are skipped whole. */
+static bool adv(cursor *c) {
+    for (;;) {
+        if (rg_next(&c->r, c->buf, c->len, &c->pos, &c->ev) != RG_OK) return false;
+        if (c->ev.kind != RG_EV_ATTR) return true;
+        const uint32_t d = c->ev.depth;
+        do {
+            if (rg_next(&c->r, c->buf, c->len, &c->pos, &c->ev) != RG_OK) return false;
+        } while (!(c->ev.kind == RG_EV_END && c->ev.depth == d));
+    }
+}
+
+static bool is_agg(uint8_t k) {
+    return k == RG_EV_ARRAY || k == RG_EV_MAP || k == RG_EV_SET || k == RG_EV_PUSH;
+}
+
+/* The current event begins a value: consume the rest of it. */
+static bool skip_rest(cursor *c) {
+    if (c->ev.kind == RG_EV_STR_BEGIN) {
+        while (adv(c))
+            if (c->ev.kind == RG_EV_STR_END) return true;
+        return false;
+    }
+    if (!is_agg(c->ev.kind)) return true;
+    const uint32_t d = c->ev.depth;
+    while (adv(c))
+        if (c->ev.kind == RG_EV_END && c->ev.depth == d) return true;
+    return false;
+}
+
+/* Inside an aggregate opened at depth d: advances to its next element, false at its end. */
+static bool next_in(cursor *c, uint32_t d, bool *ok) {
+    if (!adv(c)) return *ok = false;
+    if (c->ev.kind == RG_EV_END && c->ev.depth == d) return false;
+    return true;
+}
+
+static bool is_str(const rg_event *ev) {
+    return ev->kind == RG_EV_BULK || ev->kind == RG_EV_SIMPLE || ev->kind == RG_EV_VERBATIM;
+}
+
+/* An integer element (RESP3 sends them as integers; tolerate numeric strings). */
+static bool as_int(const rg_event *ev, int64_t *v) {
+    if (ev->kind == RG_EV_INT) {
+        *v = ev->u.i;
+        return true;
+    }
+    if (!is_str(ev) || ev->str.len == 0 || ev->str.len > 18) return false;
+    int64_t x = 0;
+    for (size_t i = 0; i < ev->str.len; i++) {
+        const char ch = ev->str.ptr[i];
+        if (ch < '0' || ch > '9') return false;
+        x = x * 10 + (ch - '0');
+    }
+    *v = x;
+    return true;
+}
+
+/* Marks slots [a, b] in next[] as owner (or pending), refusing overlaps. */
+static int set_range(cursor *c, int64_t a, int64_t b, uint16_t owner) {
+    if (a < 0 || b >= RG_CLUSTER_SLOTS || a > b) return fail(c, "slot range out of bounds");
+    for (int64_t s = a; s <= b; s++) {
+        if (c->m->next[s] != RG_NODE_NONE) return fail(c, "slot served twice");
+        c->m->next[s] = owner;
+    }
+    return 0;
+}
+
+static void begin_update(rg_cluster_map *m) {
+    memset(m->next, 0xFF, sizeof m->next);
+    for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) {
+        m->next_role[i] = RG_NODE_GONE;
+        m->next_healthy[i] = false;
+        m->next_master[i] = (uint16_t)i;
+    }
+}
+
+static void commit_update(rg_cluster_map *m) {
+    memcpy(m->slot, m->next, sizeof m->slot);
+    for (size_t i = 0; i < m->nnodes; i++) {
+        m->node[i].role = m->next_role[i];
+        m->node[i].healthy = m->next_healthy[i];
+        m->node[i].master = m->next_master[i];
+    }
+    m->epoch++;
+    m->msg[0] = '\0';
+}
+
+/* Empty and "?" endpoints mean the node that was asked. */
+static rg_view endpoint(const cursor *c, rg_view host) {
+    return host.len == 0 || view_eq(host, "?") ? c->asked : host;
+}
+
+/* ---- CLUSTER SHARDS ------------------------------------------------------------------------- */
+
+typedef struct shard_node {
+    rg_view ip, endpoint;
+    int64_t port;
+    bool master, online, has_endpoint;
+} shard_node;
+
+/* One node: a map (RESP3) or a flat array of name, value pairs (RESP2). */
+static int read_shard_node(cursor *c, shard_node *n) {
+    *n = (shard_node){.port = -1, .online = true};
+    if (!is_agg(c->ev.kind)) return fail(c, "a shard node is not a map");
+    const uint32_t d = c->ev.depth;
+    bool ok = true;
+    while (next_in(c, d, &ok)) {
+        if (!is_str(&c->ev)) return fail(c, "a node field name is not a string");
+        const rg_view name = c->ev.str;
+        if (!adv(c)) return fail(c, "truncated node");
+        if (view_eq(name, "port")) {
+            if (!as_int(&c->ev, &n->port)) return fail(c, "node port is not a number");
+        } else if (view_eq(name, "ip") && is_str(&c->ev)) {
+            n->ip = c->ev.str;
+        } else if (view_eq(name, "endpoint") && is_str(&c->ev)) {
+            n->endpoint = c->ev.str;
+            n->has_endpoint = true;
+        } else if (view_eq(name, "role") && is_str(&c->ev)) {
+            n->master = view_eq(c->ev.str, "master");
+        } else if (view_eq(name, "health") && is_str(&c->ev)) {
+            /* "loading" is also what a replica whose offset gossip has not told yet shows;
+             * only "failed" keeps a node from being chosen (LOADING replies are retried). */
+            n->online = !view_eq(c->ev.str, "failed");
+        } else if (!skip_rest(c)) {
+            return fail(c, "truncated node field");
+        }
+    }
+    return ok ? 0 : fail(c, "truncated node");
+}
+
+/* The nodes of one shard; its master (the online one first) is *master. */
+static int read_shard_nodes(cursor *c, uint16_t *master) {
+    if (!is_agg(c->ev.kind)) return fail(c, "shard nodes are not an array");
+    const uint32_t d = c->ev.depth;
+    uint16_t idx[RG_CLUSTER_MAX_NODES];
+    size_t k = 0;
+    bool ok = true, have_online = false;
+    *master = RG_NODE_NONE;
+    while (next_in(c, d, &ok)) {
+        shard_node n;
+        if (read_shard_node(c, &n) != 0) return -1;
+        const rg_view host = endpoint(c, n.has_endpoint ? n.endpoint : n.ip);
+        if (n.port <= 0 || n.port > 65535) return fail(c, "node without a port");
+        const uint16_t i = rg_cluster_map_node(c->m, host, (uint16_t)n.port);
+        if (i == RG_NODE_NONE || k == RG_CLUSTER_MAX_NODES) return fail(c, "too many nodes");
+        idx[k++] = i;
+        c->m->next_role[i] = n.master ? RG_NODE_MASTER : RG_NODE_REPLICA;
+        c->m->next_healthy[i] = n.online;
+        if (n.master && (*master == RG_NODE_NONE || (n.online && !have_online))) {
+            *master = i;
+            have_online = n.online;
+        }
+    }
+    if (!ok) return fail(c, "truncated shard nodes");
+    for (size_t j = 0; j < k && *master != RG_NODE_NONE; j++) c->m->next_master[idx[j]] = *master;
+    return 0;
+}
+
+/* The "slots" array: start, end pairs (marked pending until the shard's master is known). */
+static int read_shard_slots(cursor *c) {
+    if (!is_agg(c->ev.kind)) return fail(c, "shard slots are not an array");
+    const uint32_t d = c->ev.depth;
+    bool ok = true;
+    while (next_in(c, d, &ok)) {
+        int64_t a, b;
+        if (!as_int(&c->ev, &a) || !adv(c) || !as_int(&c->ev, &b))
+            return fail(c, "slot range is not two numbers");
+        if (set_range(c, a, b, RG_NODE_PENDING) != 0) return -1;
+    }
+    return ok ? 0 : fail(c, "truncated slots");
+}
+
+static int read_shard(cursor *c) {
+    if (!is_agg(c->ev.kind)) return fail(c, "a shard is not a map");
+    const uint32_t d = c->ev.depth;
+    bool ok = true, slots = false;
+    uint16_t master = RG_NODE_NONE;
+    while (next_in(c, d, &ok)) {
+        if (!is_str(&c->ev)) return fail(c, "a shard field name is not a string");
+        const rg_view name = c->ev.str;
+        if (!adv(c)) return fail(c, "truncated shard");
+        int r = 0;
+        if (view_eq(name, "slots")) {
+            r = read_shard_slots(c);
+            slots = true;
+        } else if (view_eq(name, "nodes")) {
+            r = read_shard_nodes(c, &master);
+        } else if (!skip_rest(c)) {
+            r = fail(c, "truncated shard field");
+        }
+        if (r != 0) return -1;
+    }
+    if (!ok) return fail(c, "truncated shard");
+    if (!slots) return 0;
+    /* A shard whose master is unknown leaves its slots uncovered. */
+    const uint16_t owner = master;
+    for (size_t s = 0; s < RG_CLUSTER_SLOTS; s++)
+        if (c->m->next[s] == RG_NODE_PENDING) c->m->next[s] = owner;
+    return 0;
+}
+
+static void cursor_init(cursor *c, rg_cluster_map *m, const char *reply, size_t len,
+                        rg_view asked) {
+    rg_reader_init(&c->r, NULL);
+    c->buf = reply;
+    c->len = len;
+    c->pos = 0;
+    c->m = m;
+    c->asked = asked;
+}
+
+static int decode_top(rg_cluster_map *m, const char *reply, size_t len, rg_view asked,
+                      int (*entry)(cursor *)) {
+    cursor c;
+    cursor_init(&c, m, reply, len, asked);
+    begin_update(m);
+    if (!adv(&c)) return fail(&c, "not a whole RESP value");
+    if (c.ev.kind == RG_EV_ERROR) return fail(&c, "the server answered an error");
+    if (!is_agg(c.ev.kind)) return fail(&c, "the reply is not an array");
+    bool ok = true;
+    while (next_in(&c, 0, &ok))
+        if (entry(&c) != 0) return -1;
+    if (!ok) return fail(&c, "truncated reply");
+    if (c.pos != len) return fail(&c, "bytes after the reply");
+    commit_update(m);
+    return 0;
+}
+
+int rg_cluster_map_from_shards(rg_cluster_map *m, const char *reply, size_t len, rg_view asked) {
+    return decode_top(m, reply, len, asked, read_shard);
+}
+
+/* ---- CLUSTER SLOTS -------------------------------------------------------------------------- */
+
+/* [host, port, id, {metadata}]: the node's index. */
+static int read_slots_node(cursor *c, uint16_t *out) {
+    if (!is_agg(c->ev.kind)) return fail(c, "a slots node is not an array");
+    const uint32_t d = c->ev.depth;
+    bool ok = true;
+    rg_view host = {NULL, 0};
+    int64_t port = -1;
+    for (size_t i = 0; next_in(c, d, &ok); i++) {
+        if (i == 0 && is_str(&c->ev)) {
+            host = c->ev.str;
+        } else if (i == 0 && c->ev.kind == RG_EV_NULL) {
+            host = (rg_view){NULL, 0};
+        } else if (i == 1) {
+            if (!as_int(&c->ev, &port)) return fail(c, "slots node port is not a number");
+        } else if (!skip_rest(c)) {
+            return fail(c, "truncated slots node");
+        }
+    }
+    if (!ok) return fail(c, "truncated slots node");
+    if (port <= 0 || port > 65535) return fail(c, "slots node without a port");
+    *out = rg_cluster_map_node(c->m, endpoint(c, host), (uint16_t)port);
+    return *out == RG_NODE_NONE ? fail(c, "too many nodes") : 0;
+}
+
+static int read_slots_entry(cursor *c) {
+    if (!is_agg(c->ev.kind)) return fail(c, "a slots entry is not an array");
+    const uint32_t d = c->ev.depth;
+    int64_t a = -1, b = -1;
+    uint16_t master = RG_NODE_NONE;
+    bool ok = true;
+    for (size_t i = 0; next_in(c, d, &ok); i++) {
+        if (i < 2) {
+            if (!as_int(&c->ev, i == 0 ? &a : &b)) return fail(c, "slot is not a number");
+            continue;
+        }
+        uint16_t n;
+        if (read_slots_node(c, &n) != 0) return -1;
+        if (i == 2) master = n;
+        c->m->next_role[n] = i == 2 ? RG_NODE_MASTER : RG_NODE_REPLICA;
+        c->m->next_healthy[n] = true;
+        c->m->next_master[n] = master;
+    }
+    if (!ok) return fail(c, "truncated slots entry");
+    if (master == RG_NODE_NONE) return fail(c, "slots entry without a master");
+    return set_range(c, a, b, master);
+}
+
+int rg_cluster_map_from_slots(rg_cluster_map *m, const char *reply, size_t len, rg_view asked) {
+    return decode_top(m, reply, len, asked, read_slots_entry);
+}
+
+/* ---- updates and lookups -------------------------------------------------------------------- */
+
+uint16_t rg_cluster_map_moved(rg_cluster_map *m, int slot, rg_view host, uint16_t port,
+                              rg_view asked) {
+    if (slot < 0 || slot >= RG_CLUSTER_SLOTS) return RG_NODE_NONE;
+    const uint16_t n = rg_cluster_map_node(m, host.len ? host : asked, port);
+    if (n == RG_NODE_NONE) return n;
+    if (m->slot[slot] != n || m->node[n].role != RG_NODE_MASTER) m->epoch++;
+    m->slot[slot] = n;
+    m->node[n].role = RG_NODE_MASTER;
+    m->node[n].healthy = true;
+    m->node[n].master = n;
+    return n;
+}
+
+uint16_t rg_cluster_map_replica(const rg_cluster_map *m, int slot, uint32_t pick) {
+    const uint16_t master = rg_cluster_map_owner(m, slot);
+    if (master == RG_NODE_NONE) return master;
+    size_t count = 0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const rg_cluster_node *n = &m->node[i];
+        count += n->role == RG_NODE_REPLICA && n->healthy && n->master == master;
+    }
+    if (count == 0) return master;
+    size_t want = pick % count;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const rg_cluster_node *n = &m->node[i];
+        if (n->role == RG_NODE_REPLICA && n->healthy && n->master == master && want-- == 0)
+            return (uint16_t)i;
+    }
+    return master;
+}
+
+size_t rg_cluster_map_covered(const rg_cluster_map *m) {
+    size_t n = 0;
+    for (size_t s = 0; s < RG_CLUSTER_SLOTS; s++) n += m->slot[s] != RG_NODE_NONE;
+    return n;
+}
+
+/* ---- routing -------------------------------------------------------------------------------- */
+
+static rg_cmd_policy policy_of(const rg_cluster_commands *cmds, const rg_keys_entry *e) {
+    if (!e || !cmds->policy) return (rg_cmd_policy){0, 0};
+    return cmds->policy[e - cmds->table];
+}
+
+/* Keyless, or keys in several slots: the policy decides. */
+static rg_route_kind by_policy(rg_cmd_policy p, bool cross, uint16_t any, rg_route *out) {
+    out->response = p.response;
+    if (cross)
+        return out->kind =
+                   p.request == RG_REQ_MULTI_SHARD ? RG_ROUTE_MULTI_SHARD : RG_ROUTE_CROSSSLOT;
+    switch (p.request) {
+    case RG_REQ_ALL_NODES: return out->kind = RG_ROUTE_ALL_NODES;
+    case RG_REQ_ALL_SHARDS: return out->kind = RG_ROUTE_ALL_SHARDS;
+    default: break;
+    }
+    out->node = any;
+    return out->kind = any == RG_NODE_NONE ? RG_ROUTE_UNCOVERED : RG_ROUTE_NODE;
+}
+
+/* Does the (sorted) table hold subcommands of e ("NAME X" sorts right after "NAME")? */
+static bool has_subcommands(const rg_cluster_commands *cmds, const rg_keys_entry *e) {
+    const size_t len = strlen(e->name);
+    const rg_keys_entry *n = e + 1;
+    return n < cmds->table + cmds->count && strncmp(n->name, e->name, len) == 0 &&
+           n->name[len] == ' ';
+}
+
+/* rg_keys_table_command's answer with one binary search for most calls: the one-word entry when
+ * it has no subcommands, else the two-word lookup first as there. */
+static const rg_keys_entry *command_of(const rg_cluster_commands *cmds, size_t argc,
+                                       const rg_view *argv) {
+    const rg_keys_entry *e = argc ? rg_keys_table_lookup(cmds->table, cmds->count, argv, 1) : NULL;
+    if (e && !has_subcommands(cmds, e)) return e;
+    return rg_keys_table_command(cmds->table, cmds->count, argc, argv);
+}
+
+rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_commands *cmds,
+                               const char *req, size_t len, rg_view *argv, size_t argv_cap,
+                               uint16_t any, rg_route *out) {
+    *out = (rg_route){.kind = RG_ROUTE_INVALID, .slot = RG_SLOT_UNKNOWN, .node = RG_NODE_NONE};
+    const size_t argc = rg_request_argv(req, len, argv, argv_cap);
+    if (argc == 0) return RG_ROUTE_INVALID;
+    const size_t seen = argc < argv_cap ? argc : argv_cap;
+    /* One parse, one lookup: the slot from the entry's specs directly. */
+    out->cmd = command_of(cmds, seen, argv);
+    const int slot = argc > argv_cap || !out->cmd
+                         ? RG_SLOT_UNKNOWN
+                         : rg_keys_slot(out->cmd->specs, out->cmd->count, argc, argv);
+    out->slot = slot;
+    if (slot >= 0) {
+        out->node = rg_cluster_map_owner(m, slot);
+        return out->kind = out->node == RG_NODE_NONE ? RG_ROUTE_UNCOVERED : RG_ROUTE_NODE;
+    }
+    return by_policy(policy_of(cmds, out->cmd), slot == RG_SLOT_CROSS, any, out);
+}
+
+const char *rg_route_kind_name(rg_route_kind k) {
+    static const char *const names[] = {
+        [RG_ROUTE_NODE] = "node",
+        [RG_ROUTE_ALL_NODES] = "all-nodes",
+        [RG_ROUTE_ALL_SHARDS] = "all-shards",
+        [RG_ROUTE_MULTI_SHARD] = "multi-shard",
+        [RG_ROUTE_CROSSSLOT] = "crossslot",
+        [RG_ROUTE_UNCOVERED] = "uncovered",
+        [RG_ROUTE_INVALID] = "invalid",
+    };
+    return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}

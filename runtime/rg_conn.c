@@ -1,0 +1,818 @@
+/* respgen runtime: the sans-I/O client connection engine (see rg_conn.h).
+ *
+ * The ring of calls has three indices: first (oldest not released), head (the next to get a
+ * reply), tail (the next free). Between first and head sit only commands queued in a MULTI that
+ * wait for their EXEC; every other call is released as soon as it completes. */
+#include "rg_conn.h"
+
+#include "rg_enc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Private call kinds. */
+enum { K_PLAIN, K_MULTI, K_QUEUED, K_EXEC, K_DISCARD, K_PING };
+
+/* Connect sequence steps. */
+enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT };
+
+#define UNKNOWN_COUNT UINT32_MAX
+
+static const rg_rnode RAW_NODES[] = {
+    {.accept = RG_RA_ANY, .shape = RG_RS_ANY, .store = RG_RT_NONE, .cval = NULL}};
+const rg_rtable rg_conn_raw_table = {"raw", RAW_NODES, sizeof(rg_raw_result)};
+
+const char *rg_call_status_name(rg_call_status s) {
+    static const char *const names[RG_CALL_STATUS_COUNT] = {
+        [RG_CALL_OK] = "RG_CALL_OK",
+        [RG_CALL_SERVER_ERROR] = "RG_CALL_SERVER_ERROR",
+        [RG_CALL_MISMATCH] = "RG_CALL_MISMATCH",
+        [RG_CALL_SHORT] = "RG_CALL_SHORT",
+        [RG_CALL_ABORTED] = "RG_CALL_ABORTED",
+        [RG_CALL_PROTOCOL] = "RG_CALL_PROTOCOL",
+        [RG_CALL_CLOSED] = "RG_CALL_CLOSED",
+        [RG_CALL_ABANDONED] = "RG_CALL_ABANDONED",
+    };
+    return (unsigned)s < RG_CALL_STATUS_COUNT ? names[s] : "RG_CALL_UNKNOWN";
+}
+
+void rg_call_record_fn(void *ud, const rg_call_done *d) {
+    rg_call_record *r = ud;
+    const size_t n = d->error.len < sizeof r->error - 1 ? d->error.len : sizeof r->error - 1;
+    r->done = true;
+    r->status = d->status;
+    r->redirect = d->redirect.kind;
+    if (n) memcpy(r->error, d->error.ptr, n);
+    r->error[n] = '\0';
+}
+
+rg_view rg_conn_error(const rg_conn *c, uint64_t *offset) {
+    if (offset) *offset = c->err_offset;
+    return c->error;
+}
+
+/* ---- redirects ------------------------------------------------------------------------------ */
+
+static const struct {
+    const char *word;
+    rg_redirect_kind kind;
+} REDIRECTS[] = {
+    {"MOVED", RG_REDIRECT_MOVED},
+    {"ASK", RG_REDIRECT_ASK},
+    {"TRYAGAIN", RG_REDIRECT_TRYAGAIN},
+    {"LOADING", RG_REDIRECT_LOADING},
+    {"BUSY", RG_REDIRECT_BUSY},
+    {"CLUSTERDOWN", RG_REDIRECT_CLUSTERDOWN},
+    {"MASTERDOWN", RG_REDIRECT_MASTERDOWN},
+};
+
+/* Digits of v[from..to) as a number at most max, or -1. */
+static int64_t small_number(const char *p, size_t n, int64_t max) {
+    int64_t v = 0;
+    if (n == 0 || n > 6) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9') return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v <= max ? v : -1;
+}
+
+/* "slot host:port" after MOVED/ASK; the host is everything before the last colon (IPv6). */
+static bool parse_address(const char *p, size_t n, rg_redirect *out) {
+    const char *sp = memchr(p, ' ', n);
+    if (!sp) return false;
+    const int64_t slot = small_number(p, (size_t)(sp - p), 16383);
+    const char *addr = sp + 1, *end = p + n, *colon = NULL;
+    for (const char *q = addr; q < end; q++)
+        if (*q == ':') colon = q;
+    if (slot < 0 || !colon) return false;
+    const int64_t port = small_number(colon + 1, (size_t)(end - colon - 1), 65535);
+    if (port < 0) return false;
+    out->slot = (int32_t)slot;
+    out->host = (rg_view){addr, (size_t)(colon - addr)};
+    out->port = (uint16_t)port;
+    return true;
+}
+
+rg_redirect_kind rg_redirect_parse(rg_view error, rg_redirect *out) {
+    memset(out, 0, sizeof *out);
+    out->slot = -1;
+    for (size_t k = 0; k < sizeof REDIRECTS / sizeof REDIRECTS[0]; k++) {
+        const size_t w = strlen(REDIRECTS[k].word);
+        if (error.len < w || memcmp(error.ptr, REDIRECTS[k].word, w) != 0) continue;
+        if (error.len > w && error.ptr[w] != ' ') continue; /* BUSYKEY is not BUSY */
+        const rg_redirect_kind kind = REDIRECTS[k].kind;
+        if (kind == RG_REDIRECT_MOVED || kind == RG_REDIRECT_ASK) {
+            if (error.len <= w || !parse_address(error.ptr + w + 1, error.len - w - 1, out))
+                return out->kind = RG_REDIRECT_NONE;
+        }
+        return out->kind = kind;
+    }
+    return RG_REDIRECT_NONE;
+}
+
+/* ---- the ring ------------------------------------------------------------------------------- */
+
+static rg_call *slot(const rg_conn *c, size_t i) {
+    return &c->cfg.calls[i & (c->cfg.ncalls - 1)]; /* a power of two: no division */
+}
+
+/* Frees completed calls at the front. */
+static void release(rg_conn *c) {
+    while (c->first < c->head && slot(c, c->first)->done) c->first++;
+    c->used = c->tail - c->first;
+}
+
+static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error,
+                     const rg_push *push) {
+    /* Once, whatever a callback did meanwhile (closing the connection completes the rest). */
+    if (call->done) return;
+    if (call->flags & RG_CALL_F_PUBSUB) c->pubsub_pending--;
+    call->done = true;
+    if (!call->cb) return;
+    rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
+                      0,  push};
+    if (st == RG_CALL_SERVER_ERROR) rg_redirect_parse(error, &d.redirect);
+    if (st == RG_CALL_SHORT) d.needed = rg_reply_needed(&c->rr);
+    call->cb(call->ud, &d);
+}
+
+/* Completes every call not completed yet, in order, with st; the ring is then empty. */
+static void fail_all(rg_conn *c, rg_call_status st) {
+    const size_t end = c->tail;
+    for (size_t i = c->first; i < end; i++) {
+        rg_call *call = slot(c, i);
+        if (!call->done) complete(c, call, st, c->error, NULL);
+    }
+    c->first = c->head = c->tail = end;
+    c->used = 0;
+    c->pubsub_pending = 0;
+}
+
+static void set_error(rg_conn *c, const char *what, rg_view detail) {
+    const int shown = detail.len > 100 ? 100 : (int)detail.len;
+    snprintf(c->msg, sizeof c->msg, "%s%s%.*s", what, shown ? ": " : "", shown,
+             detail.ptr ? detail.ptr : "");
+    c->error = (rg_view){c->msg, strlen(c->msg)};
+}
+
+/* After a loss a client-side cache cannot know what it missed: one synthetic "flush all". */
+static void tracking_reset(rg_conn *c) {
+    rg_push p;
+    if (!c->tracking || !c->cfg.on_push) return;
+    memset(&p, 0, sizeof p);
+    p.kind = RG_PUSH_INVALIDATE;
+    p.name = RG_LIT("invalidate");
+    p.flush_all = true;
+    c->tracking = false;
+    c->cfg.on_push(c->cfg.push_ud, &p);
+}
+
+static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail) {
+    if (c->state == RG_CONN_FAILED) return;
+    set_error(c, what, detail);
+    c->err_offset = c->in_base + c->in_pos;
+    c->state = RG_CONN_FAILED;
+    c->hs_n = c->hs_i = 0;
+    fail_all(c, st);
+    tracking_reset(c);
+}
+
+void rg_conn_closed(rg_conn *c, const char *why) {
+    fail(c, RG_CALL_CLOSED, why ? why : "connection closed", (rg_view){NULL, 0});
+}
+
+bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
+    if (c->used == 0) return true;
+    const uint64_t oldest = slot(c, c->first)->id;
+    if (id < oldest || id - oldest >= c->used) return true;
+    return slot(c, c->first + (size_t)(id - oldest))->done;
+}
+
+int rg_conn_abandon(rg_conn *c, uint64_t id) {
+    if (rg_conn_call_done(c, id)) return -1;
+    rg_call *call = slot(c, c->first + (size_t)(id - slot(c, c->first)->id));
+    if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return -1;
+    complete(c, call, RG_CALL_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
+    call->kind = K_PING; /* decoded raw and dropped, as an internal PING's */
+    return 0;
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+const char *rg_conn_output(const rg_conn *c, size_t *n) {
+    *n = c->out_ready - c->out_sent;
+    return *n ? c->cfg.out + c->out_sent : NULL;
+}
+
+void rg_conn_written(rg_conn *c, size_t n) {
+    c->out_sent += n;
+    if (c->out_sent == c->out_len && !c->out_pinned)
+        c->out_sent = c->out_ready = c->out_len = c->held_from = 0;
+}
+
+void rg_conn_output_pin(rg_conn *c, bool on) {
+    c->out_pinned = on;
+    if (!on && c->out_sent == c->out_len) rg_conn_written(c, 0);
+}
+
+/* Room for n bytes at the end of the output, moving unsent bytes to the front if need be. */
+static char *room(rg_conn *c, size_t n) {
+    if (c->cfg.out_cap - c->out_len >= n) return c->cfg.out + c->out_len;
+    if (c->out_sent == 0 || c->out_pinned || c->cfg.out_cap - (c->out_len - c->out_sent) < n)
+        return NULL;
+    memmove(c->cfg.out, c->cfg.out + c->out_sent, c->out_len - c->out_sent);
+    c->out_len -= c->out_sent;
+    c->out_ready -= c->out_sent;
+    c->held_from = c->held_from > c->out_sent ? c->held_from - c->out_sent : 0;
+    c->out_sent = 0;
+    return c->cfg.out + c->out_len;
+}
+
+char *rg_conn_reserve(rg_conn *c, size_t n) {
+    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls || n == 0) return NULL;
+    return room(c, n);
+}
+
+char *rg_conn_room(rg_conn *c, size_t *cap) {
+    *cap = 0;
+    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return NULL;
+    *cap = c->cfg.out_cap - c->out_len;
+    return c->cfg.out + c->out_len;
+}
+
+/* The command name of a request the encoders wrote, and its word count. */
+static rg_view request_name(const char *req, size_t n, size_t *argc) {
+    size_t i = 1, words = 0, len = 0;
+    for (; i < n && req[i] >= '0' && req[i] <= '9'; i++)
+        words = words * 10 + (size_t)(req[i] - '0');
+    i += 3; /* CRLF $ */
+    for (; i < n && req[i] >= '0' && req[i] <= '9'; i++) len = len * 10 + (size_t)(req[i] - '0');
+    i += 2;
+    *argc = words;
+    if (n < 2 || req[0] != '*' || i > n || n - i < len) return (rg_view){NULL, 0};
+    return (rg_view){req + i, len};
+}
+
+/* The common case at a glance: fewer than 10 words and a name of 1 to 3 letters ("GET", "SET")
+ * is nothing the engine treats specially. */
+static bool plainly_ordinary(const char *req, size_t n) {
+    return n > 7 && req[2] == '\r' && req[6] == '\r' && req[5] >= '1' && req[5] <= '3';
+}
+
+/* Names the engine treats specially; only lengths 4 to 12 are looked at. */
+static const struct {
+    const char *name;
+    uint8_t kind;
+    uint8_t pubsub;
+} SPECIAL[] = {
+    {"MULTI", K_MULTI, 0},
+    {"EXEC", K_EXEC, 0},
+    {"DISCARD", K_DISCARD, 0},
+    {"SUBSCRIBE", K_PLAIN, RG_PUSH_SUBSCRIBE},
+    {"UNSUBSCRIBE", K_PLAIN, RG_PUSH_UNSUBSCRIBE},
+    {"PSUBSCRIBE", K_PLAIN, RG_PUSH_PSUBSCRIBE},
+    {"PUNSUBSCRIBE", K_PLAIN, RG_PUSH_PUNSUBSCRIBE},
+    {"SSUBSCRIBE", K_PLAIN, RG_PUSH_SSUBSCRIBE},
+    {"SUNSUBSCRIBE", K_PLAIN, RG_PUSH_SUNSUBSCRIBE},
+    {"CLIENT", K_PLAIN, 0}, /* CLIENT TRACKING: see tracking_reset */
+};
+
+static bool same_word(rg_view w, const char *name) {
+    const size_t n = strlen(name);
+    if (w.len != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((w.ptr[i] & ~0x20) != name[i]) return false;
+    return true;
+}
+
+static int special_of(rg_view name) {
+    if (name.len < 4 || name.len > 12) return -1; /* the shortest and longest names below */
+    for (size_t k = 0; k < sizeof SPECIAL / sizeof SPECIAL[0]; k++)
+        if (same_word(name, SPECIAL[k].name)) return (int)k;
+    return -1;
+}
+
+/* CLIENT's second word (right after the name) is TRACKING. */
+static bool is_tracking(rg_view name, const char *end) {
+    const char *p = name.ptr + name.len + 2;
+    if (end - p < 12 || memcmp(p, "$8\r\n", 4) != 0) return false;
+    return same_word((rg_view){p + 4, 8}, "TRACKING");
+}
+
+static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_fn cb, void *ud) {
+    rg_call *call = slot(c, c->tail++);
+    c->used++;
+    *call = (rg_call){t, result, cb, ud, NULL, 0, ++c->next_id, 0, 0, K_PLAIN, 0, false};
+    return call;
+}
+
+static const char PING[] = "*1\r\n$4\r\nPING\r\n";
+
+/* An UNSUBSCRIBE without names gets as many confirmations as there were subscriptions: an
+ * internal PING after it tells where they end. */
+static bool add_ping(rg_conn *c, size_t n) {
+    if (c->used + 2 > c->cfg.ncalls || c->cfg.out_cap - c->out_len - n < sizeof PING - 1)
+        return false;
+    memcpy(c->cfg.out + c->out_len + n, PING, sizeof PING - 1);
+    return true;
+}
+
+uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
+                        void *ud) {
+    size_t argc = 0;
+    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
+    const char *const req = c->cfg.out + c->out_len;
+    rg_view name = {NULL, 0};
+    const int sp = plainly_ordinary(req, n) ? -1 : special_of(name = request_name(req, n, &argc));
+    const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
+    const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
+    if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
+    if (sp >= 0 && !pubsub && kind == K_PLAIN)
+        c->tracking = c->tracking || is_tracking(name, req + n);
+    if (kind == K_MULTI && c->in_multi) return 0;
+    rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
+    call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
+    call->kind = c->in_multi && kind == K_PLAIN ? K_QUEUED : kind;
+    c->in_multi = kind == K_MULTI || (c->in_multi && kind == K_PLAIN);
+    c->out_len += n;
+    if (pubsub) {
+        call->pubsub = pubsub;
+        call->expect = argc < 2 ? UNKNOWN_COUNT : (uint32_t)(argc - 1);
+        c->pubsub_pending++;
+        if (argc < 2) {
+            push_call(c, &rg_conn_raw_table, NULL, NULL, NULL)->kind = K_PING;
+            c->out_len += sizeof PING - 1;
+        }
+    }
+    if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
+    return call->id;
+}
+
+int rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap) {
+    if (c->used == 0) return -1;
+    rg_call *call = slot(c, c->tail - 1);
+    if (call->kind == K_PING && c->used > 1) call = slot(c, c->tail - 2);
+    if (call->id != id) return -1;
+    call->mem = mem;
+    call->cap = mem ? cap : 0;
+    return 0;
+}
+
+uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const rg_rtable *table,
+                           void *result, rg_call_fn cb, void *ud) {
+    const size_t n = rg_argv_size(argc, argv);
+    char *dst = rg_conn_reserve(c, n);
+    if (!dst || rg_argv_encode(dst, n, argc, argv) != n) return 0;
+    return rg_conn_commit(c, n, table, result, cb, ud);
+}
+
+/* ---- connect sequence ----------------------------------------------------------------------- */
+
+/* Writes an internal request at the end of the output; false when it does not fit. */
+static bool put_internal(rg_conn *c, uint8_t step, size_t argc, const rg_view *argv) {
+    const size_t n = rg_argv_size(argc, argv);
+    char *dst = room(c, n);
+    if (!dst || c->hs_n >= sizeof c->hs_steps) return false;
+    rg_argv_encode(dst, n, argc, argv);
+    c->out_len += n;
+    c->hs_steps[c->hs_n++] = step;
+    return true;
+}
+
+/* AUTH [user] password, when there is a password: its words, else 0. */
+static size_t auth_argv(const rg_conn *c, rg_view *argv) {
+    const rg_conn_config *f = &c->cfg;
+    if (!f->password.len) return 0;
+    argv[0] = RG_LIT("AUTH");
+    argv[1] = f->user.len ? f->user : f->password;
+    argv[2] = f->password;
+    return f->user.len ? 3 : 2;
+}
+
+static size_t setname_argv(const rg_conn *c, rg_view *argv) {
+    if (!c->cfg.name.len) return 0;
+    argv[0] = RG_LIT("CLIENT");
+    argv[1] = RG_LIT("SETNAME");
+    argv[2] = c->cfg.name;
+    return 3;
+}
+
+static bool queue_auth(rg_conn *c) {
+    rg_view argv[3];
+    const size_t n = auth_argv(c, argv);
+    return !n || put_internal(c, HS_AUTH, n, argv);
+}
+
+static bool queue_setname(rg_conn *c) {
+    rg_view argv[3];
+    const size_t n = setname_argv(c, argv);
+    return !n || put_internal(c, HS_SETNAME, n, argv);
+}
+
+static bool queue_hello(rg_conn *c) {
+    const rg_conn_config *f = &c->cfg;
+    rg_view argv[7] = {RG_LIT("HELLO"), RG_LIT("3")};
+    size_t n = 2;
+    if (f->password.len) {
+        argv[n++] = RG_LIT("AUTH");
+        argv[n++] = f->user.len ? f->user : RG_LIT("default");
+        argv[n++] = f->password;
+    }
+    if (f->name.len) {
+        argv[n++] = RG_LIT("SETNAME");
+        argv[n++] = f->name;
+    }
+    return put_internal(c, HS_HELLO, n, argv);
+}
+
+static bool queue_select(rg_conn *c) {
+    char digits[24];
+    const size_t n = (size_t)(rg_put_i64(digits, c->cfg.db) - digits);
+    const rg_view argv[] = {RG_LIT("SELECT"), {digits, n}};
+    return !c->cfg.db || put_internal(c, HS_SELECT, 2, argv);
+}
+
+static bool queue_handshake(rg_conn *c) {
+    c->hs_n = c->hs_i = 0;
+    c->resp = c->cfg.protocol == 3 ? 3 : 2;
+    bool ok = true;
+    if (c->cfg.protocol == 3) {
+        ok = queue_hello(c) && queue_select(c);
+    } else if (c->cfg.protocol == 2) {
+        ok = queue_auth(c) && queue_setname(c) && queue_select(c);
+    }
+    c->out_ready = c->held_from = c->out_len;
+    c->state = c->hs_n ? RG_CONN_HANDSHAKE : RG_CONN_READY;
+    return ok;
+}
+
+/* HELLO failed because the server predates it (or refuses RESP3): AUTH and SETNAME go in its
+ * place, before the user requests held behind the sequence. */
+static bool fall_back(rg_conn *c) {
+    rg_view a[3], s[3];
+    const size_t na = auth_argv(c, a), ns = setname_argv(c, s);
+    const size_t need = (na ? rg_argv_size(na, a) : 0) + (ns ? rg_argv_size(ns, s) : 0);
+    const size_t user = c->out_len - c->held_from;
+    c->resp = 2;
+    if (c->cfg.out_cap - c->out_len < need) return false;
+    char *const at = c->cfg.out + c->held_from;
+    memmove(at + need, at, user);
+    c->out_len = c->held_from;
+    const bool ok = queue_auth(c) && queue_setname(c);
+    c->out_ready = c->held_from = c->out_len;
+    c->out_len += user;
+    return ok;
+}
+
+static bool hello_refused(rg_view e) {
+    static const char *const why[] = {"NOPROTO", "ERR unknown command", "ERR unknown subcommand"};
+    for (size_t k = 0; k < sizeof why / sizeof why[0]; k++) {
+        const size_t n = strlen(why[k]);
+        if (e.len >= n && memcmp(e.ptr, why[k], n) == 0) return true;
+    }
+    return false;
+}
+
+/* One reply of the connect sequence. */
+static void handshake_reply(rg_conn *c, rg_reply_status st) {
+    const uint8_t step = c->hs_steps[c->hs_i++];
+    const rg_view e = rg_reply_error(&c->rr);
+    if (st == RG_REPLY_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
+        if (!fall_back(c)) fail(c, RG_CALL_CLOSED, "connect: output buffer too small", e);
+    } else if (st != RG_REPLY_OK) {
+        fail(c, RG_CALL_CLOSED, "connect sequence refused", e);
+        return;
+    }
+    if (c->state == RG_CONN_HANDSHAKE && c->hs_i == c->hs_n) {
+        c->hs_n = c->hs_i = 0;
+        c->state = RG_CONN_READY;
+        c->out_ready = c->out_len;
+    }
+}
+
+/* ---- init and reset ------------------------------------------------------------------------- */
+
+static int start(rg_conn *c) {
+    c->in_len = c->in_pos = c->in_base = 0;
+    c->in_keep = SIZE_MAX;
+    c->mid_reply = false;
+    c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
+    c->first = c->head = c->tail = c->used = 0;
+    c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
+    c->in_multi = c->tracking = false;
+    c->error = (rg_view){NULL, 0};
+    c->err_offset = 0;
+    rg_reply_reader_init(&c->rr, c->cfg.limits);
+    if (!queue_handshake(c)) {
+        c->state = RG_CONN_FAILED;
+        set_error(c, "connect sequence does not fit the output buffer", (rg_view){NULL, 0});
+        return -1;
+    }
+    if (c->cfg.on_connect) c->cfg.on_connect(c->cfg.connect_ud, c);
+    return 0;
+}
+
+int rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
+    memset(c, 0, offsetof(rg_conn, rr));
+    c->cfg = *cfg;
+    if (!cfg->in || !cfg->out || !cfg->calls || cfg->ncalls == 0 || cfg->in_cap < 64) {
+        c->state = RG_CONN_FAILED;
+        return -1;
+    }
+    while (c->cfg.ncalls & (c->cfg.ncalls - 1)) c->cfg.ncalls &= c->cfg.ncalls - 1;
+    return start(c);
+}
+
+int rg_conn_reset(rg_conn *c) {
+    if (c->used) rg_conn_closed(c, "connection reset");
+    return start(c);
+}
+
+/* ---- input ---------------------------------------------------------------------------------- */
+
+void rg_conn_hold(rg_conn *c, bool on) {
+    c->in_keep = on ? c->in_pos : SIZE_MAX;
+}
+
+char *rg_conn_read_buf(rg_conn *c, size_t *n) {
+    size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
+    if (c->in_keep < keep) keep = c->in_keep;
+    if (keep > 0) {
+        memmove(c->cfg.in, c->cfg.in + keep, c->in_len - keep);
+        c->in_len -= keep;
+        c->in_pos -= keep;
+        c->in_base += keep;
+        c->reply_from -= c->mid_reply ? keep : 0;
+        if (c->in_keep != SIZE_MAX) c->in_keep -= keep;
+    }
+    *n = c->cfg.in_cap - c->in_len;
+    return *n ? c->cfg.in + c->in_len : NULL;
+}
+
+static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_call *call) {
+    if (call->mem) {
+        rg_reply_set_storage(rr, call->mem, call->cap);
+    } else {
+        rg_reply_set_storage(rr, c->cfg.storage, c->cfg.storage_cap);
+    }
+    return rr;
+}
+
+/* Completes call with what the reply decoder said about its reply. */
+static void complete_with(rg_conn *c, rg_call *call, rg_reply_reader *rr, rg_reply_status st) {
+    rg_call_status s = RG_CALL_PROTOCOL;
+    if (st == RG_REPLY_OK) s = RG_CALL_OK;
+    if (st == RG_REPLY_SERVER_ERROR) s = RG_CALL_SERVER_ERROR;
+    if (st == RG_REPLY_MISMATCH) s = RG_CALL_MISMATCH;
+    if (st == RG_REPLY_SHORT) s = RG_CALL_SHORT;
+    complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(rr), NULL);
+}
+
+/* The queued commands of the transaction whose EXEC (or DISCARD) is at head, in order. */
+static size_t queued_next(const rg_conn *c, size_t i) {
+    while (i < c->head && (slot(c, i)->kind != K_QUEUED || slot(c, i)->done)) i++;
+    return i;
+}
+
+static void abort_queued(rg_conn *c, rg_view why) {
+    for (size_t i = queued_next(c, c->first); i < c->head; i = queued_next(c, i + 1))
+        complete(c, slot(c, i), RG_CALL_ABORTED, why, NULL);
+}
+
+/* The next element of the array v from *p (0: before its header); false after the last. */
+static bool next_element(rg_reader *r, rg_view v, size_t *p, rg_view *elem) {
+    rg_event ev;
+    if (*p == 0 && (rg_next(r, v.ptr, v.len, p, &ev) != RG_OK || ev.kind != RG_EV_ARRAY))
+        return false;
+    const size_t from = *p;
+    while (rg_next(r, v.ptr, v.len, p, &ev) == RG_OK) {
+        if (ev.depth == 0) return false; /* the array's end */
+        const bool header = ev.kind >= RG_EV_ARRAY && ev.kind <= RG_EV_ATTR;
+        const bool ends = ev.kind == RG_EV_END
+                              ? ev.sub != RG_EV_ATTR
+                              : ev.kind != RG_EV_STR_BEGIN && ev.kind != RG_EV_STR_CHUNK;
+        if (ev.depth == 1 && !header && ends) {
+            *elem = (rg_view){v.ptr + from, *p - from};
+            return true;
+        }
+    }
+    return false;
+}
+
+/* EXEC's array: element i is queued command i's reply, decoded with its own table. */
+/* Completes call with its reply decoded from bytes (one whole RESP value kept raw so far: an
+ * element of EXEC's array, or a reply that came where QUEUED was due). */
+static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
+    rg_raw_result ignored;
+    size_t at = 0;
+    rg_reply_reader_init(&c->sub, c->cfg.limits);
+    const rg_reply_status st = rg_reply_decode(
+        storage_for(c, &c->sub, call), call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
+        bytes.len, &at, call->result ? call->result : &ignored);
+    complete_with(c, call, &c->sub, st);
+}
+
+static void exec_elements(rg_conn *c, rg_view raw) {
+    rg_reader r;
+    rg_reader_init(&r, c->cfg.limits);
+    size_t p = 0, i = queued_next(c, c->first);
+    rg_view elem;
+    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1))
+        complete_from(c, slot(c, i), elem);
+    abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
+}
+
+static void exec_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+    const rg_view v = raw->value;
+    if (st != RG_REPLY_OK) {
+        abort_queued(c, rg_reply_error(&c->rr));
+    } else if (v.len && (v.ptr[0] == '_' || v.ptr[0] == '*') &&
+               (v.ptr[0] == '_' || v.ptr[1] == '-')) {
+        abort_queued(c, RG_LIT("EXEC: transaction aborted (a WATCHed key changed)"));
+    } else {
+        exec_elements(c, v);
+    }
+    if (st != RG_REPLY_OK) {
+        complete_with(c, call, &c->rr, st);
+        return;
+    }
+    if (!call->result) {
+        complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+        return;
+    }
+    /* The EXEC call's own result: its table over the same bytes. */
+    rg_reply_reader_init(&c->sub, c->cfg.limits);
+    size_t at = 0;
+    complete_with(c, call, &c->sub,
+                  rg_reply_decode(storage_for(c, &c->sub, call), call->table, v.ptr, v.len, &at,
+                                  call->result));
+}
+
+/* One reply for the call at head, by its kind. */
+static void call_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+    switch (call->kind) {
+    case K_QUEUED:
+        if (st == RG_REPLY_OK && raw->value.len == 9 && memcmp(raw->value.ptr, "+QUEUED", 7) == 0)
+            return; /* waits for EXEC */
+        if (st == RG_REPLY_OK) {
+            complete_from(c, call, raw->value); /* the MULTI failed: it ran at once */
+        } else {
+            complete_with(c, call, &c->rr, st);
+        }
+        return;
+    case K_EXEC: exec_reply(c, call, st, raw); return;
+    case K_DISCARD:
+        abort_queued(c, RG_LIT("DISCARD"));
+        complete_with(c, call, &c->rr, st);
+        return;
+    case K_PING: call->done = true; return;
+    default: complete_with(c, call, &c->rr, st); return;
+    }
+}
+
+/* Skips a reply whose storage was too small (it is whole in the buffer). */
+static void skip_short(rg_conn *c, rg_call *call) {
+    rg_raw_result skip;
+    rg_reply_set_storage(&c->rr, NULL, 0);
+    complete(c, call, RG_CALL_SHORT, RG_LIT("array storage too small"), NULL);
+    rg_reply_decode(&c->rr, &rg_conn_raw_table, c->cfg.in, c->in_len, &c->in_pos, &skip);
+}
+
+/* ---- pushes --------------------------------------------------------------------------------- */
+
+/* RESP2 subscribe mode: arrays may be messages. Also while a Pub/Sub call waits for its first
+ * confirmation, but not while an ordinary call waits for an array of its own. */
+static bool resp2_subscribed(const rg_conn *c) {
+    if (c->resp != 2) return false;
+    if (c->r2_subs || c->r2_ssubs) return true;
+    return c->head < c->tail && (slot(c, c->head)->flags & RG_CALL_F_PUBSUB);
+}
+
+/* A confirmation counts down the Pub/Sub call at head; false when none waits for it. */
+static bool confirm(rg_conn *c, const rg_push *p) {
+    const uint32_t now = (uint32_t)(p->subscriptions > 0 ? p->subscriptions : 0);
+    const bool shard = p->kind == RG_PUSH_SSUBSCRIBE || p->kind == RG_PUSH_SUNSUBSCRIBE;
+    if (c->resp == 2) *(shard ? &c->r2_ssubs : &c->r2_subs) = now;
+    if (c->head == c->tail || c->state != RG_CONN_READY) return false;
+    rg_call *call = slot(c, c->head);
+    if (!(call->flags & RG_CALL_F_PUBSUB) || call->pubsub != p->kind) return false;
+    if (call->expect == UNKNOWN_COUNT) return true; /* the PING after it closes it */
+    if (--call->expect == 0) {
+        c->head++;
+        complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, p);
+        release(c);
+    }
+    return true;
+}
+
+enum { P_HANDLED, P_NOT, P_WAIT };
+
+static int try_push(rg_conn *c) {
+    const char ch = c->cfg.in[c->in_pos];
+    if (ch != '>' && ch != '|' && ch != '*') return P_NOT;
+    const bool r2 = ch == '*' && resp2_subscribed(c);
+    if (ch == '*' && !r2) return P_NOT;
+    rg_push p;
+    rg_push_error e;
+    const rg_push_status st =
+        rg_push_decode(c->cfg.in, c->in_len, &c->in_pos, r2, c->cfg.limits, &p, &e);
+    if (st == RG_PUSH_NOT_PUSH) return P_NOT;
+    if (st == RG_PUSH_NEED_MORE) return P_WAIT;
+    if (st == RG_PUSH_PROTOCOL) {
+        c->in_pos = e.at;
+        fail(c, RG_CALL_PROTOCOL, "protocol error", (rg_view){e.why, strlen(e.why)});
+        return P_WAIT;
+    }
+    if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
+    if (p.kind == RG_PUSH_INVALIDATE) c->tracking = true;
+    if (c->cfg.on_push) c->cfg.on_push(c->cfg.push_ud, &p);
+    return P_HANDLED;
+}
+
+/* ---- the feed loop -------------------------------------------------------------------------- */
+
+/* The statuses this engine was written against; any other (a newer decoder's) is handled by
+ * one_reply without assuming anything was decoded. */
+static bool known_status(rg_reply_status st) {
+    return st == RG_REPLY_OK || st == RG_REPLY_SERVER_ERROR || st == RG_REPLY_MISMATCH ||
+           st == RG_REPLY_SHORT || st == RG_REPLY_LOST || st == RG_REPLY_PROTOCOL;
+}
+
+/* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
+static bool one_reply(rg_conn *c) {
+    const bool hs = c->state == RG_CONN_HANDSHAKE;
+    if (!hs && c->head == c->tail) {
+        fail(c, RG_CALL_PROTOCOL, "a reply arrived with no call waiting", (rg_view){NULL, 0});
+        return false;
+    }
+    rg_call *call = hs ? NULL : slot(c, c->head);
+    if (call && call->expect == UNKNOWN_COUNT) {
+        /* The reply of the PING after an UNSUBSCRIBE without names: the UNSUBSCRIBE is done. */
+        c->head++;
+        complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+        return true;
+    }
+    rg_raw_result raw = {{NULL, 0}};
+    const bool internal = hs || !call->result || call->kind == K_QUEUED || call->kind == K_EXEC ||
+                          call->kind == K_PING;
+    const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
+    void *out = internal ? &raw : call->result;
+    if (!c->mid_reply) {
+        /* Between replies the decoder is idle; pushes were consumed by rg_push_decode, so its
+         * stream offset (which the reply engine pairs with *pos) is set to the connection's. */
+        c->rr.rd.offset = c->in_base + c->in_pos;
+        c->reply_from = c->in_pos;
+        storage_for(c, &c->rr, call ? call : &(rg_call){0});
+    }
+    const rg_reply_status st = rg_reply_decode(&c->rr, t, c->cfg.in, c->in_len, &c->in_pos, out);
+    c->mid_reply = st == RG_REPLY_NEED_MORE;
+    if (st == RG_REPLY_NEED_MORE) return false;
+    if (!known_status(st)) {
+        /* A decoder that stops at a push where a reply should start (and consumes nothing)
+         * hands it back: the feed loop gives it to the push decoder. */
+        if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return true;
+        fail(c, RG_CALL_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
+        return false;
+    }
+    if (st == RG_REPLY_PROTOCOL || st == RG_REPLY_LOST) {
+        fail(c, RG_CALL_PROTOCOL, "protocol error", rg_reply_error(&c->rr));
+        return false;
+    }
+    if (hs) {
+        handshake_reply(c, st);
+        return true;
+    }
+    c->head++;
+    if (st == RG_REPLY_SHORT) {
+        skip_short(c, call);
+    } else {
+        call_reply(c, call, st, &raw);
+    }
+    release(c);
+    return true;
+}
+
+rg_conn_state rg_conn_feed(rg_conn *c, size_t n) {
+    if (n > c->cfg.in_cap - c->in_len) n = c->cfg.in_cap - c->in_len;
+    c->in_len += n;
+    while (c->state != RG_CONN_FAILED && c->in_pos < c->in_len) {
+        if (!c->mid_reply) {
+            const int p = try_push(c);
+            if (p == P_HANDLED) continue;
+            if (p == P_WAIT) break;
+        }
+        if (!one_reply(c)) break;
+    }
+    return c->state;
+}
+
+size_t rg_conn_feed_copy(rg_conn *c, const char *bytes, size_t n, rg_conn_state *state) {
+    size_t room_n;
+    char *dst = rg_conn_read_buf(c, &room_n);
+    const size_t take = n < room_n ? n : room_n;
+    if (take) memcpy(dst, bytes, take);
+    const rg_conn_state st = rg_conn_feed(c, take);
+    if (state) *state = st;
+    return take;
+}

@@ -1,0 +1,278 @@
+/* respgen runtime: a sans-I/O client connection engine.
+ *
+ * The engine owns no socket, thread or timer: the caller moves bytes (rg_conn_output /
+ * rg_conn_written out, rg_conn_read_buf / rg_conn_feed in) and the engine pairs every reply
+ * with the call that asked for it, decodes it with that command's typed table (rg_reply.h) and
+ * completes the call through its callback. Out-of-band values (RESP3 pushes; in RESP2 subscribe
+ * mode, messages) go to the push handler (rg_push.h), never to a call.
+ *
+ * It handles: pipelining (a ring of pending calls), Pub/Sub in RESP3 and RESP2 (subscription
+ * confirmations count down their command; an UNSUBSCRIBE without names is closed by an internal
+ * PING), MULTI/EXEC (QUEUED checked, EXEC's array decoded element by element with each queued
+ * command's table, EXECABORT, a null EXEC after a failed WATCH), a connect sequence (HELLO 3,
+ * falling back to RESP2 on an unknown command or NOPROTO; AUTH; SELECT; CLIENT SETNAME) run again
+ * by rg_conn_reset after a reconnect, and connection loss (every pending call completes once with
+ * RG_CALL_CLOSED, in order). Redirect and retry errors are parsed for a cluster layer.
+ *
+ * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config); nothing is
+ * allocated, ever. A full ring or output buffer makes a call fail at once (returns 0), before
+ * anything is written.
+ *
+ * Lifetimes: views in a completed call's result, error text and pushes point into the input
+ * buffer (or the storage given for arrays) and are valid until the callback returns; after it,
+ * until the next rg_conn_read_buf (which compacts the input), unless rg_conn_hold keeps them.
+ * Callbacks may queue new calls; they must not feed, reset or close the connection.
+ */
+#ifndef RG_CONN_H
+#define RG_CONN_H
+
+#include "rg_push.h"
+#include "rg_reply.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a call ended. */
+typedef enum rg_call_status {
+    RG_CALL_OK = 0,       /* the typed result is in *result */
+    RG_CALL_SERVER_ERROR, /* the server answered an error: error, and redirect when it is one */
+    RG_CALL_MISMATCH,     /* the reply's shape is not the command's: error says where */
+    RG_CALL_SHORT,        /* the array storage was too small: needed bytes; reply skipped */
+    RG_CALL_ABORTED,      /* a command queued in MULTI whose transaction did not run: EXECABORT,
+                             DISCARD or a failed WATCH (null EXEC) */
+    RG_CALL_PROTOCOL,     /* the stream broke (malformed reply): the connection is dead */
+    RG_CALL_CLOSED,       /* the connection was lost or closed before the reply */
+    RG_CALL_ABANDONED,    /* rg_conn_abandon gave up on it (a timeout): its reply is dropped */
+    RG_CALL_STATUS_COUNT
+} rg_call_status;
+
+/* Redirect and retry errors, parsed for a cluster layer. */
+typedef enum rg_redirect_kind {
+    RG_REDIRECT_NONE = 0,
+    RG_REDIRECT_MOVED,       /* -MOVED slot host:port */
+    RG_REDIRECT_ASK,         /* -ASK slot host:port */
+    RG_REDIRECT_TRYAGAIN,    /* -TRYAGAIN ... */
+    RG_REDIRECT_LOADING,     /* -LOADING ... */
+    RG_REDIRECT_BUSY,        /* -BUSY ... */
+    RG_REDIRECT_CLUSTERDOWN, /* -CLUSTERDOWN ... */
+    RG_REDIRECT_MASTERDOWN   /* -MASTERDOWN ... */
+} rg_redirect_kind;
+
+typedef struct rg_redirect {
+    rg_redirect_kind kind;
+    int32_t slot;  /* MOVED, ASK: 0..16383; else -1 */
+    rg_view host;  /* MOVED, ASK: a view into the error text; empty means "the node asked" */
+    uint16_t port; /* MOVED, ASK */
+} rg_redirect;
+
+/* Parses an error text (as sent, without '-'). Returns the kind (also in *out); a MOVED or ASK
+ * without a valid slot and host:port is RG_REDIRECT_NONE. */
+rg_redirect_kind rg_redirect_parse(rg_view error, rg_redirect *out);
+
+/* What a completion callback receives (valid during the call only). */
+typedef struct rg_call_done {
+    rg_call_status status;
+    uint64_t id;          /* what the call returned */
+    void *result;         /* the result struct given to the call */
+    rg_view error;        /* error text: the server's as sent, or the engine's message */
+    rg_redirect redirect; /* SERVER_ERROR: parsed */
+    size_t needed;        /* SHORT: storage bytes the reply needs */
+    const rg_push *push;  /* Pub/Sub commands: the last confirmation, or NULL */
+} rg_call_done;
+
+typedef void (*rg_call_fn)(void *ud, const rg_call_done *d);
+typedef struct rg_conn rg_conn;
+typedef void (*rg_push_fn)(void *ud, const rg_push *p);
+
+/* Flags of a call. */
+enum {
+    RG_CALL_F_PUBSUB = 1u /* a (p|s)(un)subscribe: completes on its confirmations */
+};
+
+/* One pending call (fields private; the caller gives an array of them). */
+typedef struct rg_call {
+    const rg_rtable *table;
+    void *result;
+    rg_call_fn cb;
+    void *ud;
+    void *mem; /* array storage, or NULL for the connection's shared one */
+    size_t cap;
+    uint64_t id;
+    uint32_t expect; /* Pub/Sub: confirmations still due; 0 with PUBSUB: until the next reply */
+    uint8_t flags;
+    uint8_t kind;   /* private: plain, multi, queued, exec, discard */
+    uint8_t pubsub; /* rg_push_kind of the confirmations */
+    bool done;      /* completed early (a queue-time error in MULTI) */
+} rg_call;
+
+/* Connect sequence and buffers. Strings are copied into the output when queued; the config
+ * itself need not outlive rg_conn_init except the buffers. */
+typedef struct rg_conn_config {
+    char *in; /* input buffer, caller-owned; replies larger than it cannot be read */
+    size_t in_cap;
+    char *out; /* output buffer, caller-owned */
+    size_t out_cap;
+    rg_call *calls; /* the ring of pending calls, caller-owned */
+    size_t ncalls;  /* used rounded down to a power of two (an index mask, no division) */
+    void *storage;  /* shared array storage for calls without their own */
+    size_t storage_cap;
+    rg_push_fn on_push; /* NULL: pushes are dropped */
+    void *push_ud;
+    /* Called by rg_conn_init and rg_conn_reset once the connect sequence is queued (NULL: not):
+     * calls queued here go out right after it, e.g. the SUBSCRIBEs to replay after a reconnect. */
+    void (*on_connect)(void *ud, rg_conn *c);
+    void *connect_ud;
+    int protocol;            /* 3: HELLO 3 (falls back to 2), 2: RESP2, 0: send nothing (as is) */
+    rg_view user;            /* AUTH user (empty: default) */
+    rg_view password;        /* empty: no AUTH */
+    int64_t db;              /* SELECT when not 0 */
+    rg_view name;            /* CLIENT SETNAME when not empty */
+    const rg_limits *limits; /* NULL: defaults */
+} rg_conn_config;
+
+typedef enum rg_conn_state {
+    RG_CONN_HANDSHAKE, /* the connect sequence runs; user requests wait in the output */
+    RG_CONN_READY,
+    RG_CONN_FAILED /* a protocol error, a rejected handshake, or rg_conn_closed: see error */
+} rg_conn_state;
+
+struct rg_conn {
+    rg_conn_config cfg;
+    rg_conn_state state;
+    int resp;              /* the protocol in use: 2 or 3 */
+    size_t in_len, in_pos; /* in[in_pos..in_len): unread */
+    size_t in_keep;        /* hold: bytes before in_pos kept from here (SIZE_MAX: none) */
+    uint64_t in_base;      /* stream offset of in[0] */
+    bool mid_reply;        /* a reply is partly decoded */
+    size_t reply_from;     /* where in `in` that reply starts */
+    size_t out_len, out_sent, out_ready; /* out[out_sent..out_ready) may be written */
+    bool out_pinned;
+    size_t first, head, tail, used; /* ring: unreleased, next to answer, next free */
+    uint64_t next_id;
+    uint8_t hs_steps[6]; /* the connect sequence still to answer (private codes) */
+    uint8_t hs_n, hs_i;
+    size_t held_from;  /* output offset where user requests start during the handshake */
+    uint32_t r2_subs;  /* RESP2 subscribe mode: channels and patterns held (on while > 0) */
+    uint32_t r2_ssubs; /* and shard channels */
+    uint32_t pubsub_pending;
+    bool in_multi;
+    bool tracking; /* CLIENT TRACKING was sent or an invalidation came: a loss flushes caches */
+    uint64_t err_offset;
+    char msg[160];
+    rg_view error;
+    rg_reply_reader rr;
+    rg_reply_reader sub; /* EXEC's elements */
+};
+
+/* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing
+ * or the sequence does not fit the output. */
+int rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
+
+/* After a reconnect: every pending call completes with RG_CALL_CLOSED (if rg_conn_closed did
+ * not already), buffers and decoder start over, the connect sequence is queued again. Returns
+ * 0 or -1 as rg_conn_init. */
+int rg_conn_reset(rg_conn *c);
+
+/* The connection is gone (EOF, error, timeout): every pending call completes once, in order, with
+ * RG_CALL_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. When the
+ * connection used client-side caching (CLIENT TRACKING was sent, or an invalidation came), the
+ * push handler then gets one invalidation with flush_all set (and raw empty): invalidations may
+ * have been lost with the connection, so a cache must drop everything. */
+void rg_conn_closed(rg_conn *c, const char *why);
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+/* Bytes to write next (*n of them), or NULL with *n 0. Valid until the next call on c. */
+const char *rg_conn_output(const rg_conn *c, size_t *n);
+/* n bytes of rg_conn_output were written. */
+void rg_conn_written(rg_conn *c, size_t n);
+
+/* While pinned, bytes already in the output never move (an asynchronous write may be reading
+ * them): a call that needs the room compaction would make fails (returns 0) instead. */
+void rg_conn_output_pin(rg_conn *c, bool on);
+
+/* For generated calls: room for one request of exactly n bytes at the end of the output, or NULL
+ * when it does not fit, no call slot is free or the connection failed. Write the request there,
+ * then rg_conn_commit. */
+char *rg_conn_reserve(rg_conn *c, size_t n);
+/* For generated calls: the free room at the end of the output (*cap bytes, no compaction), or
+ * NULL when no call slot is free or the connection failed. An encoder that fits writes there and
+ * the call is committed; one that does not falls back to rg_conn_reserve with its exact size. */
+char *rg_conn_room(rg_conn *c, size_t *cap);
+/* Queues the call whose n-byte request was just written at rg_conn_reserve's pointer. Returns
+ * its id (never 0). table: its reply table; result: a struct of table->result_size bytes,
+ * caller-owned, written when the reply comes (NULL: the reply is checked and dropped); cb may
+ * be NULL. n == 0 (an encoder that did not fit) queues nothing and returns 0. */
+uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
+                        void *ud);
+
+/* Array storage for the call just committed (id), instead of the shared one: its results then
+ * stay valid after later replies. Returns 0, or -1 when id is not the last call. */
+int rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap);
+
+/* The raw table: a reply of any shape, kept as its RESP bytes (decode them with rg_next). */
+typedef struct rg_raw_result {
+    rg_view value;
+} rg_raw_result;
+extern const rg_rtable rg_conn_raw_table;
+
+/* A command outside any spec: argv encoded (rg_argv_encode), result as table (NULL: raw, an
+ * rg_raw_result). Pub/Sub commands and MULTI/EXEC/DISCARD are recognised by name. Returns the
+ * id, or 0 when it does not fit. */
+uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const rg_rtable *table,
+                           void *result, rg_call_fn cb, void *ud);
+
+/* ---- input ---------------------------------------------------------------------------------- */
+
+/* Where to read into: *n bytes of room (compacting the input first). NULL with *n 0 when the
+ * input is full (a reply larger than in_cap, or rg_conn_hold keeps everything). */
+char *rg_conn_read_buf(rg_conn *c, size_t *n);
+/* n bytes were read into rg_conn_read_buf's room: decodes every whole reply and push in them,
+ * completing calls and calling the push handler. Returns the state; FAILED after a protocol
+ * error (every pending call then completed with RG_CALL_PROTOCOL). n == 0 is not EOF: call
+ * rg_conn_closed for that. */
+rg_conn_state rg_conn_feed(rg_conn *c, size_t n);
+/* rg_conn_read_buf + copy + rg_conn_feed, for callers whose bytes are elsewhere. Returns the
+ * bytes taken (less than n when the input is full). */
+size_t rg_conn_feed_copy(rg_conn *c, const char *bytes, size_t n, rg_conn_state *state);
+
+/* Keeps the input bytes of every reply from now on (results stay valid across reads) until
+ * rg_conn_hold(c, false). */
+void rg_conn_hold(rg_conn *c, bool on);
+
+/* ---- state ---------------------------------------------------------------------------------- */
+
+/* Calls queued and not completed (internal ones included). */
+static inline size_t rg_conn_pending(const rg_conn *c) {
+    return c->used;
+}
+/* Gives up on call id without breaking the connection (a per-call timeout): it completes now
+ * with RG_CALL_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns 0, or -1
+ * when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the engine). */
+int rg_conn_abandon(rg_conn *c, uint64_t id);
+/* Has call id completed (or is it not one of the pending calls)? */
+bool rg_conn_call_done(const rg_conn *c, uint64_t id);
+/* Is there anything to write? */
+static inline bool rg_conn_want_write(const rg_conn *c) {
+    return c->out_ready > c->out_sent;
+}
+/* Why the connection failed (empty when it did not), and the stream offset. */
+rg_view rg_conn_error(const rg_conn *c, uint64_t *offset);
+
+const char *rg_call_status_name(rg_call_status s);
+
+/* A ready-made callback that copies the outcome into an rg_call_record (ud). */
+typedef struct rg_call_record {
+    bool done;
+    rg_call_status status;
+    rg_redirect_kind redirect;
+    char error[128]; /* the error text, truncated, NUL-terminated */
+} rg_call_record;
+void rg_call_record_fn(void *ud, const rg_call_done *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

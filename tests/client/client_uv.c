@@ -1,0 +1,296 @@
+/* The libuv adapter (adapters/rg_uv.h) against a real redis-server:
+ * - 10,000 INCRs queued at once, then 2,000 more queued from inside completion callbacks, all
+ *   pipelined by the adapter and checked in order, in RESP3 and RESP2, over TCP and a unix socket;
+ * - SUBSCRIBE on one connection; its completion makes another PUBLISH three messages, which
+ *   arrive as pushes;
+ * - a refused connect reports the error, then RG_UV_CLOSED; closing with calls pending completes
+ *   them with RG_CALL_CLOSED;
+ * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME.
+ */
+#include "redis_client.h"
+#include "rg_uv.h"
+#include "test_redis.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define V(s) ((rg_view){(s), sizeof(s) - 1})
+
+enum { FIRST = 10000, MORE = 2000, NCALLS = 1 << 15 };
+
+typedef struct uvc {
+    rg_uv u;
+    char in[1 << 16], out[1 << 20], storage[1 << 12];
+    rg_call calls[NCALLS];
+    int events[8], nevents;
+    int pushes;
+    char last[64];
+    struct uvc *peer;
+} uvc;
+
+static void on_event(rg_uv *u, int ev, void *ud) {
+    uvc *c = ud;
+    (void)u;
+    if (c->nevents < 8) c->events[c->nevents++] = ev;
+}
+
+static void on_push(void *ud, const rg_push *p) {
+    uvc *c = ud;
+    c->pushes++;
+    snprintf(c->last, sizeof c->last, "%s:%.*s", rg_push_kind_name(p->kind), (int)p->payload.len,
+             p->payload.ptr ? p->payload.ptr : "");
+    if (c->pushes == 3) {
+        rg_uv_close(&c->u);
+        rg_uv_close(&c->peer->u);
+    }
+}
+
+static rg_conn_config config(uvc *c, int protocol) {
+    return (rg_conn_config){.in = c->in,
+                            .in_cap = sizeof c->in,
+                            .out = c->out,
+                            .out_cap = sizeof c->out,
+                            .calls = c->calls,
+                            .ncalls = NCALLS,
+                            .storage = c->storage,
+                            .storage_cap = sizeof c->storage,
+                            .on_push = on_push,
+                            .push_ud = c,
+                            .protocol = protocol};
+}
+
+typedef struct fixture {
+    test_redis server;
+    char sock[64];
+} fixture;
+
+static int setup(void **state) {
+    fixture *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    snprintf(f->sock, sizeof f->sock, "/tmp/respgen-uv-%d.sock", (int)getpid());
+    const char *extra[] = {"--unixsocket", f->sock, NULL};
+    if (test_redis_start(&f->server, extra) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture *f = *state;
+    test_redis_stop(&f->server);
+    unlink(f->sock);
+    free(f);
+    return 0;
+}
+
+/* ---- pipelining ----------------------------------------------------------------------------- */
+
+typedef struct counter {
+    uvc *c;
+    int64_t next; /* the value the next INCR must return */
+    size_t done, bad;
+    redis_incr_result r[FIRST + MORE];
+    redis_get_result g;
+} counter;
+
+static void incr_done(void *ud, const rg_call_done *d) {
+    counter *k = ud;
+    const redis_incr_result *r = d->result;
+    if (d->status != RG_CALL_OK || r->value != ++k->next) k->bad++;
+    k->done++;
+    /* Halfway through the first batch, queue more from inside a callback. */
+    if (k->done == FIRST / 2) {
+        for (size_t i = 0; i < MORE; i++)
+            if (!redis_incr_call(&k->c->u.conn, V("uvn"), &k->r[FIRST + i], incr_done, k)) k->bad++;
+    }
+    if (k->done == FIRST + MORE) rg_uv_close(&k->c->u);
+}
+
+static void run_pipeline(const fixture *f, int protocol, bool unix_socket) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *c = calloc(1, sizeof *c);
+    counter *k = calloc(1, sizeof *k);
+    assert_true(c && k);
+    k->c = c;
+    const rg_conn_config cfg = config(c, protocol);
+    if (unix_socket) {
+        assert_int_equal(rg_uv_connect_unix(&c->u, &loop, f->sock, &cfg, on_event, c), 0);
+    } else {
+        assert_int_equal(
+            rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event, c), 0);
+    }
+    const rg_view del[] = {V("DEL"), V("uvn")};
+    assert_int_not_equal(rg_conn_call_argv(&c->u.conn, 2, del, NULL, NULL, NULL, NULL), 0);
+    for (size_t i = 0; i < FIRST; i++)
+        assert_int_not_equal(redis_incr_call(&c->u.conn, V("uvn"), &k->r[i], incr_done, k), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(k->done, FIRST + MORE);
+    assert_int_equal(k->bad, 0);
+    assert_int_equal(c->nevents, 2);
+    assert_int_equal(c->events[0], RG_UV_CONNECTED);
+    assert_int_equal(c->events[1], RG_UV_CLOSED);
+    assert_int_equal(c->u.conn.resp, protocol == 3 ? 3 : 2);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(c);
+    free(k);
+}
+
+static void pipelined(void **state) {
+    const fixture *f = *state;
+    run_pipeline(f, 3, false);
+    run_pipeline(f, 2, false);
+    run_pipeline(f, 3, true);
+}
+
+/* ---- Pub/Sub -------------------------------------------------------------------------------- */
+
+static void subscribed(void *ud, const rg_call_done *d) {
+    uvc *s = ud;
+    assert_int_equal(d->status, RG_CALL_OK);
+    for (int i = 0; i < 3; i++) {
+        const rg_view msg[] = {{"m0", 2}, {"m1", 2}, {"m2", 2}};
+        redis_publish_call(&s->peer->u.conn, V("uvch"), msg[i], NULL, NULL, NULL);
+    }
+}
+
+static void pubsub(void **state) {
+    const fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *s = calloc(1, sizeof *s), *p = calloc(1, sizeof *p);
+    assert_true(s && p);
+    s->peer = p;
+    p->peer = s;
+    for (int proto = 2; proto <= 3; proto++) {
+        const rg_conn_config cs = config(s, proto), cp = config(p, 3);
+        s->nevents = p->nevents = s->pushes = 0;
+        assert_int_equal(
+            rg_uv_connect_tcp(&s->u, &loop, "127.0.0.1", f->server.port, &cs, on_event, s), 0);
+        assert_int_equal(
+            rg_uv_connect_tcp(&p->u, &loop, "127.0.0.1", f->server.port, &cp, on_event, p), 0);
+        const rg_view ch[] = {V("uvch")};
+        assert_int_not_equal(redis_subscribe_call(&s->u.conn, ch, 1, NULL, subscribed, s), 0);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(s->pushes, 3);
+        assert_string_equal(s->last, "message:m2");
+        assert_int_equal(s->events[s->nevents - 1], RG_UV_CLOSED);
+    }
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(s);
+    free(p);
+}
+
+/* ---- failures ------------------------------------------------------------------------------- */
+
+static void failures(void **state) {
+    const fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    /* Nobody listens on port 1. */
+    rg_conn_config cfg = config(c, 3);
+    rg_call_record rec = {0};
+    assert_int_equal(rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", 1, &cfg, on_event, c), 0);
+    const rg_view ping[] = {V("PING")};
+    rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(c->nevents, 2);
+    assert_int_equal(c->events[0], UV_ECONNREFUSED);
+    assert_int_equal(c->events[1], RG_UV_CLOSED);
+    assert_true(rec.done && rec.status == RG_CALL_CLOSED);
+    /* Closed right after queueing: the calls complete, closed, once. */
+    c->nevents = 0;
+    rec = (rg_call_record){0};
+    cfg = config(c, 3);
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event, c), 0);
+    rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec);
+    rg_uv_close(&c->u);
+    assert_true(rec.done && rec.status == RG_CALL_CLOSED);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(c);
+}
+
+/* ---- reconnect ------------------------------------------------------------------------------ */
+
+typedef struct again {
+    uvc *c;
+    fixture *f;
+    int closed;
+    rg_call_record first;
+    redis_client_getname_result name;
+    bool named;
+} again;
+
+static void kill_server(void *ud, const rg_call_done *d) {
+    again *a = ud;
+    rg_call_record_fn(&a->first, d);
+    test_redis_kill(&a->f->server); /* the read that follows sees EOF */
+}
+
+static void got_name(void *ud, const rg_call_done *d) {
+    again *a = ud;
+    a->named = d->status == RG_CALL_OK && a->name.value.len == 9 &&
+               memcmp(a->name.value.ptr, "uv-client", 9) == 0;
+    rg_uv_close(&a->c->u);
+}
+
+static void on_event_again(rg_uv *u, int ev, void *ud) {
+    again *a = ud;
+    on_event(u, ev, a->c);
+    if (ev != RG_UV_CLOSED || a->closed++) return;
+    /* The server is back on the same port: connect again; HELLO and SETNAME are replayed. */
+    const char *extra[] = {"--unixsocket", a->f->sock, NULL};
+    assert_int_equal(test_redis_restart(&a->f->server, extra), 0);
+    assert_int_equal(rg_uv_reconnect(u), 0);
+    assert_int_not_equal(redis_client_getname_call(&u->conn, &a->name, got_name, a), 0);
+}
+
+static void reconnect(void **state) {
+    fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    again *a = calloc(1, sizeof *a);
+    uvc *c = calloc(1, sizeof *c);
+    assert_true(a && c);
+    a->c = c;
+    a->f = f;
+    rg_conn_config cfg = config(c, 3);
+    cfg.name = V("uv-client");
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event_again, a), 0);
+    const rg_view ping[] = {V("PING")};
+    rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, kill_server, a);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(a->first.done && a->first.status == RG_CALL_OK);
+    assert_int_equal(c->events[0], RG_UV_CONNECTED);
+    assert_int_equal(c->events[1], UV_EOF);
+    assert_int_equal(c->events[2], RG_UV_CLOSED);
+    assert_int_equal(c->events[3], RG_UV_CONNECTED);
+    assert_int_equal(c->events[4], RG_UV_CLOSED);
+    assert_true(a->named);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(a);
+    free(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pipelined),
+        cmocka_unit_test(pubsub),
+        cmocka_unit_test(failures),
+        cmocka_unit_test(reconnect),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,559 @@
+/* The client core without a server: typed push decoders (runtime/rg_push.h) on hand-made RESP2
+ * and RESP3 bytes, whole and cut at every byte; the connection engine (runtime/rg_conn.h) fed
+ * scripted reply streams whole and one byte at a time: pipelined calls paired in order, pushes
+ * between replies, Pub/Sub confirmations in RESP3 and RESP2 (and an UNSUBSCRIBE without names),
+ * MULTI/EXEC with a failing command, EXECABORT and a failed WATCH, the HELLO fallback, connection
+ * loss completing every call once, a stray reply, and redirect parsing. */
+#include "rg_conn.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define V(s) ((rg_view){(s), sizeof(s) - 1})
+
+static bool same(rg_view v, const char *s) {
+    return v.ptr && v.len == strlen(s) && memcmp(v.ptr, s, v.len) == 0;
+}
+
+/* ---- push decoders ------------------------------------------------------------------------ */
+
+static rg_push_status decode(const char *bytes, bool r2, rg_push *p, size_t *used) {
+    size_t pos = 0;
+    const size_t len = strlen(bytes);
+    /* Every cut is NEED_MORE (or NOT_PUSH, decided early) with nothing consumed. */
+    for (size_t cut = 0; cut < len; cut++) {
+        size_t at = 0;
+        const rg_push_status st = rg_push_decode(bytes, cut, &at, r2, NULL, p, NULL);
+        assert_true(st == RG_PUSH_NEED_MORE || st == RG_PUSH_NOT_PUSH);
+        assert_int_equal(at, 0);
+    }
+    const rg_push_status st = rg_push_decode(bytes, len, &pos, r2, NULL, p, NULL);
+    *used = pos;
+    return st;
+}
+
+static void push_messages(void **state) {
+    (void)state;
+    rg_push p;
+    size_t used;
+    const char *m = ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n";
+    assert_int_equal(decode(m, false, &p, &used), RG_PUSH_OK);
+    assert_int_equal(used, strlen(m));
+    assert_int_equal(p.kind, RG_PUSH_MESSAGE);
+    assert_true(p.resp3 && same(p.channel, "ch") && same(p.payload, "hello"));
+    assert_int_equal(p.raw.len, strlen(m));
+    assert_int_equal(
+        decode(">4\r\n$8\r\npmessage\r\n$2\r\nc*\r\n$2\r\nc1\r\n$1\r\nx\r\n", false, &p, &used),
+        RG_PUSH_OK);
+    assert_int_equal(p.kind, RG_PUSH_PMESSAGE);
+    assert_true(same(p.pattern, "c*") && same(p.channel, "c1") && same(p.payload, "x"));
+    assert_int_equal(decode(">3\r\n$8\r\nsmessage\r\n$1\r\ns\r\n$0\r\n\r\n", false, &p, &used),
+                     RG_PUSH_OK);
+    assert_int_equal(p.kind, RG_PUSH_SMESSAGE);
+    assert_true(same(p.channel, "s") && p.payload.len == 0);
+    /* RESP2 subscribe mode: the same as an array, only when allowed. */
+    const char *m2 = "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nz\r\n";
+    assert_int_equal(decode(m2, true, &p, &used), RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_MESSAGE && !p.resp3 && same(p.payload, "z"));
+    assert_int_equal(decode(m2, false, &p, &used), RG_PUSH_NOT_PUSH);
+    assert_int_equal(decode("*2\r\n$4\r\npong\r\n$0\r\n\r\n", true, &p, &used), RG_PUSH_NOT_PUSH);
+    assert_int_equal(decode("+OK\r\n", true, &p, &used), RG_PUSH_NOT_PUSH);
+    /* A known name of another shape is kept raw, never an error. */
+    assert_int_equal(decode(">2\r\n$7\r\nmessage\r\n$2\r\nch\r\n", false, &p, &used), RG_PUSH_OK);
+    assert_int_equal(p.kind, RG_PUSH_OTHER);
+    assert_int_equal(decode(">2\r\n$3\r\nfoo\r\n:1\r\n", false, &p, &used), RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_OTHER && same(p.name, "foo") && p.count == 2);
+    /* An attribute before the push is skipped. */
+    assert_int_equal(
+        decode("|1\r\n+a\r\n+b\r\n>3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\np\r\n", false, &p, &used),
+        RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_MESSAGE && same(p.payload, "p") && p.raw.ptr[0] == '>');
+}
+
+static void push_confirmations(void **state) {
+    (void)state;
+    rg_push p;
+    size_t used;
+    assert_int_equal(decode(">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", false, &p, &used),
+                     RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_SUBSCRIBE && same(p.channel, "a") && p.subscriptions == 1);
+    assert_int_equal(decode(">3\r\n$11\r\nunsubscribe\r\n_\r\n:0\r\n", false, &p, &used),
+                     RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_UNSUBSCRIBE && p.channel.ptr == NULL && p.subscriptions == 0);
+    assert_int_equal(decode("*3\r\n$12\r\npunsubscribe\r\n$-1\r\n:0\r\n", true, &p, &used),
+                     RG_PUSH_OK);
+    assert_int_equal(p.kind, RG_PUSH_PUNSUBSCRIBE);
+    assert_int_equal(decode(">3\r\n$12\r\nsunsubscribe\r\n$1\r\ns\r\n:0\r\n", false, &p, &used),
+                     RG_PUSH_OK);
+    assert_true(rg_push_is_confirmation(p.kind) && p.kind == RG_PUSH_SUNSUBSCRIBE);
+    assert_string_equal(rg_push_kind_name(p.kind), "sunsubscribe");
+}
+
+static void push_invalidations(void **state) {
+    (void)state;
+    rg_push p;
+    size_t used, at = 0;
+    rg_view key;
+    assert_int_equal(
+        decode(">2\r\n$10\r\ninvalidate\r\n*2\r\n$1\r\na\r\n$3\r\nbcd\r\n", false, &p, &used),
+        RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_INVALIDATE && !p.flush_all && p.nkeys == 2);
+    assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "a"));
+    assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "bcd"));
+    assert_false(rg_push_keys_next(&p, &at, &key));
+    assert_int_equal(decode(">2\r\n$10\r\ninvalidate\r\n_\r\n", false, &p, &used), RG_PUSH_OK);
+    assert_true(p.kind == RG_PUSH_INVALIDATE && p.flush_all && p.nkeys == 0);
+    at = 0;
+    assert_false(rg_push_keys_next(&p, &at, &key));
+    /* RESP2 with REDIRECT: a message on __redis__:invalidate. */
+    assert_int_equal(decode("*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n+k\r\n",
+                            true, &p, &used),
+                     RG_PUSH_OK);
+    at = 0;
+    assert_true(p.kind == RG_PUSH_INVALIDATE && p.nkeys == 1);
+    assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "k"));
+    assert_int_equal(decode(">1\r\n$21\r\ntracking-redir-broken\r\n", false, &p, &used),
+                     RG_PUSH_OK);
+    assert_int_equal(p.kind, RG_PUSH_TRACKING_REDIR_BROKEN);
+}
+
+static void push_errors(void **state) {
+    (void)state;
+    rg_push p;
+    rg_push_error e;
+    const char *bad = ">2\r\n$3\r\nfoo\r\n:x\r\n";
+    size_t pos = 0;
+    assert_int_equal(rg_push_decode(bad, strlen(bad), &pos, false, NULL, &p, &e), RG_PUSH_PROTOCOL);
+    assert_int_equal(pos, 0);
+    assert_int_equal(e.at, 13);
+    assert_non_null(e.why);
+}
+
+/* ---- the engine --------------------------------------------------------------------------- */
+
+typedef struct int_result {
+    int64_t value;
+} int_result;
+
+static const rg_rnode INT_NODES[] = {{.accept = RG_RA_INT,
+                                      .shape = RG_RS_SCALAR,
+                                      .store = RG_RT_I64,
+                                      .offset = offsetof(int_result, value),
+                                      .cval = NULL}};
+static const rg_rtable INT_TABLE = {"INCR", INT_NODES, sizeof(int_result)};
+
+typedef struct bed {
+    rg_conn c;
+    char in[4096], out[4096], storage[1024];
+    rg_call calls[16];
+    char log[2048]; /* one line per completion and push */
+    size_t loglen;
+} bed;
+
+static void logf_(bed *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(b->log + b->loglen, sizeof b->log - b->loglen, fmt, ap);
+    va_end(ap);
+    if (n > 0) b->loglen += (size_t)n;
+}
+
+static void on_done(void *ud, const rg_call_done *d) {
+    bed *b = ud;
+    if (d->status == RG_CALL_OK && d->result) {
+        logf_(b, "%llu:%lld ", (unsigned long long)d->id,
+              (long long)((int_result *)d->result)->value);
+    } else {
+        logf_(b, "%llu:%s ", (unsigned long long)d->id, rg_call_status_name(d->status) + 8);
+    }
+}
+
+static void on_push(void *ud, const rg_push *p) {
+    bed *b = ud;
+    logf_(b, "push:%s:%.*s ", rg_push_kind_name(p->kind), (int)p->payload.len,
+          p->payload.ptr ? p->payload.ptr : "");
+}
+
+static void bed_init(bed *b, int protocol) {
+    memset(b, 0, sizeof *b);
+    const rg_conn_config cfg = {.in = b->in,
+                                .in_cap = sizeof b->in,
+                                .out = b->out,
+                                .out_cap = sizeof b->out,
+                                .calls = b->calls,
+                                .ncalls = 16,
+                                .storage = b->storage,
+                                .storage_cap = sizeof b->storage,
+                                .on_push = on_push,
+                                .push_ud = b,
+                                .protocol = protocol};
+    assert_int_equal(rg_conn_init(&b->c, &cfg), 0);
+}
+
+static uint64_t call(bed *b, const char *words, const rg_rtable *t, int_result *r) {
+    rg_view argv[8];
+    size_t n = 0;
+    for (const char *p = words; *p && n < 8;) {
+        const char *e = strchr(p, ' ');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        argv[n++] = (rg_view){p, len};
+        p += len + (e != NULL);
+    }
+    return rg_conn_call_argv(&b->c, n, argv, t, r, on_done, b);
+}
+
+static char written[8192];
+
+static const char *drain(bed *b) {
+    size_t n, at = 0;
+    const char *o;
+    while ((o = rg_conn_output(&b->c, &n)) != NULL) {
+        memcpy(written + at, o, n);
+        at += n;
+        rg_conn_written(&b->c, n);
+    }
+    written[at] = '\0';
+    return written;
+}
+
+/* Feeds bytes in pieces of step (0: whole). */
+static void feed(bed *b, const char *bytes, size_t step) {
+    size_t len = strlen(bytes), at = 0;
+    while (at < len) {
+        const size_t n = step && len - at > step ? step : len - at;
+        assert_int_equal(rg_conn_feed_copy(&b->c, bytes + at, n, NULL), n);
+        at += n;
+    }
+}
+
+typedef void (*scenario)(bed *b, size_t step);
+
+static void both_ways(scenario s, int protocol) {
+    static bed b;
+    for (size_t step = 0; step <= 1; step++) {
+        bed_init(&b, protocol);
+        s(&b, step);
+    }
+}
+
+static void s_pipeline(bed *b, size_t step) {
+    int_result r[3];
+    assert_int_equal(call(b, "INCR a", &INT_TABLE, &r[0]), 1);
+    assert_int_equal(call(b, "INCR a", &INT_TABLE, &r[1]), 2);
+    assert_int_equal(call(b, "GET a", &INT_TABLE, &r[2]), 3);
+    assert_string_equal(drain(b), "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n*2\r\n$4\r\nINCR\r\n$1\r\na\r\n"
+                                  "*2\r\n$3\r\nGET\r\n$1\r\na\r\n");
+    feed(b, ":1\r\n>3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$2\r\nhi\r\n:2\r\n-WRONGTYPE no\r\n", step);
+    assert_string_equal(b->log, "1:1 push:message:hi 2:2 3:SERVER_ERROR ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    /* A reply nobody asked for breaks the stream. */
+    assert_int_equal(rg_conn_feed_copy(&b->c, ":5\r\n", 4, NULL), 4);
+    assert_int_equal(b->c.state, RG_CONN_FAILED);
+}
+
+static void engine_pipeline(void **state) {
+    (void)state;
+    both_ways(s_pipeline, 0);
+}
+
+static void s_multi(bed *b, size_t step) {
+    int_result r[4];
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "LPUSH a x", &INT_TABLE, &r[1]);
+    call(b, "INCR b", &INT_TABLE, &r[2]);
+    call(b, "EXEC", NULL, NULL);
+    /* In the transaction's middle, a push. */
+    feed(b,
+         "+OK\r\n+QUEUED\r\n+QUEUED\r\n>2\r\n$10\r\ninvalidate\r\n_\r\n+QUEUED\r\n"
+         "*3\r\n:1\r\n-WRONGTYPE x\r\n:7\r\n",
+         step);
+    assert_string_equal(b->log, "1:OK push:invalidate: 2:1 3:SERVER_ERROR 4:7 5:OK ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    /* EXECABORT: a queue-time error fails at once, the rest abort. */
+    b->loglen = 0;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "NOPE", &INT_TABLE, &r[1]);
+    call(b, "EXEC", NULL, NULL);
+    feed(b, "+OK\r\n+QUEUED\r\n-ERR unknown command\r\n-EXECABORT Transaction discarded\r\n", step);
+    assert_string_equal(b->log, "6:OK 8:SERVER_ERROR 7:ABORTED 9:SERVER_ERROR ");
+    /* A failed WATCH: a null EXEC. */
+    b->loglen = 0;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "EXEC", NULL, NULL);
+    feed(b, "+OK\r\n+QUEUED\r\n*-1\r\n", step);
+    assert_string_equal(b->log, "10:OK 11:ABORTED 12:OK ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    /* A MULTI the server refused: the commands run at once and get their typed replies. */
+    b->loglen = 0;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "EXEC", NULL, NULL);
+    feed(b, "-NOAUTH Authentication required\r\n:42\r\n-ERR EXEC without MULTI\r\n", step);
+    assert_string_equal(b->log, "13:SERVER_ERROR 14:42 15:SERVER_ERROR ");
+}
+
+static void engine_multi(void **state) {
+    (void)state;
+    both_ways(s_multi, 0);
+}
+
+static void s_pubsub3(bed *b, size_t step) {
+    int_result r;
+    call(b, "SUBSCRIBE a b", NULL, NULL);
+    call(b, "INCR x", &INT_TABLE, &r);
+    call(b, "UNSUBSCRIBE", NULL, NULL);
+    assert_non_null(strstr(drain(b), "UNSUBSCRIBE\r\n*1\r\n$4\r\nPING\r\n"));
+    feed(b,
+         ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"
+         ">3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\nm\r\n"
+         ">3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n:5\r\n"
+         ">3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:1\r\n"
+         ">3\r\n$11\r\nunsubscribe\r\n$1\r\nb\r\n:0\r\n+PONG\r\n"
+         ">3\r\n$12\r\nsunsubscribe\r\n$1\r\ns\r\n:0\r\n",
+         step);
+    assert_string_equal(b->log, "push:message:m 1:OK 2:5 3:OK push:sunsubscribe: ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+}
+
+static void s_pubsub2(bed *b, size_t step) {
+    call(b, "SUBSCRIBE a", NULL, NULL);
+    call(b, "PING", NULL, NULL);
+    call(b, "UNSUBSCRIBE a", NULL, NULL);
+    feed(b,
+         "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"
+         "*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\nm\r\n"
+         "*2\r\n$4\r\npong\r\n$0\r\n\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:0\r\n",
+         step);
+    assert_string_equal(b->log, "1:OK push:message:m 2:OK 3:OK ");
+    assert_int_equal(b->c.r2_subs, 0);
+}
+
+/* SUBSCRIBE a, then UNSUBSCRIBE a b (hiredis#1039): two confirmations, the second for a channel
+ * never subscribed. */
+static void s_unsub_more(bed *b, size_t step) {
+    call(b, "SUBSCRIBE a", NULL, NULL);
+    call(b, "UNSUBSCRIBE a b", NULL, NULL);
+    call(b, "PING", NULL, NULL);
+    feed(b,
+         "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:0\r\n"
+         "*3\r\n$11\r\nunsubscribe\r\n$1\r\nb\r\n:0\r\n+PONG\r\n",
+         step);
+    assert_string_equal(b->log, "1:OK 2:OK 3:OK ");
+    assert_int_equal(b->c.r2_subs, 0);
+}
+
+static void engine_pubsub(void **state) {
+    (void)state;
+    both_ways(s_pubsub3, 0);
+    both_ways(s_pubsub2, 0);
+    both_ways(s_unsub_more, 0);
+}
+
+/* An error and then the close (max clients, LOADING): the error is the first call's, the close
+ * the others'. */
+static void engine_error_then_close(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 0);
+    int_result r[2];
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    call(&b, "INCR a", &INT_TABLE, &r[1]);
+    feed(&b, "-ERR max number of clients reached\r\n", 0);
+    rg_conn_closed(&b.c, "connection closed by the server");
+    assert_string_equal(b.log, "1:SERVER_ERROR 2:CLOSED ");
+    /* During the connect sequence it is the sequence's error that fails everything. */
+    memset(&b, 0, sizeof b);
+    const rg_conn_config cfg = {.in = b.in,
+                                .in_cap = sizeof b.in,
+                                .out = b.out,
+                                .out_cap = sizeof b.out,
+                                .calls = b.calls,
+                                .ncalls = 16,
+                                .protocol = 3};
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    feed(&b, "-LOADING Redis is loading the dataset in memory\r\n", 0);
+    assert_int_equal(b.c.state, RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:CLOSED ");
+    assert_non_null(strstr(b.c.msg, "LOADING"));
+}
+
+static void s_hello(bed *b, size_t step) {
+    int_result r;
+    call(b, "INCR a", &INT_TABLE, &r);
+    /* Only the connect sequence goes out first. */
+    assert_string_equal(drain(b), "*4\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$7\r\nSETNAME\r\n$2\r\nme\r\n"
+                                  "*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n");
+    feed(b, "-ERR unknown command 'HELLO'\r\n", step);
+    assert_int_equal(b->c.resp, 2);
+    feed(b, "+OK\r\n", step);
+    assert_string_equal(drain(b), "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$2\r\nme\r\n");
+    feed(b, "+OK\r\n", step);
+    assert_int_equal(b->c.state, RG_CONN_READY);
+    assert_string_equal(drain(b), "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n");
+    feed(b, ":1\r\n", step);
+    assert_string_equal(b->log, "1:1 ");
+}
+
+static void engine_hello(void **state) {
+    (void)state;
+    static bed b;
+    for (size_t step = 0; step <= 1; step++) {
+        memset(&b, 0, sizeof b);
+        const rg_conn_config cfg = {.in = b.in,
+                                    .in_cap = sizeof b.in,
+                                    .out = b.out,
+                                    .out_cap = sizeof b.out,
+                                    .calls = b.calls,
+                                    .ncalls = 16,
+                                    .protocol = 3,
+                                    .db = 2,
+                                    .name = V("me")};
+        assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+        s_hello(&b, step);
+    }
+    /* A wrong password is fatal: the waiting call completes, closed. */
+    memset(&b, 0, sizeof b);
+    const rg_conn_config cfg = {.in = b.in,
+                                .in_cap = sizeof b.in,
+                                .out = b.out,
+                                .out_cap = sizeof b.out,
+                                .calls = b.calls,
+                                .ncalls = 16,
+                                .protocol = 3,
+                                .password = V("pw")};
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    int_result r;
+    call(&b, "INCR a", &INT_TABLE, &r);
+    feed(&b, "-WRONGPASS invalid username-password pair\r\n", 0);
+    assert_int_equal(b.c.state, RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:CLOSED ");
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    assert_int_equal(b.c.state, RG_CONN_HANDSHAKE);
+    assert_non_null(strstr(drain(&b), "HELLO"));
+}
+
+static void engine_loss(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 0);
+    int_result r[3];
+    for (int i = 0; i < 3; i++) call(&b, "INCR a", &INT_TABLE, &r[i]);
+    feed(&b, ":1\r\n:2", 0);
+    rg_conn_closed(&b.c, "EOF");
+    rg_conn_closed(&b.c, "EOF again");
+    assert_string_equal(b.log, "1:1 2:CLOSED 3:CLOSED ");
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    assert_int_not_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
+    /* A full ring refuses. */
+    for (int i = 0; i < 15; i++) assert_int_not_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
+}
+
+/* After a loss, a connection that used tracking gets one synthetic "flush all" invalidation. */
+static void engine_tracking_reset(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 3);
+    call(&b, "client tracking on", NULL, NULL);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "1:CLOSED push:invalidate: ");
+    assert_true(b.c.tracking == false);
+    /* Without tracking: nothing. */
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    b.loglen = 0;
+    b.log[0] = '\0';
+    call(&b, "CLIENT SETNAME x", NULL, NULL);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "2:CLOSED ");
+}
+
+static void engine_abandon(void **state) {
+    (void)state;
+    static bed b;
+    bed_init(&b, 0);
+    int_result r[3];
+    for (int i = 0; i < 3; i++) call(&b, "INCR a", &INT_TABLE, &r[i]);
+    assert_int_equal(rg_conn_abandon(&b.c, 2), 0);
+    assert_int_equal(rg_conn_abandon(&b.c, 2), -1);
+    assert_true(rg_conn_call_done(&b.c, 2) && !rg_conn_call_done(&b.c, 3));
+    feed(&b, ":1\r\n:2\r\n:3\r\n", 1);
+    assert_string_equal(b.log, "2:ABANDONED 1:1 3:3 ");
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+    assert_int_equal(b.c.state, RG_CONN_READY);
+}
+
+/* A callback that closes the connection (as rg_uv_close may): the rest complete once. */
+static void close_in_callback(void *ud, const rg_call_done *d) {
+    bed *b = ud;
+    on_done(ud, d);
+    rg_conn_closed(&b->c, "closed by a callback");
+}
+
+static void engine_close_in_callback(void **state) {
+    (void)state;
+    static bed b;
+    for (size_t step = 0; step <= 1; step++) {
+        bed_init(&b, 0);
+        int_result r[2];
+        call(&b, "MULTI", NULL, NULL);
+        rg_view incr[] = {V("INCR"), V("a")};
+        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, &r[0], close_in_callback, &b);
+        call(&b, "INCR a", &INT_TABLE, &r[1]);
+        call(&b, "EXEC", NULL, NULL);
+        call(&b, "INCR a", &INT_TABLE, &r[1]);
+        feed(&b, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:2\r\n:3\r\n", step);
+        assert_string_equal(b.log, "1:OK 2:1 3:CLOSED 4:CLOSED 5:CLOSED ");
+        assert_int_equal(rg_conn_pending(&b.c), 0);
+    }
+}
+
+static void redirects(void **state) {
+    (void)state;
+    rg_redirect r;
+    assert_int_equal(rg_redirect_parse(V("MOVED 3999 127.0.0.1:6381"), &r), RG_REDIRECT_MOVED);
+    assert_true(r.slot == 3999 && same(r.host, "127.0.0.1") && r.port == 6381);
+    assert_int_equal(rg_redirect_parse(V("ASK 1 ::1:7000"), &r), RG_REDIRECT_ASK);
+    assert_true(same(r.host, "::1") && r.port == 7000);
+    assert_int_equal(rg_redirect_parse(V("MOVED 1 :7000"), &r), RG_REDIRECT_MOVED);
+    assert_int_equal(r.host.len, 0);
+    assert_int_equal(rg_redirect_parse(V("MOVED 16384 a:1"), &r), RG_REDIRECT_NONE);
+    assert_int_equal(rg_redirect_parse(V("TRYAGAIN Multiple keys"), &r), RG_REDIRECT_TRYAGAIN);
+    assert_int_equal(rg_redirect_parse(V("LOADING Redis is loading"), &r), RG_REDIRECT_LOADING);
+    assert_int_equal(rg_redirect_parse(V("BUSY Redis is busy"), &r), RG_REDIRECT_BUSY);
+    assert_int_equal(rg_redirect_parse(V("BUSYKEY exists"), &r), RG_REDIRECT_NONE);
+    assert_int_equal(rg_redirect_parse(V("CLUSTERDOWN down"), &r), RG_REDIRECT_CLUSTERDOWN);
+    assert_int_equal(rg_redirect_parse(V("ERR x"), &r), RG_REDIRECT_NONE);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(push_messages),
+        cmocka_unit_test(push_confirmations),
+        cmocka_unit_test(push_invalidations),
+        cmocka_unit_test(push_errors),
+        cmocka_unit_test(engine_pipeline),
+        cmocka_unit_test(engine_multi),
+        cmocka_unit_test(engine_pubsub),
+        cmocka_unit_test(engine_hello),
+        cmocka_unit_test(engine_loss),
+        cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(engine_tracking_reset),
+        cmocka_unit_test(engine_error_then_close),
+        cmocka_unit_test(engine_close_in_callback),
+        cmocka_unit_test(redirects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
