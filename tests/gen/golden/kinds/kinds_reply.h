@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 1
+#if RG_ABI_VERSION != 2
 #error "kinds_reply.h: made for another RG_ABI_VERSION; regenerate it"
 #endif
 
