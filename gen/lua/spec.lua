@@ -275,6 +275,25 @@ check_schema = function(v)
     return check_record(SCHEMA_FIELDS)(v)
 end
 
+-- Request and response policies (command_tips) that cluster clients act on: a tip with one of
+-- these prefixes must name a policy Redis defines; other tips are free text.
+local POLICIES = {
+    ["REQUEST_POLICY:"] = { ALL_NODES = true, ALL_SHARDS = true, MULTI_SHARD = true,
+        SPECIAL = true },
+    ["RESPONSE_POLICY:"] = { ONE_SUCCEEDED = true, ALL_SUCCEEDED = true, AGG_LOGICAL_AND = true,
+        AGG_LOGICAL_OR = true, AGG_MIN = true, AGG_MAX = true, AGG_SUM = true, SPECIAL = true },
+}
+
+local function check_tip(v)
+    local err = check_string(v)
+    if err then return err end
+    for prefix, known in pairs(POLICIES) do
+        if v:sub(1, #prefix) == prefix and not known[v:sub(#prefix + 1)] then
+            return "'" .. v .. "' is no " .. prefix:sub(1, -2) .. " Redis defines"
+        end
+    end
+end
+
 -- Command fields other than the arguments (which are the body's list part).
 local COMMAND_FIELDS = {
     summary = check_string,
@@ -286,7 +305,7 @@ local COMMAND_FIELDS = {
     arity = check_arity,
     flags = check_list_of(check_member(FLAG_SET, "command flag")),
     acl_categories = check_list_of(check_string),
-    command_tips = check_list_of(check_string),
+    command_tips = check_list_of(check_tip),
     doc_flags = check_list_of(check_member(DOC_FLAG_SET, "doc flag")),
     history = check_list_of(check_history_entry),
     key_specs = check_list_of(check_key_spec),

@@ -19,24 +19,6 @@ enum { READY_TIMEOUT_MS = 20000, CREATE_TIMEOUT_MS = 30000, NODES_TEXT = 16384 }
  * runs one cluster at a time; this is the only mutable global, and only the cleanup reads it. */
 static test_cluster *volatile running_cluster;
 
-static void sleep_ms(long ms) {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static int free_port(void) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t n = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &n) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 /* The process is dying: kill the nodes at once (async-signal-safe), then remove what they left,
  * which is not (it forks rm); a crashed test has nothing else left to break. */
 static void on_fatal(int sig) {
@@ -166,7 +148,7 @@ int test_cluster_wait_ok(const test_cluster *c, int timeout_ms) {
             r = 0;
             break;
         }
-        sleep_ms(50);
+        test_sleep_ms(50);
     }
     free(first);
     return r;
@@ -192,7 +174,7 @@ static int run(const char *const *argv, const char *log, int timeout_ms) {
             waitpid(pid, &status, 0);
             return -1;
         }
-        sleep_ms(20);
+        test_sleep_ms(20);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -200,7 +182,7 @@ static int run(const char *const *argv, const char *log, int timeout_ms) {
 static int start_node(test_cluster *c, int i) {
     char bus[16], timeout[16];
     for (int attempt = 0; attempt < 5; attempt++) {
-        c->bus_port[i] = free_port();
+        c->bus_port[i] = test_free_port();
         snprintf(bus, sizeof bus, "%d", c->bus_port[i]);
         snprintf(timeout, sizeof timeout, "%d", TEST_CLUSTER_NODE_TIMEOUT_MS);
         const char *extra[] = {"--cluster-enabled",
@@ -260,7 +242,7 @@ int test_cluster_start(test_cluster *c) {
         if (start_node(c, c->n) != 0) goto fail;
     if (create(c) != 0) goto fail;
     int waited = 0;
-    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) sleep_ms(50);
+    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) test_sleep_ms(50);
     if (waited >= READY_TIMEOUT_MS || test_cluster_wait_ok(c, READY_TIMEOUT_MS) != 0) {
         fprintf(stderr, "test_cluster_start: the cluster did not settle\n");
         goto fail;

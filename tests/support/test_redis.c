@@ -20,13 +20,12 @@
 
 enum { READY_TIMEOUT_MS = 10000, REPLY_TIMEOUT_MS = 10000 };
 
-static void sleep_ms(long ms) {
+void test_sleep_ms(long ms) {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-/* A port the kernel just handed out for loopback; free unless someone races us for it. */
-static int free_port(void) {
+int test_free_port(void) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return -1;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -90,7 +89,7 @@ static int wait_ready(test_redis *s) {
             test_conn_close(&c);
             if (ok) return 0;
         }
-        sleep_ms(20);
+        test_sleep_ms(20);
     }
     return -1;
 }
@@ -107,7 +106,7 @@ int test_redis_start_conf(test_redis *s, const char *conf, const char *const *ex
         return -1;
     }
     for (int attempt = 0; attempt < 5; attempt++) {
-        s->port = free_port();
+        s->port = test_free_port();
         if (s->port <= 0) continue;
         s->pid = spawn_server(s, conf, extra_args);
         if (s->pid > 0 && wait_ready(s) == 0) return 0;
@@ -148,7 +147,7 @@ void test_redis_stop(test_redis *s) {
                 waitpid(s->pid, &status, 0);
                 break;
             }
-            sleep_ms(10);
+            test_sleep_ms(10);
         }
         s->pid = 0;
     }

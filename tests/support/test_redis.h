@@ -31,6 +31,13 @@ void test_redis_stop(test_redis *s);
 
 /* Kills the server at once (SIGKILL), keeping its port and directory, as a crash would. */
 void test_redis_kill(test_redis *s);
+
+/* A port the kernel just handed out for loopback: free unless someone races us for it; -1 when
+ * none could be had. */
+int test_free_port(void);
+
+/* Sleeps ms milliseconds. */
+void test_sleep_ms(long ms);
 /* Kills the server if it runs and starts it again on the same port and directory, waiting until
  * it answers PING. Returns 0 or -1. */
 int test_redis_restart(test_redis *s, const char *const *extra_args);
