@@ -233,49 +233,6 @@ static inline bool quick_double(rg_view s, double *out) {
     return true;
 }
 
-/* The bytes of x below byte n (n <= 8). */
-static inline uint64_t low_bytes(uint64_t x, unsigned n) {
-    return n >= 8 ? x : x & (((uint64_t)1 << (8 * n)) - 1);
-}
-
-/* quick_double without a loop, for [-]digits[.digits] of at most 8 digits (scores, mostly): the
- * bytes are taken as one word, the point squeezed out, the digits checked and summed eight at a
- * time, then divided as in quick_double (m < 10^8 and 10^frac are exact, so the one rounding is
- * strtod's). A branch per byte mispredicts as often as score lengths change; this has none. The
- * caller guarantees 8 readable bytes after the sign. False for everything else (nothing
- * written): quick_double and strtod decide then. */
-static inline bool word_double(rg_view s, double *out) {
-    const uint64_t ones = RG_FAST_ONES;
-    const bool neg = s.len && s.ptr[0] == '-';
-    const size_t len = s.len - neg;
-    if (len == 0 || len > 8) return false;
-    const uint64_t x = low_bytes(rg_fast_load64(s.ptr + neg), (unsigned)len);
-    const uint64_t y = x ^ (ones * '.');
-    const uint64_t dots = low_bytes((y - ones) & ~y & RG_FAST_HIGHS, (unsigned)len);
-    unsigned n = (unsigned)len, frac = 0;
-    uint64_t v = x;
-    if (dots) { /* the first '.' (a later one fails the digit check below) */
-        const unsigned k = rg_fast_ctz(dots) / 8;
-        v = low_bytes(x, k) | ((x >> 8) & ~low_bytes(~(uint64_t)0, k));
-        n--;
-        frac = n - k;
-    }
-    if (n == 0) return false;
-    /* the n digits to the top of the word, '0's below them: an 8-digit number */
-    v = n == 8 ? v : v << (8 * (8 - n)) | low_bytes(ones * '0', 8 - n);
-    if (((v & (ones * 0xF0)) | (((v + ones * 0x06) & (ones * 0xF0)) >> 4)) != ones * 0x33) {
-        return false;
-    }
-    v -= ones * '0';
-    v = v * 10 + (v >> 8);
-    v = (((v & 0x000000FF000000FFu) * (100 + (1000000ull << 32))) +
-         (((v >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32)))) >>
-        32;
-    const double d = (double)v / POW10[frac];
-    *out = neg ? -d : d;
-    return true;
-}
-
 static inline bool text_double(rg_view s, double *out) {
     char tmp[64];
     if (quick_double(s, out)) return true;
@@ -1265,9 +1222,7 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
         char *const at = mem + (pairs ? i >> 1 : i) * size + (k ? off1 : off0);
         if (dbl && k) {
             double d;
-            /* 8 bytes after the sign are in the room: blen < 10 here, s within 6 of p */
-            const rg_view t = {s, (size_t)blen};
-            if (!(blen <= 9 && word_double(t, &d)) && !quick_double(t, &d)) break;
+            if (!quick_double((rg_view){s, (size_t)blen}, &d)) break;
             memcpy(at, &d, sizeof d);
         } else {
             const rg_view v = {(const char *)((uintptr_t)s + delta), (size_t)blen};

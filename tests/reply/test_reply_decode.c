@@ -309,11 +309,11 @@ static void doubles(void **state) {
     }
 }
 
-/* Scores in a list of [member, score] pairs are read by the engine's own loop (a word at a time
- * for up to 8 digits) when the input has room after them: every string of up to 4 bytes over
- * "0123456789.-+e" and random longer ones must read exactly as strtod reads them (bit for bit,
- * -0 included), or mismatch where strtod does not read the whole string. Each candidate is the
- * first score of a ZPOPMIN reply whose second pair leaves room after it. */
+/* Scores in a list of [member, score] pairs are read by the engine's own loop over short bulks
+ * when the input has room after them: every string of up to 4 bytes over "0123456789.-+e" and
+ * random longer ones must read exactly as strtod reads them (bit for bit, -0 included), or
+ * mismatch where strtod does not read the whole string. Each candidate is the first score of a
+ * ZPOPMIN reply whose second pair leaves room after it. */
 static void check_score_text(const char *text, size_t n) {
     static const char pad[] = "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm";
     char reply[256], tmp[32];
