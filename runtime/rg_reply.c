@@ -1481,16 +1481,18 @@ static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const c
 }
 
 /* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
- * at once (INCR, a view of a '+' line), the rest through decode_general. Out of line, so that
+ * at once (INCR, a view of a '+' line), the rest (with a '*' header read the same way) through
+ * decode_general. Out of line, so that
  * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
 static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rtable *t,
                                                 const char *buf, size_t len, size_t *pos,
                                                 void *out) {
     const rg_rnode *const root = &t->nodes[0];
     const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
-    /* '$', ':', '+' only: never a header, which a push would be. */
+    /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
+     * '>', is left to the general path) */
     const char c0 = *pos < len ? buf[*pos] : 0;
-    if ((c0 == '$' || c0 == ':' || c0 == '+') && idle) {
+    if ((c0 == '$' || c0 == ':' || c0 == '+' || c0 == '*') && idle) {
         rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
         rg_event ev;
         rr->start = rg_reader_offset(&rr->rd);
