@@ -18,6 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_NOINLINE __attribute__((noinline))
+#else
+#define RG_NOINLINE
+#endif
+
 enum { F_ARRAY, F_PAIRS, F_TUPLE, F_ATTR, F_RAW, F_OBJECT };
 
 /* The per-call facts step() needs to turn event views into offsets. */
@@ -1163,6 +1169,91 @@ static bool view_double(const rg_rnode *kv) {
     return kv[0].store == RG_RT_VIEW && !kv[0].cval && kv[1].store == RG_RT_DBL && !kv[1].cval;
 }
 
+/* The length of a '$' bulk header of 1 to 3 digits at p, which has room after it; the payload's
+ * start goes to *s. False for anything else (longer lengths, "$-1", junk): for rg_fast_bulk. */
+static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
+    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]), d2 = rg_fast_digit(p[3]);
+    if (d0 > 9) return false;
+    if (rg_fast_crlf(p + 2)) {
+        *n = d0;
+        *s = p + 4;
+    } else if (d1 <= 9 && rg_fast_crlf(p + 3)) {
+        *n = d0 * 10 + d1;
+        *s = p + 5;
+    } else if (d1 <= 9 && d2 <= 9 && rg_fast_crlf(p + 4)) {
+        *n = d0 * 100 + d1 * 10 + d2;
+        *s = p + 6;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* The elements of a list of views (pairs: of two views; dbl: of a view and a double) that are
+ * short '$' bulks, read in one tight loop before the decoder's event loop takes the rest: the
+ * same checks as rg_fast_bulk's roomy path and the same booking (the element counted off its
+ * aggregate, which is the decoder's innermost: the frame's), with no event built and the
+ * frame's state in registers. It stops, consuming nothing, at the first token it does not take
+ * (anything else, a long or cut bulk, a score that is not a short decimal, the end of the
+ * room), and after the frame's last element, as the callbacks do (RG_PAUSED then). */
+RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, size_t len,
+                                     size_t *pos, fast_ctx *x, bool pairs, bool dbl) {
+    rg_reader *const r = &rr->rd;
+    const uint32_t bulk = RG_RA(RG_EV_BULK);
+    if (!rg_fast_ready(r) || *pos >= len || r->depth == 0 || x->i >= x->n ||
+        !(x->accept[0] & x->accept[pairs] & bulk)) {
+        return RG_OK;
+    }
+    rg_fast f = rg_fast_load(r, c->buf, len, *pos, false);
+    const uint64_t n = x->n, end = r->fast_bulk_end;
+    const uintptr_t delta = x->delta;
+    char *const mem = x->mem;
+    const size_t size = x->size, off0 = x->off[0], off1 = x->off[pairs];
+    uint64_t i = x->i, left = f.left;
+    const char *p = f.p;
+    while (left && p < f.roomy && *p == '$') {
+        const char *s;
+        uint64_t blen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= end || (size_t)(f.e - s) < blen + 2 ||
+            !rg_fast_crlf(s + blen)) {
+            break;
+        }
+        const unsigned k = pairs ? (unsigned)(i & 1) : 0;
+        char *const at = mem + (pairs ? i >> 1 : i) * size + (k ? off1 : off0);
+        if (dbl && k) {
+            double d;
+            if (!quick_double((rg_view){s, (size_t)blen}, &d)) break;
+            memcpy(at, &d, sizeof d);
+        } else {
+            const rg_view v = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+            memcpy(at, &v, sizeof v);
+        }
+        p = s + blen + 2;
+        left--;
+        if (++i == n) break;
+    }
+    f.p = p;
+    f.left = left;
+    rg_fast_save(&f, r, pos);
+    x->i = i;
+    return i == n ? RG_PAUSED : RG_OK;
+}
+
+/* One feeding loop per kind of frame, each in a function of its own: inlined side by side into
+ * fast_batch, the loops share its registers and spill the decoder's state in the hot loop. The
+ * lists of views take their short bulks first (short_bulks). */
+#define RG_FEEDER(name, fn, quick, pairs, dbl)                                                   \
+    static RG_NOINLINE rg_status name(rg_reply_reader *rr, const call_ctx *c, size_t len,        \
+                                      size_t *pos, fast_ctx *x) {                                \
+        if (quick && short_bulks(rr, c, len, pos, x, pairs, dbl) == RG_PAUSED) return RG_PAUSED; \
+        return rg_feed_inline(&rr->rd, c->buf, len, pos, fn, x);                                 \
+    }
+RG_FEEDER(feed_view_double, view_double_event, true, true, true)
+RG_FEEDER(feed_any, fast_event, false, false, false)
+RG_FEEDER(feed_view_pairs, view_pairs_event, true, true, false)
+RG_FEEDER(feed_view_list, view_list_event, true, false, false)
+#undef RG_FEEDER
+
 /* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
  * reply, if any, is left in *last with *done set. */
 static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos,
@@ -1184,13 +1275,13 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
                   {0}};
     rg_status st;
     if (pairs && view_double(child)) {
-        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_double_event, &x);
+        st = feed_view_double(rr, c, len, pos, &x);
     } else if (!views_only(child, pairs)) {
-        st = rg_feed_inline(&rr->rd, c->buf, len, pos, fast_event, &x);
+        st = feed_any(rr, c, len, pos, &x);
     } else if (pairs) {
-        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_pairs_event, &x);
+        st = feed_view_pairs(rr, c, len, pos, &x);
     } else {
-        st = rg_feed_inline(&rr->rd, c->buf, len, pos, view_list_event, &x);
+        st = feed_view_list(rr, c, len, pos, &x);
     }
     f->i = x.i;
     if (st != RG_PAUSED) return st;
@@ -1330,12 +1421,6 @@ static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ct
     return ev.complete ? finish(rr, c, pos) : RG_REPLY_NEED_MORE;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-#define RG_NOINLINE __attribute__((noinline))
-#else
-#define RG_NOINLINE
-#endif
-
 /* Everything but a one-value reply read by the fast path: kept out of line, so that the fast
  * path's function saves few registers. first is the reply's first event when the fast path
  * already read it (from stream offset rr->start), else NULL. */
@@ -1359,18 +1444,31 @@ static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_
     return st;
 }
 
-/* GET's reply, the commonest of all: a whole '$' bulk for a root view, read the way the
- * decoder's fast path reads it (rg_fast_bulk: the same length, limit and CRLF checks), with the
- * reader idle at depth 0 before and after. False when it is anything else; nothing consumed. */
+/* GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes for a root view, read
+ * the way the decoder's fast path reads it (rg_fast_bulk: the same length, limit and CRLF
+ * checks), with the reader idle at depth 0 before and after. Straight-line code without a loop,
+ * so that rg_reply_decode saves no registers; longer lengths (and a header cut by the end of the
+ * input) are for decode_other. False when it is anything else; nothing consumed. */
 static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const char *buf,
                               size_t len, size_t *pos, void *out) {
     const char *const p = buf + *pos, *const e = buf + len;
-    const char *q = p + 1;
-    uint64_t n = 0;
-    /* 1 to 18 digits and CRLF, as rg_fast_loop_num reads them (a loop keeps this path small) */
-    for (unsigned d; q < e && q - p <= 18 && (d = rg_fast_digit(*q)) <= 9; q++) n = n * 10 + d;
-    if (q == p + 1 || e - q < 2 || !rg_fast_crlf(q)) return false;
-    const char *const s = q + 2;
+    if (e - p < 6) return false; /* "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
+    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]), d2 = rg_fast_digit(p[3]);
+    const char *s;
+    uint64_t n;
+    if (d0 > 9) return false;
+    if (rg_fast_crlf(p + 2)) {
+        n = d0;
+        s = p + 4;
+    } else if (d1 <= 9 && rg_fast_crlf(p + 3)) {
+        n = d0 * 10 + d1;
+        s = p + 5;
+    } else if (d1 <= 9 && d2 <= 9 && rg_fast_crlf(p + 4)) {
+        n = d0 * 100 + d1 * 10 + d2;
+        s = p + 6;
+    } else {
+        return false;
+    }
     if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
     const size_t used = (size_t)(s + n + 2 - p);
     rr->start = rr->rd.offset;
@@ -1383,16 +1481,18 @@ static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const c
 }
 
 /* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
- * at once (INCR, a view of a '+' line), the rest through decode_general. Out of line, so that
+ * at once (INCR, a view of a '+' line), the rest (with a '*' header read the same way) through
+ * decode_general. Out of line, so that
  * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
 static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rtable *t,
                                                 const char *buf, size_t len, size_t *pos,
                                                 void *out) {
     const rg_rnode *const root = &t->nodes[0];
     const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
-    /* '$', ':', '+' only: never a header, which a push would be. */
+    /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
+     * '>', is left to the general path) */
     const char c0 = *pos < len ? buf[*pos] : 0;
-    if ((c0 == '$' || c0 == ':' || c0 == '+') && idle) {
+    if ((c0 == '$' || c0 == ':' || c0 == '+' || c0 == '*') && idle) {
         rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
         rg_event ev;
         rr->start = rg_reader_offset(&rr->rd);

@@ -309,6 +309,72 @@ static void doubles(void **state) {
     }
 }
 
+/* Scores in a list of [member, score] pairs are read by the engine's own loop over short bulks
+ * when the input has room after them: every string of up to 4 bytes over "0123456789.-+e" and
+ * random longer ones must read exactly as strtod reads them (bit for bit, -0 included), or
+ * mismatch where strtod does not read the whole string. Each candidate is the first score of a
+ * ZPOPMIN reply whose second pair leaves room after it. */
+static void check_score_text(const char *text, size_t n) {
+    static const char pad[] = "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm";
+    char reply[256], tmp[32];
+    const int len =
+        snprintf(reply, sizeof reply, "*4\r\n$1\r\nm\r\n$%zu\r\n%.*s\r\n$%zu\r\n%s\r\n$1\r\n1\r\n",
+                 n, (int)n, text, sizeof pad - 1, pad);
+    memcpy(tmp, text, n);
+    tmp[n] = '\0';
+    char *end = NULL;
+    const double want = strtod(tmp, &end);
+    const bool number = n > 0 && end == tmp + n;
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    rg_reply_set_storage(&rr, storage, sizeof storage);
+    size_t pos = 0;
+    replies_zpopmin_result r;
+    const rg_reply_status st = replies_zpopmin_reply(&rr, reply, (size_t)len, &pos, &r);
+    if (!number) {
+        if (st != RG_REPLY_MISMATCH)
+            fail_msg("\"%s\": %s, want a mismatch", tmp, rg_reply_status_name(st));
+        return;
+    }
+    if (st != RG_REPLY_OK) fail_msg("\"%s\": %s", tmp, rg_reply_status_name(st));
+    assert_int_equal(r.value.count, 2);
+    if (memcmp(&r.value.items[0].value, &want, sizeof want) != 0)
+        fail_msg("\"%s\" read as %.17g, strtod %.17g", tmp, r.value.items[0].value, want);
+}
+
+static void score_texts(void **state) {
+    (void)state;
+    static const char alphabet[] = "0123456789.-+e";
+    const size_t a = sizeof alphabet - 1;
+    char text[32];
+    for (size_t n = 0; n <= 4; n++) {
+        size_t total = 1;
+        for (size_t i = 0; i < n; i++) total *= a;
+        for (size_t k = 0; k < total; k++) {
+            size_t v = k;
+            for (size_t i = 0; i < n; i++, v /= a) text[i] = alphabet[v % a];
+            check_score_text(text, n);
+        }
+    }
+    /* random decimals of 1 to 12 digits, a sign and a point anywhere, some junk mixed in */
+    unsigned seed = 7;
+    for (int k = 0; k < 300000; k++) {
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 30) == 3) text[n++] = '-';
+        const size_t digits = 1 + (seed >> 8) % 12, point = (seed >> 16) % (digits + 2);
+        const bool junk = (seed >> 4) % 50 == 0;
+        for (size_t i = 0; i < digits; i++) {
+            if (i == point) text[n++] = '.';
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = junk && (seed >> 12) % 4 == 0 ? alphabet[(seed >> 16) % a]
+                                                      : (char)('0' + (seed >> 16) % 10);
+        }
+        if (point == digits) text[n++] = '.';
+        check_score_text(text, n);
+    }
+}
+
 /* ---- nested arrays ---- */
 
 static void check_xrange(const void *p) {
@@ -620,12 +686,19 @@ static void mutations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(integer),        cmocka_unit_test(simple_and_nullable),
-        cmocka_unit_test(arrays),         cmocka_unit_test(maps),
-        cmocka_unit_test(raw_long_bulks), cmocka_unit_test(doubles),
-        cmocka_unit_test(nested),         cmocka_unit_test(oneof),
-        cmocka_unit_test(model_rules),    cmocka_unit_test(errors_and_recovery),
-        cmocka_unit_test(storage_modes),  cmocka_unit_test(mutations),
+        cmocka_unit_test(integer),
+        cmocka_unit_test(simple_and_nullable),
+        cmocka_unit_test(arrays),
+        cmocka_unit_test(maps),
+        cmocka_unit_test(raw_long_bulks),
+        cmocka_unit_test(doubles),
+        cmocka_unit_test(score_texts),
+        cmocka_unit_test(nested),
+        cmocka_unit_test(oneof),
+        cmocka_unit_test(model_rules),
+        cmocka_unit_test(errors_and_recovery),
+        cmocka_unit_test(storage_modes),
+        cmocka_unit_test(mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
