@@ -21,18 +21,9 @@ if [[ ! -d $dir ]]; then
   exit 1
 fi
 
-respgen=${RESPGEN:-}
-if [[ -z $respgen ]]; then
-  if [[ -x $root/build/respgen ]]; then
-    respgen=$root/build/respgen
-  else
-    respgen=$(ls -t "$root"/build*/respgen 2>/dev/null | head -n 1 || true)
-  fi
-fi
-if [[ -z $respgen || ! -x $respgen ]]; then
-  echo "import-module-specs: no respgen found; build it first or set RESPGEN" >&2
-  exit 1
-fi
+# shellcheck source=find-respgen.sh
+. "$root/scripts/find-respgen.sh"
+find_respgen "$root" import-module-specs
 
 mkdir -p "$root/specs/modules"
 for module in "$dir"/*/; do

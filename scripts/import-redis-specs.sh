@@ -19,18 +19,9 @@ if [[ ! -d $dir ]]; then
   exit 1
 fi
 
-respgen=${RESPGEN:-}
-if [[ -z $respgen ]]; then
-  if [[ -x $root/build/respgen ]]; then
-    respgen=$root/build/respgen
-  else
-    respgen=$(ls -t "$root"/build*/respgen 2>/dev/null | head -n 1 || true)
-  fi
-fi
-if [[ -z $respgen || ! -x $respgen ]]; then
-  echo "import-redis-specs: no respgen found; build it first or set RESPGEN" >&2
-  exit 1
-fi
+# shellcheck source=find-respgen.sh
+. "$root/scripts/find-respgen.sh"
+find_respgen "$root" import-redis-specs
 
 exec "$respgen" import-json "$dir" --overlay "$root/specs/overlays/redis.lua" \
   -o "$root/specs/redis.lua"
