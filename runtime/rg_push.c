@@ -222,33 +222,27 @@ rg_push_status rg_push_decode(const char *buf, size_t len, size_t *pos, bool res
     return RG_PUSH_OK;
 }
 
-/* ---- keys of an invalidation: already checked to be '$' or '+' strings ------------------ */
+/* ---- keys of an invalidation ------------------------------------------------------------- */
 
-static size_t line_end(const rg_view *v, size_t at) {
-    while (at < v->len && v->ptr[at] != '\r') at++;
-    return at;
-}
-
-static size_t number(const rg_view *v, size_t at, size_t end) {
-    size_t n = 0;
-    for (; at < end; at++) n = n * 10 + (size_t)(v->ptr[at] - '0');
-    return n;
+/* The keys are read again by rg_next, the reader that validated them, not by a second parser:
+ * a length line the reader accepts in an unusual spelling ("$-0") must give the same key here.
+ * Each key is a whole value at depth 0 of a fresh reader, so no state is kept between calls. */
+static bool next_value(const rg_view *v, size_t *at, rg_event *ev) {
+    rg_limits lim = rg_limits_default();
+    lim.stream_min = UINT64_MAX;
+    rg_reader r;
+    rg_reader_init(&r, &lim);
+    return *at < v->len && rg_next(&r, v->ptr, v->len, at, ev) == RG_OK;
 }
 
 bool rg_push_keys_next(const rg_push *p, size_t *at, rg_view *key) {
-    const rg_view *v = &p->keys;
+    if (p->kind != RG_PUSH_INVALIDATE || !p->keys.ptr) return false;
     size_t i = *at;
-    if (p->kind != RG_PUSH_INVALIDATE || !v->ptr) return false;
-    if (i == 0) i = line_end(v, 0) + 2; /* the array header */
-    if (i >= v->len) return false;
-    const size_t end = line_end(v, i + 1);
-    if (v->ptr[i] == '+') {
-        *key = (rg_view){v->ptr + i + 1, end - i - 1};
-        *at = end + 2;
-        return true;
-    }
-    const size_t n = number(v, i + 1, end);
-    *key = (rg_view){v->ptr + end + 2, n};
-    *at = end + 2 + n + 2;
+    rg_event ev;
+    if (i == 0 && !next_value(&p->keys, &i, &ev)) return false; /* the aggregate's header */
+    if (!next_value(&p->keys, &i, &ev) || (ev.kind != RG_EV_BULK && ev.kind != RG_EV_SIMPLE))
+        return false;
+    *key = ev.str;
+    *at = i;
     return true;
 }
