@@ -100,7 +100,10 @@ function M.decode(text, source)
     local depth = 1
 
     local function fail(msg, at)
-        error(setmetatable({ text = format_where(doc, at or pos) .. ": " .. path[depth] ..
+        -- A hostile document's path can be 512 levels deep: keep its two ends readable.
+        local where = path[depth]
+        if #where > 160 then where = where:sub(1, 60) .. "..." .. where:sub(-60) end
+        error(setmetatable({ text = format_where(doc, at or pos) .. ": " .. where ..
             ": " .. msg }, ParseError), 0)
     end
 
