@@ -328,13 +328,14 @@ static bool add_ping(rg_conn *c, size_t n) {
     return true;
 }
 
-uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
-                        void *ud) {
+/* rg_conn_commit of a request that may be special (a name of 4 letters or more, or 10 words):
+ * out of line, so that the common case saves no registers for it. */
+static RG_NOINLINE uint64_t commit_named(rg_conn *c, size_t n, const rg_rtable *table, void *result,
+                                         rg_call_fn cb, void *ud) {
     size_t argc = 0;
-    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
     const char *const req = c->cfg.out + c->out_len;
-    rg_view name = {NULL, 0};
-    const int sp = plainly_ordinary(req, n) ? -1 : special_of(name = request_name(req, n, &argc));
+    rg_view name = request_name(req, n, &argc);
+    const int sp = special_of(name);
     const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
     const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
@@ -355,6 +356,18 @@ uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *resu
             c->out_len += sizeof PING - 1;
         }
     }
+    if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
+    return call->id;
+}
+
+uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
+                        void *ud) {
+    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
+    if (!plainly_ordinary(c->cfg.out + c->out_len, n))
+        return commit_named(c, n, table, result, cb, ud);
+    rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
+    call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
+    c->out_len += n;
     if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
     return call->id;
 }
@@ -810,6 +823,20 @@ static bool known_status(rg_reply_status st) {
            st == RG_REPLY_SHORT || st == RG_REPLY_LOST || st == RG_REPLY_PROTOCOL;
 }
 
+/* Between replies the decoder is idle; pushes were consumed by rg_push_decode, so its stream
+ * offset (which the reply engine pairs with *pos) is set to the connection's. The array storage
+ * is set only when it changes (the decoder starts every reply at its beginning). */
+static void begin_reply(rg_conn *c, const rg_call *call) {
+    c->rr.rd.offset = c->in_base + c->in_pos;
+    c->reply_from = c->in_pos;
+    const bool own = call && call->mem;
+    char *const mem = own ? call->mem : c->cfg.storage;
+    const size_t cap = mem ? (own ? call->cap : c->cfg.storage_cap) : 0;
+    if (c->rr.mem != mem || c->rr.cap != cap) rg_reply_set_storage(&c->rr, mem, cap);
+}
+
+static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw);
+
 /* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
 static bool one_reply(rg_conn *c) {
     const bool hs = c->state == RG_CONN_HANDSHAKE;
@@ -829,14 +856,31 @@ static bool one_reply(rg_conn *c) {
                           call->kind == K_PING;
     const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
     void *out = internal ? &raw : call->result;
-    if (!c->mid_reply) {
-        /* Between replies the decoder is idle; pushes were consumed by rg_push_decode, so its
-         * stream offset (which the reply engine pairs with *pos) is set to the connection's. */
-        c->rr.rd.offset = c->in_base + c->in_pos;
-        c->reply_from = c->in_pos;
-        storage_for(c, &c->rr, call ? call : &(rg_call){0});
-    }
+    if (!c->mid_reply) begin_reply(c, call);
     const rg_reply_status st = rg_reply_decode(&c->rr, t, c->cfg.in, c->in_len, &c->in_pos, out);
+    return end_reply(c, call, st, &raw);
+}
+
+/* The common case, a plain call with a typed result at head (no handshake running): decoded
+ * straight into its result, and an OK completes it without the general path's questions. */
+static bool plain_reply(rg_conn *c, rg_call *call) {
+    if (!c->mid_reply) begin_reply(c, call);
+    const rg_reply_status st =
+        rg_reply_decode(&c->rr, call->table, c->cfg.in, c->in_len, &c->in_pos, call->result);
+    if (st != RG_REPLY_OK) {
+        rg_raw_result raw = {{NULL, 0}};
+        return end_reply(c, call, st, &raw);
+    }
+    c->mid_reply = false;
+    c->head++;
+    complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+    release(c);
+    return true;
+}
+
+/* What is left of one_reply once the decoder said st: state, errors, completion. */
+static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+    const bool hs = call == NULL;
     c->mid_reply = st == RG_REPLY_NEED_MORE;
     if (st == RG_REPLY_NEED_MORE) return false;
     if (!known_status(st)) {
@@ -858,7 +902,7 @@ static bool one_reply(rg_conn *c) {
     if (st == RG_REPLY_SHORT) {
         skip_short(c, call);
     } else {
-        call_reply(c, call, st, &raw);
+        call_reply(c, call, st, raw);
     }
     release(c);
     return true;
@@ -873,7 +917,10 @@ rg_conn_state rg_conn_feed(rg_conn *c, size_t n) {
             if (p == P_HANDLED) continue;
             if (p == P_WAIT) break;
         }
-        if (!one_reply(c)) break;
+        rg_call *call = c->head != c->tail ? slot(c, c->head) : NULL;
+        const bool plain = call && call->kind == K_PLAIN && call->result &&
+                           call->expect != UNKNOWN_COUNT && c->state == RG_CONN_READY;
+        if (!(plain ? plain_reply(c, call) : one_reply(c))) break;
     }
     return c->state;
 }
