@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failed(rg_bconn *b, const char *what, int err) {
@@ -164,6 +165,42 @@ static int read_some(rg_bconn *b, int flags) {
     return 0;
 }
 
+static uint64_t now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* The engine's deadlines passed at now: the socket goes (their late replies would be paired with
+ * the wrong calls). -1 when they did, else 0. */
+static int expired(rg_bconn *b, uint64_t now) {
+    if (rg_conn_expire(&b->conn, now) != RG_CONN_FAILED) return 0;
+    const rg_view e = rg_conn_error(&b->conn, NULL);
+    snprintf(b->why, sizeof b->why, "%.*s", (int)e.len, e.ptr ? e.ptr : "");
+    close(b->fd);
+    b->fd = -1;
+    return -1;
+}
+
+/* With deadlines in use (rg_conn_config.timeout_ms, rg_conn_call_timeout), waits until the socket
+ * is readable or the next deadline: one poll in front of the read, only then. 0: read now. */
+static int await_deadline(rg_bconn *b) {
+    for (;;) {
+        const uint64_t now = now_ms(), next = rg_conn_next_deadline(&b->conn, now);
+        if (next == RG_DEADLINE_NONE) return 0;
+        if (next <= now) return expired(b, now);
+        const uint64_t wait = next - now;
+        const bool io_first = b->io_ms > 0 && (uint64_t)b->io_ms < wait;
+        const int n = wait_fd(b->fd, POLLIN,
+                              io_first           ? b->io_ms
+                              : wait > INT32_MAX ? INT32_MAX
+                                                 : (int)wait);
+        if (n < 0) return failed(b, "poll", errno);
+        if (n > 0) return 0;
+        if (io_first) return failed(b, "timeout", 0);
+    }
+}
+
 static bool finished(const rg_bconn *b, uint64_t id) {
     return id ? rg_conn_call_done(&b->conn, id) : rg_conn_pending(&b->conn) == 0;
 }
@@ -174,7 +211,7 @@ int rg_bconn_wait(rg_bconn *b, uint64_t id) {
             if (!b->why[0]) snprintf(b->why, sizeof b->why, "connection failed");
             return -1;
         }
-        if (write_all(b) != 0 || read_some(b, 0) != 0) return -1;
+        if (write_all(b) != 0 || await_deadline(b) != 0 || read_some(b, 0) != 0) return -1;
     }
     /* Requests queued by callbacks, or not needed for id, still go out. */
     return b->fd >= 0 ? write_all(b) : 0;
@@ -184,5 +221,6 @@ int rg_bconn_poll(rg_bconn *b, int ms) {
     if (b->fd < 0 || write_all(b) != 0) return -1;
     const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
     if (n < 0) return failed(b, "poll", errno);
-    return n == 0 ? 0 : read_some(b, MSG_DONTWAIT);
+    if (n > 0 && read_some(b, MSG_DONTWAIT) != 0) return -1;
+    return expired(b, now_ms());
 }

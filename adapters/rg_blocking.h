@@ -8,6 +8,11 @@
  * (rg_conn_closed); rg_bconn_reconnect connects again to the same address and replays the connect
  * sequence.
  *
+ * Deadlines: with the config's timeout_ms or connect_timeout_ms, or rg_conn_call_timeout, the
+ * engine's deadlines are kept too (CLOCK_MONOTONIC; a poll in front of each read, only then): when
+ * one passes, those calls complete with RG_CALL_TIMEOUT, the others with RG_CALL_CLOSED, and the
+ * socket is closed (a late reply would be paired with the wrong call): rg_bconn_reconnect.
+ *
  * Typical use: queue calls with the generated C_call functions (or rg_conn_call_argv) on
  * &b->conn, then rg_bconn_wait(b, id) for the last one; callbacks and pushes run inside the wait.
  * Ownership: the rg_bconn is caller-owned; the buffers in its config stay the caller's and must

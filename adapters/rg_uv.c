@@ -19,6 +19,7 @@ static void shut(rg_uv *u, int err, const char *why) {
     if (err && u->on_event) u->on_event(u, err, u->ud);
     uv_close((uv_handle_t *)&u->h.stream, handle_closed);
     uv_close((uv_handle_t *)&u->prepare, handle_closed);
+    uv_close((uv_handle_t *)&u->timer, handle_closed);
 }
 
 void rg_uv_close(rg_uv *u) {
@@ -68,8 +69,43 @@ static void flush(rg_uv *u) {
     }
 }
 
+static void arm(rg_uv *u);
+
+static void expired(uv_timer_t *t) {
+    rg_uv *u = of_handle((uv_handle_t *)t);
+    const uint64_t now = uv_now(u->loop);
+    const uint32_t connect_ms = u->conn.cfg.connect_timeout_ms;
+    if (!u->connected && connect_ms && now - u->dial_at >= connect_ms) {
+        shut(u, UV_ETIMEDOUT, "connect timeout");
+    } else if (rg_conn_expire(&u->conn, now) == RG_CONN_FAILED) {
+        shut(u, UV_ETIMEDOUT, "timeout");
+    } else {
+        arm(u);
+    }
+}
+
+/* Sets the timer to the engine's next deadline (and, before the TCP connect completes, the
+ * connect timeout's). Once per loop iteration: calls queued during it start their timeouts at
+ * the iteration's uv_now. */
+static void arm(rg_uv *u) {
+    if (uv_is_closing((uv_handle_t *)&u->timer)) return;
+    const uint64_t now = uv_now(u->loop);
+    uint64_t next = rg_conn_next_deadline(&u->conn, now);
+    const uint32_t connect_ms = u->conn.cfg.connect_timeout_ms;
+    if (!u->connected && connect_ms && u->dial_at + connect_ms < next)
+        next = u->dial_at + connect_ms;
+    if (next == RG_DEADLINE_NONE) {
+        uv_timer_stop(&u->timer);
+    } else if (next != u->armed || !uv_is_active((uv_handle_t *)&u->timer)) {
+        uv_timer_start(&u->timer, expired, next > now ? next - now : 0, 0);
+    }
+    u->armed = next;
+}
+
 static void before_poll(uv_prepare_t *p) {
-    flush(of_handle((uv_handle_t *)p));
+    rg_uv *u = of_handle((uv_handle_t *)p);
+    flush(u);
+    arm(u);
 }
 
 static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
@@ -122,6 +158,7 @@ static int prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg, rg_uv_e
     u->prepare.data = u;
     u->connect_req.data = u;
     u->write_req.data = u;
+    u->timer.data = u;
     return rg_conn_init(&u->conn, cfg) == 0 ? 0 : UV_EINVAL;
 }
 
@@ -130,7 +167,13 @@ static void opened(rg_uv *u) {
     uv_prepare_init(u->loop, &u->prepare);
     uv_prepare_start(&u->prepare, before_poll);
     uv_unref((uv_handle_t *)&u->prepare); /* the stream alone keeps the loop alive */
-    u->open = 2;
+    uv_timer_init(u->loop, &u->timer);
+    u->timer.data = u;
+    uv_unref((uv_handle_t *)&u->timer);
+    u->armed = RG_DEADLINE_NONE;
+    uv_update_time(u->loop); /* the loop may not have run for a while */
+    u->dial_at = uv_now(u->loop);
+    u->open = 3;
 }
 
 /* Opens the stream handle and connects to the address or path kept in u. */

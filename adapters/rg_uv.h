@@ -7,6 +7,13 @@
  * the engine's input buffer (uv_read_start's alloc callback hands it out) and complete their
  * calls from the read callback; pushes go to the config's push handler.
  *
+ * Deadlines: with the config's timeout_ms (or rg_conn_call_timeout for one call) a uv_timer
+ * enforces the engine's deadlines (rg_conn_expire): when one passes, the calls whose deadline
+ * passed complete with RG_CALL_TIMEOUT, the others with RG_CALL_CLOSED, UV_ETIMEDOUT is reported
+ * and the connection closes (a late reply would be paired with the wrong call); reconnect after
+ * RG_UV_CLOSED. connect_timeout_ms bounds the TCP (or unix socket) connect and the connect
+ * sequence together. Timeouts start at the loop iteration's uv_now.
+ *
  * Lifetime: the rg_uv is caller-owned and must stay put until the close callback has run
  * (libuv holds pointers to its handles). rg_uv_close completes every pending call with
  * RG_CALL_CLOSED at once and reports RG_UV_CLOSED when libuv has released the handles; only then
@@ -41,6 +48,9 @@ struct rg_uv {
         uv_pipe_t pipe;
     } h;
     uv_prepare_t prepare; /* flushes the output once per loop iteration */
+    uv_timer_t timer;     /* the next deadline (rg_conn_next_deadline) */
+    uint64_t armed;       /* when the timer fires (RG_DEADLINE_NONE: stopped) */
+    uint64_t dial_at;     /* uv_now at the connect (for connect_timeout_ms) */
     uv_connect_t connect_req;
     uv_write_t write_req;
     size_t writing; /* bytes of the write in flight (0: none) */

@@ -13,6 +13,19 @@ install(TARGETS respgen_runtime EXPORT respgenTargets
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
               runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_conn.h runtime/rg_cluster.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
+# The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, and
+# respgen::uv when libuv was found (the package config then looks libuv up again).
+set(RG_ADAPTERS blocking cluster_client)
+if(TARGET respgen_uv)
+  list(APPEND RG_ADAPTERS uv)
+  set(RG_INSTALL_UV ON)
+else()
+  set(RG_INSTALL_UV OFF)
+endif()
+foreach(a IN LISTS RG_ADAPTERS)
+  install(TARGETS respgen_${a} EXPORT respgenTargets ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(FILES adapters/rg_${a}.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
+endforeach()
 install(EXPORT respgenTargets NAMESPACE respgen:: DESTINATION "${RG_CMAKE_DIR}")
 # Not API, but rg_dec.h includes it: rg_feed_inline is compiled into its callers.
 install(FILES runtime/rg_dec_inline.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
@@ -35,3 +48,16 @@ file(RELATIVE_PATH RG_PC_TO_PREFIX "/prefix/${RG_PC_DIR}" "/prefix")
 string(REGEX REPLACE "/$" "" RG_PC_TO_PREFIX "${RG_PC_TO_PREFIX}")
 configure_file(cmake/respgen.pc.in "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" DESTINATION "${RG_PC_DIR}")
+# One .pc per adapter (respgen-blocking, respgen-cluster-client, respgen-uv), requiring respgen.
+set(RG_PC_blocking_REQUIRES "respgen")
+set(RG_PC_cluster_client_REQUIRES "respgen-blocking")
+set(RG_PC_uv_REQUIRES "respgen libuv")
+set(RG_PC_uv_CFLAGS " -D_GNU_SOURCE")
+foreach(a IN LISTS RG_ADAPTERS)
+  string(REPLACE "_" "-" RG_PC_NAME "respgen-${a}")
+  set(RG_PC_LIB "respgen_${a}")
+  set(RG_PC_REQUIRES "${RG_PC_${a}_REQUIRES}")
+  set(RG_PC_CFLAGS "${RG_PC_${a}_CFLAGS}")
+  configure_file(cmake/respgen-adapter.pc.in "${CMAKE_CURRENT_BINARY_DIR}/${RG_PC_NAME}.pc" @ONLY)
+  install(FILES "${CMAKE_CURRENT_BINARY_DIR}/${RG_PC_NAME}.pc" DESTINATION "${RG_PC_DIR}")
+endforeach()

@@ -32,6 +32,7 @@ const char *rg_call_status_name(rg_call_status s) {
         [RG_CALL_PROTOCOL] = "RG_CALL_PROTOCOL",
         [RG_CALL_CLOSED] = "RG_CALL_CLOSED",
         [RG_CALL_ABANDONED] = "RG_CALL_ABANDONED",
+        [RG_CALL_TIMEOUT] = "RG_CALL_TIMEOUT",
     };
     return (unsigned)s < RG_CALL_STATUS_COUNT ? names[s] : "RG_CALL_UNKNOWN";
 }
@@ -137,12 +138,15 @@ static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error
     call->cb(call->ud, &d);
 }
 
-/* Completes every call not completed yet, in order, with st; the ring is then empty. */
-static void fail_all(rg_conn *c, rg_call_status st) {
+/* Completes every call not completed yet, in order, with st, or RG_CALL_TIMEOUT when its
+ * deadline is at most now (started deadlines are below RG_DEADLINE_UNSTARTED; now 0: none); the
+ * ring is then empty. */
+static void fail_all(rg_conn *c, rg_call_status st, uint64_t now) {
     const size_t end = c->tail;
     for (size_t i = c->first; i < end; i++) {
         rg_call *call = slot(c, i);
-        if (!call->done) complete(c, call, st, c->error, NULL);
+        const bool late = call->deadline && call->deadline <= now;
+        if (!call->done) complete(c, call, late ? RG_CALL_TIMEOUT : st, c->error, NULL);
     }
     c->first = c->head = c->tail = end;
     c->used = 0;
@@ -168,14 +172,19 @@ static void tracking_reset(rg_conn *c) {
     c->cfg.on_push(c->cfg.push_ud, &p);
 }
 
-static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail) {
+static void fail_at(rg_conn *c, rg_call_status st, const char *what, rg_view detail, uint64_t now) {
     if (c->state == RG_CONN_FAILED) return;
     set_error(c, what, detail);
     c->err_offset = c->in_base + c->in_pos;
     c->state = RG_CONN_FAILED;
     c->hs_n = c->hs_i = 0;
-    fail_all(c, st);
+    c->hs_deadline = 0;
+    fail_all(c, st, now);
     tracking_reset(c);
+}
+
+static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail) {
+    fail_at(c, st, what, detail, 0);
 }
 
 void rg_conn_closed(rg_conn *c, const char *why) {
@@ -303,7 +312,8 @@ static bool is_tracking(rg_view name, const char *end) {
 static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_fn cb, void *ud) {
     rg_call *call = slot(c, c->tail++);
     c->used++;
-    *call = (rg_call){t, result, cb, ud, NULL, 0, ++c->next_id, 0, 0, K_PLAIN, 0, false};
+    const uint64_t deadline = c->cfg.timeout_ms ? RG_DEADLINE_UNSTARTED | c->cfg.timeout_ms : 0;
+    *call = (rg_call){t, result, cb, ud, NULL, 0, ++c->next_id, deadline, 0, 0, K_PLAIN, 0, false};
     return call;
 }
 
@@ -318,13 +328,14 @@ static bool add_ping(rg_conn *c, size_t n) {
     return true;
 }
 
-uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
-                        void *ud) {
+/* rg_conn_commit of a request that may be special (a name of 4 letters or more, or 10 words):
+ * out of line, so that the common case saves no registers for it. */
+static RG_NOINLINE uint64_t commit_named(rg_conn *c, size_t n, const rg_rtable *table, void *result,
+                                         rg_call_fn cb, void *ud) {
     size_t argc = 0;
-    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
     const char *const req = c->cfg.out + c->out_len;
-    rg_view name = {NULL, 0};
-    const int sp = plainly_ordinary(req, n) ? -1 : special_of(name = request_name(req, n, &argc));
+    rg_view name = request_name(req, n, &argc);
+    const int sp = special_of(name);
     const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
     const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
@@ -349,14 +360,83 @@ uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *resu
     return call->id;
 }
 
+uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
+                        void *ud) {
+    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
+    if (!plainly_ordinary(c->cfg.out + c->out_len, n))
+        return commit_named(c, n, table, result, cb, ud);
+    rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
+    call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
+    c->out_len += n;
+    if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
+    return call->id;
+}
+
+/* The call just made (id), skipping the internal PING behind an UNSUBSCRIBE; NULL if not it. */
+static rg_call *last_call(rg_conn *c, uint64_t id, size_t *at) {
+    if (c->used == 0) return NULL;
+    *at = c->tail - 1;
+    if (slot(c, *at)->kind == K_PING && c->used > 1) --*at;
+    rg_call *call = slot(c, *at);
+    return call->id == id ? call : NULL;
+}
+
 int rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap) {
-    if (c->used == 0) return -1;
-    rg_call *call = slot(c, c->tail - 1);
-    if (call->kind == K_PING && c->used > 1) call = slot(c, c->tail - 2);
-    if (call->id != id) return -1;
+    size_t at;
+    rg_call *call = last_call(c, id, &at);
+    if (!call) return -1;
     call->mem = mem;
     call->cap = mem ? cap : 0;
     return 0;
+}
+
+/* ---- deadlines ------------------------------------------------------------------------------ */
+
+int rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms) {
+    size_t at;
+    rg_call *call = last_call(c, id, &at);
+    if (!call) return -1;
+    call->deadline = timeout_ms ? RG_DEADLINE_UNSTARTED | timeout_ms : 0;
+    if (c->stamp_from > at) c->stamp_from = at; /* started already: start it again */
+    c->timed = c->timed || timeout_ms;
+    return 0;
+}
+
+/* Starts an unstarted deadline at now (saturating below RG_DEADLINE_UNSTARTED). */
+static void start_deadline(uint64_t *d, uint64_t now) {
+    if (!(*d & RG_DEADLINE_UNSTARTED)) return;
+    const uint64_t ms = *d & ~RG_DEADLINE_UNSTARTED;
+    const uint64_t cap = RG_DEADLINE_UNSTARTED - 1;
+    *d = now >= cap - ms ? cap : now + ms;
+}
+
+uint64_t rg_conn_next_deadline(rg_conn *c, uint64_t now_ms) {
+    if (!c->timed || c->state == RG_CONN_FAILED) return RG_DEADLINE_NONE;
+    uint64_t next = RG_DEADLINE_NONE;
+    if (c->hs_deadline) {
+        start_deadline(&c->hs_deadline, now_ms);
+        next = c->hs_deadline;
+    }
+    if (c->stamp_from < c->first) c->stamp_from = c->first;
+    for (size_t i = c->stamp_from; i < c->tail; i++) start_deadline(&slot(c, i)->deadline, now_ms);
+    c->stamp_from = c->tail;
+    /* Per-call timeouts may differ, so deadlines are not in ring order: a walk (only when used). */
+    for (size_t i = c->first; i < c->tail; i++) {
+        const rg_call *call = slot(c, i);
+        if (!call->done && call->deadline && call->deadline < next) next = call->deadline;
+    }
+    return next;
+}
+
+rg_conn_state rg_conn_expire(rg_conn *c, uint64_t now_ms) {
+    if (rg_conn_next_deadline(c, now_ms) > now_ms) return c->state;
+    const bool connecting = c->hs_deadline && c->hs_deadline <= now_ms;
+    /* Calls whose deadline passed get RG_CALL_TIMEOUT, the others RG_CALL_CLOSED. */
+    fail_at(c, RG_CALL_CLOSED,
+            connecting ? "timeout: the connect sequence was not answered in time"
+                       : "timeout: no reply in time (the connection is closed)",
+            (rg_view){NULL, 0}, now_ms);
+    return c->state;
 }
 
 uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const rg_rtable *table,
@@ -486,6 +566,7 @@ static void handshake_reply(rg_conn *c, rg_reply_status st) {
     }
     if (c->state == RG_CONN_HANDSHAKE && c->hs_i == c->hs_n) {
         c->hs_n = c->hs_i = 0;
+        c->hs_deadline = 0;
         c->state = RG_CONN_READY;
         c->out_ready = c->out_len;
     }
@@ -498,7 +579,7 @@ static int start(rg_conn *c) {
     c->in_keep = SIZE_MAX;
     c->mid_reply = false;
     c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
-    c->first = c->head = c->tail = c->used = 0;
+    c->first = c->head = c->tail = c->used = c->stamp_from = 0;
     c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
     c->in_multi = c->tracking = false;
     c->error = (rg_view){NULL, 0};
@@ -509,6 +590,9 @@ static int start(rg_conn *c) {
         set_error(c, "connect sequence does not fit the output buffer", (rg_view){NULL, 0});
         return -1;
     }
+    const uint32_t hs_ms = c->state == RG_CONN_HANDSHAKE ? c->cfg.connect_timeout_ms : 0;
+    c->hs_deadline = hs_ms ? RG_DEADLINE_UNSTARTED | hs_ms : 0;
+    c->timed = c->cfg.timeout_ms || hs_ms;
     if (c->cfg.on_connect) c->cfg.on_connect(c->cfg.connect_ud, c);
     return 0;
 }
@@ -739,6 +823,20 @@ static bool known_status(rg_reply_status st) {
            st == RG_REPLY_SHORT || st == RG_REPLY_LOST || st == RG_REPLY_PROTOCOL;
 }
 
+/* Between replies the decoder is idle; pushes were consumed by rg_push_decode, so its stream
+ * offset (which the reply engine pairs with *pos) is set to the connection's. The array storage
+ * is set only when it changes (the decoder starts every reply at its beginning). */
+static void begin_reply(rg_conn *c, const rg_call *call) {
+    c->rr.rd.offset = c->in_base + c->in_pos;
+    c->reply_from = c->in_pos;
+    const bool own = call && call->mem;
+    char *const mem = own ? call->mem : c->cfg.storage;
+    const size_t cap = mem ? (own ? call->cap : c->cfg.storage_cap) : 0;
+    if (c->rr.mem != mem || c->rr.cap != cap) rg_reply_set_storage(&c->rr, mem, cap);
+}
+
+static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw);
+
 /* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
 static bool one_reply(rg_conn *c) {
     const bool hs = c->state == RG_CONN_HANDSHAKE;
@@ -758,14 +856,31 @@ static bool one_reply(rg_conn *c) {
                           call->kind == K_PING;
     const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
     void *out = internal ? &raw : call->result;
-    if (!c->mid_reply) {
-        /* Between replies the decoder is idle; pushes were consumed by rg_push_decode, so its
-         * stream offset (which the reply engine pairs with *pos) is set to the connection's. */
-        c->rr.rd.offset = c->in_base + c->in_pos;
-        c->reply_from = c->in_pos;
-        storage_for(c, &c->rr, call ? call : &(rg_call){0});
-    }
+    if (!c->mid_reply) begin_reply(c, call);
     const rg_reply_status st = rg_reply_decode(&c->rr, t, c->cfg.in, c->in_len, &c->in_pos, out);
+    return end_reply(c, call, st, &raw);
+}
+
+/* The common case, a plain call with a typed result at head (no handshake running): decoded
+ * straight into its result, and an OK completes it without the general path's questions. */
+static bool plain_reply(rg_conn *c, rg_call *call) {
+    if (!c->mid_reply) begin_reply(c, call);
+    const rg_reply_status st =
+        rg_reply_decode(&c->rr, call->table, c->cfg.in, c->in_len, &c->in_pos, call->result);
+    if (st != RG_REPLY_OK) {
+        rg_raw_result raw = {{NULL, 0}};
+        return end_reply(c, call, st, &raw);
+    }
+    c->mid_reply = false;
+    c->head++;
+    complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+    release(c);
+    return true;
+}
+
+/* What is left of one_reply once the decoder said st: state, errors, completion. */
+static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+    const bool hs = call == NULL;
     c->mid_reply = st == RG_REPLY_NEED_MORE;
     if (st == RG_REPLY_NEED_MORE) return false;
     if (!known_status(st)) {
@@ -787,7 +902,7 @@ static bool one_reply(rg_conn *c) {
     if (st == RG_REPLY_SHORT) {
         skip_short(c, call);
     } else {
-        call_reply(c, call, st, &raw);
+        call_reply(c, call, st, raw);
     }
     release(c);
     return true;
@@ -802,7 +917,10 @@ rg_conn_state rg_conn_feed(rg_conn *c, size_t n) {
             if (p == P_HANDLED) continue;
             if (p == P_WAIT) break;
         }
-        if (!one_reply(c)) break;
+        rg_call *call = c->head != c->tail ? slot(c, c->head) : NULL;
+        const bool plain = call && call->kind == K_PLAIN && call->result &&
+                           call->expect != UNKNOWN_COUNT && c->state == RG_CONN_READY;
+        if (!(plain ? plain_reply(c, call) : one_reply(c))) break;
     }
     return c->state;
 }

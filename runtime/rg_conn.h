@@ -11,8 +11,9 @@
  * PING), MULTI/EXEC (QUEUED checked, EXEC's array decoded element by element with each queued
  * command's table, EXECABORT, a null EXEC after a failed WATCH), a connect sequence (HELLO 3,
  * falling back to RESP2 on an unknown command or NOPROTO; AUTH; SELECT; CLIENT SETNAME) run again
- * by rg_conn_reset after a reconnect, and connection loss (every pending call completes once with
- * RG_CALL_CLOSED, in order). Redirect and retry errors are parsed for a cluster layer.
+ * by rg_conn_reset after a reconnect, connection loss (every pending call completes once with
+ * RG_CALL_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
+ * parsed for a cluster layer.
  *
  * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config); nothing is
  * allocated, ever. A full ring or output buffer makes a call fail at once (returns 0), before
@@ -44,6 +45,7 @@ typedef enum rg_call_status {
     RG_CALL_PROTOCOL,     /* the stream broke (malformed reply): the connection is dead */
     RG_CALL_CLOSED,       /* the connection was lost or closed before the reply */
     RG_CALL_ABANDONED,    /* rg_conn_abandon gave up on it (a timeout): its reply is dropped */
+    RG_CALL_TIMEOUT,      /* its deadline passed (rg_conn_expire): the connection is closed */
     RG_CALL_STATUS_COUNT
 } rg_call_status;
 
@@ -99,7 +101,8 @@ typedef struct rg_call {
     void *mem; /* array storage, or NULL for the connection's shared one */
     size_t cap;
     uint64_t id;
-    uint32_t expect; /* Pub/Sub: confirmations still due; 0 with PUBSUB: until the next reply */
+    uint64_t deadline; /* 0: none; RG_DEADLINE_UNSTARTED | ms: a timeout not started yet */
+    uint32_t expect;   /* Pub/Sub: confirmations still due; 0 with PUBSUB: until the next reply */
     uint8_t flags;
     uint8_t kind;   /* private: plain, multi, queued, exec, discard */
     uint8_t pubsub; /* rg_push_kind of the confirmations */
@@ -129,6 +132,9 @@ typedef struct rg_conn_config {
     int64_t db;              /* SELECT when not 0 */
     rg_view name;            /* CLIENT SETNAME when not empty */
     const rg_limits *limits; /* NULL: defaults */
+    /* Deadlines, in the caller's milliseconds (see rg_conn_expire); 0: none. */
+    uint32_t timeout_ms;         /* every call's, from when the engine first sees the time */
+    uint32_t connect_timeout_ms; /* the connect sequence's, until it is answered */
 } rg_conn_config;
 
 typedef enum rg_conn_state {
@@ -158,6 +164,9 @@ struct rg_conn {
     uint32_t pubsub_pending;
     bool in_multi;
     bool tracking; /* CLIENT TRACKING was sent or an invalidation came: a loss flushes caches */
+    uint64_t hs_deadline; /* the connect sequence's (encoded as rg_call.deadline) */
+    size_t stamp_from;    /* calls before this index have their deadline started */
+    bool timed;           /* a deadline was given since the last start: expiry looks */
     uint64_t err_offset;
     char msg[160];
     rg_view error;
@@ -251,6 +260,34 @@ static inline size_t rg_conn_pending(const rg_conn *c) {
  * with RG_CALL_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns 0, or -1
  * when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the engine). */
 int rg_conn_abandon(rg_conn *c, uint64_t id);
+/* ---- deadlines ------------------------------------------------------------------------------ */
+
+/* The engine has no clock: the caller passes its own milliseconds (any monotonic clock, e.g.
+ * uv_now or CLOCK_MONOTONIC) and arms a timer for the deadline it is told. A timeout starts when
+ * the engine first sees the time after the call was queued (at the next rg_conn_next_deadline or
+ * rg_conn_expire), so a loop that asks once per iteration times every call from that iteration.
+ *
+ * Replies come in order, so a call that timed out leaves its reply somewhere in the stream: the
+ * next reply would be paired with the wrong call. An expired deadline therefore breaks the
+ * connection, as in hiredis and libvalkey: the calls whose deadline passed complete with
+ * RG_CALL_TIMEOUT, every other pending call with RG_CALL_CLOSED, the state becomes FAILED (new
+ * calls return 0) and the caller closes the socket and reconnects (rg_conn_reset). To give up on
+ * one call and keep the connection, use rg_conn_abandon instead (its reply is read and dropped). */
+#define RG_DEADLINE_NONE      UINT64_MAX
+#define RG_DEADLINE_UNSTARTED (UINT64_C(1) << 63)
+
+/* The earliest deadline of the pending calls and of the connect sequence (RG_DEADLINE_NONE when
+ * there is none), after starting the timeouts of the calls queued since the last look at now_ms.
+ * Costs a walk over the pending calls when deadlines are in use, nothing otherwise. */
+uint64_t rg_conn_next_deadline(rg_conn *c, uint64_t now_ms);
+/* At now_ms: when a deadline has passed, the connection fails as told above (a connect sequence
+ * that timed out fails every pending call with RG_CALL_CLOSED). Returns the state: FAILED means
+ * close the socket. */
+rg_conn_state rg_conn_expire(rg_conn *c, uint64_t now_ms);
+/* The timeout of the call just made (id), instead of the config's timeout_ms (0: none), e.g. a
+ * BLPOP with a server-side timeout. Returns 0, or -1 when id is not the last call. */
+int rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms);
+
 /* Has call id completed (or is it not one of the pending calls)? */
 bool rg_conn_call_done(const rg_conn *c, uint64_t id);
 /* Is there anything to write? */

@@ -4,7 +4,7 @@
  *     -n  commands per (command, depth, client); default 1000000
  *     -d  pipeline depths, comma-separated; default 1,16,256
  *     -p  use the redis-server at 127.0.0.1:PORT instead of starting one
- *     -r  repeats of each row, the fastest (least CPU) kept; default 3
+ *     -r  repeats of each row (at most 15), the median kept; default 3
  *     -c  only this client (ours, hi-append, hi-format): for profiling
  *
  * For SET (32-byte values) and then GET over 10,000 keys, at each depth, three clients send the
@@ -13,7 +13,8 @@
  *               typed results, blocking socket, one write and as few reads as the kernel allows
  *   hi-append   hiredis redisAppendCommand("SET %b %b") + redisGetReply + freeReplyObject
  *   hi-format   respgen's encoder into a buffer + redisAppendFormattedCommand + redisGetReply
- * and we print throughput, client CPU per command (getrusage: user + system of this process) and
+ * and we print throughput, client CPU per command (getrusage: user + system of this process, and
+ * the system part of it) and
  * heap allocations per command (bench/support/alloc_count.c), then ours against hiredis. The
  * server runs as another process: its CPU is not counted. */
 #include "alloc_count.h"
@@ -34,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { KEYS = 10000, MAX_DEPTH = 1024 };
+enum { KEYS = 10000, MAX_DEPTH = 1024, MAX_REPEATS = 15 };
 
 typedef struct setup {
     int port;
@@ -45,6 +46,7 @@ typedef struct setup {
 
 typedef struct sample {
     double secs, cpu_ns; /* wall seconds; client CPU ns per command */
+    double sys_ns;       /* of which system time */
     double allocs;       /* per command */
 } sample;
 
@@ -54,11 +56,12 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static double cpu(void) {
+/* User + system seconds of this process; *sys: the system part. */
+static double cpu(double *sys) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    *sys = (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec / 1e6;
+    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec / 1e6 + *sys;
 }
 
 /* ---- ours ----------------------------------------------------------------------------------- */
@@ -198,13 +201,15 @@ typedef struct clients {
 static int run(const clients *cl, const setup *s, int who, bool set, size_t total, size_t depth,
                sample *out) {
     const uint64_t a0 = g_allocs;
-    const double c0 = cpu(), t0 = now();
+    double s0, s1;
+    const double c0 = cpu(&s0), t0 = now();
     g_count_allocs = 1;
     const int st = who == OURS ? ours_run(cl->o, s, set, total, depth)
                                : hiredis_run(cl->h, s, set, total, depth, who == HI_FORMAT);
     g_count_allocs = 0;
     out->secs = now() - t0;
-    out->cpu_ns = (cpu() - c0) * 1e9 / (double)total;
+    out->cpu_ns = (cpu(&s1) - c0) * 1e9 / (double)total;
+    out->sys_ns = (s1 - s0) * 1e9 / (double)total;
     out->allocs = (double)(g_allocs - a0) / (double)total;
     return st;
 }
@@ -256,10 +261,30 @@ static size_t parse_depths(const char *s, size_t *d, size_t max) {
     return n;
 }
 
+static int by_cpu(const void *a, const void *b) {
+    const double x = ((const sample *)a)->cpu_ns, y = ((const sample *)b)->cpu_ns;
+    return (x > y) - (x < y);
+}
+
+static int by_secs(const void *a, const void *b) {
+    const double x = ((const sample *)a)->secs, y = ((const sample *)b)->secs;
+    return (x > y) - (x < y);
+}
+
+/* The median repeat by CPU (with its system part), and the median wall time. */
+static sample median(sample *s, size_t n) {
+    qsort(s, n, sizeof *s, by_secs);
+    const double secs = s[n / 2].secs;
+    qsort(s, n, sizeof *s, by_cpu);
+    sample m = s[n / 2];
+    m.secs = secs;
+    return m;
+}
+
 static void report(const char *cmd, size_t depth, size_t total, sample r[CLIENTS]) {
     for (int w = 0; w < CLIENTS; w++) {
-        printf("%-4s %5zu  %-10s %10.0f %10.0f %8.2f", cmd, depth, NAMES[w],
-               (double)total / r[w].secs, r[w].cpu_ns, r[w].allocs);
+        printf("%-4s %5zu  %-10s %10.0f %10.0f %8.0f %8.2f", cmd, depth, NAMES[w],
+               (double)total / r[w].secs, r[w].cpu_ns, r[w].sys_ns, r[w].allocs);
         if (w != OURS) {
             printf("   ours: %.2fx less CPU, %.2fx throughput", r[w].cpu_ns / r[OURS].cpu_ns,
                    r[w].secs / r[OURS].secs);
@@ -274,6 +299,7 @@ int main(int argc, char **argv) {
     while ((opt = getopt(argc, argv, "n:d:p:r:c:")) != -1) {
         if (opt == 'n') total = strtoul(optarg, NULL, 10);
         if (opt == 'r') repeats = atoi(optarg) > 0 ? atoi(optarg) : 1;
+        if (repeats > MAX_REPEATS) repeats = MAX_REPEATS;
         for (int w = 0; opt == 'c' && w < CLIENTS; w++)
             if (strcmp(optarg, NAMES[w]) == 0) only = w;
         if (opt == 'd') ndepths = parse_depths(optarg, depths, 8);
@@ -306,28 +332,26 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_client: cannot connect\n");
         status = 1;
     }
-    printf("%zu commands per row, best of %d, 32-byte values, %d keys; CPU = user + system of "
+    printf("%zu commands per row, median of %d, 32-byte values, %d keys; CPU = user + system of "
            "the client\n",
            total, repeats, KEYS);
-    printf("%-4s %5s  %-10s %10s %10s %8s\n", "cmd", "depth", "client", "cmd/s", "CPU ns/cmd",
-           "allocs");
+    printf("%-4s %5s  %-10s %10s %10s %8s %8s\n", "cmd", "depth", "client", "cmd/s", "CPU ns/cmd",
+           "of: sys", "allocs");
     for (int set = 1; set >= 0 && status == 0; set--) {
         for (size_t d = 0; d < ndepths && status == 0; d++) {
-            sample r[CLIENTS] = {{0}};
+            sample r[CLIENTS] = {{0}}, all[CLIENTS][MAX_REPEATS];
             /* Repeats interleave the clients, so a noisy moment hits them alike. */
             for (int k = 0; k < repeats; k++) {
                 for (int w = 0; w < CLIENTS && status == 0; w++) {
-                    sample one;
                     if (only >= 0 && w != only) continue;
-                    if (run(&cl, &s, w, set, total, depths[d], &one) != 0) {
+                    if (run(&cl, &s, w, set, total, depths[d], &all[w][k]) != 0) {
                         fprintf(stderr, "bench_client: %s failed\n", NAMES[w]);
                         status = 1;
                     }
-                    if (k == 0 || one.cpu_ns < r[w].cpu_ns) r[w].cpu_ns = one.cpu_ns;
-                    if (k == 0 || one.secs < r[w].secs) r[w].secs = one.secs;
-                    r[w].allocs = one.allocs;
                 }
             }
+            for (int w = 0; w < CLIENTS && status == 0; w++)
+                if (only < 0 || w == only) r[w] = median(all[w], (size_t)repeats);
             if (status == 0 && only < 0) report(set ? "SET" : "GET", depths[d], total, r);
         }
     }

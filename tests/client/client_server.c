@@ -10,6 +10,8 @@
  * - MULTI/EXEC with a command failing inside, EXECABORT, and a WATCH that failed;
  * - BLPOP with a server-side timeout, one abandoned (its late reply dropped, the connection kept),
  *   and a client read timeout that fails the call;
+ * - engine deadlines: a BLPOP (1 s on the server) with a 100 ms deadline times out, the call behind
+ *   it closes, the socket goes and a reconnect works; a longer per-call deadline lets one finish;
  * - the server killed in the middle of a pipeline: every call completes exactly once (OK or
  *   CLOSED), then the server restarts and the reconnect replays HELLO, SETNAME and SELECT, and
  *   the on_connect hook its subscription. */
@@ -500,6 +502,47 @@ static void blpop_timeout(void **state) {
     close_client(c);
 }
 
+static uint64_t ping(client *c, rg_call_record *rec) {
+    const rg_view argv[] = {V("PING")};
+    return rg_conn_call_argv(&c->b.conn, 1, argv, NULL, NULL, rg_call_record_fn, rec);
+}
+
+static void deadlines(void **state) {
+    fixture *f = *state;
+    client *c = calloc(1, sizeof *c);
+    rg_conn_config cfg = config(c, 3);
+    cfg.timeout_ms = 100;
+    assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", f->server.port, &cfg, 2000, 5000), 0);
+    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
+    const rg_view key[] = {V("empty-deadline")};
+    redis_blpop_result r;
+    rg_call_record slow = {0}, behind = {0};
+    const double t0 = now_ms();
+    assert_int_not_equal(redis_blpop_call(&c->b.conn, key, 1, 1, &r, rg_call_record_fn, &slow), 0);
+    const uint64_t last = ping(c, &behind);
+    assert_int_equal(rg_conn_call_timeout(&c->b.conn, last, 0), 0); /* no deadline of its own */
+    assert_int_equal(rg_bconn_wait(&c->b, last), -1);
+    const double took = now_ms() - t0;
+    assert_true(took >= 90 && took < 900);
+    assert_int_equal(slow.status, RG_CALL_TIMEOUT);
+    assert_non_null(strstr(slow.error, "timeout"));
+    assert_int_equal(behind.status, RG_CALL_CLOSED);
+    assert_true(c->b.fd < 0);
+    rg_call_record refused = {0};
+    assert_int_equal(ping(c, &refused), 0); /* fails at once until the reconnect */
+    assert_false(refused.done);
+    assert_int_equal(rg_bconn_reconnect(&c->b), 0);
+    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
+    /* A per-call deadline longer than the server's timeout: the null reply comes in time. */
+    rg_call_record ok = {0};
+    const uint64_t id = redis_blpop_call(&c->b.conn, key, 1, 0.3, &r, rg_call_record_fn, &ok);
+    assert_int_equal(rg_conn_call_timeout(&c->b.conn, id, 3000), 0);
+    assert_int_equal(rg_bconn_wait(&c->b, id), 0);
+    assert_int_equal(ok.status, RG_CALL_OK);
+    assert_int_equal(r.value.which, 1); /* null */
+    close_client(c);
+}
+
 /* ---- loss and reconnect --------------------------------------------------------------------- */
 
 enum { LOSS_CALLS = 20000 };
@@ -592,10 +635,15 @@ static void killed_and_restarted(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(typed_calls),    cmocka_unit_test(pipeline_100k),
-        cmocka_unit_test(tracking_resp3), cmocka_unit_test(tracking_redirect_resp2),
-        cmocka_unit_test(pubsub),         cmocka_unit_test(transactions),
-        cmocka_unit_test(blpop_timeout),  cmocka_unit_test(killed_and_restarted),
+        cmocka_unit_test(typed_calls),
+        cmocka_unit_test(pipeline_100k),
+        cmocka_unit_test(tracking_resp3),
+        cmocka_unit_test(tracking_redirect_resp2),
+        cmocka_unit_test(pubsub),
+        cmocka_unit_test(transactions),
+        cmocka_unit_test(blpop_timeout),
+        cmocka_unit_test(deadlines),
+        cmocka_unit_test(killed_and_restarted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,7 +5,10 @@
  *   arrive as pushes;
  * - a refused connect reports the error, then RG_UV_CLOSED; closing with calls pending completes
  *   them with RG_CALL_CLOSED;
- * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME.
+ * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME;
+ * - deadlines: a BLPOP (1 s on the server) with a 100 ms deadline times out (UV_ETIMEDOUT), the
+ *   call behind it closes, a reconnect works; a listener that never answers HELLO trips
+ *   connect_timeout_ms.
  */
 #include "redis_client.h"
 #include "rg_uv.h"
@@ -18,7 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -285,12 +292,86 @@ static void reconnect(void **state) {
     free(c);
 }
 
+/* ---- deadlines ------------------------------------------------------------------------------ */
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void close_on_done(void *ud, const rg_call_done *d) {
+    uvc *c = ud;
+    snprintf(c->last, sizeof c->last, "%s", rg_call_status_name(d->status));
+    rg_uv_close(&c->u);
+}
+
+static void timeouts(void **state) {
+    const fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    rg_conn_config cfg = config(c, 3);
+    cfg.timeout_ms = 100;
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event, c), 0);
+    const rg_view key[] = {V("uv-empty")}, ping[] = {V("PING")};
+    redis_blpop_result r;
+    rg_call_record slow = {0}, behind = {0};
+    const double t0 = now_ms();
+    assert_int_not_equal(redis_blpop_call(&c->u.conn, key, 1, 1, &r, rg_call_record_fn, &slow), 0);
+    const uint64_t last =
+        rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &behind);
+    assert_int_equal(rg_conn_call_timeout(&c->u.conn, last, 0), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    const double took = now_ms() - t0;
+    assert_true(took >= 90 && took < 900);
+    assert_int_equal(slow.status, RG_CALL_TIMEOUT);
+    assert_int_equal(behind.status, RG_CALL_CLOSED);
+    assert_int_equal(c->nevents, 3);
+    assert_int_equal(c->events[0], RG_UV_CONNECTED);
+    assert_int_equal(c->events[1], UV_ETIMEDOUT);
+    assert_int_equal(c->events[2], RG_UV_CLOSED);
+    /* Connected again: a call well within its deadline. */
+    c->nevents = 0;
+    assert_int_equal(rg_uv_reconnect(&c->u), 0);
+    assert_int_not_equal(rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, close_on_done, c), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_string_equal(c->last, "RG_CALL_OK");
+    assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
+
+    /* A listener that never answers: the TCP connect succeeds, HELLO does not. */
+    const int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    cfg = config(c, 3);
+    cfg.connect_timeout_ms = 100;
+    c->nevents = 0;
+    rg_call_record held = {0};
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", ntohs(a.sin_port), &cfg, on_event, c), 0);
+    rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &held);
+    const double t1 = now_ms();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(now_ms() - t1 < 900);
+    assert_int_equal(c->nevents, 3);
+    assert_int_equal(c->events[1], UV_ETIMEDOUT);
+    assert_int_equal(c->events[2], RG_UV_CLOSED);
+    assert_true(held.done && held.status == RG_CALL_CLOSED);
+    assert_non_null(strstr(held.error, "connect"));
+    close(lfd);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pipelined),
-        cmocka_unit_test(pubsub),
-        cmocka_unit_test(failures),
-        cmocka_unit_test(reconnect),
+        cmocka_unit_test(pipelined), cmocka_unit_test(pubsub),   cmocka_unit_test(failures),
+        cmocka_unit_test(reconnect), cmocka_unit_test(timeouts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

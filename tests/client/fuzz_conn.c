@@ -2,8 +2,10 @@
  *
  * The input's first bytes choose the protocol and a script of up to 32 calls (integer, string,
  * array and raw replies, SUBSCRIBE, an UNSUBSCRIBE without names, MULTI, EXEC, DISCARD); the rest
- * is the server's reply stream (a script byte may also abandon the call before it, or make a
- * call whose callback closes the connection). It is fed
+ * is the server's reply stream (a script byte may also abandon the call before it, give it a
+ * timeout of 0 to 3 ms, or make a call whose callback closes the connection). The first byte's
+ * top bits give every call a timeout (timeout_ms 1 to 3); deadlines start at 0 and the input ends
+ * at 2 ms (rg_conn_expire), when the later ones are still running. It is fed
  * whole, in pieces cut where the input's hash says, and one byte at a time, through a small input
  * buffer, and every way must give the same log of completions and pushes. Each call must complete
  * at most once, in the order the calls were made (no reply paired with the wrong call), and after
@@ -139,6 +141,11 @@ static uint64_t make_call(run *r, uint8_t what) {
     static const size_t argc[] = {2, 2, 2, 2, 3, 1, 1, 1, 1, 2};
     static const rg_rtable *const tables[] = {&INT_TABLE, &VIEW_TABLE, &ARRAY_TABLE};
     const size_t nk = sizeof argc / sizeof argc[0];
+    if (what % (nk + 1) == nk && (what & 0x40)) {
+        /* A timeout of its own for the previous call (0: none). */
+        if (r->ncalls) rg_conn_call_timeout(&r->c, r->ids[r->ncalls - 1], (what >> 4) & 3);
+        return 0;
+    }
     if (what % (nk + 1) == nk) {
         /* Abandon the previous call: it completes now, out of order by design. */
         if (r->ncalls && !rg_conn_call_done(&r->c, r->ids[r->ncalls - 1])) {
@@ -161,8 +168,8 @@ static uint64_t make_call(run *r, uint8_t what) {
     return id;
 }
 
-static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol, const char *in,
-                     size_t n, const size_t *cuts, size_t ncuts) {
+static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol, uint32_t timeout,
+                     const char *in, size_t n, const size_t *cuts, size_t ncuts) {
     memset(r, 0, offsetof(run, log));
     r->loglen = 0;
     const rg_conn_config cfg = {.in = r->in,
@@ -175,9 +182,14 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
                                 .storage_cap = sizeof r->storage,
                                 .on_push = on_push,
                                 .push_ud = r,
-                                .protocol = protocol};
+                                .protocol = protocol,
+                                .timeout_ms = timeout,
+                                .connect_timeout_ms = timeout};
     if (rg_conn_init(&r->c, &cfg) != 0) abort();
     for (size_t i = 0; i < ncalls; i++) make_call(r, script[i]);
+    /* Every deadline starts at 0, whatever the feeding: the same log every way. */
+    const uint64_t first = rg_conn_next_deadline(&r->c, 0);
+    if (first != RG_DEADLINE_NONE && (first == 0 || first > 3)) abort();
     size_t at = 0;
     for (size_t k = 0; k <= ncuts && r->c.state != RG_CONN_FAILED; k++) {
         const size_t end = k < ncuts ? cuts[k] : n;
@@ -188,8 +200,11 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
                 break;
             }
             at += took;
+            if (rg_conn_next_deadline(&r->c, 0) < first) abort(); /* nothing new started */
         }
     }
+    if (at == n && rg_conn_expire(&r->c, 2) == RG_CONN_FAILED && rg_conn_pending(&r->c) != 0)
+        abort();
     put(r, "|state %d pending %zu|", (int)r->c.state, rg_conn_pending(&r->c));
     rg_conn_closed(&r->c, "end of input");
     if (rg_conn_pending(&r->c) != 0) abort();
@@ -208,13 +223,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static run r;
     static char ref[LOG_CAP], got[LOG_CAP];
     const int protocol = data[0] & 1 ? 3 : 0;
+    const uint32_t timeout = data[0] >> 6; /* bits 1 to 5 count the calls */
     size_t ncalls = (size_t)(data[0] >> 1) % MAX_CALLS + 1;
     if (ncalls > size - 1) ncalls = size - 1;
     const uint8_t *script = data + 1;
     const char *in = (const char *)data + 1 + ncalls;
     const size_t n = size - 1 - ncalls;
     r.log = ref;
-    run_once(&r, script, ncalls, protocol, in, n, NULL, 0);
+    run_once(&r, script, ncalls, protocol, timeout, in, n, NULL, 0);
     const size_t reflen = r.loglen;
     if (getenv("RG_FUZZ_CONN_LOG")) fprintf(stderr, "%.*s\n", (int)reflen, ref);
     /* Cut where the hash says, then at every byte. */
@@ -233,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } ways[] = {{cuts, ncuts}, {every, nevery}};
     for (size_t w = 0; w < 2; w++) {
         r.log = got;
-        run_once(&r, script, ncalls, protocol, in, n, ways[w].cuts, ways[w].n);
+        run_once(&r, script, ncalls, protocol, timeout, in, n, ways[w].cuts, ways[w].n);
         if (r.loglen != reflen || memcmp(ref, got, reflen) != 0) {
             fprintf(stderr, "fuzz_conn: split feeding differs\nwhole: %.*s\nsplit: %.*s\n",
                     (int)reflen, ref, (int)r.loglen, got);

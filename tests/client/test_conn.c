@@ -190,7 +190,8 @@ static void on_push(void *ud, const rg_push *p) {
           p->payload.ptr ? p->payload.ptr : "");
 }
 
-static void bed_init(bed *b, int protocol) {
+/* bed_init with deadlines (rg_conn_config.timeout_ms and connect_timeout_ms). */
+static void bed_init_timed(bed *b, int protocol, uint32_t timeout_ms, uint32_t connect_ms) {
     memset(b, 0, sizeof *b);
     const rg_conn_config cfg = {.in = b->in,
                                 .in_cap = sizeof b->in,
@@ -202,8 +203,14 @@ static void bed_init(bed *b, int protocol) {
                                 .storage_cap = sizeof b->storage,
                                 .on_push = on_push,
                                 .push_ud = b,
-                                .protocol = protocol};
+                                .protocol = protocol,
+                                .timeout_ms = timeout_ms,
+                                .connect_timeout_ms = connect_ms};
     assert_int_equal(rg_conn_init(&b->c, &cfg), 0);
+}
+
+static void bed_init(bed *b, int protocol) {
+    bed_init_timed(b, protocol, 0, 0);
 }
 
 static uint64_t call(bed *b, const char *words, const rg_rtable *t, int_result *r) {
@@ -505,6 +512,86 @@ static void engine_abandon(void **state) {
     assert_int_equal(b.c.state, RG_CONN_READY);
 }
 
+/* Deadlines: a timeout starts at the first look at the clock after the call; an expired one
+ * breaks the connection (TIMEOUT for the late calls, CLOSED for the rest, each exactly once),
+ * later calls fail at once, and a reset starts over. */
+static void engine_deadlines(void **state) {
+    (void)state;
+    static bed b;
+    int_result r[6];
+    bed_init_timed(&b, 0, 100, 0);
+    assert_true(rg_conn_next_deadline(&b.c, 1000) == RG_DEADLINE_NONE);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 1);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[1]), 2);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[2]), 3);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 1000), 1100);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[3]), 4);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[4]), 5);
+    assert_int_equal(rg_conn_call_timeout(&b.c, 4, 500), -1);  /* not the last call */
+    assert_int_equal(rg_conn_call_timeout(&b.c, 5, 0), 0);     /* 5: none */
+    assert_int_equal(rg_conn_next_deadline(&b.c, 1050), 1100); /* 4 starts: 1150 */
+    assert_int_equal(rg_conn_abandon(&b.c, 2), 0);
+    feed(&b, ":1\r\n", 1);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 1060), 1100); /* 3; 2 was abandoned */
+    assert_int_equal(rg_conn_expire(&b.c, 1099), RG_CONN_READY);
+    assert_string_equal(b.log, "2:ABANDONED 1:1 ");
+    assert_int_equal(rg_conn_expire(&b.c, 1100), RG_CONN_FAILED);
+    assert_string_equal(b.log, "2:ABANDONED 1:1 3:TIMEOUT 4:CLOSED 5:CLOSED ");
+    assert_non_null(strstr(rg_conn_error(&b.c, NULL).ptr, "timeout"));
+    /* Once: the late replies, another expiry and a close change nothing. */
+    feed(&b, ":2\r\n:3\r\n", 0);
+    assert_int_equal(rg_conn_expire(&b.c, 5000), RG_CONN_FAILED);
+    rg_conn_closed(&b.c, "EOF");
+    assert_string_equal(b.log, "2:ABANDONED 1:1 3:TIMEOUT 4:CLOSED 5:CLOSED ");
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+    assert_true(rg_conn_next_deadline(&b.c, 5000) == RG_DEADLINE_NONE);
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[5]), 0); /* fails cleanly */
+    /* Reconnected: the deadline of a new call starts from the new clock reading. */
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    drain(&b);
+    b.loglen = 0;
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[5]), 6);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 9000), 9100);
+    feed(&b, ":7\r\n", 0);
+    assert_string_equal(b.log, "6:7 ");
+    assert_int_equal(rg_conn_expire(&b.c, 99999), RG_CONN_READY);
+    assert_true(rg_conn_next_deadline(&b.c, 99999) == RG_DEADLINE_NONE);
+
+    /* A per-call timeout without a connection-wide one. */
+    bed_init_timed(&b, 0, 0, 0);
+    call(&b, "INCR a", &INT_TABLE, &r[0]);
+    assert_true(rg_conn_next_deadline(&b.c, 10) == RG_DEADLINE_NONE);
+    call(&b, "BLPOP l 1", &INT_TABLE, &r[1]);
+    assert_int_equal(rg_conn_call_timeout(&b.c, 2, 40), 0);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 20), 60);
+    assert_int_equal(rg_conn_expire(&b.c, 60), RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:CLOSED 2:TIMEOUT ");
+}
+
+/* The connect sequence's deadline: not answered in time, the held calls close. */
+static void engine_connect_deadline(void **state) {
+    (void)state;
+    static bed b;
+    int_result r;
+    bed_init_timed(&b, 3, 0, 50);
+    call(&b, "INCR a", &INT_TABLE, &r);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 0), 50);
+    assert_int_equal(rg_conn_expire(&b.c, 49), RG_CONN_HANDSHAKE);
+    assert_int_equal(rg_conn_expire(&b.c, 50), RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:CLOSED ");
+    assert_non_null(strstr(rg_conn_error(&b.c, NULL).ptr, "connect sequence"));
+    /* Answered in time: no deadline left. */
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    b.loglen = 0;
+    call(&b, "INCR a", &INT_TABLE, &r);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 100), 150);
+    feed(&b, "%1\r\n+proto\r\n:3\r\n:1\r\n", 1);
+    assert_int_equal(b.c.state, RG_CONN_READY);
+    assert_string_equal(b.log, "2:1 ");
+    assert_true(rg_conn_next_deadline(&b.c, 100) == RG_DEADLINE_NONE);
+    assert_int_equal(rg_conn_expire(&b.c, 1000), RG_CONN_READY);
+}
+
 /* A callback that closes the connection (as rg_uv_close may): the rest complete once. */
 static void close_in_callback(void *ud, const rg_call_done *d) {
     bed *b = ud;
@@ -560,6 +647,8 @@ int main(void) {
         cmocka_unit_test(engine_hello),
         cmocka_unit_test(engine_loss),
         cmocka_unit_test(engine_abandon),
+        cmocka_unit_test(engine_deadlines),
+        cmocka_unit_test(engine_connect_deadline),
         cmocka_unit_test(engine_tracking_reset),
         cmocka_unit_test(engine_error_then_close),
         cmocka_unit_test(engine_close_in_callback),

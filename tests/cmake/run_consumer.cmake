@@ -46,6 +46,7 @@ function(build_consumer)
   set(out "${out}" PARENT_SCOPE)
   run("${CMAKE_COMMAND}" --build "${WORK}/build" -j2)
   run_against_redis("${WORK}/build/consumer")
+  run_against_redis("${WORK}/build/consumer_client")
 endfunction()
 
 if(MODE STREQUAL "install")
@@ -53,7 +54,8 @@ if(MODE STREQUAL "install")
   run("${CMAKE_COMMAND}" --install "${BUILD}" --prefix "${PREFIX}")
   foreach(f bin/respgen include/respgen/rg.h include/respgen/rg_reply.h
             share/respgen/specs/redis.lua share/respgen/specs/example.lua
-            share/respgen/specs/overlays/redis.lua lib/cmake/respgen/respgenConfig.cmake)
+            share/respgen/specs/overlays/redis.lua lib/cmake/respgen/respgenConfig.cmake
+            include/respgen/rg_blocking.h include/respgen/rg_cluster_client.h)
     if(NOT EXISTS "${PREFIX}/${f}")
       fail("cmake --install left out ${f}")
     endif()
@@ -62,6 +64,15 @@ if(MODE STREQUAL "install")
   if(NOT pc)
     fail("cmake --install left out respgen.pc")
   endif()
+  # The client adapters: a library and a .pc each (respgen::uv only when libuv was found).
+  foreach(a blocking cluster_client)
+    string(REPLACE "_" "-" name "respgen-${a}")
+    file(GLOB lib "${PREFIX}/lib*/librespgen_${a}.a" "${PREFIX}/lib/*/librespgen_${a}.a")
+    file(GLOB apc "${PREFIX}/lib*/pkgconfig/${name}.pc" "${PREFIX}/lib/*/pkgconfig/${name}.pc")
+    if(NOT lib OR NOT apc)
+      fail("cmake --install left out librespgen_${a}.a or ${name}.pc")
+    endif()
+  endforeach()
   # The installed specs are the bundled ones, byte for byte.
   foreach(f redis.lua example.lua overlays/redis.lua)
     run("${CMAKE_COMMAND}" -E compare_files "${SRC}/specs/${f}" "${PREFIX}/share/respgen/specs/${f}")
