@@ -31,6 +31,11 @@ local function spaces(n)
 end
 M.spaces = spaces
 
+-- Whether a line fits the column limit.
+function M.fits(line)
+    return #line <= M.LIMIT
+end
+
 -- Fills args into lines: the first line starts at column `first_col` (text already there), the
 -- others at `cont_col`. Returns the lines and the number of breaks, or nil when an argument does
 -- not fit. `tail` follows the last argument.
