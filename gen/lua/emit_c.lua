@@ -797,23 +797,6 @@ local function uses_double_bounds(model)
     return false
 end
 
--- Function definitions in templates are written on one line; with a long prefix they need the
--- same wrapping as generated signatures.
-local function relayout_signatures(text)
-    local out = {}
-    for line in (text .. "\n"):gmatch("(.-)\n") do
-        local lead, name, params = line:match("^(%S.-[ *])([%w_]+)%((.*)%) {$")
-        if lead and #line > LIMIT then
-            local args = {}
-            for a in params:gmatch("[^,]+") do args[#args + 1] = a:match("^%s*(.-)%s*$") end
-            line = layout.call({ indent = 0, lead = lead, name = name, args = args, tail = ") {",
-                decl = true })
-        end
-        out[#out + 1] = line
-    end
-    return table.concat(out, "\n")
-end
-
 -- The helpers the code uses and the ones those use, in template order.
 local function helpers_text(model, used)
     local chunks = template.sections(template.load("helpers.c.in"))
@@ -827,7 +810,11 @@ local function helpers_text(model, used)
     local out = {}
     for _, name in ipairs(chunks.order) do
         if used[name] then
-            out[#out + 1] = relayout_signatures(template.fill(chunks[name], vars))
+            local lines = {}
+            for line in (template.fill(chunks[name], vars) .. "\n"):gmatch("(.-)\n") do
+                lines[#lines + 1] = layout.relayout(line)
+            end
+            out[#out + 1] = table.concat(lines, "\n")
         end
     end
     return table.concat(out, "\n\n")

@@ -147,23 +147,6 @@ local function bytes_less(a, b)
     return #a < #b
 end
 
--- Greedy packing of items after an opening "{" at column #lead, continuing aligned under the
--- first item; nil when an item does not fit.
-local function pack_braced(lead, items)
-    local lines, cur = {}, lead .. "{"
-    for _, it in ipairs(items) do
-        local sep = cur:match("{$") and "" or " "
-        if #cur + #sep + #it > layout.LIMIT and not cur:match("{$") then
-            lines[#lines + 1] = cur
-            cur, sep = layout.spaces(#lead + 1), ""
-        end
-        if #cur + #sep + #it > layout.LIMIT then return nil end
-        cur = cur .. sep .. it
-    end
-    lines[#lines + 1] = cur
-    return table.concat(lines, "\n")
-end
-
 -- "[ID] = {name, specs, count}," as clang-format lays it out: the index designator keeps one
 -- entry per line (a plain list of short rows would be packed into columns); a row too long
 -- packs its items under the first, or else breaks after '=' first.
@@ -172,10 +155,10 @@ local function entry_row(e, ind)
     local lead = ind .. "[" .. e.enum .. "] = "
     local one = lead .. "{" .. table.concat(items, " ")
     if #one <= layout.LIMIT then return one end
-    local packed = pack_braced(lead, items)
+    local packed = layout.pack_braced(lead, items)
     if packed then return packed end
     local cont = ind .. IND
-    return lead:gsub(" $", "") .. "\n" .. (pack_braced(cont, items) or cont .. "{" ..
+    return lead:gsub(" $", "") .. "\n" .. (layout.pack_braced(cont, items) or cont .. "{" ..
         table.concat(items, " "))
 end
 
@@ -220,7 +203,7 @@ local function policy_def(static, n, list)
             local lead = ind .. "[" .. e.enum .. "] = "
             local items = { p[1] .. ",", p[2] .. "}," }
             local one = lead .. "{" .. table.concat(items, " ")
-            rows[#rows + 1] = #one <= layout.LIMIT and one or pack_braced(lead, items) or
+            rows[#rows + 1] = #one <= layout.LIMIT and one or layout.pack_braced(lead, items) or
                 lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
         end
     end
@@ -361,30 +344,12 @@ ${policy_of_def}
     return ${policy}[i];
 }]]
 
--- A line of the filled template that a long prefix pushed past the limit, laid out as
--- clang-format would: a definition's signature, or a call assigned to a declared variable.
-local function relayout(line)
-    if #line <= layout.LIMIT then return line end
-    local lead, name, args, tail = line:match("^(%S.-[ *])([%w_]+)%((.*)%)( {)$")
-    local indent, decl = 0, true
-    if not lead then
-        local ind
-        ind, lead, name, args, tail = line:match("^( *)(%S.- = )([%w_]+)%((.*)%)(;)$")
-        indent, decl = ind and #ind, false
-    end
-    if not lead then return line end
-    local list = {}
-    for a in args:gmatch("[^,]+") do list[#list + 1] = a:match("^%s*(.-)%s*$") end
-    return layout.call({ indent = indent, lead = lead, name = name, args = list,
-        tail = ")" .. tail, decl = decl })
-end
-
 local function fill(text, vars)
     local filled = text:gsub("%${([%w_]+)}", function(k)
         return assert(vars[k], "emit_keys: no value for ${" .. k .. "}")
     end)
     local out = {}
-    for line in (filled .. "\n"):gmatch("(.-)\n") do out[#out + 1] = relayout(line) end
+    for line in (filled .. "\n"):gmatch("(.-)\n") do out[#out + 1] = layout.relayout(line) end
     return table.concat(out, "\n")
 end
 

@@ -12,6 +12,7 @@
 local model_mod = require("model")
 local cstr = require("cstr")
 local frame = require("frame")
+local layout = require("layout")
 local naming = require("naming")
 local server_args = require("server_args")
 local server_reply = require("server_reply")
@@ -143,28 +144,8 @@ end
 
 local function join(t, sep) return table.concat(t, sep or "\n") end
 
--- A declaration "<ret> <name>(<params>)<tail>" on one line, or wrapped after the comma that keeps
--- the first line within 100 columns, continuation aligned with the parameters (clang-format's
--- layout for two parameter lines).
-local function signature(head, params, tail)
-    local one = head .. "(" .. table.concat(params, ", ") .. ")" .. tail
-    if #one <= 100 then return one end
-    local indent = string.rep(" ", #head + 1)
-    local lines, line = {}, head .. "(" .. params[1]
-    for i = 2, #params do
-        if #line + 2 + #params[i] + (i == #params and #tail + 1 or 1) > 100 then
-            lines[#lines + 1] = line .. ","
-            line = indent .. params[i]
-        else
-            line = line .. ", " .. params[i]
-        end
-    end
-    lines[#lines + 1] = line .. ")" .. tail
-    return table.concat(lines, "\n")
-end
-
 -- Header text of one command's reply encoder (server_reply.lua).
-local function reply_text(c, fn) return server_reply.text(c, fn, signature) end
+local function reply_text(c, fn) return server_reply.text(c, fn, layout.signature) end
 
 local function header_text(model, cmds)
     local P, p = model.PREFIX, model.prefix
@@ -234,8 +215,8 @@ local function header_text(model, cmds)
         "_SRV_NONE")
     add(" * with Redis' error text in *err (unknown command or subcommand, arity, syntax," ..
         " number). */")
-    add(signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc", "const rg_view *argv",
-        p .. "_srv_args *args", "rg_errbuf *err" }, ";"))
+    add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc",
+        "const rg_view *argv", p .. "_srv_args *args", "rg_errbuf *err" }, ";"))
     for _, c in ipairs(cmds) do
         if c.reply_shape then
             add("")
@@ -249,72 +230,10 @@ local function header_text(model, cmds)
     })
 end
 
--- Items packed greedily as clang-format bin-packs a braced list: prefix .. "a, b," then
--- continuation lines at indent; close follows the last item.
-local function pack(prefix, items, indent, close)
-    local lines, line = {}, prefix .. items[1]
-    for i = 2, #items do
-        local extra = (i == #items) and #close or 1
-        if #line:match("[^\n]*$") + 2 + #items[i] + extra > 100 then
-            lines[#lines + 1] = line .. ","
-            line = indent .. items[i]
-        else
-            line = line .. ", " .. items[i]
-        end
-    end
-    lines[#lines + 1] = line .. close
-    return join(lines)
-end
-
--- An initializer `item` placed at column `col` and followed by `tail`, with a string literal
--- that would pass column 100 split as clang-format splits it: after the last space that keeps
--- a piece within the line, the pieces aligned under the first quote.
-local function fit_item(col, item, tail)
-    if col + #item + #tail <= 100 then return item end
-    local q = item:find('"', 1, true)
-    if not q or item:sub(-1) ~= '"' then return item end
-    local text, qcol = item:sub(q + 1, -2), col + q - 1
-    local pieces = {}
-    while qcol + 2 + #text + #tail > 100 do
-        local room = 100 - qcol - 2
-        local cut = text:sub(1, room):match("^.*() ")
-        if not cut then break end
-        pieces[#pieces + 1] = '"' .. text:sub(1, cut) .. '"'
-        text = text:sub(cut + 1)
-    end
-    pieces[#pieces + 1] = '"' .. text .. '"'
-    return item:sub(1, q - 1) .. table.concat(pieces, "\n" .. string.rep(" ", qcol))
-end
-
--- A braced list of designated initializers as clang-format lays it out: on one line when it
--- fits, else one initializer per line aligned after the brace.
-local function designated(prefix, items, close)
-    local one = prefix .. table.concat(items, ", ") .. close
-    if #one <= 100 then return one end
-    local indent = string.rep(" ", #prefix)
-    local lines = { prefix .. fit_item(#prefix, items[1], ",") .. "," }
-    for k = 2, #items - 1 do
-        lines[#lines + 1] = indent .. fit_item(#indent, items[k], ",") .. ","
-    end
-    lines[#lines + 1] = indent .. fit_item(#indent, items[#items], close) .. close
-    return join(lines)
-end
-
--- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
--- brace, or, when not even the first item fits there, a break after the brace.
-local function braced(prefix, items, close)
-    local indent = string.rep(" ", #prefix)
-    local first = prefix .. items[1] .. (#items == 1 and close or ",")
-    if #first > 100 then
-        return prefix:gsub(" $", "") .. "\n" .. pack("    ", items, "    ", close)
-    end
-    return pack(prefix, items, indent, close)
-end
-
 -- "<head> = {" and one initializer per line; the trailing comma keeps clang-format there.
 local function one_per_line(head, items)
     local lines = {}
-    for k, item in ipairs(items) do lines[k] = fit_item(4, item, ",") end
+    for k, item in ipairs(items) do lines[k] = layout.split_string(4, item, ",") end
     return head .. " = {\n    " .. table.concat(lines, ",\n    ") .. ",\n};"
 end
 
@@ -343,7 +262,7 @@ local function node_init(n, struct, choices, check)
     items[#items + 1] = ".set_off = " .. offset(struct, n.set)
     if n.value then items[#items + 1] = ".value_off = " .. offset(struct, n.value) end
     if n.count then items[#items + 1] = ".count_off = " .. offset(struct, n.count) end
-    return designated("    {", items, "},")
+    return layout.designated("    {", items, "},")
 end
 
 local function seg_init(seg, struct, nodes_name, first)
@@ -362,7 +281,7 @@ local function seg_init(seg, struct, nodes_name, first)
     if seg.count then items[#items + 1] = ".count_off = " .. offset(struct, seg.count) end
     items[#items + 1] = ".counted_by = " .. offset(struct, seg.counted_by)
     if seg.error then items[#items + 1] = ".error = " .. c_string(seg.error) end
-    return designated("    {", items, "},")
+    return layout.designated("    {", items, "},")
 end
 
 local function spec_text(c)
@@ -396,7 +315,8 @@ local function spec_text(c)
             local items = {}
             for _, w in ipairs(n.choices) do items[#items + 1] = c_string(w) end
             items[#items + 1] = "NULL"
-            out[#out + 1] = braced("static const char *const " .. name .. "[] = {", items, "};")
+            out[#out + 1] = layout.braced("static const char *const " .. name .. "[] = {", items,
+                "};")
             choice_names[k] = name
         end
     end
@@ -451,7 +371,7 @@ local function switch_text(p, tops)
                 local cond = "            if (" .. p .. "_srv_eq(name, " .. c_string(t.name) ..
                     ", " .. n .. "))"
                 local ret = "return " .. t.cmd.enum .. ";"
-                out[#out + 1] = #cond + 1 + #ret <= 100 and (cond .. " " .. ret) or
+                out[#out + 1] = layout.fits(cond .. " " .. ret) and (cond .. " " .. ret) or
                     (cond .. "\n                " .. ret)
             end
             out[#out + 1] = "            break;"
@@ -463,21 +383,6 @@ local function switch_text(p, tops)
     out[#out + 1] = "    return " .. p:upper() .. "_SRV_NONE;"
     out[#out + 1] = "}"
     return join(out)
-end
-
-local function wrap_list(items, indent)
-    local lines, line = {}, indent
-    for _, it in ipairs(items) do
-        local piece = it .. ","
-        if #line + #piece + 1 > 100 then
-            lines[#lines + 1] = line
-            line = indent .. piece
-        else
-            line = (line == indent) and (line .. piece) or (line .. " " .. piece)
-        end
-    end
-    lines[#lines + 1] = line
-    return join(lines)
 end
 
 local function hash_text(model, tops)
@@ -495,11 +400,11 @@ local function hash_text(model, tops)
     local out = {
         "/* clang-format off */",
         "static const uint32_t " .. p .. "_srv_hash_seeds[" .. ph.nb .. "] = {",
-        wrap_list(seeds, "    "),
+        layout.wrap_items(seeds, "    "),
         "};",
         "",
         "static const uint16_t " .. p .. "_srv_hash_slots[" .. (1 << ph.bits) .. "] = {",
-        wrap_list(slots, "    "),
+        layout.wrap_items(slots, "    "),
         "};",
         "/* clang-format on */",
         "",
@@ -589,11 +494,11 @@ local function source_text(model, cmds, tops)
         local spec = (c.parsed and #c.fields > 0) and ("&" .. c.spec_name) or "NULL"
         local head = "    [" .. c.enum .. "] = {"
         local items = { c_string(c.name), tostring(c.arity), spec }
-        local text = pack(head, items, string.rep(" ", #head), "},")
+        local text = layout.pack(head, items, string.rep(" ", #head), "},")
         local longest = 0
         for l in text:gmatch("[^\n]+") do longest = math.max(longest, #l) end
-        if longest > 100 then
-            text = pack("    [" .. c.enum .. "] =\n        {", items, "         ", "},")
+        if longest > layout.LIMIT then
+            text = layout.pack("    [" .. c.enum .. "] =\n        {", items, "         ", "},")
         end
         add(text)
     end
@@ -620,8 +525,8 @@ local function source_text(model, cmds, tops)
     add("")
     add(sub_lookup_text(p, P, tops))
     add("")
-    add(signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc", "const rg_view *argv",
-        p .. "_srv_args *args", "rg_errbuf *err" }, " {"))
+    add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc",
+        "const rg_view *argv", p .. "_srv_args *args", "rg_errbuf *err" }, " {"))
     add("    " .. p .. "_srv_cmd id = " .. p .. "_srv_lookup(argv[0].ptr, argv[0].len);")
     add("    if (id == " .. P .. "_SRV_NONE) {")
     add("        rg_err_unknown_command(err, argc, argv);")
