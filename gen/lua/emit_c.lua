@@ -755,7 +755,8 @@ local function x_entry(cm, flag_macro)
     local flags = {}
     for _, f in ipairs(cm.flags) do flags[#flags + 1] = flag_macro[f] end
     local flag_expr = #flags > 0 and table.concat(flags, " | ") or "0"
-    local head = "    X(" .. cm.id .. ', "' .. resp.c_escape(cm.name) .. '", ' .. cm.arity .. ", "
+    local head = "    X(" .. cm.id .. ", " .. cm.ID .. ', "' .. resp.c_escape(cm.name) .. '", ' ..
+        cm.arity .. ", "
     local room = LIMIT - 2 -- the line continues with " \"
     if #head + #flag_expr + 1 <= room then return { head .. flag_expr .. ")" } end
     local lines = { (head:gsub(" $", "")) }
@@ -786,8 +787,11 @@ local function command_list(model)
     local width = 0
     for i = 1, #lines - 1 do width = math.max(width, #lines[i]) end
     for i = 1, #lines - 1 do lines[i] = lines[i] .. layout.spaces(width - #lines[i] + 1) .. "\\" end
-    return layout.comment(0, "Every command: X(id, name, arity, flags), id as in " ..
-        model.prefix .. "_<id>_encode.") .. "\n" .. table.concat(lines, "\n")
+    return layout.comment(0, "Every command, sorted by name (bytes of the upper case): " ..
+        "X(id, ID, name, arity, flags), id as in " .. model.prefix .. "_<id>_encode, ID its " ..
+        "upper case (as in the _keys.h and _server.h ids derived from this list). " ..
+        model.PREFIX .. "_NCOMMANDS counts them.") .. "\n" .. table.concat(lines, "\n") ..
+        "\n\n#define " .. model.PREFIX .. "_NCOMMANDS " .. #model.commands
 end
 
 local function uses_double_bounds(model)

@@ -7,7 +7,7 @@
 
 local frame = require("frame")
 local layout = require("layout")
-local naming = require("naming")
+local model_mod = require("model")
 local resp = require("resp")
 
 local M = {}
@@ -138,15 +138,6 @@ end
 ---------------------------------------------------------------------------------------------
 -- The lookup table.
 
--- Byte order (Lua's '<' on strings follows the locale).
-local function bytes_less(a, b)
-    for i = 1, math.min(#a, #b) do
-        local x, y = a:byte(i), b:byte(i)
-        if x ~= y then return x < y end
-    end
-    return #a < #b
-end
-
 -- "[ID] = {name, specs, count}," as clang-format lays it out: the index designator keeps one
 -- entry per line (a plain list of short rows would be packed into columns); a row too long
 -- packs its items under the first, or else breaks after '=' first.
@@ -217,9 +208,11 @@ local function entries(model)
         local n = cm.spec.key_specs and #cm.spec.key_specs or 0
         list[#list + 1] = { cm = cm, name = cm.name:upper(), count = n,
             specs = n > 0 and cm.keys_table or "NULL",
-            enum = model.PREFIX .. "_KEYS_CMD_" .. naming.upper(cm.id) }
+            enum = model.PREFIX .. "_KEYS_CMD_" .. cm.ID }
     end
-    table.sort(list, function(a, b) return bytes_less(a.name, b.name) end)
+    -- The rows follow the ids, which follow P_COMMANDS: the model's order, by name as the
+    -- binary search of rg_keys_table_lookup needs.
+    for i = 2, #list do assert(model_mod.name_less(list[i - 1].name, list[i].name)) end
     return list
 end
 
@@ -279,15 +272,16 @@ local HEADER_DOC = [[
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */]]
 
-local function header_text(model, n, sigs, list, defs)
+local function header_text(model, n, sigs, defs)
     local static = defs and "static " or ""
-    local enum = { "typedef enum " .. n.cmd .. " {" }
-    for _, e in ipairs(list) do enum[#enum + 1] = IND .. e.enum .. "," end
-    enum[#enum + 1] = IND .. n.count
-    enum[#enum + 1] = "} " .. n.cmd .. ";"
+    local enum = layout.comment(0, "The command ids, derived from " .. n.P .. "_COMMANDS (" ..
+        model.stem .. ".h): " .. n.P .. "_KEYS_CMD_<ID>, in its order, the table's.") .. "\n" ..
+        layout.x_enum({ name = n.cmd, x = n.p .. "_keys_id_", id_prefix = n.P .. "_KEYS_CMD_",
+            list = n.P .. "_COMMANDS" }) .. "\n" ..
+        table.concat(layout.macros({ { n.count, n.P .. "_NCOMMANDS" } }), "\n")
     local body = {
         HEADER_DOC,
-        table.concat(enum, "\n"),
+        enum,
         "typedef rg_keys_entry " .. n.entry .. "; /* { name, specs, count } */",
     }
     if defs then
@@ -308,7 +302,7 @@ local function header_text(model, n, sigs, list, defs)
     end
     return frame.header({
         model = model, suffix = "_keys.h", what = "cluster routing tables",
-        includes = { "rg_keys.h" }, system = { "stddef.h" },
+        includes = { model.stem .. ".h", "rg_keys.h" }, system = { "stddef.h" },
         body = table.concat(body, "\n\n"),
     })
 end
@@ -379,12 +373,12 @@ function M.emit(model, opts)
     local list = entries(model)
     if opts.header_only then
         local defs = code_text(model, n, sigs, list, true)
-        return { { suffix = "_keys.h", text = header_text(model, n, sigs, list, defs) } }
+        return { { suffix = "_keys.h", text = header_text(model, n, sigs, defs) } }
     end
     local source = frame.source({ model = model, suffix = "_keys.c",
         what = "cluster routing tables", body = code_text(model, n, sigs, list, false) })
     return {
-        { suffix = "_keys.h", text = header_text(model, n, sigs, list, nil) },
+        { suffix = "_keys.h", text = header_text(model, n, sigs, nil) },
         { suffix = "_keys.c", text = source },
     }
 end

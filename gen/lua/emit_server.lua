@@ -33,7 +33,7 @@ local function build_cmd(cm, prefix, PREFIX)
     local id = cm.id
     local cmd = {
         name = table.concat(c.words, "|"):lower(), words = c.words, arity = c.arity,
-        enum = PREFIX .. "_SRV_" .. naming.upper(id), MACRO = PREFIX .. "_SRV_" .. naming.upper(id),
+        enum = PREFIX .. "_SRV_" .. cm.ID, MACRO = PREFIX .. "_SRV_" .. cm.ID,
         struct = prefix .. "_srv_" .. id .. "_args", member = id, spec_name = prefix .. "_srv_" ..
             id .. "_spec", fields = {}, segs = {}, consts = {},
     }
@@ -151,12 +151,18 @@ local function header_text(model, cmds)
     local P, p = model.PREFIX, model.prefix
     local out = {}
     local function add(s) out[#out + 1] = s end
-    add("/* Command ids; " .. P .. "_SRV_NONE is \"no such command\". */")
-    add("typedef enum " .. p .. "_srv_cmd {")
-    add("    " .. P .. "_SRV_NONE = 0,")
-    for _, c in ipairs(cmds) do add("    " .. c.enum .. ",") end
-    add("    " .. P .. "_SRV_NCMDS")
-    add("} " .. p .. "_srv_cmd;")
+    local first = { P .. "_SRV_NONE = 0" }
+    for _, c in ipairs(cmds) do
+        if c.container then first[#first + 1] = c.enum end
+    end
+    add(layout.comment(0, "Command ids: " .. P .. "_SRV_NONE (0) for \"no such command\", the " ..
+        "containers (a command of subcommands only), then one per command of " .. P ..
+        "_COMMANDS (" .. model.stem .. ".h), derived from it in its order: " .. P ..
+        "_SRV_<ID>."))
+    add(layout.x_enum({ name = p .. "_srv_cmd", x = p .. "_srv_id_", id_prefix = P .. "_SRV_",
+        first = first, list = P .. "_COMMANDS" }))
+    add(table.concat(layout.macros({ { P .. "_SRV_NCMDS", "(" .. #first .. " + " .. P ..
+        "_NCOMMANDS)" } }), "\n"))
     for _, c in ipairs(cmds) do
         if c.parsed and #c.fields > 0 then
             add("")
@@ -225,7 +231,8 @@ local function header_text(model, cmds)
     end
     return frame.header({
         model = model, suffix = "_server.h", what = "request dispatch (--server)",
-        includes = { "rg_args.h", "rg_out.h" }, system = { "stddef.h", "stdint.h" },
+        includes = { model.stem .. ".h", "rg_args.h", "rg_out.h" },
+        system = { "stddef.h", "stdint.h" },
         body = join(out),
     })
 end

@@ -359,4 +359,26 @@ function M.relayout(line)
         tail = ")" .. tail, decl = decl })
 end
 
+-- The ids derived from the command list P_COMMANDS(X): "#define <x>(i, I, n, a, f) <ID_PREFIX>##I,"
+-- then "typedef enum <name> { <first...>, P_COMMANDS(<x>) } <name>;" and "#undef <x>". The
+-- expansion is the last enumerator (the list ends each id with its comma), so clang-format sees
+-- no trailing comma and keeps the enum on one line when it fits; else one enumerator a line, and
+-- an expansion too long for its line broken after '(' as M.call breaks a call.
+function M.x_enum(e)
+    local x_def = M.macros({ { e.x .. "(i, I, n, a, f)", e.id_prefix .. "##I," } })
+    local items = {}
+    for _, f in ipairs(e.first or {}) do items[#items + 1] = f end
+    items[#items + 1] = e.list .. "(" .. e.x .. ")"
+    local head, tail = "typedef enum " .. e.name .. " {", "} " .. e.name .. ";"
+    local lines = { head .. " " .. table.concat(items, ", ") .. " " .. tail }
+    if #lines[1] > M.LIMIT then
+        lines = { head }
+        for i = 1, #items - 1 do lines[#lines + 1] = spaces(M.INDENT) .. items[i] .. "," end
+        lines[#lines + 1] = M.call({ indent = M.INDENT, lead = "", name = e.list, args = { e.x },
+            tail = ")" })
+        lines[#lines + 1] = tail
+    end
+    return table.concat(x_def, "\n") .. "\n" .. table.concat(lines, "\n") .. "\n#undef " .. e.x
+end
+
 return M

@@ -559,7 +559,8 @@ local function build_command(c, prefix, PREFIX, module_prefix)
     local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {} }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
-    cm.MACRO = PREFIX .. "_" .. naming.upper(cm.id)
+    cm.ID = naming.upper(cm.id)
+    cm.MACRO = PREFIX .. "_" .. cm.ID
     cm.opts_type = cm.fn .. "_opts"
     cm.const_argc = c.min_words == c.max_words
     cm.syntax = command_syntax(c)
@@ -635,6 +636,7 @@ local function check_names(model, report)
         global.claim(model.prefix .. "_" .. h, 1, nil, nil, "helper")
     end
     global.claim(model.PREFIX .. "_COMMANDS", 1, nil, nil, "macro")
+    global.claim(model.PREFIX .. "_NCOMMANDS", 1, nil, nil, "macro")
     global.claim(model.guard, 1, nil, nil, "include guard")
     for _, f in ipairs(model.flags) do global.claim(f.macro, 1, nil, nil, "macro") end
     for _, cm in ipairs(model.commands) do
@@ -679,6 +681,16 @@ local function check_repeatable(cmd, args, report)
     end
 end
 
+-- Whether command name a sorts before b: bytes of the upper case, as rg_keys compares names.
+function M.name_less(a, b)
+    a, b = a:upper(), b:upper()
+    for i = 1, math.min(#a, #b) do
+        local x, y = a:byte(i), b:byte(i)
+        if x ~= y then return x < y end
+    end
+    return #a < #b
+end
+
 -- Builds the model of one spec. opts: prefix, file (spec file name), stem, version, abi.
 -- Returns the model, or nil and a list of error lines.
 function M.build(spec, opts)
@@ -712,6 +724,9 @@ function M.build(spec, opts)
                 "module prefix is left out")
         end
     end
+    -- The one order of the commands, P_COMMANDS' and so every table's: by name, bytes of the
+    -- upper case, the order the routing table's binary search (rg_keys_table_lookup) needs.
+    table.sort(model.commands, function(a, b) return M.name_less(a.name, b.name) end)
     model.flags = flag_table(model.commands, PREFIX)
     if #report.list == 0 then check_names(model, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end

@@ -37,13 +37,17 @@ extern "C" {
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
  * is bounded) the largest request. */
 
-/* Every command: X(id, name, arity, flags), id as in combinators_<id>_encode. */
-#define COMBINATORS_COMMANDS(X)    \
-    X(blocks, "BLOCKS", -4, 0)     \
-    X(choice, "CHOICE", -3, 0)     \
-    X(keywords, "KEYWORDS", -4, 0) \
-    X(lists, "LISTS", -2, 0)       \
-    X(nested, "NESTED", -3, 0)
+/* Every command, sorted by name (bytes of the upper case): X(id, ID, name, arity, flags), id as in
+ * combinators_<id>_encode, ID its upper case (as in the _keys.h and _server.h ids derived from this
+ * list). COMBINATORS_NCOMMANDS counts them. */
+#define COMBINATORS_COMMANDS(X)              \
+    X(blocks, BLOCKS, "BLOCKS", -4, 0)       \
+    X(choice, CHOICE, "CHOICE", -3, 0)       \
+    X(keywords, KEYWORDS, "KEYWORDS", -4, 0) \
+    X(lists, LISTS, "LISTS", -2, 0)          \
+    X(nested, NESTED, "NESTED", -3, 0)
+
+#define COMBINATORS_NCOMMANDS 5
 
 /* BLOCKS key start stop [LIMIT offset count] [FULL [COUNT count]] [WITH ALL] */
 #define COMBINATORS_BLOCKS_FIXED_SIZE 12

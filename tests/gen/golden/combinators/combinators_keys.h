@@ -3,6 +3,7 @@
 #ifndef COMBINATORS_KEYS_H
 #define COMBINATORS_KEYS_H
 
+#include "combinators.h"
 #include "rg_keys.h"
 
 #include <stddef.h>
@@ -36,14 +37,14 @@ extern "C" {
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
+/* The command ids, derived from COMBINATORS_COMMANDS (combinators.h): COMBINATORS_KEYS_CMD_<ID>, in
+ * its order, the table's. */
+#define combinators_keys_id_(i, I, n, a, f) COMBINATORS_KEYS_CMD_##I,
 typedef enum combinators_keys_cmd {
-    COMBINATORS_KEYS_CMD_BLOCKS,
-    COMBINATORS_KEYS_CMD_CHOICE,
-    COMBINATORS_KEYS_CMD_KEYWORDS,
-    COMBINATORS_KEYS_CMD_LISTS,
-    COMBINATORS_KEYS_CMD_NESTED,
-    COMBINATORS_KEYS_CMD_COUNT
+    COMBINATORS_COMMANDS(combinators_keys_id_)
 } combinators_keys_cmd;
+#undef combinators_keys_id_
+#define COMBINATORS_KEYS_CMD_COUNT COMBINATORS_NCOMMANDS
 
 typedef rg_keys_entry combinators_keys_entry; /* { name, specs, count } */
 

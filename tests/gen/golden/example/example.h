@@ -47,22 +47,26 @@ extern "C" {
 #define EXAMPLE_FLAG_STALE    (UINT32_C(1) << 9)
 #define EXAMPLE_FLAG_FAST     (UINT32_C(1) << 13)
 
-/* Every command: X(id, name, arity, flags), id as in example_<id>_encode. */
-#define EXAMPLE_COMMANDS(X)                                                                   \
-    X(client_kill, "CLIENT KILL", -3,                                                         \
-      EXAMPLE_FLAG_ADMIN | EXAMPLE_FLAG_NOSCRIPT | EXAMPLE_FLAG_LOADING | EXAMPLE_FLAG_STALE) \
-    X(del, "DEL", -2, EXAMPLE_FLAG_WRITE)                                                     \
-    X(expire, "EXPIRE", -3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_FAST)                           \
-    X(geosearch, "GEOSEARCH", -7, EXAMPLE_FLAG_READONLY)                                      \
-    X(get, "GET", 2, EXAMPLE_FLAG_READONLY | EXAMPLE_FLAG_FAST)                               \
-    X(hset, "HSET", -4, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM | EXAMPLE_FLAG_FAST)        \
-    X(incrby, "INCRBY", 3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM | EXAMPLE_FLAG_FAST)     \
-    X(mset, "MSET", -3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM)                            \
-    X(ping, "PING", -1, EXAMPLE_FLAG_FAST)                                                    \
-    X(set, "SET", -3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM)                              \
-    X(sort, "SORT", -2, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM)                            \
-    X(zadd, "ZADD", -4, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM | EXAMPLE_FLAG_FAST)        \
-    X(zrangebyscore, "ZRANGEBYSCORE", -4, EXAMPLE_FLAG_READONLY)
+/* Every command, sorted by name (bytes of the upper case): X(id, ID, name, arity, flags), id as in
+ * example_<id>_encode, ID its upper case (as in the _keys.h and _server.h ids derived from this
+ * list). EXAMPLE_NCOMMANDS counts them. */
+#define EXAMPLE_COMMANDS(X)                                                                       \
+    X(client_kill, CLIENT_KILL, "CLIENT KILL", -3,                                                \
+      EXAMPLE_FLAG_ADMIN | EXAMPLE_FLAG_NOSCRIPT | EXAMPLE_FLAG_LOADING | EXAMPLE_FLAG_STALE)     \
+    X(del, DEL, "DEL", -2, EXAMPLE_FLAG_WRITE)                                                    \
+    X(expire, EXPIRE, "EXPIRE", -3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_FAST)                       \
+    X(geosearch, GEOSEARCH, "GEOSEARCH", -7, EXAMPLE_FLAG_READONLY)                               \
+    X(get, GET, "GET", 2, EXAMPLE_FLAG_READONLY | EXAMPLE_FLAG_FAST)                              \
+    X(hset, HSET, "HSET", -4, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM | EXAMPLE_FLAG_FAST)      \
+    X(incrby, INCRBY, "INCRBY", 3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM | EXAMPLE_FLAG_FAST) \
+    X(mset, MSET, "MSET", -3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM)                          \
+    X(ping, PING, "PING", -1, EXAMPLE_FLAG_FAST)                                                  \
+    X(set, SET, "SET", -3, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM)                             \
+    X(sort, SORT, "SORT", -2, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM)                          \
+    X(zadd, ZADD, "ZADD", -4, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM | EXAMPLE_FLAG_FAST)      \
+    X(zrangebyscore, ZRANGEBYSCORE, "ZRANGEBYSCORE", -4, EXAMPLE_FLAG_READONLY)
+
+#define EXAMPLE_NCOMMANDS 13
 
 /* CLIENT KILL <ip:port | <ID client-id | TYPE <normal | master | slave | replica | pubsub> | USER
  * username | ADDR ip:port | LADDR ip:port | SKIPME <YES | NO>> [<ID client-id | TYPE <normal |

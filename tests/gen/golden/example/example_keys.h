@@ -3,6 +3,7 @@
 #ifndef EXAMPLE_KEYS_H
 #define EXAMPLE_KEYS_H
 
+#include "example.h"
 #include "rg_keys.h"
 
 #include <stddef.h>
@@ -36,22 +37,12 @@ extern "C" {
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
-typedef enum example_keys_cmd {
-    EXAMPLE_KEYS_CMD_CLIENT_KILL,
-    EXAMPLE_KEYS_CMD_DEL,
-    EXAMPLE_KEYS_CMD_EXPIRE,
-    EXAMPLE_KEYS_CMD_GEOSEARCH,
-    EXAMPLE_KEYS_CMD_GET,
-    EXAMPLE_KEYS_CMD_HSET,
-    EXAMPLE_KEYS_CMD_INCRBY,
-    EXAMPLE_KEYS_CMD_MSET,
-    EXAMPLE_KEYS_CMD_PING,
-    EXAMPLE_KEYS_CMD_SET,
-    EXAMPLE_KEYS_CMD_SORT,
-    EXAMPLE_KEYS_CMD_ZADD,
-    EXAMPLE_KEYS_CMD_ZRANGEBYSCORE,
-    EXAMPLE_KEYS_CMD_COUNT
-} example_keys_cmd;
+/* The command ids, derived from EXAMPLE_COMMANDS (example.h): EXAMPLE_KEYS_CMD_<ID>, in its order,
+ * the table's. */
+#define example_keys_id_(i, I, n, a, f) EXAMPLE_KEYS_CMD_##I,
+typedef enum example_keys_cmd { EXAMPLE_COMMANDS(example_keys_id_) } example_keys_cmd;
+#undef example_keys_id_
+#define EXAMPLE_KEYS_CMD_COUNT EXAMPLE_NCOMMANDS
 
 typedef rg_keys_entry example_keys_entry; /* { name, specs, count } */
 

@@ -33,14 +33,18 @@ extern "C" {
  * Macros: C_FIXED_SIZE is the constant part of every request; C_MAX_SIZE (when every argument
  * is bounded) the largest request. */
 
-/* Every command: X(id, name, arity, flags), id as in keyspecs_<id>_encode. */
-#define KEYSPECS_COMMANDS(X)                    \
-    X(eval, "EVAL", -3, 0)                      \
-    X(migrate, "MIGRATE", -6, 0)                \
-    X(object_encoding, "OBJECT ENCODING", 3, 0) \
-    X(ping, "PING", -1, 0)                      \
-    X(xread, "XREAD", -4, 0)                    \
-    X(zunionstore, "ZUNIONSTORE", -4, 0)
+/* Every command, sorted by name (bytes of the upper case): X(id, ID, name, arity, flags), id as in
+ * keyspecs_<id>_encode, ID its upper case (as in the _keys.h and _server.h ids derived from this
+ * list). KEYSPECS_NCOMMANDS counts them. */
+#define KEYSPECS_COMMANDS(X)                                     \
+    X(eval, EVAL, "EVAL", -3, 0)                                 \
+    X(migrate, MIGRATE, "MIGRATE", -6, 0)                        \
+    X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0) \
+    X(ping, PING, "PING", -1, 0)                                 \
+    X(xread, XREAD, "XREAD", -4, 0)                              \
+    X(zunionstore, ZUNIONSTORE, "ZUNIONSTORE", -4, 0)
+
+#define KEYSPECS_NCOMMANDS 6
 
 /* EVAL script numkeys [key [key ...]] [arg [arg ...]] (numkeys: written from opts->key_count, not a
  * parameter) */

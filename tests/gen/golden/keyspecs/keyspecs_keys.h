@@ -3,6 +3,7 @@
 #ifndef KEYSPECS_KEYS_H
 #define KEYSPECS_KEYS_H
 
+#include "keyspecs.h"
 #include "rg_keys.h"
 
 #include <stddef.h>
@@ -36,15 +37,12 @@ extern "C" {
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
-typedef enum keyspecs_keys_cmd {
-    KEYSPECS_KEYS_CMD_EVAL,
-    KEYSPECS_KEYS_CMD_MIGRATE,
-    KEYSPECS_KEYS_CMD_OBJECT_ENCODING,
-    KEYSPECS_KEYS_CMD_PING,
-    KEYSPECS_KEYS_CMD_XREAD,
-    KEYSPECS_KEYS_CMD_ZUNIONSTORE,
-    KEYSPECS_KEYS_CMD_COUNT
-} keyspecs_keys_cmd;
+/* The command ids, derived from KEYSPECS_COMMANDS (keyspecs.h): KEYSPECS_KEYS_CMD_<ID>, in its
+ * order, the table's. */
+#define keyspecs_keys_id_(i, I, n, a, f) KEYSPECS_KEYS_CMD_##I,
+typedef enum keyspecs_keys_cmd { KEYSPECS_COMMANDS(keyspecs_keys_id_) } keyspecs_keys_cmd;
+#undef keyspecs_keys_id_
+#define KEYSPECS_KEYS_CMD_COUNT KEYSPECS_NCOMMANDS
 
 typedef rg_keys_entry keyspecs_keys_entry; /* { name, specs, count } */
 

@@ -44,14 +44,18 @@ extern "C" {
 #define KINDS_FLAG_STALE    (UINT32_C(1) << 9)
 #define KINDS_FLAG_FAST     (UINT32_C(1) << 13)
 
-/* Every command: X(id, name, arity, flags), id as in kinds_<id>_encode. */
-#define KINDS_COMMANDS(X)                                                       \
-    X(bounded, "BOUNDED", -3, 0)                                                \
-    X(escapes, "ESCAPES", -3, 0)                                                \
-    X(kinds, "KINDS", 8, KINDS_FLAG_WRITE)                                      \
-    X(object_encoding, "OBJECT ENCODING", 3, 0)                                 \
-    X(time, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
-    X(tokens, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
+/* Every command, sorted by name (bytes of the upper case): X(id, ID, name, arity, flags), id as in
+ * kinds_<id>_encode, ID its upper case (as in the _keys.h and _server.h ids derived from this
+ * list). KINDS_NCOMMANDS counts them. */
+#define KINDS_COMMANDS(X)                                                             \
+    X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
+    X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
+    X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
+    X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
+    X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
+    X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
+
+#define KINDS_NCOMMANDS 6
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
 #define KINDS_BOUNDED_FIXED_SIZE 13

@@ -3,6 +3,7 @@
 #ifndef KINDS_KEYS_H
 #define KINDS_KEYS_H
 
+#include "kinds.h"
 #include "rg_keys.h"
 
 #include <stddef.h>
@@ -36,15 +37,12 @@ extern "C" {
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
-typedef enum kinds_keys_cmd {
-    KINDS_KEYS_CMD_BOUNDED,
-    KINDS_KEYS_CMD_ESCAPES,
-    KINDS_KEYS_CMD_KINDS,
-    KINDS_KEYS_CMD_OBJECT_ENCODING,
-    KINDS_KEYS_CMD_TIME,
-    KINDS_KEYS_CMD_TOKENS,
-    KINDS_KEYS_CMD_COUNT
-} kinds_keys_cmd;
+/* The command ids, derived from KINDS_COMMANDS (kinds.h): KINDS_KEYS_CMD_<ID>, in its order, the
+ * table's. */
+#define kinds_keys_id_(i, I, n, a, f) KINDS_KEYS_CMD_##I,
+typedef enum kinds_keys_cmd { KINDS_COMMANDS(kinds_keys_id_) } kinds_keys_cmd;
+#undef kinds_keys_id_
+#define KINDS_KEYS_CMD_COUNT KINDS_NCOMMANDS
 
 typedef rg_keys_entry kinds_keys_entry; /* { name, specs, count } */
 

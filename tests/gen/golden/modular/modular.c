@@ -24,62 +24,6 @@ size_t mod_get_try_encode(char *dst, size_t cap, rg_view key) {
     return n;
 }
 
-static inline size_t mod_list_measure(rg_meas *m) {
-    rg_meas_start(m, 1, MOD_LIST_FIXED_SIZE);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_list_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$9\r\nMOD._LIST\r\n", 19);
-    return dst;
-}
-
-size_t mod_list_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = mod_list_measure(&m);
-    if (n == 0 || n > cap) return n;
-    mod_list_put(dst);
-    return n;
-}
-
-static inline size_t mod_object_encoding_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 2, MOD_OBJECT_ENCODING_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_object_encoding_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
-}
-
-size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = mod_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    mod_object_encoding_put(dst, key);
-    return n;
-}
-
-static inline size_t mod_other_ping_measure(rg_meas *m) {
-    rg_meas_start(m, 1, MOD_OTHER_PING_FIXED_SIZE);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_other_ping_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$10\r\nOTHER.PING\r\n", 21);
-    return dst;
-}
-
-size_t mod_other_ping_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = mod_other_ping_measure(&m);
-    if (n == 0 || n > cap) return n;
-    mod_other_ping_put(dst);
-    return n;
-}
-
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view mod_set_condition_bulk(mod_set_condition v) {
     static const rg_view bulks[] = {
@@ -154,6 +98,62 @@ size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_v
         return n;
     }
     return mod_set_try_opts(dst, cap, key, path, json, opts);
+}
+
+static inline size_t mod_list_measure(rg_meas *m) {
+    rg_meas_start(m, 1, MOD_LIST_FIXED_SIZE);
+    return rg_meas_total(m);
+}
+
+static inline char *mod_list_put(char *dst) {
+    dst = rg_put_raw(dst, "*1\r\n$9\r\nMOD._LIST\r\n", 19);
+    return dst;
+}
+
+size_t mod_list_try_encode(char *dst, size_t cap) {
+    rg_meas m;
+    const size_t n = mod_list_measure(&m);
+    if (n == 0 || n > cap) return n;
+    mod_list_put(dst);
+    return n;
+}
+
+static inline size_t mod_object_encoding_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 2, MOD_OBJECT_ENCODING_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
+}
+
+static inline char *mod_object_encoding_put(char *dst, rg_view key) {
+    dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    return dst;
+}
+
+size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_meas m;
+    const size_t n = mod_object_encoding_measure(&m, key);
+    if (n == 0 || n > cap) return n;
+    mod_object_encoding_put(dst, key);
+    return n;
+}
+
+static inline size_t mod_other_ping_measure(rg_meas *m) {
+    rg_meas_start(m, 1, MOD_OTHER_PING_FIXED_SIZE);
+    return rg_meas_total(m);
+}
+
+static inline char *mod_other_ping_put(char *dst) {
+    dst = rg_put_raw(dst, "*1\r\n$10\r\nOTHER.PING\r\n", 21);
+    return dst;
+}
+
+size_t mod_other_ping_try_encode(char *dst, size_t cap) {
+    rg_meas m;
+    const size_t n = mod_other_ping_measure(&m);
+    if (n == 0 || n > cap) return n;
+    mod_other_ping_put(dst);
+    return n;
 }
 
 static inline size_t mod_time_measure(rg_meas *m) {

@@ -40,14 +40,18 @@ extern "C" {
 #define MOD_FLAG_STALE   (UINT32_C(1) << 9)
 #define MOD_FLAG_FAST    (UINT32_C(1) << 13)
 
-/* Every command: X(id, name, arity, flags), id as in mod_<id>_encode. */
-#define MOD_COMMANDS(X)                                     \
-    X(get, "mod.Get", 2, 0)                                 \
-    X(list, "MOD._LIST", 1, 0)                              \
-    X(object_encoding, "OBJECT ENCODING", 3, 0)             \
-    X(other_ping, "OTHER.PING", 1, 0)                       \
-    X(set, "MOD.SET", -4, MOD_FLAG_WRITE | MOD_FLAG_MODULE) \
-    X(time, "TIME", 1, MOD_FLAG_LOADING | MOD_FLAG_STALE | MOD_FLAG_FAST)
+/* Every command, sorted by name (bytes of the upper case): X(id, ID, name, arity, flags), id as in
+ * mod_<id>_encode, ID its upper case (as in the _keys.h and _server.h ids derived from this list).
+ * MOD_NCOMMANDS counts them. */
+#define MOD_COMMANDS(X)                                          \
+    X(get, GET, "mod.Get", 2, 0)                                 \
+    X(set, SET, "MOD.SET", -4, MOD_FLAG_WRITE | MOD_FLAG_MODULE) \
+    X(list, LIST, "MOD._LIST", 1, 0)                             \
+    X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0) \
+    X(other_ping, OTHER_PING, "OTHER.PING", 1, 0)                \
+    X(time, TIME, "TIME", 1, MOD_FLAG_LOADING | MOD_FLAG_STALE | MOD_FLAG_FAST)
+
+#define MOD_NCOMMANDS 6
 
 /* mod.Get key */
 #define MOD_GET_FIXED_SIZE 17
@@ -69,6 +73,45 @@ static inline size_t mod_get_append(rg_pipe *p, rg_view key) {
     if (n > room) {
         if (!rg_pipe_reserve(p, n)) return 0;
         n = mod_get_try_encode(rg_pipe_end(p), n, key);
+    }
+    return rg_pipe_commit(p, n);
+}
+
+/* MOD.SET key path json [NX | XX] */
+#define MOD_SET_FIXED_SIZE 13
+
+typedef enum mod_set_condition {
+    MOD_SET_CONDITION_NONE,
+    MOD_SET_CONDITION_NX,
+    MOD_SET_CONDITION_XX,
+} mod_set_condition;
+
+/* Optional arguments of MOD.SET: zeroed members (or opts == NULL) send none. */
+typedef struct mod_set_opts {
+    mod_set_condition condition;
+} mod_set_opts;
+
+size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+                          const mod_set_opts *opts);
+
+static inline size_t mod_set_size(rg_view key, rg_view path, rg_view json,
+                                  const mod_set_opts *opts) {
+    return mod_set_try_encode(NULL, 0, key, path, json, opts);
+}
+
+static inline size_t mod_set_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+                                    const mod_set_opts *opts) {
+    const size_t n = mod_set_try_encode(dst, cap, key, path, json, opts);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t mod_set_append(rg_pipe *p, rg_view key, rg_view path, rg_view json,
+                                    const mod_set_opts *opts) {
+    const size_t room = rg_pipe_room(p);
+    size_t n = mod_set_try_encode(rg_pipe_end(p), room, key, path, json, opts);
+    if (n > room) {
+        if (!rg_pipe_reserve(p, n)) return 0;
+        n = mod_set_try_encode(rg_pipe_end(p), n, key, path, json, opts);
     }
     return rg_pipe_commit(p, n);
 }
@@ -143,45 +186,6 @@ static inline size_t mod_other_ping_append(rg_pipe *p) {
     if (n > room) {
         if (!rg_pipe_reserve(p, n)) return 0;
         n = mod_other_ping_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
-}
-
-/* MOD.SET key path json [NX | XX] */
-#define MOD_SET_FIXED_SIZE 13
-
-typedef enum mod_set_condition {
-    MOD_SET_CONDITION_NONE,
-    MOD_SET_CONDITION_NX,
-    MOD_SET_CONDITION_XX,
-} mod_set_condition;
-
-/* Optional arguments of MOD.SET: zeroed members (or opts == NULL) send none. */
-typedef struct mod_set_opts {
-    mod_set_condition condition;
-} mod_set_opts;
-
-size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
-                          const mod_set_opts *opts);
-
-static inline size_t mod_set_size(rg_view key, rg_view path, rg_view json,
-                                  const mod_set_opts *opts) {
-    return mod_set_try_encode(NULL, 0, key, path, json, opts);
-}
-
-static inline size_t mod_set_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
-                                    const mod_set_opts *opts) {
-    const size_t n = mod_set_try_encode(dst, cap, key, path, json, opts);
-    return n <= cap ? n : 0;
-}
-
-static inline size_t mod_set_append(rg_pipe *p, rg_view key, rg_view path, rg_view json,
-                                    const mod_set_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_set_try_encode(rg_pipe_end(p), room, key, path, json, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_set_try_encode(rg_pipe_end(p), n, key, path, json, opts);
     }
     return rg_pipe_commit(p, n);
 }

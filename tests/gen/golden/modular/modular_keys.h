@@ -3,6 +3,7 @@
 #ifndef MOD_MODULAR_KEYS_H
 #define MOD_MODULAR_KEYS_H
 
+#include "modular.h"
 #include "rg_keys.h"
 
 #include <stddef.h>
@@ -36,15 +37,12 @@ extern "C" {
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
-typedef enum mod_keys_cmd {
-    MOD_KEYS_CMD_GET,
-    MOD_KEYS_CMD_SET,
-    MOD_KEYS_CMD_LIST,
-    MOD_KEYS_CMD_OBJECT_ENCODING,
-    MOD_KEYS_CMD_OTHER_PING,
-    MOD_KEYS_CMD_TIME,
-    MOD_KEYS_CMD_COUNT
-} mod_keys_cmd;
+/* The command ids, derived from MOD_COMMANDS (modular.h): MOD_KEYS_CMD_<ID>, in its order, the
+ * table's. */
+#define mod_keys_id_(i, I, n, a, f) MOD_KEYS_CMD_##I,
+typedef enum mod_keys_cmd { MOD_COMMANDS(mod_keys_id_) } mod_keys_cmd;
+#undef mod_keys_id_
+#define MOD_KEYS_CMD_COUNT MOD_NCOMMANDS
 
 typedef rg_keys_entry mod_keys_entry; /* { name, specs, count } */
 

@@ -21,6 +21,27 @@ rg_reply_status mod_get_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &mod_get_reply_table, buf, len, pos, out);
 }
 
+static const rg_rnode mod_set_reply_nodes[] = {
+    {
+        .accept = RG_RA_CONST,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+        .offset = offsetof(mod_set_result, value),
+        .cval = "OK",
+    },
+};
+
+const rg_rtable mod_set_reply_table = {
+    .command = "MOD.SET",
+    .nodes = mod_set_reply_nodes,
+    .result_size = sizeof(mod_set_result),
+};
+
+rg_reply_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              mod_set_result *out) {
+    return rg_reply_decode(rr, &mod_set_reply_table, buf, len, pos, out);
+}
+
 static const rg_rnode mod_list_reply_nodes[] = {
     {
         .accept = RG_RA_ARR,
@@ -84,27 +105,6 @@ const rg_rtable mod_other_ping_reply_table = {
 rg_reply_status mod_other_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                      mod_other_ping_result *out) {
     return rg_reply_decode(rr, &mod_other_ping_reply_table, buf, len, pos, out);
-}
-
-static const rg_rnode mod_set_reply_nodes[] = {
-    {
-        .accept = RG_RA_CONST,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_VIEW,
-        .offset = offsetof(mod_set_result, value),
-        .cval = "OK",
-    },
-};
-
-const rg_rtable mod_set_reply_table = {
-    .command = "MOD.SET",
-    .nodes = mod_set_reply_nodes,
-    .result_size = sizeof(mod_set_result),
-};
-
-rg_reply_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                              mod_set_result *out) {
-    return rg_reply_decode(rr, &mod_set_reply_table, buf, len, pos, out);
 }
 
 static const rg_rnode mod_time_reply_nodes[] = {

@@ -37,6 +37,14 @@ extern const rg_rtable mod_get_reply_table;
 rg_reply_status mod_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                               mod_get_result *out);
 
+/* MOD.SET: "OK". */
+typedef struct mod_set_result {
+    rg_view value;
+} mod_set_result;
+extern const rg_rtable mod_set_reply_table;
+rg_reply_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              mod_set_result *out);
+
 /* MOD._LIST: array of string. */
 typedef struct mod_list_result {
     struct {
@@ -63,14 +71,6 @@ typedef struct mod_other_ping_result {
 extern const rg_rtable mod_other_ping_reply_table;
 rg_reply_status mod_other_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                      mod_other_ping_result *out);
-
-/* MOD.SET: "OK". */
-typedef struct mod_set_result {
-    rg_view value;
-} mod_set_result;
-extern const rg_rtable mod_set_reply_table;
-rg_reply_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                              mod_set_result *out);
 
 /* TIME: [string, string]. */
 typedef struct mod_time_result {

@@ -47,29 +47,34 @@ extern "C" {
 #define REPLIES_FLAG_ALLOW_BUSY             (UINT32_C(1) << 23)
 #define REPLIES_FLAG_TOUCHES_ARBITRARY_KEYS (UINT32_C(1) << 24)
 
-/* Every command: X(id, name, arity, flags), id as in replies_<id>_encode. */
-#define REPLIES_COMMANDS(X)                                                                      \
-    X(command, "COMMAND", -1, REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_SENTINEL) \
-    X(command_docs, "COMMAND DOCS", -2,                                                          \
-      REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_SENTINEL)                         \
-    X(config_get, "CONFIG GET", -3,                                                              \
-      REPLIES_FLAG_ADMIN | REPLIES_FLAG_NOSCRIPT | REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE)    \
-    X(geosearch, "GEOSEARCH", 2, 0)                                                              \
-    X(get, "GET", 2, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)                                  \
-    X(hello, "HELLO", -1,                                                                        \
-      REPLIES_FLAG_NOSCRIPT | REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_FAST |    \
-          REPLIES_FLAG_NO_AUTH | REPLIES_FLAG_SENTINEL | REPLIES_FLAG_ALLOW_BUSY)                \
-    X(hgetall, "HGETALL", 2, REPLIES_FLAG_READONLY)                                              \
-    X(incr, "INCR", 2, REPLIES_FLAG_WRITE | REPLIES_FLAG_DENYOOM | REPLIES_FLAG_FAST)            \
-    X(lpos, "LPOS", -3, REPLIES_FLAG_READONLY)                                                   \
-    X(mget, "MGET", -2, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)                               \
-    X(scan, "SCAN", -2, REPLIES_FLAG_READONLY | REPLIES_FLAG_TOUCHES_ARBITRARY_KEYS)             \
-    X(set, "SET", -3, REPLIES_FLAG_WRITE | REPLIES_FLAG_DENYOOM)                                 \
-    X(smembers, "SMEMBERS", 2, REPLIES_FLAG_READONLY)                                            \
-    X(xrange, "XRANGE", -4, REPLIES_FLAG_READONLY)                                               \
-    X(zpopmin, "ZPOPMIN", -2, 0)                                                                 \
-    X(zrange, "ZRANGE", -4, REPLIES_FLAG_READONLY)                                               \
-    X(zscore, "ZSCORE", 3, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)
+/* Every command, sorted by name (bytes of the upper case): X(id, ID, name, arity, flags), id as in
+ * replies_<id>_encode, ID its upper case (as in the _keys.h and _server.h ids derived from this
+ * list). REPLIES_NCOMMANDS counts them. */
+#define REPLIES_COMMANDS(X)                                                                   \
+    X(command, COMMAND, "COMMAND", -1,                                                        \
+      REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_SENTINEL)                      \
+    X(command_docs, COMMAND_DOCS, "COMMAND DOCS", -2,                                         \
+      REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_SENTINEL)                      \
+    X(config_get, CONFIG_GET, "CONFIG GET", -3,                                               \
+      REPLIES_FLAG_ADMIN | REPLIES_FLAG_NOSCRIPT | REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE) \
+    X(geosearch, GEOSEARCH, "GEOSEARCH", 2, 0)                                                \
+    X(get, GET, "GET", 2, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)                          \
+    X(hello, HELLO, "HELLO", -1,                                                              \
+      REPLIES_FLAG_NOSCRIPT | REPLIES_FLAG_LOADING | REPLIES_FLAG_STALE | REPLIES_FLAG_FAST | \
+          REPLIES_FLAG_NO_AUTH | REPLIES_FLAG_SENTINEL | REPLIES_FLAG_ALLOW_BUSY)             \
+    X(hgetall, HGETALL, "HGETALL", 2, REPLIES_FLAG_READONLY)                                  \
+    X(incr, INCR, "INCR", 2, REPLIES_FLAG_WRITE | REPLIES_FLAG_DENYOOM | REPLIES_FLAG_FAST)   \
+    X(lpos, LPOS, "LPOS", -3, REPLIES_FLAG_READONLY)                                          \
+    X(mget, MGET, "MGET", -2, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)                      \
+    X(scan, SCAN, "SCAN", -2, REPLIES_FLAG_READONLY | REPLIES_FLAG_TOUCHES_ARBITRARY_KEYS)    \
+    X(set, SET, "SET", -3, REPLIES_FLAG_WRITE | REPLIES_FLAG_DENYOOM)                         \
+    X(smembers, SMEMBERS, "SMEMBERS", 2, REPLIES_FLAG_READONLY)                               \
+    X(xrange, XRANGE, "XRANGE", -4, REPLIES_FLAG_READONLY)                                    \
+    X(zpopmin, ZPOPMIN, "ZPOPMIN", -2, 0)                                                     \
+    X(zrange, ZRANGE, "ZRANGE", -4, REPLIES_FLAG_READONLY)                                    \
+    X(zscore, ZSCORE, "ZSCORE", 3, REPLIES_FLAG_READONLY | REPLIES_FLAG_FAST)
+
+#define REPLIES_NCOMMANDS 17
 
 /* COMMAND */
 #define REPLIES_COMMAND_FIXED_SIZE 17

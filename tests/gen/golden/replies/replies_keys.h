@@ -3,6 +3,7 @@
 #ifndef REPLIES_KEYS_H
 #define REPLIES_KEYS_H
 
+#include "replies.h"
 #include "rg_keys.h"
 
 #include <stddef.h>
@@ -36,26 +37,12 @@ extern "C" {
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */
 
-typedef enum replies_keys_cmd {
-    REPLIES_KEYS_CMD_COMMAND,
-    REPLIES_KEYS_CMD_COMMAND_DOCS,
-    REPLIES_KEYS_CMD_CONFIG_GET,
-    REPLIES_KEYS_CMD_GEOSEARCH,
-    REPLIES_KEYS_CMD_GET,
-    REPLIES_KEYS_CMD_HELLO,
-    REPLIES_KEYS_CMD_HGETALL,
-    REPLIES_KEYS_CMD_INCR,
-    REPLIES_KEYS_CMD_LPOS,
-    REPLIES_KEYS_CMD_MGET,
-    REPLIES_KEYS_CMD_SCAN,
-    REPLIES_KEYS_CMD_SET,
-    REPLIES_KEYS_CMD_SMEMBERS,
-    REPLIES_KEYS_CMD_XRANGE,
-    REPLIES_KEYS_CMD_ZPOPMIN,
-    REPLIES_KEYS_CMD_ZRANGE,
-    REPLIES_KEYS_CMD_ZSCORE,
-    REPLIES_KEYS_CMD_COUNT
-} replies_keys_cmd;
+/* The command ids, derived from REPLIES_COMMANDS (replies.h): REPLIES_KEYS_CMD_<ID>, in its order,
+ * the table's. */
+#define replies_keys_id_(i, I, n, a, f) REPLIES_KEYS_CMD_##I,
+typedef enum replies_keys_cmd { REPLIES_COMMANDS(replies_keys_id_) } replies_keys_cmd;
+#undef replies_keys_id_
+#define REPLIES_KEYS_CMD_COUNT REPLIES_NCOMMANDS
 
 typedef rg_keys_entry replies_keys_entry; /* { name, specs, count } */
 

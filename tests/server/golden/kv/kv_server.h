@@ -3,6 +3,7 @@
 #ifndef KV_SERVER_H
 #define KV_SERVER_H
 
+#include "kv.h"
 #include "rg_args.h"
 #include "rg_out.h"
 
@@ -17,27 +18,12 @@
 extern "C" {
 #endif
 
-/* Command ids; KV_SRV_NONE is "no such command". */
-typedef enum kv_srv_cmd {
-    KV_SRV_NONE = 0,
-    KV_SRV_COMMAND,
-    KV_SRV_COMMAND_COUNT,
-    KV_SRV_DEL,
-    KV_SRV_ECHO,
-    KV_SRV_EXISTS,
-    KV_SRV_EXPIRE,
-    KV_SRV_GET,
-    KV_SRV_HELLO,
-    KV_SRV_INCR,
-    KV_SRV_INCRBY,
-    KV_SRV_MGET,
-    KV_SRV_MSET,
-    KV_SRV_PING,
-    KV_SRV_QUIT,
-    KV_SRV_SET,
-    KV_SRV_TTL,
-    KV_SRV_NCMDS
-} kv_srv_cmd;
+/* Command ids: KV_SRV_NONE (0) for "no such command", the containers (a command of subcommands
+ * only), then one per command of KV_COMMANDS (kv.h), derived from it in its order: KV_SRV_<ID>. */
+#define kv_srv_id_(i, I, n, a, f) KV_SRV_##I,
+typedef enum kv_srv_cmd { KV_SRV_NONE = 0, KV_COMMANDS(kv_srv_id_) } kv_srv_cmd;
+#undef kv_srv_id_
+#define KV_SRV_NCMDS (1 + KV_NCOMMANDS)
 
 /* DEL: views borrow the request's argv. */
 typedef struct kv_srv_del_args {
