@@ -154,8 +154,8 @@ end
 -- begin_search.index.pos. When they are a plain integer and, right after it, a repeated key,
 -- the count is not a parameter: the encoder writes the list's length, so the two cannot
 -- disagree. This is the one place that decides it: the parameter lists (params, opts_fields)
--- and the ops follow from a.counts, and tools that build calls (emit_calls.lua) skip such
--- arguments.
+-- and the ops follow from a.counts, and tools that build calls (tools/sample_calls.lua) skip
+-- such arguments.
 
 -- Words a top-level argument takes when that number is fixed, else nil.
 local function fixed_words(a)
