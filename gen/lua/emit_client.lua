@@ -6,7 +6,7 @@
 -- which encodes the request with the generated encoder straight into the connection's output
 -- (runtime/rg_conn.h) and queues the command's typed reply table (emit_reply.lua). The
 -- parameters are the encoder's own, from emit_c.lua's param_texts and arg_names, so the two can
--- never disagree. Needs emit_reply to have run (cm.reply_result).
+-- never disagree. The reply names (cm.reply_result, cm.reply_table) come from the model.
 
 local emit_c = require("emit_c")
 local frame = require("frame")

@@ -59,23 +59,6 @@ local function flags_value(flags, extra)
     return #names > 0 and table.concat(names, " | ") or "0"
 end
 
--- Key spec indices whose key may be given as "" instead (a oneof of the key and an empty
--- token: MIGRATE's key-selector, where "" says the keys come after KEYS).
-local function empty_placeholders(args, out)
-    for _, a in ipairs(args or {}) do
-        if a.kind == "oneof" then
-            local key, empty
-            for _, alt in ipairs(a.args) do
-                if alt.kind == "key" and alt.key_spec_index then key = alt.key_spec_index end
-                if alt.kind == "pure-token" and alt.token == "" then empty = true end
-            end
-            if key and empty then out[key] = true end
-        end
-        empty_placeholders(a.args, out)
-    end
-    return out
-end
-
 -- One spec as clang-format lays out a braced list in an array: on one line when it fits, else
 -- one initializer per line, a long flags value broken after '|' under its first flag.
 local function spec_row(ks, ind)
@@ -127,12 +110,7 @@ local function array_def(ctype, name, row_of, items)
 end
 
 local function spec_table(cm)
-    local empty = empty_placeholders(cm.spec.args, {})
-    local rows = {}
-    for i, ks in ipairs(cm.spec.key_specs) do
-        rows[i] = setmetatable({ empty_placeholder = empty[i - 1] }, { __index = ks })
-    end
-    return array_def("static const rg_keyspec", cm.keys_table, spec_row, rows)
+    return array_def("static const rg_keyspec", cm.keys.table, spec_row, cm.keys.specs)
 end
 
 ---------------------------------------------------------------------------------------------
@@ -164,7 +142,7 @@ local RESPONSE = { ONE_SUCCEEDED = "RG_RESP_ONE_SUCCEEDED",
 -- { request, response } of a command's tips, or nil when it has neither policy.
 local function policy_of(cm)
     local req, rsp
-    for _, tip in ipairs(cm.spec.command_tips or {}) do
+    for _, tip in ipairs(cm.keys.tips) do
         local r = tip:match("^REQUEST_POLICY:(.+)$")
         local p = tip:match("^RESPONSE_POLICY:(.+)$")
         if r then req = assert(REQUEST[r], "emit_keys: unknown REQUEST_POLICY " .. r) end
@@ -205,9 +183,9 @@ end
 local function entries(model)
     local list = {}
     for _, cm in ipairs(model.commands) do
-        local n = cm.spec.key_specs and #cm.spec.key_specs or 0
+        local n = #cm.keys.specs
         list[#list + 1] = { cm = cm, name = cm.name:upper(), count = n,
-            specs = n > 0 and cm.keys_table or "NULL",
+            specs = n > 0 and cm.keys.table or "NULL",
             enum = model.PREFIX .. "_KEYS_CMD_" .. cm.ID }
     end
     -- The rows follow the ids, which follow P_COMMANDS: the model's order, by name as the
@@ -351,7 +329,7 @@ local function code_text(model, n, sigs, list, header_only)
     local static = header_only and "static " or ""
     local parts = {}
     for _, cm in ipairs(model.commands) do
-        if cm.spec.key_specs and #cm.spec.key_specs > 0 then parts[#parts + 1] = spec_table(cm) end
+        if #cm.keys.specs > 0 then parts[#parts + 1] = spec_table(cm) end
     end
     parts[#parts + 1] = array_def(static .. "const " .. n.entry, n.table, entry_row, list)
     parts[#parts + 1] = policy_def(static, n, list)
@@ -368,7 +346,6 @@ end
 -- Returns the routing files: { suffix, text } each.
 function M.emit(model, opts)
     local n = names(model)
-    for _, cm in ipairs(model.commands) do cm.keys_table = model.prefix .. "_keyspecs_" .. cm.id end
     local sigs = signatures(n)
     local list = entries(model)
     if opts.header_only then

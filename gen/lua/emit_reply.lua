@@ -9,7 +9,6 @@ local frame = require("frame")
 local layout = require("layout")
 local naming = require("naming")
 local resp = require("resp")
-local reply_model = require("reply_model")
 
 local M = {}
 
@@ -374,26 +373,34 @@ local function params(cm)
         cm.reply_result .. " *out" }
 end
 
+-- A copy of a reply type, sharing kept: the functions above memoize C names on the type (names,
+-- members, elem), and the model's own type is read-only.
+local function copy(t, seen)
+    if type(t) ~= "table" then return t end
+    if seen[t] then return seen[t] end
+    local out = {}
+    seen[t] = out
+    for k, v in pairs(t) do out[copy(k, seen)] = copy(v, seen) end
+    return out
+end
+
+-- The C of one command's reply: { ty, decls, nodes }, ty this emitter's copy of the model's type.
 local function build(cm)
-    local ty = reply_model.build(cm.spec.reply)
-    if ty.t == "null" then ty = { t = "any", precise = false } end
-    cm.reply_type = ty
-    cm.reply_result = cm.fn .. "_result"
-    cm.reply_table = cm.fn .. "_reply_table"
+    local ty = copy(cm.reply_type, {})
     local ctx = { base = cm.fn, n = 0, decls = {} }
     local lines = members(ty, "value", ctx)
     local decl = { "typedef struct " .. cm.reply_result .. " {" }
     for _, l in ipairs(lines) do decl[#decl + 1] = IND .. l end
     decl[#decl + 1] = "} " .. cm.reply_result .. ";"
     ctx.decls[#ctx.decls + 1] = table.concat(decl, "\n")
-    cm.reply_decls = ctx.decls
-    cm.reply_nodes = node_rows({ ty = ty, container = cm.reply_result, path = "value" })
+    return { ty = ty, decls = ctx.decls,
+        nodes = node_rows({ ty = ty, container = cm.reply_result, path = "value" }) }
 end
 
 -- The `which` constants of every oneof in a reply type: <FN>_REPLY[_<path>]_<ALT> = i, where
 -- the path names the members (and "item" for each array element) from `value` down to the
 -- oneof. One enum per oneof, preceded by the member it is for.
-local function oneof_constants(cm)
+local function oneof_constants(cm, r)
     local out = {}
     local function walk(ty, path, where)
         if ty.t == "oneof" then
@@ -431,16 +438,16 @@ local function oneof_constants(cm)
             walk(ty.value, v, where .. ".items[].value")
         end
     end
-    walk(cm.reply_type, {}, "value")
+    walk(r.ty, {}, "value")
     return out
 end
 
-local function command_header(cm, header_only)
+local function command_header(cm, r, header_only)
     local out = {}
     out[#out + 1] = layout.comment(0, resp.comment_escape(cm.name) .. ": " ..
         resp.comment_escape(describe(cm.reply_type)) .. ".")
-    for _, e in ipairs(oneof_constants(cm)) do out[#out + 1] = e end
-    out[#out + 1] = table.concat(cm.reply_decls, "\n\n")
+    for _, e in ipairs(oneof_constants(cm, r)) do out[#out + 1] = e end
+    out[#out + 1] = table.concat(r.decls, "\n\n")
     if not header_only then
         local ext = "extern const rg_rtable " .. cm.reply_table .. ";"
         if #ext > layout.LIMIT then
@@ -453,7 +460,7 @@ local function command_header(cm, header_only)
     return table.concat(out, "\n")
 end
 
-local function command_defs(cm, header_only)
+local function command_defs(cm, r, header_only)
     local static = header_only and "static " or ""
     local nodes = cm.fn .. "_reply_nodes"
     -- A declaration too long for one line continues on the next, its braces one level in.
@@ -464,7 +471,7 @@ local function command_defs(cm, header_only)
         head, base = "static const rg_rnode\n" .. IND .. nodes .. "[] = {", IND .. IND
     end
     local rows = {}
-    for _, n in ipairs(cm.reply_nodes) do rows[#rows + 1] = node_text(n, base) end
+    for _, n in ipairs(r.nodes) do rows[#rows + 1] = node_text(n, base) end
     local thead, tbase = static .. "const rg_rtable " .. cm.reply_table .. " = {", IND
     if #thead - 2 <= layout.LIMIT and #thead > layout.LIMIT then
         thead, tbase = static .. "const rg_rtable " .. cm.reply_table .. " =\n" .. IND .. "{",
@@ -505,9 +512,11 @@ local HEADER_DOC = [[
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
  * before the struct; pairs are { key, value } structs. */]]
 
-local function header_text(model, header_only, defs)
+local function header_text(model, built, header_only, defs)
     local body = {}
-    for _, cm in ipairs(model.commands) do body[#body + 1] = command_header(cm, header_only) end
+    for i, cm in ipairs(model.commands) do
+        body[#body + 1] = command_header(cm, built[i], header_only)
+    end
     if defs then body[#body + 1] = defs end
     return frame.header({
         model = model, suffix = "_reply.h", what = "typed reply decoders",
@@ -550,15 +559,17 @@ end
 -- Returns the reply files: { suffix, text } each.
 function M.emit(model, opts)
     local header_only = opts.header_only
-    for _, cm in ipairs(model.commands) do build(cm) end
-    local defs = {}
-    for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, header_only) end
+    local built, defs = {}, {}
+    for i, cm in ipairs(model.commands) do
+        built[i] = build(cm)
+        defs[i] = command_defs(cm, built[i], header_only)
+    end
     local out = {}
     if header_only then
-        local text = header_text(model, true, table.concat(defs, "\n\n"))
+        local text = header_text(model, built, true, table.concat(defs, "\n\n"))
         out[1] = { suffix = "_reply.h", text = text }
     else
-        out[1] = { suffix = "_reply.h", text = header_text(model, false, nil) }
+        out[1] = { suffix = "_reply.h", text = header_text(model, built, false, nil) }
         out[2] = { suffix = "_reply.c", text = frame.source({ model = model, suffix = "_reply.c",
             what = "typed reply decoders", body = table.concat(defs, "\n\n") }) }
     end

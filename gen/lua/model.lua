@@ -18,6 +18,7 @@
 --   switch expr, cases      one case per oneof alternative ({ label, body })
 
 local naming = require("naming")
+local reply_model = require("reply_model")
 local resp = require("resp")
 local spec_mod = require("spec")
 local template = require("template")
@@ -681,6 +682,66 @@ local function check_repeatable(cmd, args, report)
     end
 end
 
+-- Key spec indices whose key may be given as "" instead (a oneof of the key and an empty
+-- token: MIGRATE's key-selector, where "" says the keys come after KEYS).
+local function empty_placeholders(args, out)
+    for _, a in ipairs(args or {}) do
+        if a.kind == "oneof" then
+            local key, empty
+            for _, alt in ipairs(a.args) do
+                if alt.kind == "key" and alt.key_spec_index then key = alt.key_spec_index end
+                if alt.kind == "pure-token" and alt.token == "" then empty = true end
+            end
+            if key and empty then out[key] = true end
+        end
+        empty_placeholders(a.args, out)
+    end
+    return out
+end
+
+-- What the routing tables need (emit_keys): the key specs in order, each a copy with
+-- empty_placeholder set when "" may stand for its key, the command's tips (the request and
+-- response policies), and the name of its spec table.
+local function keys_of(c, cm, prefix)
+    local empty = empty_placeholders(c.args, {})
+    local specs = {}
+    for i, ks in ipairs(c.key_specs or {}) do
+        local row = { empty_placeholder = empty[i - 1] }
+        for k, v in pairs(ks) do row[k] = v end
+        specs[i] = row
+    end
+    return { specs = specs, tips = c.command_tips or {}, table = prefix .. "_keyspecs_" .. cm.id }
+end
+
+-- The typed reply of a command (emit_reply, emit_client): the reply type of its schema (a
+-- generic value for none or null), the result struct and the table the runtime walks.
+local function add_reply(c, cm)
+    local ty = reply_model.build(c.reply)
+    if ty.t == "null" then ty = { t = "any", precise = false } end
+    cm.reply_type, cm.reply_result, cm.reply_table = ty, cm.fn .. "_result", cm.fn .. "_reply_table"
+end
+
+-- Every table of the model without a metatable of its own gets this one: adding a field raises,
+-- so an emitter that would annotate the model for another (rather than keep its own state) fails
+-- at once. Reassigning a field that is there is not caught (Lua has no cheap full freeze).
+local FROZEN = {
+    __newindex = function(_, k)
+        error("the command model is read-only: no new field " .. tostring(k), 2)
+    end,
+}
+
+-- Freezes t and everything reachable from it; returns t.
+function M.freeze(t, seen)
+    seen = seen or {}
+    if type(t) ~= "table" or seen[t] or getmetatable(t) then return t end
+    seen[t] = true
+    for k, v in pairs(t) do
+        M.freeze(k, seen)
+        M.freeze(v, seen)
+    end
+    return setmetatable(t, FROZEN)
+end
+
 -- Whether command name a sorts before b: bytes of the upper case, as rg_keys compares names.
 function M.name_less(a, b)
     a, b = a:upper(), b:upper()
@@ -730,7 +791,11 @@ function M.build(spec, opts)
     model.flags = flag_table(model.commands, PREFIX)
     if #report.list == 0 then check_names(model, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
-    return model
+    for _, cm in ipairs(model.commands) do
+        cm.keys = keys_of(cm.spec, cm, prefix)
+        add_reply(cm.spec, cm)
+    end
+    return M.freeze(model)
 end
 
 return M
