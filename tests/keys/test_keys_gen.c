@@ -260,8 +260,8 @@ static void redis_calls(void **state) {
 static void ids_from_command_list(void **state) {
     (void)state;
     assert_int_equal(REDIS_KEYS_CMD_COUNT, REDIS_NCOMMANDS);
-#define ROW_NAMED(id, ID, name, arity, flags) \
-    assert_string_equal(redis_keys_table[REDIS_KEYS_CMD_##ID].name, name);
+#define ROW_NAMED(id, ID, cmd_name, cmd_arity, flags) \
+    assert_string_equal(redis_keys_table[REDIS_KEYS_CMD_##ID].name, cmd_name);
     REDIS_COMMANDS(ROW_NAMED)
 #undef ROW_NAMED
     assert_ptr_equal(redis_keys_lookup("CLIENT KILL", 11),

@@ -30,9 +30,9 @@ static bool same_name(const char *srv, const char *name) {
 static void test_ids_from_command_list(void **state) {
     (void)state;
     assert_true(REDIS_SRV_NCMDS > REDIS_NCOMMANDS); /* NONE and the containers besides */
-#define NAMED(id, ID, name, arity, flags)                                  \
-    assert_true(same_name(redis_srv_commands[REDIS_SRV_##ID].name, name)); \
-    assert_int_equal(redis_srv_commands[REDIS_SRV_##ID].arity, arity);
+#define NAMED(id, ID, cmd_name, cmd_arity, flags)                              \
+    assert_true(same_name(redis_srv_commands[REDIS_SRV_##ID].name, cmd_name)); \
+    assert_int_equal(redis_srv_commands[REDIS_SRV_##ID].arity, cmd_arity);
     REDIS_COMMANDS(NAMED)
 #undef NAMED
 }
