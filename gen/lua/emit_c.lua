@@ -749,31 +749,12 @@ local function flag_macros(model)
         table.concat(layout.macros(defs), "\n")
 end
 
--- One X(...) entry of the command list; long flag lists wrap as clang-format wraps them inside
--- a macro (arguments aligned after "X(", then after each '|').
+-- One X(...) entry of the command list.
 local function x_entry(cm, flag_macro)
     local flags = {}
     for _, f in ipairs(cm.flags) do flags[#flags + 1] = flag_macro[f] end
-    local flag_expr = #flags > 0 and table.concat(flags, " | ") or "0"
-    local head = "    X(" .. cm.id .. ", " .. cm.ID .. ', "' .. resp.c_escape(cm.name) .. '", ' ..
-        cm.arity .. ", "
-    local room = LIMIT - 2 -- the line continues with " \"
-    if #head + #flag_expr + 1 <= room then return { head .. flag_expr .. ")" } end
-    local lines = { (head:gsub(" $", "")) }
-    -- The flags start under the first argument; lines after a break at '|' are indented once more.
-    local col = #"    X("
-    local cur = layout.spaces(col)
-    for i, f in ipairs(flags) do
-        local piece = f .. (i < #flags and " |" or ")")
-        if #cur > col and cur:match("%S") and #cur + 1 + #piece > room then
-            lines[#lines + 1] = cur
-            cur = layout.spaces(col + IND) .. piece
-        else
-            cur = cur .. (cur:match("%S") and " " or "") .. piece
-        end
-    end
-    lines[#lines + 1] = cur
-    return lines
+    return layout.macro_entry("    X(", { cm.id, cm.ID, '"' .. resp.c_escape(cm.name) .. '"',
+        tostring(cm.arity) }, #flags > 0 and flags or { "0" })
 end
 
 local function command_list(model)
@@ -783,10 +764,7 @@ local function command_list(model)
     for _, cm in ipairs(model.commands) do
         for _, l in ipairs(x_entry(cm, flag_macro)) do lines[#lines + 1] = l end
     end
-    -- Backslashes line up one column after the longest line that has one (AlignEscapedNewlines).
-    local width = 0
-    for i = 1, #lines - 1 do width = math.max(width, #lines[i]) end
-    for i = 1, #lines - 1 do lines[i] = lines[i] .. layout.spaces(width - #lines[i] + 1) .. "\\" end
+    lines = layout.continued(lines)
     return layout.comment(0, "Every command, sorted by name (bytes of the upper case): " ..
         "X(id, ID, name, arity, flags), id as in " .. model.prefix .. "_<id>_encode, ID its " ..
         "upper case (as in the _keys.h and _server.h ids derived from this list). " ..

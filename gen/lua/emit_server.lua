@@ -171,8 +171,8 @@ local function header_text(model, cmds)
                 for _, k in ipairs(consts) do add("    " .. k[1] .. " = " .. k[2] .. ",") end
                 add("};")
             end
-            local title = cstr.comment((c.name:upper():gsub("|", " ")))
-            add("/* " .. title .. ": views borrow the request's argv. */")
+            add(layout.comment(0, c.name:upper():gsub("|", " ") ..
+                ": views borrow the request's argv."))
             add("typedef struct " .. c.struct .. " {")
             for _, f in ipairs(c.fields) do
                 local sp = f[1]:sub(-1) == "*" and "" or " "
@@ -205,22 +205,18 @@ local function header_text(model, cmds)
     add("/* Reply encoders follow for the commands whose reply schema names one exact form;")
     add(" * each _reply_size returns exactly what its _reply writes. */")
     add("")
-    add("/* The command named by a request's first word (case-insensitive), or " .. P ..
-        "_SRV_NONE.")
-    add(" * Containers (COMMAND, CLIENT, ...) resolve to their own id; " .. p ..
-        "_srv_parse goes on to")
-    add(" * the subcommand. _switch and _hash are the two generated forms; lookup is the faster." ..
-        " */")
+    add(layout.comment(0, "The command named by a request's first word (case-insensitive), or " ..
+        P .. "_SRV_NONE. Containers (COMMAND, CLIENT, ...) resolve to their own id; " .. p ..
+        "_srv_parse goes on to the subcommand. _switch and _hash are the two generated forms; " ..
+        "lookup is the faster."))
     add(p .. "_srv_cmd " .. p .. "_srv_lookup(const char *name, size_t len);")
     add(p .. "_srv_cmd " .. p .. "_srv_lookup_switch(const char *name, size_t len);")
     add(p .. "_srv_cmd " .. p .. "_srv_lookup_hash(const char *name, size_t len);")
     add("")
-    add("/* Resolves a request (argc >= 1) to its command, subcommand included, checks the arity" ..
-        " and")
-    add(" * parses the typed arguments into *args (views borrow argv). Returns the id, or " .. P ..
-        "_SRV_NONE")
-    add(" * with Redis' error text in *err (unknown command or subcommand, arity, syntax," ..
-        " number). */")
+    add(layout.comment(0, "Resolves a request (argc >= 1) to its command, subcommand included, " ..
+        "checks the arity and parses the typed arguments into *args (views borrow argv). " ..
+        "Returns the id, or " .. P .. "_SRV_NONE with Redis' error text in *err (unknown " ..
+        "command or subcommand, arity, syntax, number)."))
     add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc",
         "const rg_view *argv", p .. "_srv_args *args", "rg_errbuf *err" }, ";"))
     for _, c in ipairs(cmds) do

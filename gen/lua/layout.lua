@@ -381,4 +381,55 @@ function M.x_enum(e)
     return table.concat(x_def, "\n") .. "\n" .. table.concat(lines, "\n") .. "\n#undef " .. e.x
 end
 
+-- One entry "X(a, b, ..., t1 | t2 | ...)" of a multi-line macro, leaving room for the " \" that
+-- ends each line: the arguments packed after `lead` ("    X(") and aligned under the first; the
+-- last one, the terms joined by " | ", on that line when it fits, else from the next, broken
+-- after a '|' with the continuations one indent further. Returns the lines.
+function M.macro_entry(lead, args, terms)
+    local room, col = M.LIMIT - 2, #lead
+    local lines, cur = {}, lead .. args[1] .. ","
+    for i = 2, #args do
+        local piece = args[i] .. ","
+        if #cur + 1 + #piece > room then
+            lines[#lines + 1] = cur
+            cur = spaces(col) .. piece
+        else
+            cur = cur .. " " .. piece
+        end
+    end
+    local expr = table.concat(terms, " | ")
+    if #cur + 1 + #expr + 1 <= room then
+        lines[#lines + 1] = cur .. " " .. expr .. ")"
+        return lines
+    end
+    lines[#lines + 1] = cur
+    cur = spaces(col)
+    for i, t in ipairs(terms) do
+        local piece = t .. (i < #terms and " |" or ")")
+        if cur:match("%S") and #cur + 1 + #piece > room then
+            lines[#lines + 1] = cur
+            cur = spaces(col + M.INDENT) .. piece
+        else
+            cur = cur .. (cur:match("%S") and " " or "") .. piece
+        end
+    end
+    lines[#lines + 1] = cur
+    return lines
+end
+
+-- The lines of a multi-line macro, each but the last ended by a backslash one column after the
+-- longest of them (AlignEscapedNewlines); one line when the whole definition fits on one, as
+-- clang-format joins it then.
+function M.continued(lines)
+    local words = {}
+    for i, l in ipairs(lines) do words[i] = l:match("^%s*(.-)%s*$") end
+    local one = table.concat(words, " ")
+    if #one <= M.LIMIT then return { one } end
+    local width, out = 0, {}
+    for i = 1, #lines - 1 do width = math.max(width, #lines[i]) end
+    for i = 1, #lines - 1 do out[i] = lines[i] .. spaces(width - #lines[i] + 1) .. "\\" end
+    out[#lines] = lines[#lines]
+    return out
+end
+
 return M

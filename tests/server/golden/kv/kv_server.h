@@ -155,16 +155,16 @@ extern const kv_srv_command kv_srv_commands[KV_SRV_NCMDS];
 /* Reply encoders follow for the commands whose reply schema names one exact form;
  * each _reply_size returns exactly what its _reply writes. */
 
-/* The command named by a request's first word (case-insensitive), or KV_SRV_NONE.
- * Containers (COMMAND, CLIENT, ...) resolve to their own id; kv_srv_parse goes on to
- * the subcommand. _switch and _hash are the two generated forms; lookup is the faster. */
+/* The command named by a request's first word (case-insensitive), or KV_SRV_NONE. Containers
+ * (COMMAND, CLIENT, ...) resolve to their own id; kv_srv_parse goes on to the subcommand. _switch
+ * and _hash are the two generated forms; lookup is the faster. */
 kv_srv_cmd kv_srv_lookup(const char *name, size_t len);
 kv_srv_cmd kv_srv_lookup_switch(const char *name, size_t len);
 kv_srv_cmd kv_srv_lookup_hash(const char *name, size_t len);
 
-/* Resolves a request (argc >= 1) to its command, subcommand included, checks the arity and
- * parses the typed arguments into *args (views borrow argv). Returns the id, or KV_SRV_NONE
- * with Redis' error text in *err (unknown command or subcommand, arity, syntax, number). */
+/* Resolves a request (argc >= 1) to its command, subcommand included, checks the arity and parses
+ * the typed arguments into *args (views borrow argv). Returns the id, or KV_SRV_NONE with Redis'
+ * error text in *err (unknown command or subcommand, arity, syntax, number). */
 kv_srv_cmd kv_srv_parse(size_t argc, const rg_view *argv, kv_srv_args *args, rg_errbuf *err);
 
 /* COMMAND COUNT's reply: an integer. */
