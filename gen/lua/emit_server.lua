@@ -9,11 +9,9 @@
 --   - reply encoders from the reply schemas (server_reply.lua).
 -- The argument tables are compiled by server_args.lua; this file renders them.
 
-local model_mod = require("model")
 local cstr = require("cstr")
 local frame = require("frame")
 local layout = require("layout")
-local naming = require("naming")
 local server_args = require("server_args")
 local server_reply = require("server_reply")
 
@@ -32,7 +30,7 @@ local function build_cmd(cm, prefix, PREFIX)
     local c = cm.spec
     local id = cm.id
     local cmd = {
-        name = table.concat(c.words, "|"):lower(), words = c.words, arity = c.arity,
+        name = table.concat(cm.words, "|"):lower(), words = cm.words, arity = cm.arity,
         enum = PREFIX .. "_SRV_" .. cm.ID, MACRO = PREFIX .. "_SRV_" .. cm.ID,
         struct = prefix .. "_srv_" .. id .. "_args", member = id, spec_name = prefix .. "_srv_" ..
             id .. "_spec", fields = {}, segs = {}, consts = {},
@@ -48,10 +46,12 @@ local function build_cmd(cm, prefix, PREFIX)
     return cmd
 end
 
--- Commands and containers in id order: top-level entries sorted by name; containers that the
--- spec does not define as commands get an entry of their own (arity -2, raw).
+-- Commands and containers, sorted by name, and the top-level entries; a container (the model's
+-- containers: a first word that is no command of its own) gets an entry (arity -2, raw).
 local function build_all(model)
     local prefix, PREFIX = model.prefix, model.PREFIX
+    local container = {}
+    for _, ct in ipairs(model.containers) do container[ct.words[1]:lower()] = ct end
     local cmds, by_top = {}, {}
     for _, cm in ipairs(model.commands) do
         local cmd = build_cmd(cm, prefix, PREFIX)
@@ -66,10 +66,9 @@ local function build_all(model)
     end
     for top, e in pairs(by_top) do
         if not e.cmd then
-            local id = model_mod.command_id({ e.subs[1].words[1] }, model.module_prefix)
+            local ct = assert(container[top], "emit_server: no container " .. top)
             e.cmd = { name = top, words = { top }, arity = -2, parsed = false, container = true,
-                enum = PREFIX .. "_SRV_" .. naming.upper(id), fields = {}, segs = {},
-                consts = {} }
+                enum = PREFIX .. "_SRV_" .. ct.ID, fields = {}, segs = {}, consts = {} }
             cmds[#cmds + 1] = e.cmd
         end
         e.cmd.subs = e.subs
@@ -152,9 +151,7 @@ local function header_text(model, cmds)
     local out = {}
     local function add(s) out[#out + 1] = s end
     local first = { P .. "_SRV_NONE = 0" }
-    for _, c in ipairs(cmds) do
-        if c.container then first[#first + 1] = c.enum end
-    end
+    for _, ct in ipairs(model.containers) do first[#first + 1] = P .. "_SRV_" .. ct.ID end
     add(layout.comment(0, "Command ids: " .. P .. "_SRV_NONE (0) for \"no such command\", the " ..
         "containers (a command of subcommands only), then one per command of " .. P ..
         "_COMMANDS (" .. model.stem .. ".h), derived from it in its order: " .. P ..

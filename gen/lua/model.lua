@@ -557,7 +557,8 @@ function M.command_id(words, module_prefix)
 end
 
 local function build_command(c, prefix, PREFIX, module_prefix)
-    local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {} }
+    local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
+        words = c.words }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.ID = naming.upper(cm.id)
@@ -721,6 +722,25 @@ local function add_reply(c, cm)
     cm.reply_type, cm.reply_result, cm.reply_table = ty, cm.fn .. "_result", cm.fn .. "_reply_table"
 end
 
+-- The containers: the first word of a subcommand that is no command of its own (CLIENT of CLIENT
+-- KILL), in the commands' order: { name (upper case), words, id, ID }.
+local function containers_of(commands, module_prefix)
+    local is_cmd, seen, out = {}, {}, {}
+    for _, cm in ipairs(commands) do
+        if #cm.words == 1 then is_cmd[cm.words[1]:upper()] = true end
+    end
+    for _, cm in ipairs(commands) do
+        local top = cm.words[1]:upper()
+        if #cm.words > 1 and not is_cmd[top] and not seen[top] then
+            seen[top] = true
+            local id = M.command_id({ cm.words[1] }, module_prefix)
+            out[#out + 1] = { name = top, words = { cm.words[1] }, id = id, ID = naming.upper(id) }
+        end
+    end
+    table.sort(out, function(a, b) return M.name_less(a.name, b.name) end)
+    return out
+end
+
 -- Every table of the model without a metatable of its own gets this one: adding a field raises,
 -- so an emitter that would annotate the model for another (rather than keep its own state) fails
 -- at once. Reassigning a field that is there is not caught (Lua has no cheap full freeze).
@@ -795,6 +815,7 @@ function M.build(spec, opts)
         cm.keys = keys_of(cm.spec, cm, prefix)
         add_reply(cm.spec, cm)
     end
+    model.containers = containers_of(model.commands, spec.module_prefix)
     return M.freeze(model)
 end
 
