@@ -27,7 +27,6 @@ local c_string = cstr.literal
 local reply_shape = server_reply.shape
 
 local function build_cmd(cm, prefix, PREFIX)
-    local c = cm.spec
     local id = cm.id
     local cmd = {
         name = table.concat(cm.words, "|"):lower(), words = cm.words, arity = cm.arity,
@@ -35,11 +34,11 @@ local function build_cmd(cm, prefix, PREFIX)
         struct = prefix .. "_srv_" .. id .. "_args", member = id, spec_name = prefix .. "_srv_" ..
             id .. "_spec", fields = {}, segs = {}, consts = {},
     }
-    cmd.reply = c.reply
-    cmd.syntax_error, cmd.late_numbers = c.syntax_error, c.late_numbers
-    cmd.reply_shape = reply_shape(c.reply, c.group, c.reply_string)
+    cmd.reply = cm.reply_schema
+    cmd.syntax_error, cmd.late_numbers = cm.syntax_error, cm.late_numbers
+    cmd.reply_shape = reply_shape(cm.reply_schema, cm.group, cm.reply_string)
     cmd.fn = prefix .. "_srv_" .. id
-    cmd.parsed = server_args.compile(c, cmd)
+    cmd.parsed = server_args.compile(cm, cmd)
     if not cmd.parsed then
         cmd.fields, cmd.segs, cmd.consts = {}, {}, {}
     end

@@ -557,8 +557,8 @@ function M.command_id(words, module_prefix)
 end
 
 local function build_command(c, prefix, PREFIX, module_prefix)
-    local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
-        words = c.words }
+    local cm = { name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
+        words = c.words, args = c.args }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.ID = naming.upper(cm.id)
@@ -722,6 +722,15 @@ local function add_reply(c, cm)
     cm.reply_type, cm.reply_result, cm.reply_table = ty, cm.fn .. "_result", cm.fn .. "_reply_table"
 end
 
+-- What the server side (emit_server, server_args) and the tools read besides: the reply schema
+-- as written (its exact forms make reply encoders), the group, `since`, and the server options
+-- of the spec (docs/spec-language.md).
+local function add_server(c, cm)
+    cm.reply_schema, cm.group, cm.since = c.reply, c.group, c.since
+    cm.reply_string, cm.syntax_error = c.reply_string, c.syntax_error
+    cm.late_numbers, cm.unknown_error = c.late_numbers, c.unknown_error
+end
+
 -- The containers: the first word of a subcommand that is no command of its own (CLIENT of CLIENT
 -- KILL), in the commands' order: { name (upper case), words, id, ID }.
 local function containers_of(commands, module_prefix)
@@ -788,10 +797,13 @@ function M.build(spec, opts)
     local report = spec_mod.new_reporter(spec.path)
     for _, c in ipairs(spec.commands) do check_repeatable(c.name, c.args, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
+    -- The spec node of each command, for the finishing below only: nothing after the model
+    -- reads the spec.
+    local source = {}
     for _, c in ipairs(spec.commands) do
         if not c.container then
-            model.commands[#model.commands + 1] = build_command(c, prefix, PREFIX,
-                spec.module_prefix)
+            local cm = build_command(c, prefix, PREFIX, spec.module_prefix)
+            model.commands[#model.commands + 1], source[cm] = cm, c
         end
     end
     table.sort(model.commands, function(a, b) return a.id < b.id end)
@@ -812,8 +824,9 @@ function M.build(spec, opts)
     if #report.list == 0 then check_names(model, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
     for _, cm in ipairs(model.commands) do
-        cm.keys = keys_of(cm.spec, cm, prefix)
-        add_reply(cm.spec, cm)
+        cm.keys = keys_of(source[cm], cm, prefix)
+        add_reply(source[cm], cm)
+        add_server(source[cm], cm)
     end
     model.containers = containers_of(model.commands, spec.module_prefix)
     return M.freeze(model)

@@ -126,7 +126,7 @@ end
 -- The encoder call of one form, or nil and why not.
 local function call_text(cm, ctx)
     local args = { "dst", "cap" }
-    for _, a in ipairs(cm.spec.args) do
+    for _, a in ipairs(cm.args) do
         -- A count of a counted key list is no parameter (model.lua, a.counts).
         if not a.optional and not a.counts then
             if a.multiple then
@@ -139,7 +139,7 @@ local function call_text(cm, ctx)
     end
     if cm.has_opts then
         local list = {}
-        for _, a in ipairs(cm.spec.args) do
+        for _, a in ipairs(cm.args) do
             if a.optional then
                 for _, m in ipairs(members(a, ctx, false)) do list[#list + 1] = m end
             end
@@ -153,8 +153,8 @@ end
 
 local function skip_reason(cm, version, over)
     if over.skip then return over.skip end
-    if version_num(cm.spec.since) > version then
-        return "newer than the server (since " .. cm.spec.since .. ")"
+    if version_num(cm.since) > version then
+        return "newer than the server (since " .. cm.since .. ")"
     end
     for _, f in ipairs(cm.flags) do
         if f == "ONLY_SENTINEL" then return "sentinel only" end
@@ -173,7 +173,7 @@ end
 -- The command's typed reply table (emit_reply.lua names it) and group, for tests that decode
 -- the replies (tests/reply/reply_diff.c).
 local function reply_fields(cm)
-    return "&" .. cm.fn .. "_reply_table, \"" .. resp.c_escape(cm.spec.group or "") .. "\""
+    return "&" .. cm.fn .. "_reply_table, \"" .. resp.c_escape(cm.group or "") .. "\""
 end
 
 local function entry(rows, defs, cm, form, skip, text)
