@@ -5,8 +5,9 @@
 -- engine (runtime/rg_keys.h): lookup by name or by argv, the keys and the hash slot of an
 -- encoded call. The per-command part is data only; docs/cluster.md shows the whole path.
 
+local frame = require("frame")
 local layout = require("layout")
-local naming = require("naming")
+local model_mod = require("model")
 local resp = require("resp")
 
 local M = {}
@@ -56,23 +57,6 @@ local function flags_value(flags, extra)
     for _, f in ipairs(flags) do names[#names + 1] = FLAG_MACRO[f] end
     if extra then names[#names + 1] = extra end
     return #names > 0 and table.concat(names, " | ") or "0"
-end
-
--- Key spec indices whose key may be given as "" instead (a oneof of the key and an empty
--- token: MIGRATE's key-selector, where "" says the keys come after KEYS).
-local function empty_placeholders(args, out)
-    for _, a in ipairs(args or {}) do
-        if a.kind == "oneof" then
-            local key, empty
-            for _, alt in ipairs(a.args) do
-                if alt.kind == "key" and alt.key_spec_index then key = alt.key_spec_index end
-                if alt.kind == "pure-token" and alt.token == "" then empty = true end
-            end
-            if key and empty then out[key] = true end
-        end
-        empty_placeholders(a.args, out)
-    end
-    return out
 end
 
 -- One spec as clang-format lays out a braced list in an array: on one line when it fits, else
@@ -126,42 +110,11 @@ local function array_def(ctype, name, row_of, items)
 end
 
 local function spec_table(cm)
-    local empty = empty_placeholders(cm.spec.args, {})
-    local rows = {}
-    for i, ks in ipairs(cm.spec.key_specs) do
-        rows[i] = setmetatable({ empty_placeholder = empty[i - 1] }, { __index = ks })
-    end
-    return array_def("static const rg_keyspec", cm.keys_table, spec_row, rows)
+    return array_def("static const rg_keyspec", cm.keys.table, spec_row, cm.keys.specs)
 end
 
 ---------------------------------------------------------------------------------------------
 -- The lookup table.
-
--- Byte order (Lua's '<' on strings follows the locale).
-local function bytes_less(a, b)
-    for i = 1, math.min(#a, #b) do
-        local x, y = a:byte(i), b:byte(i)
-        if x ~= y then return x < y end
-    end
-    return #a < #b
-end
-
--- Greedy packing of items after an opening "{" at column #lead, continuing aligned under the
--- first item; nil when an item does not fit.
-local function pack_braced(lead, items)
-    local lines, cur = {}, lead .. "{"
-    for _, it in ipairs(items) do
-        local sep = cur:match("{$") and "" or " "
-        if #cur + #sep + #it > layout.LIMIT and not cur:match("{$") then
-            lines[#lines + 1] = cur
-            cur, sep = layout.spaces(#lead + 1), ""
-        end
-        if #cur + #sep + #it > layout.LIMIT then return nil end
-        cur = cur .. sep .. it
-    end
-    lines[#lines + 1] = cur
-    return table.concat(lines, "\n")
-end
 
 -- "[ID] = {name, specs, count}," as clang-format lays it out: the index designator keeps one
 -- entry per line (a plain list of short rows would be packed into columns); a row too long
@@ -171,10 +124,10 @@ local function entry_row(e, ind)
     local lead = ind .. "[" .. e.enum .. "] = "
     local one = lead .. "{" .. table.concat(items, " ")
     if #one <= layout.LIMIT then return one end
-    local packed = pack_braced(lead, items)
+    local packed = layout.pack_braced(lead, items)
     if packed then return packed end
     local cont = ind .. IND
-    return lead:gsub(" $", "") .. "\n" .. (pack_braced(cont, items) or cont .. "{" ..
+    return lead:gsub(" $", "") .. "\n" .. (layout.pack_braced(cont, items) or cont .. "{" ..
         table.concat(items, " "))
 end
 
@@ -189,7 +142,7 @@ local RESPONSE = { ONE_SUCCEEDED = "RG_RESP_ONE_SUCCEEDED",
 -- { request, response } of a command's tips, or nil when it has neither policy.
 local function policy_of(cm)
     local req, rsp
-    for _, tip in ipairs(cm.spec.command_tips or {}) do
+    for _, tip in ipairs(cm.keys.tips) do
         local r = tip:match("^REQUEST_POLICY:(.+)$")
         local p = tip:match("^RESPONSE_POLICY:(.+)$")
         if r then req = assert(REQUEST[r], "emit_keys: unknown REQUEST_POLICY " .. r) end
@@ -219,7 +172,7 @@ local function policy_def(static, n, list)
             local lead = ind .. "[" .. e.enum .. "] = "
             local items = { p[1] .. ",", p[2] .. "}," }
             local one = lead .. "{" .. table.concat(items, " ")
-            rows[#rows + 1] = #one <= layout.LIMIT and one or pack_braced(lead, items) or
+            rows[#rows + 1] = #one <= layout.LIMIT and one or layout.pack_braced(lead, items) or
                 lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
         end
     end
@@ -230,12 +183,14 @@ end
 local function entries(model)
     local list = {}
     for _, cm in ipairs(model.commands) do
-        local n = cm.spec.key_specs and #cm.spec.key_specs or 0
+        local n = #cm.keys.specs
         list[#list + 1] = { cm = cm, name = cm.name:upper(), count = n,
-            specs = n > 0 and cm.keys_table or "NULL",
-            enum = model.PREFIX .. "_KEYS_CMD_" .. naming.upper(cm.id) }
+            specs = n > 0 and cm.keys.table or "NULL",
+            enum = model.PREFIX .. "_KEYS_CMD_" .. cm.ID }
     end
-    table.sort(list, function(a, b) return bytes_less(a.name, b.name) end)
+    -- The rows follow the ids, which follow P_COMMANDS: the model's order, by name as the
+    -- binary search of rg_keys_table_lookup needs.
+    for i = 2, #list do assert(model_mod.name_less(list[i - 1].name, list[i].name)) end
     return list
 end
 
@@ -295,16 +250,16 @@ local HEADER_DOC = [[
  *       the REQUEST_POLICY and RESPONSE_POLICY of the command's command_tips (rg_keys.h;
  *       zero when it has none), for a cluster client's fan-out (rg_cluster.h). */]]
 
-local function header_text(model, n, sigs, list, defs)
-    local guard = model.guard:gsub("_H$", "") .. "_KEYS_H"
+local function header_text(model, n, sigs, defs)
     local static = defs and "static " or ""
-    local enum = { "typedef enum " .. n.cmd .. " {" }
-    for _, e in ipairs(list) do enum[#enum + 1] = IND .. e.enum .. "," end
-    enum[#enum + 1] = IND .. n.count
-    enum[#enum + 1] = "} " .. n.cmd .. ";"
+    local enum = layout.comment(0, "The command ids, derived from " .. n.P .. "_COMMANDS (" ..
+        model.stem .. ".h): " .. n.P .. "_KEYS_CMD_<ID>, in its order, the table's.") .. "\n" ..
+        layout.x_enum({ name = n.cmd, x = n.p .. "_keys_id_", id_prefix = n.P .. "_KEYS_CMD_",
+            list = n.P .. "_COMMANDS" }) .. "\n" ..
+        table.concat(layout.macros({ { n.count, n.P .. "_NCOMMANDS" } }), "\n")
     local body = {
         HEADER_DOC,
-        table.concat(enum, "\n"),
+        enum,
         "typedef rg_keys_entry " .. n.entry .. "; /* { name, specs, count } */",
     }
     if defs then
@@ -323,33 +278,11 @@ local function header_text(model, n, sigs, list, defs)
         end
         body[#body + 1] = table.concat(decls, "\n")
     end
-    return table.concat({
-        "/* Generated by respgen " .. model.version .. " from " .. model.file ..
-            ": cluster routing tables. Do not edit. */",
-        "#ifndef " .. guard,
-        "#define " .. guard,
-        "",
-        '#include "rg_keys.h"',
-        "",
-        "#include <stddef.h>",
-        "",
-        "#if RG_ABI_VERSION != " .. model.abi,
-        '#error "' .. model.stem .. '_keys.h: made for another RG_ABI_VERSION; regenerate it"',
-        "#endif",
-        "",
-        "#ifdef __cplusplus",
-        'extern "C" {',
-        "#endif",
-        "",
-        table.concat(body, "\n\n"),
-        "",
-        "#ifdef __cplusplus",
-        "}",
-        "#endif",
-        "",
-        "#endif",
-        "",
-    }, "\n")
+    return frame.header({
+        model = model, suffix = "_keys.h", what = "cluster routing tables",
+        includes = { model.stem .. ".h", "rg_keys.h" }, system = { "stddef.h" },
+        body = table.concat(body, "\n\n"),
+    })
 end
 
 -- The functions, with ${...} standing for the generated names: this table bound to the
@@ -383,30 +316,12 @@ ${policy_of_def}
     return ${policy}[i];
 }]]
 
--- A line of the filled template that a long prefix pushed past the limit, laid out as
--- clang-format would: a definition's signature, or a call assigned to a declared variable.
-local function relayout(line)
-    if #line <= layout.LIMIT then return line end
-    local lead, name, args, tail = line:match("^(%S.-[ *])([%w_]+)%((.*)%)( {)$")
-    local indent, decl = 0, true
-    if not lead then
-        local ind
-        ind, lead, name, args, tail = line:match("^( *)(%S.- = )([%w_]+)%((.*)%)(;)$")
-        indent, decl = ind and #ind, false
-    end
-    if not lead then return line end
-    local list = {}
-    for a in args:gmatch("[^,]+") do list[#list + 1] = a:match("^%s*(.-)%s*$") end
-    return layout.call({ indent = indent, lead = lead, name = name, args = list,
-        tail = ")" .. tail, decl = decl })
-end
-
 local function fill(text, vars)
     local filled = text:gsub("%${([%w_]+)}", function(k)
         return assert(vars[k], "emit_keys: no value for ${" .. k .. "}")
     end)
     local out = {}
-    for line in (filled .. "\n"):gmatch("(.-)\n") do out[#out + 1] = relayout(line) end
+    for line in (filled .. "\n"):gmatch("(.-)\n") do out[#out + 1] = layout.relayout(line) end
     return table.concat(out, "\n")
 end
 
@@ -414,7 +329,7 @@ local function code_text(model, n, sigs, list, header_only)
     local static = header_only and "static " or ""
     local parts = {}
     for _, cm in ipairs(model.commands) do
-        if cm.spec.key_specs and #cm.spec.key_specs > 0 then parts[#parts + 1] = spec_table(cm) end
+        if #cm.keys.specs > 0 then parts[#parts + 1] = spec_table(cm) end
     end
     parts[#parts + 1] = array_def(static .. "const " .. n.entry, n.table, entry_row, list)
     parts[#parts + 1] = policy_def(static, n, list)
@@ -431,18 +346,16 @@ end
 -- Returns the routing files: { suffix, text } each.
 function M.emit(model, opts)
     local n = names(model)
-    for _, cm in ipairs(model.commands) do cm.keys_table = model.prefix .. "_keyspecs_" .. cm.id end
     local sigs = signatures(n)
     local list = entries(model)
     if opts.header_only then
         local defs = code_text(model, n, sigs, list, true)
-        return { { suffix = "_keys.h", text = header_text(model, n, sigs, list, defs) } }
+        return { { suffix = "_keys.h", text = header_text(model, n, sigs, defs) } }
     end
-    local source = "/* Generated by respgen " .. model.version .. " from " .. model.file ..
-        ": cluster routing tables. Do not edit. */\n#include \"" .. model.stem .. "_keys.h\"\n\n" ..
-        code_text(model, n, sigs, list, false) .. "\n"
+    local source = frame.source({ model = model, suffix = "_keys.c",
+        what = "cluster routing tables", body = code_text(model, n, sigs, list, false) })
     return {
-        { suffix = "_keys.h", text = header_text(model, n, sigs, list, nil) },
+        { suffix = "_keys.h", text = header_text(model, n, sigs, nil) },
         { suffix = "_keys.c", text = source },
     }
 end

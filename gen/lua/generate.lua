@@ -14,8 +14,8 @@ local emit_c = require("emit_c")
 local emit_reply = require("emit_reply")
 local emit_server = require("emit_server")
 local emit_keys = require("emit_keys")
-local emit_calls = require("emit_calls")
 local emit_client = require("emit_client")
+local sample_calls = require("tools.sample_calls")
 
 local M = {}
 
@@ -25,16 +25,20 @@ end
 
 -- The parts of a codec. Each emitter turns a command model into files ({ suffix, text }) and
 -- may add command-line options (shaped like cli.lua's GEN_OPTIONS) that switch it on or tune it.
--- emit_calls is test tooling (--sample-calls): see its header. emit_client (--client) comes after
--- emit_reply, whose reply types it names.
-local EMITTERS = { emit_c, emit_reply, emit_server, emit_keys, emit_calls, emit_client }
+-- emit_client (--client) comes after emit_reply, whose reply types it names.
+local EMITTERS = { emit_c, emit_reply, emit_server, emit_keys, emit_client }
+-- Test tooling (gen/lua/tools/), not part of a codec: the same interface, files only when its
+-- option asks (--sample-calls, for the tests that send every command to a server).
+local TOOLS = { sample_calls }
 
 M.options = {
     ["--commands"] = { field = "commands", value = "LIST" },
     ["--commands-file"] = { field = "commands_file", value = "FILE" },
 }
-for _, e in ipairs(EMITTERS) do
-    for name, opt in pairs(e.options or {}) do M.options[name] = opt end
+for _, list in ipairs({ EMITTERS, TOOLS }) do
+    for _, e in ipairs(list) do
+        for name, opt in pairs(e.options or {}) do M.options[name] = opt end
+    end
 end
 
 local function check_options(o)
@@ -112,9 +116,12 @@ local function render(path, o)
     })
     if not m then return nil, merrs end
     local outputs = {}
-    for _, e in ipairs(EMITTERS) do
-        for _, f in ipairs(e.emit(m, o)) do
-            outputs[#outputs + 1] = { path = o.outdir .. "/" .. stem .. f.suffix, text = f.text }
+    for _, list in ipairs({ EMITTERS, TOOLS }) do
+        for _, e in ipairs(list) do
+            for _, f in ipairs(e.emit(m, o)) do
+                outputs[#outputs + 1] = { path = o.outdir .. "/" .. stem .. f.suffix,
+                    text = f.text }
+            end
         end
     end
     return outputs

@@ -5,9 +5,11 @@
 -- Values to render are Lua strings, numbers and booleans, lists made with M.list and records
 -- (ordered key/value pairs) made with M.record; tables of any other kind are a bug.
 
+local layout = require("layout")
+
 local M = {}
 
-local WIDTH = 100
+local WIDTH = layout.LUA_LIMIT
 local INDENT = "    "
 
 local LIST, TUPLE, RECORD = { name = "list" }, { name = "tuple" }, { name = "record" }

@@ -13,6 +13,9 @@ local M = {}
 
 M.LIMIT = 100
 M.INDENT = 4
+-- The Lua specs `respgen import-json` writes (import_lua.lua) follow the project's Lua style
+-- (scripts/lua-style.sh): the same 100 columns.
+M.LUA_LIMIT = M.LIMIT
 
 -- clang-format penalties (LLVM style) for the breaks these shapes allow. A break inside the
 -- argument parentheses costs 20 per nesting level on top of its own penalty.
@@ -30,6 +33,11 @@ local function spaces(n)
     return string.rep(" ", n)
 end
 M.spaces = spaces
+
+-- Whether a line fits the column limit.
+function M.fits(line)
+    return #line <= M.LIMIT
+end
 
 -- Fills args into lines: the first line starts at column `first_col` (text already there), the
 -- others at `cont_col`. Returns the lines and the number of breaks, or nil when an argument does
@@ -185,6 +193,243 @@ function M.comment(indent, text)
         lines[#lines + 1] = ind .. " */"
     end
     return table.concat(lines, "\n")
+end
+
+---------------------------------------------------------------------------------------------
+-- Shapes of the tables and declarations of the keys and server emitters.
+
+-- A declaration "<ret> <name>(<params>)<tail>" on one line, or wrapped after the comma that keeps
+-- the first line within the limit, continuation aligned with the parameters (clang-format's
+-- layout for two parameter lines).
+function M.signature(head, params, tail)
+    local one = head .. "(" .. table.concat(params, ", ") .. ")" .. tail
+    if #one <= M.LIMIT then return one end
+    local indent = spaces(#head + 1)
+    local lines, line = {}, head .. "(" .. params[1]
+    for i = 2, #params do
+        if #line + 2 + #params[i] + (i == #params and #tail + 1 or 1) > M.LIMIT then
+            lines[#lines + 1] = line .. ","
+            line = indent .. params[i]
+        else
+            line = line .. ", " .. params[i]
+        end
+    end
+    lines[#lines + 1] = line .. ")" .. tail
+    return table.concat(lines, "\n")
+end
+
+-- Greedy packing of items after an opening "{" at column #lead, continuing aligned under the
+-- first item; nil when an item does not fit.
+function M.pack_braced(lead, items)
+    local lines, cur = {}, lead .. "{"
+    for _, it in ipairs(items) do
+        local sep = cur:match("{$") and "" or " "
+        if #cur + #sep + #it > M.LIMIT and not cur:match("{$") then
+            lines[#lines + 1] = cur
+            cur, sep = spaces(#lead + 1), ""
+        end
+        if #cur + #sep + #it > M.LIMIT then return nil end
+        cur = cur .. sep .. it
+    end
+    lines[#lines + 1] = cur
+    return table.concat(lines, "\n")
+end
+
+-- Items packed greedily as clang-format bin-packs a braced list: prefix .. "a, b," then
+-- continuation lines at indent; close follows the last item.
+function M.pack(prefix, items, indent, close)
+    local lines, line = {}, prefix .. items[1]
+    for i = 2, #items do
+        local extra = (i == #items) and #close or 1
+        if #line:match("[^\n]*$") + 2 + #items[i] + extra > M.LIMIT then
+            lines[#lines + 1] = line .. ","
+            line = indent .. items[i]
+        else
+            line = line .. ", " .. items[i]
+        end
+    end
+    lines[#lines + 1] = line .. close
+    return table.concat(lines, "\n")
+end
+
+-- An initializer `item` placed at column `col` and followed by `tail`, with a string literal
+-- that would pass the column limit split as clang-format splits it: after the last space that
+-- keeps a piece within the line, the pieces aligned under the first quote.
+function M.split_string(col, item, tail)
+    if col + #item + #tail <= M.LIMIT then return item end
+    local q = item:find('"', 1, true)
+    if not q or item:sub(-1) ~= '"' then return item end
+    local text, qcol = item:sub(q + 1, -2), col + q - 1
+    local pieces = {}
+    while qcol + 2 + #text + #tail > M.LIMIT do
+        local room = M.LIMIT - qcol - 2
+        local cut = text:sub(1, room):match("^.*() ")
+        if not cut then break end
+        pieces[#pieces + 1] = '"' .. text:sub(1, cut) .. '"'
+        text = text:sub(cut + 1)
+    end
+    pieces[#pieces + 1] = '"' .. text .. '"'
+    return item:sub(1, q - 1) .. table.concat(pieces, "\n" .. spaces(qcol))
+end
+
+-- A braced list of designated initializers as clang-format lays it out: on one line when it
+-- fits, else one initializer per line aligned after the brace.
+function M.designated(prefix, items, close)
+    local one = prefix .. table.concat(items, ", ") .. close
+    if #one <= M.LIMIT then return one end
+    local indent = spaces(#prefix)
+    local lines = { prefix .. M.split_string(#prefix, items[1], ",") .. "," }
+    for k = 2, #items - 1 do
+        lines[#lines + 1] = indent .. M.split_string(#indent, items[k], ",") .. ","
+    end
+    lines[#lines + 1] = indent .. M.split_string(#indent, items[#items], close) .. close
+    return table.concat(lines, "\n")
+end
+
+-- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
+-- brace, or, when not even the first item fits there, a break after the brace.
+function M.braced(prefix, items, close)
+    local indent = spaces(#prefix)
+    local first = prefix .. items[1] .. (#items == 1 and close or ",")
+    if #first > M.LIMIT then
+        return prefix:gsub(" $", "") .. "\n" .. M.pack("    ", items, "    ", close)
+    end
+    return M.pack(prefix, items, indent, close)
+end
+
+-- Items with a trailing comma each, packed into lines that start with `indent`.
+function M.wrap_items(items, indent)
+    local lines, line = {}, indent
+    for _, it in ipairs(items) do
+        local piece = it .. ","
+        if #line + #piece + 1 > M.LIMIT then
+            lines[#lines + 1] = line
+            line = indent .. piece
+        else
+            line = (line == indent) and (line .. piece) or (line .. " " .. piece)
+        end
+    end
+    lines[#lines + 1] = line
+    return table.concat(lines, "\n")
+end
+
+-- A statement list as function body lines, wrapping a long "return a + b + ...;" after a '+' the
+-- way clang-format does (continuation indented by 8).
+function M.sum_lines(stmts)
+    local out = {}
+    for _, st in ipairs(stmts) do
+        local line = spaces(M.INDENT) .. st
+        if #line <= M.LIMIT then
+            out[#out + 1] = line
+        else
+            local cur, rest = "", line
+            while #rest > 0 do
+                local cut
+                for i = 1, #rest do
+                    if rest:sub(i, i + 2) == " + " and #cur + i <= M.LIMIT then cut = i end
+                end
+                if not cut or #cur + #rest <= M.LIMIT then
+                    out[#out + 1] = cur .. rest
+                    break
+                end
+                out[#out + 1] = cur .. rest:sub(1, cut - 1) .. " +"
+                cur, rest = spaces(2 * M.INDENT + 3), rest:sub(cut + 3)
+            end
+        end
+    end
+    return out
+end
+
+-- A line of a filled template (written on one line) that a long prefix pushed past the limit,
+-- laid out as clang-format would: a definition's signature, or a call assigned to a declared
+-- variable; any other line as it is.
+function M.relayout(line)
+    if #line <= M.LIMIT then return line end
+    local lead, name, args, tail = line:match("^(%S.-[ *])([%w_]+)%((.*)%)( {)$")
+    local indent, decl = 0, true
+    if not lead then
+        local ind
+        ind, lead, name, args, tail = line:match("^( *)(%S.- = )([%w_]+)%((.*)%)(;)$")
+        indent, decl = ind and #ind, false
+    end
+    if not lead then return line end
+    local list = {}
+    for a in args:gmatch("[^,]+") do list[#list + 1] = a:match("^%s*(.-)%s*$") end
+    return M.call({ indent = indent, lead = lead, name = name, args = list,
+        tail = ")" .. tail, decl = decl })
+end
+
+-- The ids derived from the command list P_COMMANDS(X): "#define <x>(i, I, n, a, f) <ID_PREFIX>##I,"
+-- then "typedef enum <name> { <first...>, P_COMMANDS(<x>) } <name>;" and "#undef <x>". The
+-- expansion is the last enumerator (the list ends each id with its comma), so clang-format sees
+-- no trailing comma and keeps the enum on one line when it fits; else one enumerator a line, and
+-- an expansion too long for its line broken after '(' as M.call breaks a call.
+function M.x_enum(e)
+    local x_def = M.macros({ { e.x .. "(i, I, n, a, f)", e.id_prefix .. "##I," } })
+    local items = {}
+    for _, f in ipairs(e.first or {}) do items[#items + 1] = f end
+    items[#items + 1] = e.list .. "(" .. e.x .. ")"
+    local head, tail = "typedef enum " .. e.name .. " {", "} " .. e.name .. ";"
+    local lines = { head .. " " .. table.concat(items, ", ") .. " " .. tail }
+    if #lines[1] > M.LIMIT then
+        lines = { head }
+        for i = 1, #items - 1 do lines[#lines + 1] = spaces(M.INDENT) .. items[i] .. "," end
+        lines[#lines + 1] = M.call({ indent = M.INDENT, lead = "", name = e.list, args = { e.x },
+            tail = ")" })
+        lines[#lines + 1] = tail
+    end
+    return table.concat(x_def, "\n") .. "\n" .. table.concat(lines, "\n") .. "\n#undef " .. e.x
+end
+
+-- One entry "X(a, b, ..., t1 | t2 | ...)" of a multi-line macro, leaving room for the " \" that
+-- ends each line: the arguments packed after `lead` ("    X(") and aligned under the first; the
+-- last one, the terms joined by " | ", on that line when it fits, else from the next, broken
+-- after a '|' with the continuations one indent further. Returns the lines.
+function M.macro_entry(lead, args, terms)
+    local room, col = M.LIMIT - 2, #lead
+    local lines, cur = {}, lead .. args[1] .. ","
+    for i = 2, #args do
+        local piece = args[i] .. ","
+        if #cur + 1 + #piece > room then
+            lines[#lines + 1] = cur
+            cur = spaces(col) .. piece
+        else
+            cur = cur .. " " .. piece
+        end
+    end
+    local expr = table.concat(terms, " | ")
+    if #cur + 1 + #expr + 1 <= room then
+        lines[#lines + 1] = cur .. " " .. expr .. ")"
+        return lines
+    end
+    lines[#lines + 1] = cur
+    cur = spaces(col)
+    for i, t in ipairs(terms) do
+        local piece = t .. (i < #terms and " |" or ")")
+        if cur:match("%S") and #cur + 1 + #piece > room then
+            lines[#lines + 1] = cur
+            cur = spaces(col + M.INDENT) .. piece
+        else
+            cur = cur .. (cur:match("%S") and " " or "") .. piece
+        end
+    end
+    lines[#lines + 1] = cur
+    return lines
+end
+
+-- The lines of a multi-line macro, each but the last ended by a backslash one column after the
+-- longest of them (AlignEscapedNewlines); one line when the whole definition fits on one, as
+-- clang-format joins it then.
+function M.continued(lines)
+    local words = {}
+    for i, l in ipairs(lines) do words[i] = l:match("^%s*(.-)%s*$") end
+    local one = table.concat(words, " ")
+    if #one <= M.LIMIT then return { one } end
+    local width, out = 0, {}
+    for i = 1, #lines - 1 do width = math.max(width, #lines[i]) end
+    for i = 1, #lines - 1 do out[i] = lines[i] .. spaces(width - #lines[i] + 1) .. "\\" end
+    out[#lines] = lines[#lines]
+    return out
 end
 
 return M

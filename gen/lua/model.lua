@@ -18,6 +18,7 @@
 --   switch expr, cases      one case per oneof alternative ({ label, body })
 
 local naming = require("naming")
+local reply_model = require("reply_model")
 local resp = require("resp")
 local spec_mod = require("spec")
 local template = require("template")
@@ -154,8 +155,8 @@ end
 -- begin_search.index.pos. When they are a plain integer and, right after it, a repeated key,
 -- the count is not a parameter: the encoder writes the list's length, so the two cannot
 -- disagree. This is the one place that decides it: the parameter lists (params, opts_fields)
--- and the ops follow from a.counts, and tools that build calls (emit_calls.lua) skip such
--- arguments.
+-- and the ops follow from a.counts, and tools that build calls (tools/sample_calls.lua) skip
+-- such arguments.
 
 -- Words a top-level argument takes when that number is fixed, else nil.
 local function fixed_words(a)
@@ -556,10 +557,12 @@ function M.command_id(words, module_prefix)
 end
 
 local function build_command(c, prefix, PREFIX, module_prefix)
-    local cm = { spec = c, name = c.name, line = c.line, arity = c.arity, flags = c.flags or {} }
+    local cm = { name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
+        words = c.words, args = c.args }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
-    cm.MACRO = PREFIX .. "_" .. naming.upper(cm.id)
+    cm.ID = naming.upper(cm.id)
+    cm.MACRO = PREFIX .. "_" .. cm.ID
     cm.opts_type = cm.fn .. "_opts"
     cm.const_argc = c.min_words == c.max_words
     cm.syntax = command_syntax(c)
@@ -635,6 +638,7 @@ local function check_names(model, report)
         global.claim(model.prefix .. "_" .. h, 1, nil, nil, "helper")
     end
     global.claim(model.PREFIX .. "_COMMANDS", 1, nil, nil, "macro")
+    global.claim(model.PREFIX .. "_NCOMMANDS", 1, nil, nil, "macro")
     global.claim(model.guard, 1, nil, nil, "include guard")
     for _, f in ipairs(model.flags) do global.claim(f.macro, 1, nil, nil, "macro") end
     for _, cm in ipairs(model.commands) do
@@ -679,6 +683,104 @@ local function check_repeatable(cmd, args, report)
     end
 end
 
+-- Key spec indices whose key may be given as "" instead (a oneof of the key and an empty
+-- token: MIGRATE's key-selector, where "" says the keys come after KEYS).
+local function empty_placeholders(args, out)
+    for _, a in ipairs(args or {}) do
+        if a.kind == "oneof" then
+            local key, empty
+            for _, alt in ipairs(a.args) do
+                if alt.kind == "key" and alt.key_spec_index then key = alt.key_spec_index end
+                if alt.kind == "pure-token" and alt.token == "" then empty = true end
+            end
+            if key and empty then out[key] = true end
+        end
+        empty_placeholders(a.args, out)
+    end
+    return out
+end
+
+-- What the routing tables need (emit_keys): the key specs in order, each a copy with
+-- empty_placeholder set when "" may stand for its key, the command's tips (the request and
+-- response policies), and the name of its spec table.
+local function keys_of(c, cm, prefix)
+    local empty = empty_placeholders(c.args, {})
+    local specs = {}
+    for i, ks in ipairs(c.key_specs or {}) do
+        local row = { empty_placeholder = empty[i - 1] }
+        for k, v in pairs(ks) do row[k] = v end
+        specs[i] = row
+    end
+    return { specs = specs, tips = c.command_tips or {}, table = prefix .. "_keyspecs_" .. cm.id }
+end
+
+-- The typed reply of a command (emit_reply, emit_client): the reply type of its schema (a
+-- generic value for none or null), the result struct and the table the runtime walks.
+local function add_reply(c, cm)
+    local ty = reply_model.build(c.reply)
+    if ty.t == "null" then ty = { t = "any", precise = false } end
+    cm.reply_type, cm.reply_result, cm.reply_table = ty, cm.fn .. "_result", cm.fn .. "_reply_table"
+end
+
+-- What the server side (emit_server, server_args) and the tools read besides: the reply schema
+-- as written (its exact forms make reply encoders), the group, `since`, and the server options
+-- of the spec (docs/spec-language.md).
+local function add_server(c, cm)
+    cm.reply_schema, cm.group, cm.since = c.reply, c.group, c.since
+    cm.reply_string, cm.syntax_error = c.reply_string, c.syntax_error
+    cm.late_numbers, cm.unknown_error = c.late_numbers, c.unknown_error
+end
+
+-- The containers: the first word of a subcommand that is no command of its own (CLIENT of CLIENT
+-- KILL), in the commands' order: { name (upper case), words, id, ID }.
+local function containers_of(commands, module_prefix)
+    local is_cmd, seen, out = {}, {}, {}
+    for _, cm in ipairs(commands) do
+        if #cm.words == 1 then is_cmd[cm.words[1]:upper()] = true end
+    end
+    for _, cm in ipairs(commands) do
+        local top = cm.words[1]:upper()
+        if #cm.words > 1 and not is_cmd[top] and not seen[top] then
+            seen[top] = true
+            local id = M.command_id({ cm.words[1] }, module_prefix)
+            out[#out + 1] = { name = top, words = { cm.words[1] }, id = id, ID = naming.upper(id) }
+        end
+    end
+    table.sort(out, function(a, b) return M.name_less(a.name, b.name) end)
+    return out
+end
+
+-- Every table of the model without a metatable of its own gets this one: adding a field raises,
+-- so an emitter that would annotate the model for another (rather than keep its own state) fails
+-- at once. Reassigning a field that is there is not caught (Lua has no cheap full freeze).
+local FROZEN = {
+    __newindex = function(_, k)
+        error("the command model is read-only: no new field " .. tostring(k), 2)
+    end,
+}
+
+-- Freezes t and everything reachable from it; returns t.
+function M.freeze(t, seen)
+    seen = seen or {}
+    if type(t) ~= "table" or seen[t] or getmetatable(t) then return t end
+    seen[t] = true
+    for k, v in pairs(t) do
+        M.freeze(k, seen)
+        M.freeze(v, seen)
+    end
+    return setmetatable(t, FROZEN)
+end
+
+-- Whether command name a sorts before b: bytes of the upper case, as rg_keys compares names.
+function M.name_less(a, b)
+    a, b = a:upper(), b:upper()
+    for i = 1, math.min(#a, #b) do
+        local x, y = a:byte(i), b:byte(i)
+        if x ~= y then return x < y end
+    end
+    return #a < #b
+end
+
 -- Builds the model of one spec. opts: prefix, file (spec file name), stem, version, abi.
 -- Returns the model, or nil and a list of error lines.
 function M.build(spec, opts)
@@ -695,10 +797,13 @@ function M.build(spec, opts)
     local report = spec_mod.new_reporter(spec.path)
     for _, c in ipairs(spec.commands) do check_repeatable(c.name, c.args, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
+    -- The spec node of each command, for the finishing below only: nothing after the model
+    -- reads the spec.
+    local source = {}
     for _, c in ipairs(spec.commands) do
         if not c.container then
-            model.commands[#model.commands + 1] = build_command(c, prefix, PREFIX,
-                spec.module_prefix)
+            local cm = build_command(c, prefix, PREFIX, spec.module_prefix)
+            model.commands[#model.commands + 1], source[cm] = cm, c
         end
     end
     table.sort(model.commands, function(a, b) return a.id < b.id end)
@@ -712,10 +817,19 @@ function M.build(spec, opts)
                 "module prefix is left out")
         end
     end
+    -- The one order of the commands, P_COMMANDS' and so every table's: by name, bytes of the
+    -- upper case, the order the routing table's binary search (rg_keys_table_lookup) needs.
+    table.sort(model.commands, function(a, b) return M.name_less(a.name, b.name) end)
     model.flags = flag_table(model.commands, PREFIX)
     if #report.list == 0 then check_names(model, report) end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
-    return model
+    for _, cm in ipairs(model.commands) do
+        cm.keys = keys_of(source[cm], cm, prefix)
+        add_reply(source[cm], cm)
+        add_server(source[cm], cm)
+    end
+    model.containers = containers_of(model.commands, spec.module_prefix)
+    return M.freeze(model)
 end
 
 return M

@@ -348,17 +348,4 @@ function M.build(reply)
     return from_schema(reply)
 end
 
--- { commands, precise, generic, partial } over a model's commands (see reply coverage).
-function M.coverage(commands)
-    local c = { commands = 0, precise = 0, generic = 0, partial = 0, list = {} }
-    for _, cm in ipairs(commands) do
-        local r = M.build(cm.spec.reply)
-        c.commands = c.commands + 1
-        local class = r.precise and "precise" or (r.t == "any" and "generic" or "partial")
-        c[class] = c[class] + 1
-        c.list[#c.list + 1] = { name = cm.name, class = class }
-    end
-    return c
-end
-
 return M

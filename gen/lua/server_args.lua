@@ -412,7 +412,7 @@ end
 -- The key_specs' keynum: the word position of the count and of the first counted key.
 local function keynums(c)
     local t = {}
-    for _, ks in ipairs(c.key_specs or {}) do
+    for _, ks in ipairs(c.keys.specs) do
         local kn = ks.find_keys and ks.find_keys.keynum
         local pos = ks.begin_search and ks.begin_search.index and ks.begin_search.index.pos
         if kn and pos and kn.step == 1 then
@@ -642,8 +642,8 @@ local function fits(cmd)
 end
 
 -- Fills cmd.fields ({ ctype, name, comment }), cmd.consts (lists of { enumerator, value }) and
--- cmd.segs (segments of nodes) for command spec c; false for raw commands. cmd.MACRO prefixes
--- the enumerators.
+-- cmd.segs (segments of nodes) for command c of the model (its words, argument tree, key specs
+-- and unknown_error); false for raw commands. cmd.MACRO prefixes the enumerators.
 function M.compile(c, cmd)
     local ctx = { groups = 0, pos = #c.words, counts = {}, keynums = keynums(c),
         unknown_error = c.unknown_error }

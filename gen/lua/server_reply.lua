@@ -15,6 +15,7 @@
 --     sometimes a count (WAITAOF's), so tuples take only strings and integers.
 
 local cstr = require("cstr")
+local layout = require("layout")
 
 local M = {}
 
@@ -166,7 +167,7 @@ local NULL_WRITE = "const rg_view null = rg_out_null(proto);"
 local NULL_PUT = "return rg_put_raw(dst, null.ptr, null.len);"
 
 -- Per shape: params (after dst), what (for the comment), size and write (the bodies of the size
--- function and of the writer, lists of statements; body_lines wraps long ones).
+-- function and of the writer, lists of statements; layout.sum_lines wraps long ones).
 local FORMS = {
     integer = { params = { "int64_t v" }, what = "an integer",
         size = { "return rg_out_int_size(v);" }, write = { "return rg_out_int(dst, v);" } },
@@ -259,47 +260,6 @@ local function tuple_form(c, nullable)
             "return " .. size_expr .. ";" }, write = write }
 end
 
--- A statement list as function body lines, wrapping a long "return a + b + ...;" after a '+' the
--- way clang-format does (continuation indented by 8).
-local function body_lines(stmts)
-    local out = {}
-    for _, st in ipairs(stmts) do
-        local line = "    " .. st
-        if #line <= 100 then
-            out[#out + 1] = line
-        else
-            local cur, rest = "", line
-            while #rest > 0 do
-                local cut
-                for i = 1, #rest do
-                    if rest:sub(i, i + 2) == " + " and #cur + i <= 100 then cut = i end
-                end
-                if not cut or #cur + #rest <= 100 then
-                    out[#out + 1] = cur .. rest
-                    break
-                end
-                out[#out + 1] = cur .. rest:sub(1, cut - 1) .. " +"
-                cur, rest = "           ", rest:sub(cut + 3)
-            end
-        end
-    end
-    return out
-end
-
--- "/* text */" wrapped at 100 columns, continuation lines starting " * " (clang-format keeps it).
-local function comment(text)
-    local lines, line = {}, "/*"
-    for word in cstr.comment(text):gmatch("%S+") do
-        if #line + 1 + #word > 100 - 3 and line ~= "/*" and line ~= " *" then
-            lines[#lines + 1] = line
-            line = " *"
-        end
-        line = line .. " " .. word
-    end
-    lines[#lines + 1] = line .. " */"
-    return table.concat(lines, "\n")
-end
-
 -- Header text of one command's reply encoder. signature(head, params, tail) lays out a
 -- declaration as clang-format does.
 function M.text(c, fn, signature)
@@ -313,13 +273,13 @@ function M.text(c, fn, signature)
     if shape == "tuple" or shape == "tuple_or_null" then
         f = tuple_form(c, shape == "tuple_or_null")
     end
-    local lines = { comment(name .. "'s reply: " .. f.what .. "."),
+    local lines = { layout.comment(0, name .. "'s reply: " .. f.what .. "."),
         signature("static inline size_t " .. fn .. "_reply_size", f.params, " {") }
-    for _, l in ipairs(body_lines(f.size)) do lines[#lines + 1] = l end
+    for _, l in ipairs(layout.sum_lines(f.size)) do lines[#lines + 1] = l end
     lines[#lines + 1] = "}"
     lines[#lines + 1] = signature("static inline char *" .. fn .. "_reply",
         { "char *dst", table.unpack(f.params) }, " {")
-    for _, l in ipairs(body_lines(f.write)) do lines[#lines + 1] = l end
+    for _, l in ipairs(layout.sum_lines(f.write)) do lines[#lines + 1] = l end
     lines[#lines + 1] = "}"
     return table.concat(lines, "\n")
 end

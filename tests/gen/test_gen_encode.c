@@ -600,17 +600,18 @@ typedef struct cmd_info {
     uint32_t flags;
 } cmd_info;
 
-#define AS_INFO(id, name, arity, flags) {name, arity, flags},
+#define AS_INFO(id, ID, name, arity, flags) {name, arity, flags},
 static const cmd_info example_commands[] = {EXAMPLE_COMMANDS(AS_INFO)};
 #undef AS_INFO
 
-#define COUNT(id, name, arity, flags) +1
+#define COUNT(id, ID, name, arity, flags) +1
 enum { EXAMPLE_COMMAND_COUNT = 0 EXAMPLE_COMMANDS(COUNT) };
 #undef COUNT
 
 static void test_command_list(void **state) {
     (void)state;
     assert_int_equal(EXAMPLE_COMMAND_COUNT, 13);
+    assert_int_equal(EXAMPLE_NCOMMANDS, EXAMPLE_COMMAND_COUNT);
     /* Sorted by name; subcommands by their whole name. */
     assert_string_equal(example_commands[0].name, "CLIENT KILL");
     for (size_t i = 1; i < EXAMPLE_COMMAND_COUNT; i++)
@@ -621,7 +622,7 @@ static void test_command_list(void **state) {
         assert_int_equal(example_commands[i].flags, EXAMPLE_FLAG_WRITE | EXAMPLE_FLAG_DENYOOM);
     }
     /* Containers are no commands; arity is derived when the spec leaves it out. */
-#define CHECK_KINDS(id, name, arity, flags) assert_string_not_equal(name, "OBJECT");
+#define CHECK_KINDS(id, ID, name, arity, flags) assert_string_not_equal(name, "OBJECT");
     KINDS_COMMANDS(CHECK_KINDS)
 #undef CHECK_KINDS
 }

@@ -319,7 +319,7 @@ static void test_ft_others(void **state) {
 }
 
 /* Every command of both sets is called above: the command lists have these many. */
-#define ONE(id, name, arity, flags) +1
+#define ONE(id, ID, name, arity, flags) +1
 static void test_command_counts(void **state) {
     (void)state;
     assert_int_equal(0 JSON_COMMANDS(ONE), 23);

@@ -18,7 +18,7 @@
 #error "output without IOV has iovec macros"
 #endif
 
-#define NAME_OF(id, name, arity, flags) name,
+#define NAME_OF(id, ID, name, arity, flags) name,
 static const char *const redis_names[] = {REDIS_COMMANDS(NAME_OF)};
 static const char *const mod_names[] = {MOD_COMMANDS(NAME_OF)};
 #undef NAME_OF

@@ -1,5 +1,6 @@
 -- The one table of exceptions for server_commands (every command against a real redis-server):
--- read by `respgen --sample-calls VERSION --sample-overrides <this file>` (gen/lua/emit_calls.lua).
+-- read by `respgen --sample-calls VERSION --sample-overrides <this file>`
+-- (gen/lua/tools/sample_calls.lua).
 -- Per command name:
 --   skip   = why the command is not sent at all (counted and printed with this reason)
 --   values = C expressions for arguments by name, where the defaults (key "k:<command>", "v",

@@ -256,12 +256,24 @@ static void redis_calls(void **state) {
     assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_key_slot("u", 1));
 }
 
+/* The ids come from the one command list (REDIS_COMMANDS, redis.h): each names its own row. */
+static void ids_from_command_list(void **state) {
+    (void)state;
+    assert_int_equal(REDIS_KEYS_CMD_COUNT, REDIS_NCOMMANDS);
+#define ROW_NAMED(id, ID, cmd_name, cmd_arity, flags) \
+    assert_string_equal(redis_keys_table[REDIS_KEYS_CMD_##ID].name, cmd_name);
+    REDIS_COMMANDS(ROW_NAMED)
+#undef ROW_NAMED
+    assert_ptr_equal(redis_keys_lookup("CLIENT KILL", 11),
+                     &redis_keys_table[REDIS_KEYS_CMD_CLIENT_KILL]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_mset),  cmocka_unit_test(example_others),
         cmocka_unit_test(bad_requests),  cmocka_unit_test(lookups),
         cmocka_unit_test(redis_tables),  cmocka_unit_test(redis_calls),
-        cmocka_unit_test(lookup_random),
+        cmocka_unit_test(lookup_random), cmocka_unit_test(ids_from_command_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

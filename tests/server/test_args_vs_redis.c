@@ -524,7 +524,7 @@ static bool same_word(rg_view a, rg_view b) {
 }
 
 /* The key words of argv: where the key specs (redis_keys.h) put keys, and the sample's own keys
- * ("k:<command>", emit_calls.lua's default) wherever a mutation moved them. */
+ * ("k:<command>", tools/sample_calls.lua's default) wherever a mutation moved them. */
 static size_t key_words(size_t argc, const rg_view *argv, size_t words, rg_view *keys) {
     size_t pos[MAX_WORDS], n = 0, npos = 0;
     rg_keys_status st;

@@ -17,6 +17,26 @@
 
 #include <cmocka.h>
 
+/* Whether the server's name ("client|kill") is the command list's ("CLIENT KILL"). */
+static bool same_name(const char *srv, const char *name) {
+    for (; *srv && *name; srv++, name++) {
+        const char want = *name == ' ' ? '|' : (*name >= 'A' && *name <= 'Z' ? *name + 32 : *name);
+        if (*srv != want) return false;
+    }
+    return *srv == *name;
+}
+
+/* The ids come from the one command list (REDIS_COMMANDS, redis.h): each names its command. */
+static void test_ids_from_command_list(void **state) {
+    (void)state;
+    assert_true(REDIS_SRV_NCMDS > REDIS_NCOMMANDS); /* NONE and the containers besides */
+#define NAMED(id, ID, cmd_name, cmd_arity, flags)                              \
+    assert_true(same_name(redis_srv_commands[REDIS_SRV_##ID].name, cmd_name)); \
+    assert_int_equal(redis_srv_commands[REDIS_SRV_##ID].arity, cmd_arity);
+    REDIS_COMMANDS(NAMED)
+#undef NAMED
+}
+
 static void test_lookup_all_names(void **state) {
     (void)state;
     for (int id = 1; id < REDIS_SRV_NCMDS; id++) {
@@ -361,6 +381,7 @@ static void test_reply_shapes_vs_redis(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ids_from_command_list),
         cmocka_unit_test(test_lookup_all_names),
         cmocka_unit_test_setup_teardown(test_arity_vs_redis, start_server, stop_server),
         cmocka_unit_test(test_reply_encoders),

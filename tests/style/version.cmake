@@ -46,7 +46,8 @@ endforeach()
 
 # Nothing else spells the number: the generator, its templates, the build and the test shim take
 # it from rg.h (through gen/host.c, or by reading rg.h).
-file(GLOB sources "${ROOT}/gen/*.c" "${ROOT}/gen/lua/*.lua" "${ROOT}/templates/*"
+file(GLOB sources "${ROOT}/gen/*.c" "${ROOT}/gen/lua/*.lua" "${ROOT}/gen/lua/tools/*.lua"
+     "${ROOT}/templates/*"
      "${ROOT}/cmake/*" "${ROOT}/CMakeLists.txt" "${ROOT}/tests/gen/shim.lua")
 string(REPLACE "." "\\." version_re "${version}")
 foreach(f ${sources})
