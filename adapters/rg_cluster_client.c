@@ -165,6 +165,7 @@ static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) 
     if (n) memcpy(k->error, err, n);
     k->error[n] = '\0';
     k->state = C_DONE;
+    k->complete = true;
     if (k->parent == SIZE_MAX) {
         k->cc->done++;
     } else {
@@ -176,6 +177,9 @@ static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) 
 static void requeue(rg_cc_call *k, int64_t delay_ns) {
     k->state = delay_ns ? C_WAIT : C_NEW;
     k->due_ns = delay_ns ? now_ns() + delay_ns : 0;
+    rg_cc *cc = k->cc;
+    const size_t at = k->parent == SIZE_MAX ? (size_t)(k - cc->cfg.calls) : k->parent;
+    if (at < cc->scan) cc->scan = at; /* dispatch must look at it again */
 }
 
 /* 1 ms doubling to 128 ms. */
@@ -239,7 +243,7 @@ static void on_done(void *ud, const rg_call_done *d) {
 /* ---- the batch ------------------------------------------------------------------------------ */
 
 void rg_cc_begin(rg_cc *cc) {
-    cc->n = cc->done = cc->arena_len = cc->nparts = 0;
+    cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = 0;
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
@@ -469,6 +473,8 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
 size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result) {
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
         return SIZE_MAX;
+    /* The io_ms silence check counts from when the client last had nothing in flight. */
+    if (cc->done == cc->n) cc->progress_ns = now_ns();
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
     memset(k, 0, sizeof *k);
     *k = (rg_cc_call){.cc = cc,
@@ -587,17 +593,25 @@ static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now) {
 }
 
 /* Sends every call that is ready, in the caller's order (a fan-out's parts where the call is);
- * returns how many still wait. */
+ * returns how many still wait. Calls before cc->scan are in flight or complete (requeue moves
+ * it back), so a round costs the calls added or waiting since, not the whole batch. */
 static size_t dispatch(rg_cc *cc, int64_t now) {
     size_t waiting = 0;
-    for (size_t j = 0; j < cc->n; j++) {
+    bool settled = true; /* every call before j is in flight or complete */
+    for (size_t j = cc->scan; j < cc->n; j++) {
         const rg_cc_call *k = &cc->cfg.calls[j];
-        if (k->state == C_DONE) continue;
-        if (k->nparts == 0) {
-            waiting += dispatch_one(cc, j, now);
-            continue;
+        if (k->state != C_DONE) {
+            size_t w = 0;
+            if (k->nparts == 0) {
+                w = dispatch_one(cc, j, now);
+            } else {
+                for (size_t p = 0; p < k->nparts; p++)
+                    w += dispatch_one(cc, k->first_part - p, now);
+            }
+            waiting += w;
+            if (w) settled = false;
         }
-        for (size_t p = 0; p < k->nparts; p++) waiting += dispatch_one(cc, k->first_part - p, now);
+        if (settled) cc->scan = j + 1;
     }
     return waiting;
 }
@@ -678,13 +692,18 @@ static void pump(rg_cc *cc, int timeout_ms) {
     }
 }
 
+size_t rg_cc_step(rg_cc *cc, int timeout_ms) {
+    if (cc->done == cc->n) return 0;
+    const int64_t now = now_ns();
+    maybe_refresh(cc, now);
+    const size_t waiting = dispatch(cc, now);
+    pump(cc, waiting && timeout_ms > 1 ? 1 : timeout_ms);
+    return cc->n - cc->done;
+}
+
 size_t rg_cc_run(rg_cc *cc) {
     cc->progress_ns = now_ns();
-    while (cc->done < cc->n) {
-        const int64_t now = now_ns();
-        maybe_refresh(cc, now);
-        const size_t waiting = dispatch(cc, now);
-        pump(cc, waiting ? 1 : cc->cfg.io_ms);
+    while (rg_cc_step(cc, cc->cfg.io_ms) > 0) {
     }
     size_t failed = 0;
     for (size_t j = 0; j < cc->n; j++) failed += cc->cfg.calls[j].status != RG_CALL_OK;

@@ -51,7 +51,8 @@ extern "C" {
 
 /* One call of a batch. Read status and the rest after rg_cc_run; the other fields are private. */
 typedef struct rg_cc_call {
-    rg_call_status status;     /* how it ended */
+    rg_call_status status;     /* how it ended (valid once `complete`) */
+    bool complete;             /* it has an outcome (rg_cc_step may end calls one by one) */
     rg_redirect_kind redirect; /* the last redirect or retry error it met */
     bool written;              /* CLOSED: the request reached the socket; it may have run */
     uint8_t redirects;         /* MOVED and ASK followed */
@@ -118,6 +119,7 @@ typedef struct rg_cc {
     rg_cc_stats stats;
     rg_cc_node node[RG_CLUSTER_MAX_NODES];
     size_t n, done, arena_len;
+    size_t scan;   /* calls before this index are in flight or complete: dispatch starts here */
     size_t nparts; /* fan-out parts, at the end of the batch array, growing down */
     uint16_t any;  /* rotates keyless calls over the masters */
     bool need_refresh;
@@ -157,6 +159,19 @@ size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtab
 /* Sends the batch and waits until every call has an outcome. Returns the number of calls that
  * did not end RG_CALL_OK (server errors included). */
 size_t rg_cc_run(rg_cc *cc);
+
+/* One round of the same loop, for callers that keep adding calls while earlier ones are in
+ * flight: a due refresh, then every call added or waiting since the last round is queued (in the
+ * caller's order) and written, then one poll(2) of at most timeout_ms (0: do not block) reads
+ * whatever arrived and completes those calls. rg_cc_add may be called between rounds; a call's
+ * outcome may be read as soon as its `complete` is set. Returns the calls of the batch that
+ * have no outcome yet (0: the batch is done and rg_cc_begin may start the next). */
+size_t rg_cc_step(rg_cc *cc, int timeout_ms);
+
+/* Calls of the batch without an outcome yet. */
+static inline size_t rg_cc_pending(const rg_cc *cc) {
+    return cc->n - cc->done;
+}
 
 /* The batch's calls, in the order they were added. */
 static inline const rg_cc_call *rg_cc_get(const rg_cc *cc, size_t i) {

@@ -21,6 +21,9 @@
 #include <unistd.h>
 
 enum { KEYS = 1 << 16, BATCH = 8192, ARENA = 4 << 20 };
+/* Streaming: a batch of up to STREAM calls, of which at most WINDOW are in flight (3 x 2730, as
+ * redis-benchmark -c 3 -P 2730 keeps), topped up in chunks of CHUNK between rounds. */
+enum { STREAM = 1 << 16, WINDOW = 8190, CHUNK = 512 };
 
 static const rg_cluster_commands CMDS = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
 
@@ -99,35 +102,74 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
     (void)sink;
 }
 
-/* Pipelined SETs through the cluster client, BATCH per rg_cc_run. */
-static void bench_client(test_cluster *c, const reqs *r, size_t n) {
-    static rg_cc cc;
-    rg_cc_call *calls = calloc(BATCH, sizeof *calls);
-    char *arena = malloc(ARENA);
+static void client_init(rg_cc *cc, rg_cc_call *calls, size_t ncalls, char *arena,
+                        const test_cluster *c) {
     const rg_cc_config cfg = {.cmds = &CMDS,
                               .calls = calls,
-                              .ncalls = BATCH,
+                              .ncalls = ncalls,
                               .arena = arena,
                               .arena_cap = ARENA,
                               .protocol = 2};
-    if (rg_cc_init(&cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
-        fprintf(stderr, "rg_cc_init: %s\n", cc.why);
+    if (rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
+        fprintf(stderr, "rg_cc_init: %s\n", cc->why);
         exit(1);
     }
+}
+
+static size_t count_failed(const rg_cc *cc) {
+    size_t failed = 0;
+    for (size_t i = 0; i < cc->n; i++) failed += rg_cc_get(cc, i)->status != RG_CALL_OK;
+    return failed;
+}
+
+/* Pipelined SETs through the cluster client. Batch mode: BATCH per rg_cc_run. Streaming: calls
+ * are added while earlier ones are in flight (rg_cc_step), WINDOW at most, STREAM per batch. */
+static size_t env_size(const char *name, size_t dflt) {
+    const char *v = getenv(name);
+    return v && *v ? strtoull(v, NULL, 10) : dflt;
+}
+
+static void bench_client(test_cluster *c, const reqs *r, size_t n, bool stream) {
+    const size_t window = env_size("RG_BENCH_WINDOW", WINDOW),
+                 chunk = env_size("RG_BENCH_CHUNK", CHUNK);
+    static rg_cc cc;
+    const size_t ncalls = stream ? STREAM : BATCH;
+    rg_cc_call *calls = calloc(ncalls, sizeof *calls);
+    char *arena = malloc(ARENA);
+    client_init(&cc, calls, ncalls, arena, c);
     size_t failed = 0;
     const double t0 = now_s(), c0 = cpu_s();
     for (size_t done = 0; done < n;) {
         rg_cc_begin(&cc);
-        for (size_t i = 0; i < BATCH && done < n; i++, done++) {
-            const size_t j = done % KEYS;
-            rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+        if (!stream) {
+            for (size_t i = 0; i < BATCH && done < n; i++, done++) {
+                const size_t j = done % KEYS;
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+            }
+            failed += rg_cc_run(&cc);
+            continue;
         }
-        failed += rg_cc_run(&cc);
+        size_t added = 0, pending = 0;
+        while ((added < STREAM && done < n) || pending) {
+            /* Top up the window, then one round; block only when it is full. */
+            for (size_t i = 0; i < chunk && pending < window && added < STREAM && done < n;
+                 i++, added++, done++, pending++) {
+                const size_t j = done % KEYS;
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+            }
+            const bool full = pending >= window || added == STREAM || done == n;
+            pending = rg_cc_step(&cc, full ? 100 : 0);
+        }
+        failed += count_failed(&cc);
     }
     const double dt = now_s() - t0, cpu = cpu_s() - c0;
-    printf("respgen cluster client: %zu SET, batches of %d, one connection per master: %.0f "
-           "ops/s, client CPU %.0f ns/op, %zu failed\n",
-           n, BATCH, (double)n / dt, cpu * 1e9 / (double)n, failed);
+    if (stream)
+        printf("respgen rg_cc streaming (rg_cc_step, window %d, batches of %d): ", WINDOW, STREAM);
+    else
+        printf("respgen rg_cc batches (rg_cc_run, %d per batch): ", BATCH);
+    if (stream) printf("(chunk %zu, window %zu) ", chunk, window);
+    printf("%zu SET, %.0f ops/s, client CPU %.0f ns/op, %zu failed\n", n, (double)n / dt,
+           cpu * 1e9 / (double)n, failed);
     rg_cc_close(&cc);
     free(calls);
     free(arena);
@@ -165,10 +207,14 @@ int main(int argc, char **argv) {
     if (route_only) return 0;
     static test_cluster c;
     if (test_cluster_start(&c) != 0) return 1;
-    bench_client(&c, &r, n);
-    redis_benchmark(&c, n, "3", "2730"); /* as the client: one connection per master, deep */
-    redis_benchmark(&c, n, "50", "16");
-    bench_client(&c, &r, n);
+    /* Twice each, interleaved, so that the machine's load hits every contender alike. */
+    for (int round = 0; round < 2; round++) {
+        if (!getenv("RG_BENCH_STREAM_ONLY")) bench_client(&c, &r, n, false);
+        bench_client(&c, &r, n, true);
+        if (getenv("RG_BENCH_STREAM_ONLY")) continue;
+        redis_benchmark(&c, n, "3", "2730"); /* as the client: one connection per master, deep */
+        redis_benchmark(&c, n, "50", "16");
+    }
     test_cluster_stop(&c);
     free(r.bytes);
     return 0;
