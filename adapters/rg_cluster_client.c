@@ -320,10 +320,15 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
     if (!ks || ks->begin != RG_KS_INDEX || ks->find != RG_KS_RANGE || ks->lastkey != -1 ||
         ks->step < 1 || ks->limit > 1 || argc > sizeof cc->argv / sizeof cc->argv[0] ||
         (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
-        (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED))
+        (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED &&
+         k->response != RG_RESP_DEFAULT))
         return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (this "
                          "MULTI_SHARD form is not split by the client; not sent)");
     const size_t first = (size_t)ks->index, step = (size_t)ks->step;
+    /* No response policy (MGET): one reply element per key, put back in key order by merge. */
+    k->ordered = k->response == RG_RESP_DEFAULT;
+    k->key_first = (uint8_t)first;
+    k->key_step = (uint8_t)step;
     int slots[64];
     size_t nslots = 0;
     for (size_t i = first; i < argc; i += step) {
@@ -397,6 +402,71 @@ static bool merged_concat(rg_cc *cc, rg_cc_call *k, rg_view *out) {
     return true;
 }
 
+/* Moves *pos past one whole value of buf; false when buf holds none there. */
+static bool skip_value(const char *buf, size_t len, size_t *pos) {
+    rg_reader r;
+    rg_reader_init(&r, NULL);
+    rg_event ev;
+    do {
+        if (rg_next(&r, buf, len, pos, &ev) != RG_OK) return false;
+    } while (!ev.complete);
+    return true;
+}
+
+/* The header of an array reply: its element count, *pos past the line; -1 for anything else. */
+static long long array_header(rg_view r, size_t *pos) {
+    if (r.len < 4 || r.ptr[0] != '*') return -1;
+    const char *nl = memchr(r.ptr, '\n', r.len);
+    char *end;
+    const long long n = strtoll(r.ptr + 1, &end, 10);
+    if (!nl || end != nl - 1 || *end != '\r' || n < 0) return -1;
+    *pos = (size_t)(nl + 1 - r.ptr);
+    return n;
+}
+
+/* A MULTI_SHARD call whose reply has one element per key (MGET): each part answered the keys of
+ * its slot in their order, so key i's element is the next unread one of its slot's part. */
+static bool merged_ordered(rg_cc *cc, rg_cc_call *k, rg_view *out) {
+    enum { MAXV = sizeof cc->argv / sizeof cc->argv[0] };
+    rg_view argv[MAXV];
+    const size_t argc = rg_request_argv(cc->cfg.arena + k->off, k->len, argv, MAXV);
+    size_t at[MAXV];
+    long long left[MAXV];
+    size_t bytes = 32;
+    if (argc > MAXV || k->nparts > MAXV) return false;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        left[j] = array_header(r, &at[j]);
+        if (left[j] < 0) return false;
+        bytes += r.len;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
+    char *dst = cc->cfg.arena + cc->arena_len;
+    const size_t nkeys = (argc - k->key_first) / k->key_step;
+    size_t n = (size_t)snprintf(dst, 32, "*%zu\r\n", nkeys);
+    for (size_t i = k->key_first; i < argc; i += k->key_step) {
+        const int s = rg_key_slot(argv[i].ptr, argv[i].len);
+        size_t j = 0;
+        while (j < k->nparts && cc->cfg.calls[k->first_part - j].slot != s) j++;
+        if (j == k->nparts || left[j]-- == 0) return false;
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        const size_t from = at[j];
+        if (!skip_value(r.ptr, r.len, &at[j])) return false;
+        memcpy(dst + n, r.ptr + from, at[j] - from);
+        n += at[j] - from;
+    }
+    for (size_t j = 0; j < k->nparts; j++)
+        if (left[j] != 0 || at[j] != cc->cfg.calls[k->first_part - j].raw.value.len) return false;
+    *out = (rg_view){dst, n};
+    cc->arena_len += n;
+    return true;
+}
+
+static void refuse_merge(rg_cc_call *k) {
+    static const char msg[] = "the arena is full (merged reply)";
+    finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+}
+
 /* Decodes the merged bytes with the call's table into its result. */
 static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     if (!k->table || k->table == &rg_conn_raw_table) {
@@ -406,9 +476,20 @@ static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     }
     static char none; /* a result pointer for a call that gave none */
     rg_reply_reader_init(&cc->merge, NULL);
+    /* Arrays of the typed result (MGET's values, KEYS' names) are carved from the arena, after
+     * the merged bytes, and live as long as the batch. */
+    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
+    if (cc->cfg.arena_cap - cc->arena_len < pad) {
+        refuse_merge(k);
+        return;
+    }
+    cc->arena_len += pad; /* the reader carves 8-aligned offsets of an 8-aligned start */
+    rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
+                         cc->cfg.arena_cap - cc->arena_len);
     size_t pos = 0;
     const rg_reply_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
                                                k->result ? k->result : &none);
+    if (st == RG_REPLY_OK) cc->arena_len += rg_reply_needed(&cc->merge);
     const rg_view e = rg_reply_error(&cc->merge);
     finish(k,
            st == RG_REPLY_OK      ? RG_CALL_OK
@@ -438,10 +519,11 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     }
     if (k->response == RG_RESP_DEFAULT) {
         rg_view out;
-        if (merged_concat(cc, k, &out)) {
+        if (k->ordered ? merged_ordered(cc, k, &out) : merged_concat(cc, k, &out)) {
             deliver(cc, k, out);
         } else {
-            static const char msg[] = "the parts' replies are not arrays, or the arena is full";
+            static const char msg[] = "the parts' replies are not arrays of the keys, or the "
+                                      "arena is full";
             finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
         }
         return;

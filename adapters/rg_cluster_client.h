@@ -24,13 +24,14 @@
  * CROSSSLOT message), unless the command's command_tips say how to split it:
  *   ALL_SHARDS / ALL_NODES (DBSIZE, FLUSHALL, KEYS, SCRIPT LOAD, CONFIG SET ...): one part per
  *   master (or per node), sent like any call;
- *   MULTI_SHARD (DEL, EXISTS, UNLINK, TOUCH, MSET): one part per slot, each keeping its key
- *   groups (MSET keeps its pairs), redirected like any call;
+ *   MULTI_SHARD (DEL, EXISTS, UNLINK, TOUCH, MSET, MGET): one part per slot, each keeping its
+ *   key groups (MSET keeps its pairs), redirected like any call;
  * and the parts' replies merge by the RESPONSE_POLICY: AGG_SUM / MIN / MAX / LOGICAL_AND / OR of
  * integers, ALL_SUCCEEDED (the first error, else the first reply), ONE_SUCCEEDED (the first
- * success), none (arrays concatenated). The merged reply is decoded with the call's table. SPECIAL
- * policies and MGET's ordered merge are refused. Parts take batch slots from the end of the
- * batch array and arena room.
+ * success), none (arrays concatenated; for MULTI_SHARD, MGET, one element per key put back in
+ * the order of the keys). The merged reply is decoded with the call's table (its arrays carved
+ * from the arena). SPECIAL policies are refused. Parts take batch slots from the end of the batch
+ * array and arena room.
  *
  * Memory: the batch (rg_cc_call array) and the arena that keeps each request for resending are
  * the caller's, given at rg_cc_init. Per node, the input and output buffers and the call ring are
@@ -73,8 +74,10 @@ typedef struct rg_cc_call {
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
-    size_t parent;     /* a fan-out part: its call's index; else SIZE_MAX */
-    size_t parts;      /* a fan-out: parts not yet complete */
+    bool ordered;                /* a MULTI_SHARD fan-out whose reply lists its keys in order */
+    uint8_t key_first, key_step; /* ordered: where the keys are in the call */
+    size_t parent;               /* a fan-out part: its call's index; else SIZE_MAX */
+    size_t parts;                /* a fan-out: parts not yet complete */
     size_t first_part; /* a fan-out: where its parts start (they are at the batch's end) */
     size_t nparts;
     rg_raw_result raw; /* a fan-out part's reply */
