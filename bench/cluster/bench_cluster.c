@@ -2,10 +2,15 @@
  * six-node cluster (tests/support/test_cluster.h) for respgen's cluster client against
  * `redis-benchmark --cluster` in the same run.
  *
- * Usage: bench_cluster [--route-only] [N]   (N: commands per throughput run, default 1,000,000)
+ * Usage: bench_cluster [--route-only | --client-only] [N]   (N: SETs per throughput run, 1M)
  *   routing: N encoded SET calls with distinct keys, timed per stage (CRC16 slot of the key, slot
  *   of the encoded request through the generated key specs, the whole rg_cluster_route with the
  *   map lookup), best of 5 passes. --route-only stops there (for callgrind).
+ *   throughput: rg_cc in batches (rg_cc_run) and streaming (rg_cc_step with a window of calls in
+ *   flight), and redis-benchmark --cluster, RG_BENCH_ROUNDS times interleaved, medians.
+ *   --client-only: the two rg_cc modes once (for callgrind).
+ *   RG_BENCH_WINDOW, RG_BENCH_CHUNK, RG_BENCH_STREAM: the streaming window, the calls added
+ *   between rounds, the calls per batch.
  */
 #include "rg_cluster_client.h"
 #include "rg_enc.h"
@@ -129,11 +134,12 @@ static size_t env_size(const char *name, size_t dflt) {
     return v && *v ? strtoull(v, NULL, 10) : dflt;
 }
 
-static void bench_client(test_cluster *c, const reqs *r, size_t n, bool stream) {
+static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream) {
     const size_t window = env_size("RG_BENCH_WINDOW", WINDOW),
                  chunk = env_size("RG_BENCH_CHUNK", CHUNK);
     static rg_cc cc;
-    const size_t ncalls = stream ? STREAM : BATCH;
+    const size_t batch = env_size("RG_BENCH_STREAM", STREAM);
+    const size_t ncalls = stream ? batch : BATCH;
     rg_cc_call *calls = calloc(ncalls, sizeof *calls);
     char *arena = malloc(ARENA);
     client_init(&cc, calls, ncalls, arena, c);
@@ -150,33 +156,34 @@ static void bench_client(test_cluster *c, const reqs *r, size_t n, bool stream) 
             continue;
         }
         size_t added = 0, pending = 0;
-        while ((added < STREAM && done < n) || pending) {
+        while ((added < batch && done < n) || pending) {
             /* Top up the window, then one round; block only when it is full. */
-            for (size_t i = 0; i < chunk && pending < window && added < STREAM && done < n;
+            for (size_t i = 0; i < chunk && pending < window && added < batch && done < n;
                  i++, added++, done++, pending++) {
                 const size_t j = done % KEYS;
                 rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
             }
-            const bool full = pending >= window || added == STREAM || done == n;
+            const bool full = pending >= window || added == batch || done == n;
             pending = rg_cc_step(&cc, full ? 100 : 0);
         }
         failed += count_failed(&cc);
     }
     const double dt = now_s() - t0, cpu = cpu_s() - c0;
     if (stream)
-        printf("respgen rg_cc streaming (rg_cc_step, window %d, batches of %d): ", WINDOW, STREAM);
+        printf("respgen rg_cc streaming (rg_cc_step, window %zu, batches of %zu, chunks of %zu): ",
+               window, batch, chunk);
     else
         printf("respgen rg_cc batches (rg_cc_run, %d per batch): ", BATCH);
-    if (stream) printf("(chunk %zu, window %zu) ", chunk, window);
     printf("%zu SET, %.0f ops/s, client CPU %.0f ns/op, %zu failed\n", n, (double)n / dt,
            cpu * 1e9 / (double)n, failed);
     rg_cc_close(&cc);
     free(calls);
     free(arena);
+    return (double)n / dt;
 }
 
-static void redis_benchmark(const test_cluster *c, size_t n, const char *clients,
-                            const char *pipeline) {
+static double redis_benchmark(const test_cluster *c, size_t n, const char *clients,
+                              const char *pipeline) {
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "redis-benchmark -h 127.0.0.1 -p %d --cluster -t set -n %zu -c %s -P %s -r 65536 "
@@ -184,15 +191,30 @@ static void redis_benchmark(const test_cluster *c, size_t n, const char *clients
              c->node[0].port, n, clients, pipeline);
     printf("redis-benchmark --cluster -t set -c %s -P %s: ", clients, pipeline);
     fflush(stdout);
-    if (system(cmd) != 0) printf("(failed)\n");
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    double ops = 0;
+    if (p && fgets(line, sizeof line, p) && sscanf(line, "SET: %lf", &ops) == 1)
+        printf("%s", line);
+    else
+        printf("(failed)\n");
+    if (p) pclose(p);
+    return ops;
+}
+
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {
-    bool route_only = false;
+    bool route_only = false, client_only = false;
     size_t n = 1000000;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--route-only") == 0)
             route_only = true;
+        else if (strcmp(argv[i], "--client-only") == 0)
+            client_only = true;
         else
             n = strtoull(argv[i], NULL, 10);
     }
@@ -203,17 +225,33 @@ int main(int argc, char **argv) {
     /* Three masters, as the local cluster has, for the routing figures. */
     for (int s = 0; s < RG_CLUSTER_SLOTS; s++)
         m.slot[s] = rg_cluster_map_node(&m, RG_LIT("127.0.0.1"), (uint16_t)(7000 + s * 3 / 16384));
-    bench_routing(&m, &r, route_only ? n : 4u << 20);
+    if (!client_only) bench_routing(&m, &r, route_only ? n : 4u << 20);
     if (route_only) return 0;
     static test_cluster c;
     if (test_cluster_start(&c) != 0) return 1;
-    /* Twice each, interleaved, so that the machine's load hits every contender alike. */
-    for (int round = 0; round < 2; round++) {
-        if (!getenv("RG_BENCH_STREAM_ONLY")) bench_client(&c, &r, n, false);
-        bench_client(&c, &r, n, true);
-        if (getenv("RG_BENCH_STREAM_ONLY")) continue;
-        redis_benchmark(&c, n, "3", "2730"); /* as the client: one connection per master, deep */
-        redis_benchmark(&c, n, "50", "16");
+    /* Each contender ROUNDS times (RG_BENCH_ROUNDS, default 3), interleaved so that the
+     * machine's load hits them alike; the medians at the end. --client-only: the two rg_cc
+     * modes once, no redis-benchmark (for callgrind). */
+    enum { CONTENDERS = 4, MAX_ROUNDS = 15 };
+    static const char *const name[CONTENDERS] = {
+        "rg_cc batches (rg_cc_run)", "rg_cc streaming (rg_cc_step)",
+        "redis-benchmark --cluster -c 3 -P 2730", "redis-benchmark --cluster -c 50 -P 16"};
+    size_t rounds = client_only ? 1 : env_size("RG_BENCH_ROUNDS", 3);
+    if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+    double ops[CONTENDERS][MAX_ROUNDS];
+    for (size_t round = 0; round < rounds; round++) {
+        ops[0][round] = bench_client(&c, &r, n, false);
+        ops[1][round] = bench_client(&c, &r, n, true);
+        if (client_only) continue;
+        /* as the client: one connection per master, deep */
+        ops[2][round] = redis_benchmark(&c, n, "3", "2730");
+        ops[3][round] = redis_benchmark(&c, n, "50", "16");
+    }
+    printf("median of %zu rounds, %zu SET each:\n", rounds, n);
+    for (int k = 0; k < (client_only ? 2 : CONTENDERS); k++) {
+        qsort(ops[k], rounds, sizeof ops[k][0], by_value);
+        printf("  %-40s %8.0f ops/s  (%.0f to %.0f)\n", name[k], ops[k][rounds / 2], ops[k][0],
+               ops[k][rounds - 1]);
     }
     test_cluster_stop(&c);
     free(r.bytes);
