@@ -572,8 +572,8 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
     cc->arena_len += len;
     cc->stats.calls++;
     rg_route r;
-    const rg_route_kind kind = rg_cluster_route(&cc->map, cc->cfg.cmds, req, len, cc->argv,
-                                                sizeof cc->argv / sizeof cc->argv[0], 0, &r);
+    const rg_route_kind kind = rg_cluster_route_indexed(
+        &cc->map, &cc->index, req, len, cc->argv, sizeof cc->argv / sizeof cc->argv[0], 0, &r);
     k->slot = r.slot;
     k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
     k->response = r.response;
@@ -806,6 +806,7 @@ int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16
         snprintf(cc->why, sizeof cc->why, "rg_cc_init: cmds, calls and arena are required");
         return -1;
     }
+    rg_cluster_index_init(&cc->index, cfg->cmds); /* -1: it finds nothing, routing still works */
     return rg_cc_refresh(cc);
 }
 

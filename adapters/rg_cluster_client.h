@@ -134,7 +134,8 @@ typedef struct rg_cc {
     rg_view argv[64];
     char rbuf_in[1 << 16], rbuf_out[1024];
     rg_call rcalls[4];
-    rg_reply_reader merge; /* decodes a fan-out's merged reply with its table */
+    rg_reply_reader merge;  /* decodes a fan-out's merged reply with its table */
+    rg_cluster_index index; /* cfg.cmds hashed: routing without the binary search */
 } rg_cc;
 
 /* Sets up cc with cfg (copied; its buffers stay the caller's) and reads the map from the seed

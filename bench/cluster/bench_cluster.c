@@ -81,7 +81,7 @@ static void make_requests(reqs *r) {
 static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
     volatile uint64_t sink = 0;
     rg_view argv[8];
-    double slot, req, route, lookup;
+    double slot, req, route, indexed, lookup;
     BEST_NS(slot, n, {
         const char *k = r->key[i % KEYS];
         sink += rg_key_slot(k, 12);
@@ -98,12 +98,22 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
                          &out);
         sink += out.node;
     });
+    static rg_cluster_index ix;
+    rg_cluster_index_init(&ix, &CMDS);
+    BEST_NS(indexed, n, {
+        const size_t j = i % KEYS;
+        rg_route out;
+        rg_cluster_route_indexed(m, &ix, r->bytes + r->off[j], r->off[j + 1] - r->off[j], argv, 8,
+                                 0, &out);
+        sink += out.node;
+    });
     BEST_NS(lookup, n, sink += rg_cluster_map_owner(m, (int)(i & 16383)));
     printf("routing, ns per SET call (best of 5 x %zu):\n", n);
     printf("  CRC16 slot of the key (rg_key_slot)              %6.1f\n", slot);
     printf("  slot of the encoded request (key specs)         %6.1f\n", req);
     printf("  map lookup (rg_cluster_map_owner)               %6.1f\n", lookup);
     printf("  whole route (rg_cluster_route: parse, specs, map) %4.1f\n", route);
+    printf("  the same with the hash index (rg_cluster_route_indexed) %4.1f\n", indexed);
     (void)sink;
 }
 
