@@ -558,7 +558,6 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
     /* The io_ms silence check counts from when the client last had nothing in flight. */
     if (cc->done == cc->n) cc->progress_ns = now_ns();
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
-    memset(k, 0, sizeof *k);
     *k = (rg_cc_call){.cc = cc,
                       .table = table,
                       .result = result,
