@@ -576,6 +576,11 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
     k->slot = r.slot;
     k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
     k->response = r.response;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    if (r.cmd && cmds->policy && cmds->policy[r.cmd - cmds->table].request == RG_REQ_SPECIAL)
+        /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
+        return refuse(k, "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a "
+                         "connection of its own");
     switch (kind) {
     case RG_ROUTE_CROSSSLOT:
         return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (refused by the "

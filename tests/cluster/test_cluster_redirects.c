@@ -9,7 +9,8 @@
  * exactly what each node was sent and what each call completed with: MOVED, ASK, ASK then MOVED,
  * TRYAGAIN n times then a value, TRYAGAIN past max_retries, CLUSTERDOWN (a refresh follows), a
  * connection lost mid-batch, a redirect to a node the map does not know, MGET split per slot and
- * put back in key order, and calls added with rg_cc_step while earlier ones are in flight.
+ * put back in key order, calls added with rg_cc_step while earlier ones are in flight, and the
+ * calls refused before sending (SCAN, SPECIAL merges, cross-slot without a policy).
  */
 #include "rg_cluster_client.h"
 #include "rg_enc.h"
@@ -594,6 +595,28 @@ static void test_step(void **state) {
     expect_log(x->f, 1, want[1]);
 }
 
+/* Refused before sending: SCAN (REQUEST_POLICY:SPECIAL), INFO and RANDOMKEY (fan-outs whose
+ * RESPONSE_POLICY is SPECIAL), a cross-slot MSETNX (no policy); nothing reaches a node. */
+static void test_refused(void **state) {
+    fixture *x = *state;
+    two_nodes(x);
+    rg_cc_begin(&x->cc);
+    const size_t scan = ADD(x, "SCAN", "0");
+    const size_t info = ADD(x, "INFO");
+    const size_t rnd = ADD(x, "RANDOMKEY");
+    const size_t msetnx = ADD(x, "MSETNX", "foo", "1", "bar", "2");
+    const size_t get = ADD(x, "GET", "foo");
+    run(x, 4);
+    expect_call(x, scan, RG_CALL_MISMATCH, "REQUEST_POLICY:SPECIAL");
+    expect_call(x, info, RG_CALL_MISMATCH, "RESPONSE_POLICY:SPECIAL");
+    expect_call(x, rnd, RG_CALL_MISMATCH, "RESPONSE_POLICY:SPECIAL");
+    expect_call(x, msetnx, RG_CALL_MISMATCH, "CROSSSLOT");
+    expect_call(x, get, RG_CALL_OK, slot_of("foo") > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
+    expect_log(x->f, slot_of("foo") > 8191, "GET foo");
+    expect_log(x->f, slot_of("foo") <= 8191, "");
+    assert_int_equal(x->cc.stats.refused, 4);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_moved, setup, teardown),
@@ -605,6 +628,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_unknown_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
