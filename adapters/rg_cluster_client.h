@@ -5,7 +5,9 @@
  * poll(2) loop. The caller fills a batch with encoded calls (generated encoders, or
  * rg_argv_encode), then rg_cc_run sends them: each to the node that serves its slot (keyless
  * calls to any node), pipelined per node, and waits until every call of the batch has an outcome.
- * Outcomes and typed results are then read from the batch in the caller's order.
+ * Outcomes and typed results are then read from the batch in the caller's order. rg_cc_run is a
+ * loop of rg_cc_step (one round of I/O); a caller that calls rg_cc_step itself may add calls
+ * between rounds while earlier ones are in flight (streaming, with a window of calls in flight).
  *
  * Redirects and retries, per call:
  *   -MOVED  the slot is patched in the map and the call sent again to the new owner;
