@@ -176,6 +176,7 @@ static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) 
 
 static void requeue(rg_cc_call *k, int64_t delay_ns) {
     k->state = delay_ns ? C_WAIT : C_NEW;
+    k->backoff = delay_ns != 0;
     k->due_ns = delay_ns ? now_ns() + delay_ns : 0;
     rg_cc *cc = k->cc;
     const size_t at = k->parent == SIZE_MAX ? (size_t)(k - cc->cfg.calls) : k->parent;
@@ -660,21 +661,40 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
 
 /* Sends every call that is ready; returns how many still wait. */
 /* Sends call j if it is ready; returns 1 when it still waits. */
-static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now) {
+static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
     rg_cc_call *k = &cc->cfg.calls[j];
-    if (k->state == C_WAIT && now < k->due_ns) return 1;
+    if (k->state == C_WAIT && now < k->due_ns) {
+        /* Waiting for its node (not a retry's backoff): the later calls for it wait as well.
+         * (A keyless call has no node of its own: any master will do.) */
+        const bool placed = k->slot >= 0 || k->fixed != RG_NODE_NONE || k->asking;
+        const uint16_t i = k->backoff || !placed ? RG_NODE_NONE : target(cc, k, (uint32_t)j);
+        if (i != RG_NODE_NONE) full[i] = true;
+        return 1;
+    }
     if (k->state != C_NEW && k->state != C_WAIT) return 0;
     if (!k->dead_ns) k->dead_ns = now + (int64_t)cc->cfg.wait_ms * 1000000;
     const uint16_t i = target(cc, k, (uint32_t)j);
     if (i == RG_NODE_NONE) cc->need_refresh = true;
-    if (i != RG_NODE_NONE && node_ready(cc, i, now) && send_call(cc, k, i)) return 0;
+    /* Once a call found its node's ring or output full, the later calls for that node wait too
+     * (a smaller one might fit): a node gets its calls in the caller's order. */
+    bool again_now = false; /* the output drains in this round's write: try next round */
+    if (i != RG_NODE_NONE) {
+        if (full[i]) {
+            again_now = true;
+        } else if (node_ready(cc, i, now)) {
+            if (send_call(cc, k, i)) return 0;
+            again_now = true;
+        }
+        full[i] = true;
+    }
     if (now >= k->dead_ns) {
         static const char msg[] = "no reachable node serves the slot";
         finish(k, RG_CALL_CLOSED, msg, sizeof msg - 1);
         return 0;
     }
     k->state = C_WAIT;
-    k->due_ns = now + WAIT_STEP_NS;
+    k->backoff = false;
+    k->due_ns = again_now ? now : now + WAIT_STEP_NS;
     return 1;
 }
 
@@ -684,15 +704,16 @@ static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now) {
 static size_t dispatch(rg_cc *cc, int64_t now) {
     size_t waiting = 0;
     bool settled = true; /* every call before j is in flight or complete */
+    bool full[RG_CLUSTER_MAX_NODES] = {false};
     for (size_t j = cc->scan; j < cc->n; j++) {
         const rg_cc_call *k = &cc->cfg.calls[j];
         if (k->state != C_DONE) {
             size_t w = 0;
             if (k->nparts == 0) {
-                w = dispatch_one(cc, j, now);
+                w = dispatch_one(cc, j, now, full);
             } else {
                 for (size_t p = 0; p < k->nparts; p++)
-                    w += dispatch_one(cc, k->first_part - p, now);
+                    w += dispatch_one(cc, k->first_part - p, now, full);
             }
             waiting += w;
             if (w) settled = false;

@@ -76,6 +76,7 @@ typedef struct rg_cc_call {
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
+    bool backoff;                /* waiting: a retry's delay (later calls for its node go ahead) */
     bool ordered;                /* a MULTI_SHARD fan-out whose reply lists its keys in order */
     uint8_t key_first, key_step; /* ordered: where the keys are in the call */
     size_t parent;               /* a fan-out part: its call's index; else SIZE_MAX */

@@ -257,7 +257,7 @@ typedef struct fixture {
     char arena[ARENA];
 } fixture;
 
-static int setup(void **state) {
+static int setup_out(void **state, size_t out_cap) {
     fixture *x = calloc(1, sizeof *x);
     if (!x) return -1;
     x->f = fake_start();
@@ -267,7 +267,7 @@ static int setup(void **state) {
                               .arena = x->arena,
                               .arena_cap = ARENA,
                               .node_in_cap = 1 << 16,
-                              .node_out_cap = 1 << 16,
+                              .node_out_cap = out_cap,
                               .protocol = 2,
                               .io_ms = 1000,
                               .wait_ms = 1000,
@@ -278,6 +278,15 @@ static int setup(void **state) {
     }
     *state = x;
     return 0;
+}
+
+static int setup(void **state) {
+    return setup_out(state, 1 << 16);
+}
+
+/* A node output buffer of 256 bytes: a round can queue only a few calls. */
+static int setup_small(void **state) {
+    return setup_out(state, 256);
 }
 
 static int teardown(void **state) {
@@ -617,6 +626,34 @@ static void test_refused(void **state) {
     assert_int_equal(x->cc.stats.refused, 4);
 }
 
+/* A call that does not fit its node's output buffer waits, and so do the later calls for that
+ * node, even one small enough to fit: the node gets them in the caller's order. */
+static void test_order_when_full(void **state) {
+    fixture *x = *state;
+    char big[151];
+    memset(big, 'v', 150);
+    big[150] = '\0';
+    rg_cc_begin(&x->cc);
+    ADD(x, "SET", "k1", big); /* 180 bytes: fits */
+    ADD(x, "SET", "k2", big); /* does not fit behind k1 */
+    ADD(x, "GET", "k3");      /* would fit */
+    run(x, 0);
+    char want[512];
+    snprintf(want, sizeof want, "SET k1 %s|SET k2 %s|GET k3", big, big);
+    expect_log(x->f, 0, want);
+    /* The same while streaming: a call added in a later round does not pass the waiting ones. */
+    rg_cc_begin(&x->cc);
+    ADD(x, "SET", "k1", big);
+    ADD(x, "SET", "k2", big);
+    ADD(x, "GET", "k3");
+    rg_cc_step(&x->cc, 0);
+    ADD(x, "GET", "k4");
+    while (rg_cc_step(&x->cc, 100) > 0) {
+    }
+    snprintf(want, sizeof want, "SET k1 %s|SET k2 %s|GET k3|GET k4", big, big);
+    expect_log(x->f, 0, want);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_moved, setup, teardown),
@@ -629,6 +666,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_mget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_order_when_full, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
