@@ -10,7 +10,8 @@
  * TRYAGAIN n times then a value, TRYAGAIN past max_retries, CLUSTERDOWN (a refresh follows), a
  * connection lost mid-batch, a redirect to a node the map does not know, MGET split per slot and
  * put back in key order, calls added with rg_cc_step while earlier ones are in flight, and the
- * calls refused before sending (SCAN, SPECIAL merges, cross-slot without a policy).
+ * calls refused before sending (SCAN, SPECIAL merges, cross-slot without a policy), and the
+ * order of a node's calls when its output buffer is full.
  */
 #include "rg_cluster_client.h"
 #include "rg_enc.h"
