@@ -28,7 +28,7 @@
 enum { KEYS = 1 << 16, BATCH = 8192, ARENA = 4 << 20 };
 /* Streaming: a batch of up to STREAM calls, of which at most WINDOW are in flight (3 x 2730, as
  * redis-benchmark -c 3 -P 2730 keeps), topped up in chunks of CHUNK between rounds. */
-enum { STREAM = 1 << 16, WINDOW = 8190, CHUNK = 2048 };
+enum { STREAM = 8192, WINDOW = 4096, CHUNK = 1024 };
 
 static const rg_cluster_commands CMDS = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
 
