@@ -165,6 +165,7 @@ static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) 
     if (n) memcpy(k->error, err, n);
     k->error[n] = '\0';
     k->state = C_DONE;
+    k->complete = true;
     if (k->parent == SIZE_MAX) {
         k->cc->done++;
     } else {
@@ -175,7 +176,11 @@ static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) 
 
 static void requeue(rg_cc_call *k, int64_t delay_ns) {
     k->state = delay_ns ? C_WAIT : C_NEW;
+    k->backoff = delay_ns != 0;
     k->due_ns = delay_ns ? now_ns() + delay_ns : 0;
+    rg_cc *cc = k->cc;
+    const size_t at = k->parent == SIZE_MAX ? (size_t)(k - cc->cfg.calls) : k->parent;
+    if (at < cc->scan) cc->scan = at; /* dispatch must look at it again */
 }
 
 /* 1 ms doubling to 128 ms. */
@@ -239,7 +244,7 @@ static void on_done(void *ud, const rg_call_done *d) {
 /* ---- the batch ------------------------------------------------------------------------------ */
 
 void rg_cc_begin(rg_cc *cc) {
-    cc->n = cc->done = cc->arena_len = cc->nparts = 0;
+    cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = 0;
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
@@ -316,10 +321,15 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
     if (!ks || ks->begin != RG_KS_INDEX || ks->find != RG_KS_RANGE || ks->lastkey != -1 ||
         ks->step < 1 || ks->limit > 1 || argc > sizeof cc->argv / sizeof cc->argv[0] ||
         (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
-        (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED))
+        (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED &&
+         k->response != RG_RESP_DEFAULT))
         return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (this "
                          "MULTI_SHARD form is not split by the client; not sent)");
     const size_t first = (size_t)ks->index, step = (size_t)ks->step;
+    /* No response policy (MGET): one reply element per key, put back in key order by merge. */
+    k->ordered = k->response == RG_RESP_DEFAULT;
+    k->key_first = (uint8_t)first;
+    k->key_step = (uint8_t)step;
     int slots[64];
     size_t nslots = 0;
     for (size_t i = first; i < argc; i += step) {
@@ -393,6 +403,71 @@ static bool merged_concat(rg_cc *cc, rg_cc_call *k, rg_view *out) {
     return true;
 }
 
+/* Moves *pos past one whole value of buf; false when buf holds none there. */
+static bool skip_value(const char *buf, size_t len, size_t *pos) {
+    rg_reader r;
+    rg_reader_init(&r, NULL);
+    rg_event ev;
+    do {
+        if (rg_next(&r, buf, len, pos, &ev) != RG_OK) return false;
+    } while (!ev.complete);
+    return true;
+}
+
+/* The header of an array reply: its element count, *pos past the line; -1 for anything else. */
+static long long array_header(rg_view r, size_t *pos) {
+    if (r.len < 4 || r.ptr[0] != '*') return -1;
+    const char *nl = memchr(r.ptr, '\n', r.len);
+    char *end;
+    const long long n = strtoll(r.ptr + 1, &end, 10);
+    if (!nl || end != nl - 1 || *end != '\r' || n < 0) return -1;
+    *pos = (size_t)(nl + 1 - r.ptr);
+    return n;
+}
+
+/* A MULTI_SHARD call whose reply has one element per key (MGET): each part answered the keys of
+ * its slot in their order, so key i's element is the next unread one of its slot's part. */
+static bool merged_ordered(rg_cc *cc, rg_cc_call *k, rg_view *out) {
+    enum { MAXV = sizeof cc->argv / sizeof cc->argv[0] };
+    rg_view argv[MAXV];
+    const size_t argc = rg_request_argv(cc->cfg.arena + k->off, k->len, argv, MAXV);
+    size_t at[MAXV];
+    long long left[MAXV];
+    size_t bytes = 32;
+    if (argc > MAXV || k->nparts > MAXV) return false;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        left[j] = array_header(r, &at[j]);
+        if (left[j] < 0) return false;
+        bytes += r.len;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
+    char *dst = cc->cfg.arena + cc->arena_len;
+    const size_t nkeys = (argc - k->key_first) / k->key_step;
+    size_t n = (size_t)snprintf(dst, 32, "*%zu\r\n", nkeys);
+    for (size_t i = k->key_first; i < argc; i += k->key_step) {
+        const int s = rg_key_slot(argv[i].ptr, argv[i].len);
+        size_t j = 0;
+        while (j < k->nparts && cc->cfg.calls[k->first_part - j].slot != s) j++;
+        if (j == k->nparts || left[j]-- == 0) return false;
+        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
+        const size_t from = at[j];
+        if (!skip_value(r.ptr, r.len, &at[j])) return false;
+        memcpy(dst + n, r.ptr + from, at[j] - from);
+        n += at[j] - from;
+    }
+    for (size_t j = 0; j < k->nparts; j++)
+        if (left[j] != 0 || at[j] != cc->cfg.calls[k->first_part - j].raw.value.len) return false;
+    *out = (rg_view){dst, n};
+    cc->arena_len += n;
+    return true;
+}
+
+static void refuse_merge(rg_cc_call *k) {
+    static const char msg[] = "the arena is full (merged reply)";
+    finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+}
+
 /* Decodes the merged bytes with the call's table into its result. */
 static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     if (!k->table || k->table == &rg_conn_raw_table) {
@@ -402,9 +477,20 @@ static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     }
     static char none; /* a result pointer for a call that gave none */
     rg_reply_reader_init(&cc->merge, NULL);
+    /* Arrays of the typed result (MGET's values, KEYS' names) are carved from the arena, after
+     * the merged bytes, and live as long as the batch. */
+    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
+    if (cc->cfg.arena_cap - cc->arena_len < pad) {
+        refuse_merge(k);
+        return;
+    }
+    cc->arena_len += pad; /* the reader carves 8-aligned offsets of an 8-aligned start */
+    rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
+                         cc->cfg.arena_cap - cc->arena_len);
     size_t pos = 0;
     const rg_reply_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
                                                k->result ? k->result : &none);
+    if (st == RG_REPLY_OK) cc->arena_len += rg_reply_needed(&cc->merge);
     const rg_view e = rg_reply_error(&cc->merge);
     finish(k,
            st == RG_REPLY_OK      ? RG_CALL_OK
@@ -434,10 +520,11 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     }
     if (k->response == RG_RESP_DEFAULT) {
         rg_view out;
-        if (merged_concat(cc, k, &out)) {
+        if (k->ordered ? merged_ordered(cc, k, &out) : merged_concat(cc, k, &out)) {
             deliver(cc, k, out);
         } else {
-            static const char msg[] = "the parts' replies are not arrays, or the arena is full";
+            static const char msg[] = "the parts' replies are not arrays of the keys, or the "
+                                      "arena is full";
             finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
         }
         return;
@@ -469,8 +556,9 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
 size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result) {
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
         return SIZE_MAX;
+    /* The io_ms silence check counts from when the client last had nothing in flight. */
+    if (cc->done == cc->n) cc->progress_ns = now_ns();
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
-    memset(k, 0, sizeof *k);
     *k = (rg_cc_call){.cc = cc,
                       .table = table,
                       .result = result,
@@ -484,11 +572,16 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
     cc->arena_len += len;
     cc->stats.calls++;
     rg_route r;
-    const rg_route_kind kind = rg_cluster_route(&cc->map, cc->cfg.cmds, req, len, cc->argv,
-                                                sizeof cc->argv / sizeof cc->argv[0], 0, &r);
+    const rg_route_kind kind = rg_cluster_route_indexed(
+        &cc->map, &cc->index, req, len, cc->argv, sizeof cc->argv / sizeof cc->argv[0], 0, &r);
     k->slot = r.slot;
     k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
     k->response = r.response;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    if (r.cmd && cmds->policy && cmds->policy[r.cmd - cmds->table].request == RG_REQ_SPECIAL)
+        /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
+        return refuse(k, "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a "
+                         "connection of its own");
     switch (kind) {
     case RG_ROUTE_CROSSSLOT:
         return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (refused by the "
@@ -568,36 +661,64 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
 
 /* Sends every call that is ready; returns how many still wait. */
 /* Sends call j if it is ready; returns 1 when it still waits. */
-static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now) {
+static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
     rg_cc_call *k = &cc->cfg.calls[j];
-    if (k->state == C_WAIT && now < k->due_ns) return 1;
+    if (k->state == C_WAIT && now < k->due_ns) {
+        /* Waiting for its node (not a retry's backoff): the later calls for it wait as well.
+         * (A keyless call has no node of its own: any master will do.) */
+        const bool placed = k->slot >= 0 || k->fixed != RG_NODE_NONE || k->asking;
+        const uint16_t i = k->backoff || !placed ? RG_NODE_NONE : target(cc, k, (uint32_t)j);
+        if (i != RG_NODE_NONE) full[i] = true;
+        return 1;
+    }
     if (k->state != C_NEW && k->state != C_WAIT) return 0;
     if (!k->dead_ns) k->dead_ns = now + (int64_t)cc->cfg.wait_ms * 1000000;
     const uint16_t i = target(cc, k, (uint32_t)j);
     if (i == RG_NODE_NONE) cc->need_refresh = true;
-    if (i != RG_NODE_NONE && node_ready(cc, i, now) && send_call(cc, k, i)) return 0;
+    /* Once a call found its node's ring or output full, the later calls for that node wait too
+     * (a smaller one might fit): a node gets its calls in the caller's order. */
+    bool again_now = false; /* the output drains in this round's write: try next round */
+    if (i != RG_NODE_NONE) {
+        if (full[i]) {
+            again_now = true;
+        } else if (node_ready(cc, i, now)) {
+            if (send_call(cc, k, i)) return 0;
+            again_now = true;
+        }
+        full[i] = true;
+    }
     if (now >= k->dead_ns) {
         static const char msg[] = "no reachable node serves the slot";
         finish(k, RG_CALL_CLOSED, msg, sizeof msg - 1);
         return 0;
     }
     k->state = C_WAIT;
-    k->due_ns = now + WAIT_STEP_NS;
+    k->backoff = false;
+    k->due_ns = again_now ? now : now + WAIT_STEP_NS;
     return 1;
 }
 
 /* Sends every call that is ready, in the caller's order (a fan-out's parts where the call is);
- * returns how many still wait. */
+ * returns how many still wait. Calls before cc->scan are in flight or complete (requeue moves
+ * it back), so a round costs the calls added or waiting since, not the whole batch. */
 static size_t dispatch(rg_cc *cc, int64_t now) {
     size_t waiting = 0;
-    for (size_t j = 0; j < cc->n; j++) {
+    bool settled = true; /* every call before j is in flight or complete */
+    bool full[RG_CLUSTER_MAX_NODES] = {false};
+    for (size_t j = cc->scan; j < cc->n; j++) {
         const rg_cc_call *k = &cc->cfg.calls[j];
-        if (k->state == C_DONE) continue;
-        if (k->nparts == 0) {
-            waiting += dispatch_one(cc, j, now);
-            continue;
+        if (k->state != C_DONE) {
+            size_t w = 0;
+            if (k->nparts == 0) {
+                w = dispatch_one(cc, j, now, full);
+            } else {
+                for (size_t p = 0; p < k->nparts; p++)
+                    w += dispatch_one(cc, k->first_part - p, now, full);
+            }
+            waiting += w;
+            if (w) settled = false;
         }
-        for (size_t p = 0; p < k->nparts; p++) waiting += dispatch_one(cc, k->first_part - p, now);
+        if (settled) cc->scan = j + 1;
     }
     return waiting;
 }
@@ -678,13 +799,18 @@ static void pump(rg_cc *cc, int timeout_ms) {
     }
 }
 
+size_t rg_cc_step(rg_cc *cc, int timeout_ms) {
+    if (cc->done == cc->n) return 0;
+    const int64_t now = now_ns();
+    maybe_refresh(cc, now);
+    const size_t waiting = dispatch(cc, now);
+    pump(cc, waiting && timeout_ms > 1 ? 1 : timeout_ms);
+    return cc->n - cc->done;
+}
+
 size_t rg_cc_run(rg_cc *cc) {
     cc->progress_ns = now_ns();
-    while (cc->done < cc->n) {
-        const int64_t now = now_ns();
-        maybe_refresh(cc, now);
-        const size_t waiting = dispatch(cc, now);
-        pump(cc, waiting ? 1 : cc->cfg.io_ms);
+    while (rg_cc_step(cc, cc->cfg.io_ms) > 0) {
     }
     size_t failed = 0;
     for (size_t j = 0; j < cc->n; j++) failed += cc->cfg.calls[j].status != RG_CALL_OK;
@@ -705,6 +831,7 @@ int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16
         snprintf(cc->why, sizeof cc->why, "rg_cc_init: cmds, calls and arena are required");
         return -1;
     }
+    rg_cluster_index_init(&cc->index, cfg->cmds); /* -1: it finds nothing, routing still works */
     return rg_cc_refresh(cc);
 }
 

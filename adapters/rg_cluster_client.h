@@ -5,7 +5,9 @@
  * poll(2) loop. The caller fills a batch with encoded calls (generated encoders, or
  * rg_argv_encode), then rg_cc_run sends them: each to the node that serves its slot (keyless
  * calls to any node), pipelined per node, and waits until every call of the batch has an outcome.
- * Outcomes and typed results are then read from the batch in the caller's order.
+ * Outcomes and typed results are then read from the batch in the caller's order. rg_cc_run is a
+ * loop of rg_cc_step (one round of I/O); a caller that calls rg_cc_step itself may add calls
+ * between rounds while earlier ones are in flight (streaming, with a window of calls in flight).
  *
  * Redirects and retries, per call:
  *   -MOVED  the slot is patched in the map and the call sent again to the new owner;
@@ -24,13 +26,14 @@
  * CROSSSLOT message), unless the command's command_tips say how to split it:
  *   ALL_SHARDS / ALL_NODES (DBSIZE, FLUSHALL, KEYS, SCRIPT LOAD, CONFIG SET ...): one part per
  *   master (or per node), sent like any call;
- *   MULTI_SHARD (DEL, EXISTS, UNLINK, TOUCH, MSET): one part per slot, each keeping its key
- *   groups (MSET keeps its pairs), redirected like any call;
+ *   MULTI_SHARD (DEL, EXISTS, UNLINK, TOUCH, MSET, MGET): one part per slot, each keeping its
+ *   key groups (MSET keeps its pairs), redirected like any call;
  * and the parts' replies merge by the RESPONSE_POLICY: AGG_SUM / MIN / MAX / LOGICAL_AND / OR of
  * integers, ALL_SUCCEEDED (the first error, else the first reply), ONE_SUCCEEDED (the first
- * success), none (arrays concatenated). The merged reply is decoded with the call's table. SPECIAL
- * policies and MGET's ordered merge are refused. Parts take batch slots from the end of the
- * batch array and arena room.
+ * success), none (arrays concatenated; for MULTI_SHARD, MGET, one element per key put back in
+ * the order of the keys). The merged reply is decoded with the call's table (its arrays carved
+ * from the arena). SPECIAL policies are refused. Parts take batch slots from the end of the batch
+ * array and arena room.
  *
  * Memory: the batch (rg_cc_call array) and the arena that keeps each request for resending are
  * the caller's, given at rg_cc_init. Per node, the input and output buffers and the call ring are
@@ -51,7 +54,8 @@ extern "C" {
 
 /* One call of a batch. Read status and the rest after rg_cc_run; the other fields are private. */
 typedef struct rg_cc_call {
-    rg_call_status status;     /* how it ended */
+    rg_call_status status;     /* how it ended (valid once `complete`) */
+    bool complete;             /* it has an outcome (rg_cc_step may end calls one by one) */
     rg_redirect_kind redirect; /* the last redirect or retry error it met */
     bool written;              /* CLOSED: the request reached the socket; it may have run */
     uint8_t redirects;         /* MOVED and ASK followed */
@@ -72,8 +76,11 @@ typedef struct rg_cc_call {
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
-    size_t parent;     /* a fan-out part: its call's index; else SIZE_MAX */
-    size_t parts;      /* a fan-out: parts not yet complete */
+    bool backoff;                /* waiting: a retry's delay (later calls for its node go ahead) */
+    bool ordered;                /* a MULTI_SHARD fan-out whose reply lists its keys in order */
+    uint8_t key_first, key_step; /* ordered: where the keys are in the call */
+    size_t parent;               /* a fan-out part: its call's index; else SIZE_MAX */
+    size_t parts;                /* a fan-out: parts not yet complete */
     size_t first_part; /* a fan-out: where its parts start (they are at the batch's end) */
     size_t nparts;
     rg_raw_result raw; /* a fan-out part's reply */
@@ -118,6 +125,7 @@ typedef struct rg_cc {
     rg_cc_stats stats;
     rg_cc_node node[RG_CLUSTER_MAX_NODES];
     size_t n, done, arena_len;
+    size_t scan;   /* calls before this index are in flight or complete: dispatch starts here */
     size_t nparts; /* fan-out parts, at the end of the batch array, growing down */
     uint16_t any;  /* rotates keyless calls over the masters */
     bool need_refresh;
@@ -129,7 +137,8 @@ typedef struct rg_cc {
     rg_view argv[64];
     char rbuf_in[1 << 16], rbuf_out[1024];
     rg_call rcalls[4];
-    rg_reply_reader merge; /* decodes a fan-out's merged reply with its table */
+    rg_reply_reader merge;  /* decodes a fan-out's merged reply with its table */
+    rg_cluster_index index; /* cfg.cmds hashed: routing without the binary search */
 } rg_cc;
 
 /* Sets up cc with cfg (copied; its buffers stay the caller's) and reads the map from the seed
@@ -157,6 +166,19 @@ size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtab
 /* Sends the batch and waits until every call has an outcome. Returns the number of calls that
  * did not end RG_CALL_OK (server errors included). */
 size_t rg_cc_run(rg_cc *cc);
+
+/* One round of the same loop, for callers that keep adding calls while earlier ones are in
+ * flight: a due refresh, then every call added or waiting since the last round is queued (in the
+ * caller's order) and written, then one poll(2) of at most timeout_ms (0: do not block) reads
+ * whatever arrived and completes those calls. rg_cc_add may be called between rounds; a call's
+ * outcome may be read as soon as its `complete` is set. Returns the calls of the batch that
+ * have no outcome yet (0: the batch is done and rg_cc_begin may start the next). */
+size_t rg_cc_step(rg_cc *cc, int timeout_ms);
+
+/* Calls of the batch without an outcome yet. */
+static inline size_t rg_cc_pending(const rg_cc *cc) {
+    return cc->n - cc->done;
+}
 
 /* The batch's calls, in the order they were added. */
 static inline const rg_cc_call *rg_cc_get(const rg_cc *cc, size_t i) {

@@ -414,15 +414,74 @@ static const rg_keys_entry *command_of(const rg_cluster_commands *cmds, size_t a
     return rg_keys_table_command(cmds->table, cmds->count, argc, argv);
 }
 
-rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_commands *cmds,
-                               const char *req, size_t len, rg_view *argv, size_t argv_cap,
-                               uint16_t any, rg_route *out) {
+/* ---- the command index ---------------------------------------------------------------------- */
+
+/* An index slot's flag: the entry has subcommands (look at argv[1] too). */
+enum { SUBS = 0x8000 };
+
+static inline unsigned upper(unsigned char c) {
+    return c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c;
+}
+
+/* FNV-1a of the upper-cased bytes. */
+static uint32_t name_hash(const char *p, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ upper((unsigned char)p[i])) * 16777619u;
+    return h;
+}
+
+/* Is name (upper case, NUL-terminated) the word w, ASCII-caselessly? */
+static bool name_is(const char *name, rg_view w) {
+    for (size_t i = 0; i < w.len; i++) {
+        const unsigned char c = (unsigned char)name[i]; /* a NUL in w never passes the name's */
+        if (c == '\0' || c != upper((unsigned char)w.ptr[i])) return false;
+    }
+    return name[w.len] == '\0';
+}
+
+int rg_cluster_index_init(rg_cluster_index *ix, const rg_cluster_commands *cmds) {
+    enum { MASK = RG_CLUSTER_INDEX_SLOTS - 1 };
+    memset(ix, 0, sizeof *ix);
+    ix->cmds = cmds;
+    size_t used = 0;
+    if (cmds->count >= SUBS) return -1;
+    for (size_t i = 0; i < cmds->count; i++) {
+        const char *name = cmds->table[i].name;
+        if (strchr(name, ' ')) continue;
+        if (++used > RG_CLUSTER_INDEX_SLOTS / 2) {
+            memset(ix->slot, 0, sizeof ix->slot);
+            return -1;
+        }
+        size_t at = name_hash(name, strlen(name)) & MASK;
+        while (ix->slot[at]) at = (at + 1) & MASK;
+        ix->slot[at] = (uint16_t)((i + 1) | (has_subcommands(cmds, &cmds->table[i]) ? SUBS : 0));
+    }
+    return 0;
+}
+
+/* The one-word entry named w when it has no subcommands (the whole answer), else NULL. */
+static const rg_keys_entry *index_find(const rg_cluster_index *ix, rg_view w) {
+    enum { MASK = RG_CLUSTER_INDEX_SLOTS - 1 };
+    for (size_t at = name_hash(w.ptr, w.len) & MASK; ix->slot[at]; at = (at + 1) & MASK) {
+        const rg_keys_entry *e = &ix->cmds->table[(ix->slot[at] & ~SUBS) - 1];
+        if (name_is(e->name, w)) return ix->slot[at] & SUBS ? NULL : e;
+    }
+    return NULL;
+}
+
+/* ---- routing, the rest -------------------------------------------------------------------- */
+
+static rg_route_kind route(const rg_cluster_map *m, const rg_cluster_commands *cmds,
+                           const rg_cluster_index *ix, const char *req, size_t len, rg_view *argv,
+                           size_t argv_cap, uint16_t any, rg_route *out) {
     *out = (rg_route){.kind = RG_ROUTE_INVALID, .slot = RG_SLOT_UNKNOWN, .node = RG_NODE_NONE};
     const size_t argc = rg_request_argv(req, len, argv, argv_cap);
     if (argc == 0) return RG_ROUTE_INVALID;
     const size_t seen = argc < argv_cap ? argc : argv_cap;
-    /* One parse, one lookup: the slot from the entry's specs directly. */
-    out->cmd = command_of(cmds, seen, argv);
+    /* One parse, one lookup: the slot from the entry's specs directly. A one-word name the index
+     * knows and that has no subcommands is the answer; anything else goes the long way. */
+    const rg_keys_entry *e = ix && seen ? index_find(ix, argv[0]) : NULL;
+    out->cmd = e ? e : command_of(cmds, seen, argv);
     const int slot = argc > argv_cap || !out->cmd
                          ? RG_SLOT_UNKNOWN
                          : rg_keys_slot(out->cmd->specs, out->cmd->count, argc, argv);
@@ -432,6 +491,18 @@ rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_command
         return out->kind = out->node == RG_NODE_NONE ? RG_ROUTE_UNCOVERED : RG_ROUTE_NODE;
     }
     return by_policy(policy_of(cmds, out->cmd), slot == RG_SLOT_CROSS, any, out);
+}
+
+rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_commands *cmds,
+                               const char *req, size_t len, rg_view *argv, size_t argv_cap,
+                               uint16_t any, rg_route *out) {
+    return route(m, cmds, NULL, req, len, argv, argv_cap, any, out);
+}
+
+rg_route_kind rg_cluster_route_indexed(const rg_cluster_map *m, const rg_cluster_index *ix,
+                                       const char *req, size_t len, rg_view *argv, size_t argv_cap,
+                                       uint16_t any, rg_route *out) {
+    return route(m, ix->cmds, ix, req, len, argv, argv_cap, any, out);
 }
 
 const char *rg_route_kind_name(rg_route_kind k) {

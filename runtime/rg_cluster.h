@@ -127,6 +127,27 @@ rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_command
                                const char *req, size_t len, rg_view *argv, size_t argv_cap,
                                uint16_t any, rg_route *out);
 
+/* A hash index of a command table's one-word names, so that a route finds most commands with
+ * one hash and one caseless compare instead of a binary search of caseless compares (about 500
+ * of the 1,240 instructions of a SET's route). Caller-owned, 2 KiB, no pointer to the heap;
+ * built once, then read-only (any number of threads may route with it). */
+enum { RG_CLUSTER_INDEX_SLOTS = 1024 };
+typedef struct rg_cluster_index {
+    const rg_cluster_commands *cmds;       /* kept: static data */
+    uint16_t slot[RG_CLUSTER_INDEX_SLOTS]; /* table index + 1 of a one-word name (0: empty),
+                                              bit 15: it has subcommands */
+} rg_cluster_index;
+
+/* Builds ix for cmds. Returns 0, or -1 when the table has more than RG_CLUSTER_INDEX_SLOTS / 2
+ * one-word names or 32767 entries (ix then finds nothing: routing with it falls back to the
+ * binary search, with the same answers). */
+int rg_cluster_index_init(rg_cluster_index *ix, const rg_cluster_commands *cmds);
+
+/* rg_cluster_route with the index: the same answers, for ix->cmds. */
+rg_route_kind rg_cluster_route_indexed(const rg_cluster_map *m, const rg_cluster_index *ix,
+                                       const char *req, size_t len, rg_view *argv, size_t argv_cap,
+                                       uint16_t any, rg_route *out);
+
 /* A readable name of a route kind ("node", "crossslot", ...). */
 const char *rg_route_kind_name(rg_route_kind k);
 

@@ -2,10 +2,15 @@
  * six-node cluster (tests/support/test_cluster.h) for respgen's cluster client against
  * `redis-benchmark --cluster` in the same run.
  *
- * Usage: bench_cluster [--route-only] [N]   (N: commands per throughput run, default 1,000,000)
+ * Usage: bench_cluster [--route-only | --client-only] [N]   (N: SETs per throughput run, 1M)
  *   routing: N encoded SET calls with distinct keys, timed per stage (CRC16 slot of the key, slot
  *   of the encoded request through the generated key specs, the whole rg_cluster_route with the
  *   map lookup), best of 5 passes. --route-only stops there (for callgrind).
+ *   throughput: rg_cc in batches (rg_cc_run) and streaming (rg_cc_step with a window of calls in
+ *   flight), and redis-benchmark --cluster, RG_BENCH_ROUNDS times interleaved, medians.
+ *   --client-only: the two rg_cc modes once (for callgrind).
+ *   RG_BENCH_WINDOW, RG_BENCH_CHUNK, RG_BENCH_STREAM: the streaming window, the calls added
+ *   between rounds, the calls per batch.
  */
 #include "rg_cluster_client.h"
 #include "rg_enc.h"
@@ -21,6 +26,9 @@
 #include <unistd.h>
 
 enum { KEYS = 1 << 16, BATCH = 8192, ARENA = 4 << 20 };
+/* Streaming: a batch of up to STREAM calls, of which at most WINDOW are in flight (3 x 2730, as
+ * redis-benchmark -c 3 -P 2730 keeps), topped up in chunks of CHUNK between rounds. */
+enum { STREAM = 8192, WINDOW = 4096, CHUNK = 1024 };
 
 static const rg_cluster_commands CMDS = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
 
@@ -73,7 +81,7 @@ static void make_requests(reqs *r) {
 static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
     volatile uint64_t sink = 0;
     rg_view argv[8];
-    double slot, req, route, lookup;
+    double slot, req, route, indexed, lookup;
     BEST_NS(slot, n, {
         const char *k = r->key[i % KEYS];
         sink += rg_key_slot(k, 12);
@@ -90,51 +98,104 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
                          &out);
         sink += out.node;
     });
+    static rg_cluster_index ix;
+    rg_cluster_index_init(&ix, &CMDS);
+    BEST_NS(indexed, n, {
+        const size_t j = i % KEYS;
+        rg_route out;
+        rg_cluster_route_indexed(m, &ix, r->bytes + r->off[j], r->off[j + 1] - r->off[j], argv, 8,
+                                 0, &out);
+        sink += out.node;
+    });
     BEST_NS(lookup, n, sink += rg_cluster_map_owner(m, (int)(i & 16383)));
     printf("routing, ns per SET call (best of 5 x %zu):\n", n);
     printf("  CRC16 slot of the key (rg_key_slot)              %6.1f\n", slot);
     printf("  slot of the encoded request (key specs)         %6.1f\n", req);
     printf("  map lookup (rg_cluster_map_owner)               %6.1f\n", lookup);
     printf("  whole route (rg_cluster_route: parse, specs, map) %4.1f\n", route);
+    printf("  the same with the hash index (rg_cluster_route_indexed) %4.1f\n", indexed);
     (void)sink;
 }
 
-/* Pipelined SETs through the cluster client, BATCH per rg_cc_run. */
-static void bench_client(test_cluster *c, const reqs *r, size_t n) {
-    static rg_cc cc;
-    rg_cc_call *calls = calloc(BATCH, sizeof *calls);
-    char *arena = malloc(ARENA);
+static void client_init(rg_cc *cc, rg_cc_call *calls, size_t ncalls, char *arena,
+                        const test_cluster *c) {
     const rg_cc_config cfg = {.cmds = &CMDS,
                               .calls = calls,
-                              .ncalls = BATCH,
+                              .ncalls = ncalls,
                               .arena = arena,
                               .arena_cap = ARENA,
                               .protocol = 2};
-    if (rg_cc_init(&cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
-        fprintf(stderr, "rg_cc_init: %s\n", cc.why);
+    if (rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
+        fprintf(stderr, "rg_cc_init: %s\n", cc->why);
         exit(1);
     }
+}
+
+static size_t count_failed(const rg_cc *cc) {
+    size_t failed = 0;
+    for (size_t i = 0; i < cc->n; i++) failed += rg_cc_get(cc, i)->status != RG_CALL_OK;
+    return failed;
+}
+
+/* Pipelined SETs through the cluster client. Batch mode: BATCH per rg_cc_run. Streaming: calls
+ * are added while earlier ones are in flight (rg_cc_step), WINDOW at most, STREAM per batch. */
+static size_t env_size(const char *name, size_t dflt) {
+    const char *v = getenv(name);
+    return v && *v ? strtoull(v, NULL, 10) : dflt;
+}
+
+static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream) {
+    const size_t window = env_size("RG_BENCH_WINDOW", WINDOW),
+                 chunk = env_size("RG_BENCH_CHUNK", CHUNK);
+    static rg_cc cc;
+    const size_t batch = env_size("RG_BENCH_STREAM", STREAM);
+    const size_t ncalls = stream ? batch : BATCH;
+    rg_cc_call *calls = calloc(ncalls, sizeof *calls);
+    char *arena = malloc(ARENA);
+    client_init(&cc, calls, ncalls, arena, c);
     size_t failed = 0;
     const double t0 = now_s(), c0 = cpu_s();
     for (size_t done = 0; done < n;) {
         rg_cc_begin(&cc);
-        for (size_t i = 0; i < BATCH && done < n; i++, done++) {
-            const size_t j = done % KEYS;
-            rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+        if (!stream) {
+            for (size_t i = 0; i < BATCH && done < n; i++, done++) {
+                const size_t j = done % KEYS;
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+            }
+            failed += rg_cc_run(&cc);
+            continue;
         }
-        failed += rg_cc_run(&cc);
+        size_t added = 0, pending = 0;
+        while ((added < batch && done < n) || pending) {
+            /* A whole chunk when the window has room for it, then one round; block while it
+             * has none (so that a round is worth its system calls). */
+            const bool room = pending + chunk <= window;
+            for (size_t i = 0; room && i < chunk && added < batch && done < n;
+                 i++, added++, done++, pending++) {
+                const size_t j = done % KEYS;
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+            }
+            const bool full = pending + chunk > window || added == batch || done == n;
+            pending = rg_cc_step(&cc, full ? 100 : 0);
+        }
+        failed += count_failed(&cc);
     }
     const double dt = now_s() - t0, cpu = cpu_s() - c0;
-    printf("respgen cluster client: %zu SET, batches of %d, one connection per master: %.0f "
-           "ops/s, client CPU %.0f ns/op, %zu failed\n",
-           n, BATCH, (double)n / dt, cpu * 1e9 / (double)n, failed);
+    if (stream)
+        printf("respgen rg_cc streaming (rg_cc_step, window %zu, batches of %zu, chunks of %zu): ",
+               window, batch, chunk);
+    else
+        printf("respgen rg_cc batches (rg_cc_run, %d per batch): ", BATCH);
+    printf("%zu SET, %.0f ops/s, client CPU %.0f ns/op, %zu failed\n", n, (double)n / dt,
+           cpu * 1e9 / (double)n, failed);
     rg_cc_close(&cc);
     free(calls);
     free(arena);
+    return (double)n / dt;
 }
 
-static void redis_benchmark(const test_cluster *c, size_t n, const char *clients,
-                            const char *pipeline) {
+static double redis_benchmark(const test_cluster *c, size_t n, const char *clients,
+                              const char *pipeline) {
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "redis-benchmark -h 127.0.0.1 -p %d --cluster -t set -n %zu -c %s -P %s -r 65536 "
@@ -142,15 +203,30 @@ static void redis_benchmark(const test_cluster *c, size_t n, const char *clients
              c->node[0].port, n, clients, pipeline);
     printf("redis-benchmark --cluster -t set -c %s -P %s: ", clients, pipeline);
     fflush(stdout);
-    if (system(cmd) != 0) printf("(failed)\n");
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    double ops = 0;
+    if (p && fgets(line, sizeof line, p) && sscanf(line, "SET: %lf", &ops) == 1)
+        printf("%s", line);
+    else
+        printf("(failed)\n");
+    if (p) pclose(p);
+    return ops;
+}
+
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {
-    bool route_only = false;
+    bool route_only = false, client_only = false;
     size_t n = 1000000;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--route-only") == 0)
             route_only = true;
+        else if (strcmp(argv[i], "--client-only") == 0)
+            client_only = true;
         else
             n = strtoull(argv[i], NULL, 10);
     }
@@ -161,14 +237,35 @@ int main(int argc, char **argv) {
     /* Three masters, as the local cluster has, for the routing figures. */
     for (int s = 0; s < RG_CLUSTER_SLOTS; s++)
         m.slot[s] = rg_cluster_map_node(&m, RG_LIT("127.0.0.1"), (uint16_t)(7000 + s * 3 / 16384));
-    bench_routing(&m, &r, route_only ? n : 4u << 20);
+    if (!client_only) bench_routing(&m, &r, route_only ? n : 4u << 20);
     if (route_only) return 0;
     static test_cluster c;
     if (test_cluster_start(&c) != 0) return 1;
-    bench_client(&c, &r, n);
-    redis_benchmark(&c, n, "3", "2730"); /* as the client: one connection per master, deep */
-    redis_benchmark(&c, n, "50", "16");
-    bench_client(&c, &r, n);
+    /* Each contender ROUNDS times (RG_BENCH_ROUNDS, default 3), interleaved so that the
+     * machine's load hits them alike; the medians at the end. --client-only: the two rg_cc
+     * modes once, no redis-benchmark (for callgrind). */
+    enum { CONTENDERS = 4, MAX_ROUNDS = 15 };
+    static const char *const name[CONTENDERS] = {
+        "rg_cc batches (rg_cc_run)", "rg_cc streaming (rg_cc_step)",
+        "redis-benchmark --cluster -c 3 -P 2730", "redis-benchmark --cluster -c 50 -P 16"};
+    size_t rounds = client_only ? 1 : env_size("RG_BENCH_ROUNDS", 3);
+    if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+    double ops[CONTENDERS][MAX_ROUNDS];
+    for (size_t round = 0; round < rounds; round++) {
+        const char *only = getenv("RG_BENCH_ONLY"); /* "batch" or "stream": that mode alone */
+        ops[0][round] = only && strcmp(only, "batch") ? 0 : bench_client(&c, &r, n, false);
+        ops[1][round] = only && strcmp(only, "stream") ? 0 : bench_client(&c, &r, n, true);
+        if (client_only) continue;
+        /* as the client: one connection per master, deep */
+        ops[2][round] = redis_benchmark(&c, n, "3", "2730");
+        ops[3][round] = redis_benchmark(&c, n, "50", "16");
+    }
+    printf("median of %zu rounds, %zu SET each:\n", rounds, n);
+    for (int k = 0; k < (client_only ? 2 : CONTENDERS); k++) {
+        qsort(ops[k], rounds, sizeof ops[k][0], by_value);
+        printf("  %-40s %8.0f ops/s  (%.0f to %.0f)\n", name[k], ops[k][rounds / 2], ops[k][0],
+               ops[k][rounds - 1]);
+    }
     test_cluster_stop(&c);
     free(r.bytes);
     return 0;

@@ -6,9 +6,10 @@
  *   slot equals CLUSTER KEYSLOT, a cross-slot call is refused before sending, and reads go to
  *   replicas with read_from_replicas;
  * - resharding: >= 240,000 pipelined INCRs of distinct counters (and a 2-key MSET with one
- *   hashtag for every fourth) while `redis-cli --cluster reshard` moves 200 slots between
- *   masters; every counter read back must be exactly 1 (0: lost, 2: duplicated), every pair as
- *   written, and the masters' DBSIZE must add up (no stray copy: misrouted);
+ *   hashtag for every fourth), added 50 at a time between rg_cc_step rounds while earlier ones
+ *   are in flight, while `redis-cli --cluster reshard` moves 200 slots between masters; every
+ * counter read back must be exactly 1 (0: lost, 2: duplicated), every pair as written, and the
+ * masters' DBSIZE must add up (no stray copy: misrouted);
  * - failover: CLUSTER FAILOVER on a replica during a load (no call may fail), then a master
  *   killed during a load: the client recovers, and exactly the calls it reports failed are the
  *   ones whose outcome is unknown (their counters are 0 or 1, every other counter is 1).
@@ -219,6 +220,12 @@ static void test_fan_out(void **state) {
     const size_t keys = ADD(cc, f, "KEYS", "fo:*");
     const size_t ping = ADD(cc, f, "PING");
     const size_t config = ADD(cc, f, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    /* MGET: MULTI_SHARD without a response policy, so the parts' values go back in key order
+     * (RESP3: a missing key is _); raw, and typed through the generated table. */
+    const size_t mget = ADD(cc, f, "MGET", "fo:d", "fo:a", "fo:zz", "fo:c", "fo:b", "fo:a");
+    redis_mget_result mget_typed = {0};
+    const rg_view mget_argv[] = {RG_LIT("MGET"), RG_LIT("fo:c"), RG_LIT("fo:zz"), RG_LIT("fo:a")};
+    const size_t mget2 = rg_cc_add_argv(cc, 4, mget_argv, &redis_mget_reply_table, &mget_typed);
     const size_t del = ADD(cc, f, "DEL", "fo:a", "fo:b", "fo:c", "fo:zz");
     redis_dbsize_result typed = {0};
     const rg_view dbsize_argv[] = {RG_LIT("DBSIZE")};
@@ -231,13 +238,22 @@ static void test_fan_out(void **state) {
     assert_memory_equal(f->raw[ping].value.ptr, "+PONG", 5);
     assert_memory_equal(f->raw[config].value.ptr, "+OK", 3);
     assert_int_equal(raw_int(&f->raw[del]), 3);
+    static const char want[] = "*6\r\n$1\r\n4\r\n$1\r\n1\r\n_\r\n$1\r\n3\r\n$1\r\n2\r\n$1\r\n1\r\n";
+    assert_int_equal(f->raw[mget].value.len, sizeof want - 1);
+    assert_memory_equal(f->raw[mget].value.ptr, want, sizeof want - 1);
+    assert_int_equal(rg_cc_get(cc, mget2)->status, RG_CALL_OK);
+    assert_int_equal(mget_typed.value.count, 3);
+    assert_memory_equal(mget_typed.value.items[0].ptr, "3", 1);
+    assert_null(mget_typed.value.items[1].ptr);
+    assert_memory_equal(mget_typed.value.items[2].ptr, "1", 1);
     long long sum = dbsize_sum(f);
     assert_int_equal(raw_int(&f->raw[raw_dbsize]), sum);
     assert_int_equal(typed.value, sum);
     (void)dbsize;
     size_t parts = 0;
     for (size_t i = cc->cfg.ncalls - cc->nparts; i < cc->cfg.ncalls; i++) parts++;
-    printf("fan-out: MSET of 4 keys, EXISTS of 5, DEL of 4 split per slot; KEYS, PING, DBSIZE to "
+    printf("fan-out: MSET of 4 keys, EXISTS of 5, MGET of 6 and 3, DEL of 4 split per slot; KEYS, "
+           "PING, DBSIZE to "
            "3 masters, CONFIG SET to 6 nodes: %zu parts, merged (DBSIZE %lld)\n",
            parts, sum);
     client_free(cc);
@@ -288,42 +304,46 @@ typedef struct load {
     size_t failed_cap;
     bool pairs;          /* also MSET {prefix:i}.x i {prefix:i}.y i for every fourth i */
     size_t pairs_failed; /* ... that did not answer OK */
+    size_t stream;       /* > 0: calls are added this many at a time between rg_cc_step rounds,
+                            while the earlier ones are in flight */
 } load;
 
-/* One pipelined batch of INCRs of counters prefix:<next...>. */
+/* One pipelined batch of INCRs of counters prefix:<next...>, each fourth followed by its MSET. */
 static void load_batch(rg_cc *cc, fixture *f, load *l, size_t n) {
     rg_cc_begin(cc);
     char key[48];
     const size_t first = l->next;
+    bool is_mset[BATCH] = {false};
     for (size_t i = 0; i < n && l->next < l->total; i++, l->next++) {
         snprintf(key, sizeof key, "%s:%zu", l->prefix, l->next);
         ADD(cc, f, "INCR", key);
-    }
-    const size_t incrs = cc->n;
-    for (size_t i = first; l->pairs && i < l->next; i++) {
-        if (i % 4) continue;
-        char x[48], y[48], v[24];
-        snprintf(x, sizeof x, "{%s:%zu}.x", l->prefix, i);
-        snprintf(y, sizeof y, "{%s:%zu}.y", l->prefix, i);
-        snprintf(v, sizeof v, "%zu", i);
-        ADD(cc, f, "MSET", x, v, y, v);
+        if (l->pairs && l->next % 4 == 0) {
+            char x[48], y[48], v[24];
+            snprintf(x, sizeof x, "{%s:%zu}.x", l->prefix, l->next);
+            snprintf(y, sizeof y, "{%s:%zu}.y", l->prefix, l->next);
+            snprintf(v, sizeof v, "%zu", l->next);
+            is_mset[ADD(cc, f, "MSET", x, v, y, v)] = true;
+        }
+        if (l->stream && (i + 1) % l->stream == 0) rg_cc_step(cc, 0);
     }
     rg_cc_run(cc);
-    for (size_t i = incrs; i < cc->n; i++) {
+    for (size_t i = 0; i < cc->n; i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
-        if (k->status == RG_CALL_OK && f->raw[i].value.ptr[0] == '+') continue;
+        if (!is_mset[i] || (k->status == RG_CALL_OK && f->raw[i].value.ptr[0] == '+')) continue;
         if (l->pairs_failed++ < 5)
             printf("  MSET failed: %s %s (%u redirects, %u retries)\n",
                    rg_call_status_name(k->status), k->error, k->redirects, k->retries);
     }
-    for (size_t i = 0; i < incrs; i++) {
+    for (size_t i = 0, id = first; i < cc->n; i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
+        if (is_mset[i]) continue;
+        const size_t counter = id++;
         if (k->status == RG_CALL_OK && raw_int(&f->raw[i]) == 1) continue;
-        if (l->failed < l->failed_cap) l->failed_ids[l->failed] = first + i;
+        if (l->failed < l->failed_cap) l->failed_ids[l->failed] = counter;
         l->failed++;
         l->ambiguous += k->status == RG_CALL_CLOSED && k->written;
         if (l->failed <= 5)
-            printf("  failed: %s:%zu %s %s\n", l->prefix, first + i, rg_call_status_name(k->status),
+            printf("  failed: %s:%zu %s %s\n", l->prefix, counter, rg_call_status_name(k->status),
                    k->error);
     }
 }
@@ -452,6 +472,9 @@ static void test_resharding(void **state) {
     int status = 0;
     bool done = false;
     size_t during = 0;
+    /* While the slots move, calls are added 50 at a time while the earlier ones are in flight
+     * (rg_cc_step), as a streaming client does. */
+    l.stream = 50;
     while (l.next < l.total || !done) {
         if (l.next < l.total) {
             load_batch(cc, f, &l, 1000);

@@ -7,6 +7,7 @@
 
 #include "redis_keys.h"
 
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -383,9 +384,16 @@ static void test_route_lookup(void **state) {
     static rg_cluster_map m;
     rg_cluster_map_init(&m);
     const rg_cluster_commands cmds = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
-    for (size_t i = 0; i < REDIS_KEYS_CMD_COUNT; i++) {
+    static rg_cluster_index ix;
+    assert_int_equal(rg_cluster_index_init(&ix, &cmds), 0);
+    for (size_t i = 0; i < 3 * REDIS_KEYS_CMD_COUNT; i++) {
         char name[64];
-        snprintf(name, sizeof name, "%s", redis_keys_table[i].name);
+        snprintf(name, sizeof name, "%s", redis_keys_table[i / 3].name);
+        /* Every name as the table has it, in lower case, and with its first word's last letter
+         * changed. */
+        if (i % 3)
+            for (char *c = name; *c; c++) *c = (char)tolower((unsigned char)*c);
+        if (i % 3 == 2) name[strcspn(name, " ") - 1] ^= 1;
         char *sp = strchr(name, ' ');
         rg_view v[4];
         size_t argc = 0;
@@ -401,8 +409,33 @@ static void test_route_lookup(void **state) {
             rg_cluster_route(&m, &cmds, req, len, argv, 8, 0, &r);
             assert_ptr_equal(
                 r.cmd, rg_keys_table_command(redis_keys_table, REDIS_KEYS_CMD_COUNT, argc, argv));
+            /* The hash index finds the same entry, or none. */
+            rg_route ri;
+            rg_cluster_route_indexed(&m, &ix, req, len, argv, 8, 0, &ri);
+            assert_ptr_equal(ri.cmd, r.cmd);
+            assert_int_equal(ri.kind, r.kind);
+            assert_int_equal(ri.slot, r.slot);
         }
     }
+    /* Names the table lacks, a NUL inside a name, an empty name: no entry (one word with a space
+     * is found by the binary search, as without the index). */
+    const rg_view odd[] = {RG_LIT("SE"), RG_LIT("SETX"), {"SET\0", 4}, {"S\0T", 3}, RG_LIT("")};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        const rg_view v[] = {odd[i], RG_LIT("k")};
+        char req[64];
+        const size_t len = rg_argv_encode(req, sizeof req, 2, v);
+        rg_view argv[8];
+        rg_route r;
+        rg_cluster_route_indexed(&m, &ix, req, len, argv, 8, 0, &r);
+        assert_null(r.cmd);
+    }
+    const rg_view sp[] = {RG_LIT("client kill"), RG_LIT("k")};
+    char req[64];
+    const size_t len = rg_argv_encode(req, sizeof req, 2, sp);
+    rg_view argv[8];
+    rg_route r;
+    rg_cluster_route_indexed(&m, &ix, req, len, argv, 8, 0, &r);
+    assert_string_equal(r.cmd->name, "CLIENT KILL");
 }
 
 /* How often specs/redis.lua names a tip. */
