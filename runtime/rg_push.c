@@ -114,7 +114,7 @@ static rg_push_status walk(const char *buf, size_t len, size_t *pos, bool resp2_
         const rg_status st = rg_next(&r, buf, len, &p, &ev);
         if (st == RG_NEED_MORE) return RG_PUSH_NEED_MORE;
         if (st != RG_OK) {
-            if (err) *err = (rg_push_error){rg_reader_error(&r, NULL), p};
+            if (err) *err = (rg_push_error){rg_reader_error(&r).msg.ptr, p};
             return RG_PUSH_PROTOCOL;
         }
         if (!in_value && ev.depth == 0) {

@@ -30,8 +30,8 @@ const rg_rtable example_client_kill_reply_table = {
     .result_size = sizeof(example_client_kill_result),
 };
 
-rg_reply_status example_client_kill_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                          size_t *pos, example_client_kill_result *out) {
+rg_status example_client_kill_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                    example_client_kill_result *out) {
     return rg_reply_decode(rr, &example_client_kill_reply_table, buf, len, pos, out);
 }
 
@@ -50,8 +50,8 @@ const rg_rtable example_del_reply_table = {
     .result_size = sizeof(example_del_result),
 };
 
-rg_reply_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_del_result *out) {
+rg_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_del_result *out) {
     return rg_reply_decode(rr, &example_del_reply_table, buf, len, pos, out);
 }
 
@@ -70,8 +70,8 @@ const rg_rtable example_expire_reply_table = {
     .result_size = sizeof(example_expire_result),
 };
 
-rg_reply_status example_expire_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     example_expire_result *out) {
+rg_status example_expire_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               example_expire_result *out) {
     return rg_reply_decode(rr, &example_expire_reply_table, buf, len, pos, out);
 }
 
@@ -96,8 +96,8 @@ const rg_rtable example_geosearch_reply_table = {
     .result_size = sizeof(example_geosearch_result),
 };
 
-rg_reply_status example_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, example_geosearch_result *out) {
+rg_status example_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  example_geosearch_result *out) {
     return rg_reply_decode(rr, &example_geosearch_reply_table, buf, len, pos, out);
 }
 
@@ -116,8 +116,8 @@ const rg_rtable example_get_reply_table = {
     .result_size = sizeof(example_get_result),
 };
 
-rg_reply_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_get_result *out) {
+rg_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_get_result *out) {
     return rg_reply_decode(rr, &example_get_reply_table, buf, len, pos, out);
 }
 
@@ -136,8 +136,8 @@ const rg_rtable example_hset_reply_table = {
     .result_size = sizeof(example_hset_result),
 };
 
-rg_reply_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_hset_result *out) {
+rg_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_hset_result *out) {
     return rg_reply_decode(rr, &example_hset_reply_table, buf, len, pos, out);
 }
 
@@ -156,8 +156,8 @@ const rg_rtable example_incrby_reply_table = {
     .result_size = sizeof(example_incrby_result),
 };
 
-rg_reply_status example_incrby_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     example_incrby_result *out) {
+rg_status example_incrby_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               example_incrby_result *out) {
     return rg_reply_decode(rr, &example_incrby_reply_table, buf, len, pos, out);
 }
 
@@ -177,8 +177,8 @@ const rg_rtable example_mset_reply_table = {
     .result_size = sizeof(example_mset_result),
 };
 
-rg_reply_status example_mset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_mset_result *out) {
+rg_status example_mset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_mset_result *out) {
     return rg_reply_decode(rr, &example_mset_reply_table, buf, len, pos, out);
 }
 
@@ -197,8 +197,8 @@ const rg_rtable example_ping_reply_table = {
     .result_size = sizeof(example_ping_result),
 };
 
-rg_reply_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_ping_result *out) {
+rg_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_ping_result *out) {
     return rg_reply_decode(rr, &example_ping_reply_table, buf, len, pos, out);
 }
 
@@ -217,8 +217,8 @@ const rg_rtable example_set_reply_table = {
     .result_size = sizeof(example_set_result),
 };
 
-rg_reply_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_set_result *out) {
+rg_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_set_result *out) {
     return rg_reply_decode(rr, &example_set_reply_table, buf, len, pos, out);
 }
 
@@ -257,8 +257,8 @@ const rg_rtable example_sort_reply_table = {
     .result_size = sizeof(example_sort_result),
 };
 
-rg_reply_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_sort_result *out) {
+rg_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_sort_result *out) {
     return rg_reply_decode(rr, &example_sort_reply_table, buf, len, pos, out);
 }
 
@@ -294,8 +294,8 @@ const rg_rtable example_zadd_reply_table = {
     .result_size = sizeof(example_zadd_result),
 };
 
-rg_reply_status example_zadd_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_zadd_result *out) {
+rg_status example_zadd_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_zadd_result *out) {
     return rg_reply_decode(rr, &example_zadd_reply_table, buf, len, pos, out);
 }
 
@@ -321,7 +321,7 @@ const rg_rtable example_zrangebyscore_reply_table = {
     .result_size = sizeof(example_zrangebyscore_result),
 };
 
-rg_reply_status example_zrangebyscore_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                            size_t *pos, example_zrangebyscore_result *out) {
+rg_status example_zrangebyscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      example_zrangebyscore_result *out) {
     return rg_reply_decode(rr, &example_zrangebyscore_reply_table, buf, len, pos, out);
 }

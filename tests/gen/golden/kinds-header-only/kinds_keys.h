@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#if RG_ABI_VERSION != 2
+#if RG_ABI_VERSION != 3
 #error "kinds_keys.h: made for another RG_ABI_VERSION; regenerate it"
 #endif
 
