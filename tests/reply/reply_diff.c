@@ -631,14 +631,14 @@ static int start_sentinel(test_redis *s, char *conf, int port) {
 static int seed_keys(test_conn *c, const char *group, const char *req, size_t len, char *raw) {
     rg_view argv[MAX_ARGS];
     size_t pos[MAX_ARGS];
-    rg_keys_status st;
+    rg_error st;
     const size_t n = redis_keys_of_request(req, len, argv, MAX_ARGS, pos, MAX_ARGS, &st);
     const group_seed *g = NULL;
     for (size_t i = 0; i < sizeof GROUP_SEEDS / sizeof GROUP_SEEDS[0]; i++) {
         if (strcmp(GROUP_SEEDS[i].group, group) == 0) g = &GROUP_SEEDS[i];
     }
     static const char *const STRING[] = {"SET", "{k}", "10"};
-    for (size_t k = 0; st == RG_KEYS_OK && k < n; k++) {
+    for (size_t k = 0; st.status == RG_OK && k < n; k++) {
         for (size_t j = 0; j < 4; j++) {
             const char *const *a = g ? g->argv[j] : (j == 0 ? STRING : NULL);
             if (!a || !a[0]) break;
