@@ -160,8 +160,8 @@ static bool process(server *s, conn *c) {
             continue;
         }
         if (st == RG_NEED_MORE) break;
-        const char *why = rg_req_error(&c->req);
-        kv_out_error(&c->out, why, strlen(why));
+        const rg_error why = rg_req_error(&c->req);
+        kv_out_error(&c->out, why.msg.ptr, why.msg.len);
         c->closing = true;
     }
     c->held = !c->closing && pending_out(c) >= s->cfg.out_limit && c->in_pos < c->in_len;

@@ -660,7 +660,7 @@ local function source_text(model, cmds, tops)
     add("    }")
     add("    if (!c->args) return id;")
     add("    memset(args, 0, sizeof *args);")
-    add("    return rg_args_parse(c->args, c->name, argc, argv, args, err) ? id : " .. P ..
+    add("    return rg_args_parse(c->args, c->name, argc, argv, args, err) == RG_OK ? id : " .. P ..
         "_SRV_NONE;")
     add("}")
     return join(out) .. "\n"
