@@ -714,14 +714,14 @@ static int try_push(rg_conn *c) {
     const bool r2 = ch == '*' && resp2_subscribed(c);
     if (ch == '*' && !r2) return P_NOT;
     rg_push p;
-    rg_push_error e;
-    const rg_push_status st =
+    rg_error e;
+    const rg_status st =
         rg_push_decode(c->cfg.in, c->in_len, &c->in_pos, r2, c->cfg.limits, &p, &e);
-    if (st == RG_PUSH_NOT_PUSH) return P_NOT;
-    if (st == RG_PUSH_NEED_MORE) return P_WAIT;
-    if (st == RG_PUSH_PROTOCOL) {
-        c->in_pos = e.at;
-        fail(c, RG_CALL_PROTOCOL, "protocol error", (rg_view){e.why, strlen(e.why)});
+    if (st == RG_NOT_PUSH) return P_NOT;
+    if (st == RG_NEED_MORE) return P_WAIT;
+    if (rg_status_fatal(st)) {
+        c->in_pos = (size_t)e.offset;
+        fail(c, RG_CALL_PROTOCOL, "protocol error", e.msg);
         return P_WAIT;
     }
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
