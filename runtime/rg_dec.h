@@ -111,7 +111,7 @@ typedef struct rg_limits {
     uint64_t stream_min;   /* payloads this long or longer come in chunks; default UINT64_MAX */
 } rg_limits;
 
-/* One open aggregate of an rg_reader. Fields private. */
+/* One open aggregate of an rg_reader. Fields private: use the functions below. */
 typedef struct rg_frame {
     uint64_t left; /* elements still to come; a streamed aggregate counts down from max_elements */
     uint8_t kind;  /* rg_kind of the aggregate */

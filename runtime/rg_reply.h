@@ -128,7 +128,7 @@ typedef struct rg_rtable {
  * anything else makes the reply a RG_MISMATCH ("stopped by the callback"). */
 typedef int (*rg_reply_each_fn)(void *ud, size_t index, const void *elem);
 
-/* One open aggregate of the reply (private). */
+/* One open aggregate of the reply. Fields private: use the functions below. */
 typedef struct rg_rframe {
     const rg_rnode *node; /* NULL: an attribute or a raw (ANY) value being skipped */
     char *mem;            /* where elements go: items (ARRAY, PAIRS) or the struct (TUPLE) */
@@ -137,13 +137,13 @@ typedef struct rg_rframe {
     uint64_t i;           /* RESP elements seen */
     uint64_t start;       /* raw values: stream offset of the first byte */
     uint32_t depth;       /* the decoder's depth of the header */
-    uint8_t kind;         /* private frame kind */
+    uint8_t kind;         /* rg_reply.c's frame kind */
     uint8_t pairs_mode;   /* PAIRS: 0 undecided, 1 flat, 2 nested */
     uint16_t cur;         /* OBJECT: the field whose value comes next (nchildren / 2: none) */
     char *raw;            /* raw values: the rg_view to fill, or NULL */
 } rg_rframe;
 
-/* The whole engine state (fields private). Fixed size; no heap. */
+/* The whole engine state; fixed size, no heap. Fields private: use the functions below. */
 typedef struct rg_reply_reader {
     rg_reader rd;
     uint64_t start_values; /* the reader's value count at the reply's start (for a rewind) */
