@@ -488,15 +488,15 @@ static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
                          cc->cfg.arena_cap - cc->arena_len);
     size_t pos = 0;
-    const rg_reply_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
-                                               k->result ? k->result : &none);
-    if (st == RG_REPLY_OK) cc->arena_len += rg_reply_needed(&cc->merge);
-    const rg_view e = rg_reply_error(&cc->merge);
+    const rg_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
+                                         k->result ? k->result : &none);
+    if (st == RG_OK) cc->arena_len += rg_reply_needed(&cc->merge);
+    const rg_view e = rg_reply_error(&cc->merge).msg;
     finish(k,
-           st == RG_REPLY_OK      ? RG_CALL_OK
-           : st == RG_REPLY_SHORT ? RG_CALL_SHORT
-                                  : RG_CALL_MISMATCH,
-           e.ptr ? e.ptr : "", st == RG_REPLY_OK ? 0 : e.len);
+           st == RG_OK      ? RG_CALL_OK
+           : st == RG_SHORT ? RG_CALL_SHORT
+                            : RG_CALL_MISMATCH,
+           e.ptr ? e.ptr : "", st == RG_OK ? 0 : e.len);
 }
 
 /* All parts of k are complete: merge by its response policy. */

@@ -256,17 +256,16 @@ static outcome decode_stream(dump_run *d, int fd, size_t chunk) {
 
 /* Tells what went wrong; the exit status. */
 static int report(dump_run *d, outcome o, const char *name, FILE *err) {
-    uint64_t at = 0;
-    const char *msg = NULL;
+    rg_error e;
     switch (o) {
     case RUN_DONE: return EXIT_OK;
     case RUN_TRUNCATED:
         fprintf(err, "respgen: input ends inside a value at byte %" PRIu64 "\n", d->last_end);
         break;
     case RUN_DECODE:
-        msg = rg_reader_error(&d->reader, &at);
-        fprintf(err, "respgen: protocol error at byte %" PRIu64 ": %s\n", at,
-                msg ? msg : "unknown decoder error");
+        e = rg_reader_error(&d->reader);
+        fprintf(err, "respgen: protocol error at byte %" PRIu64 ": %.*s\n", e.offset,
+                (int)e.msg.len, e.msg.ptr);
         break;
     case RUN_EVENT:
         fprintf(err,

@@ -37,6 +37,7 @@ static void err_str(rg_errbuf *err, const char *s) {
 
 void rg_err_text(rg_errbuf *err, const char *text) {
     err->len = 0;
+    err->at = 0;
     err_str(err, text);
 }
 
@@ -80,11 +81,13 @@ static void err_try_help(rg_errbuf *err, rg_view container, rg_view sub) {
 
 void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub) {
     rg_err_text(err, "ERR unknown subcommand '");
+    err->at = 1;
     err_try_help(err, container, sub);
 }
 
 void rg_err_subcommand_syntax(rg_errbuf *err, rg_view container, rg_view sub) {
     rg_err_text(err, "ERR unknown subcommand or wrong number of arguments for '");
+    err->at = 1;
     err_try_help(err, container, sub);
 }
 
@@ -158,6 +161,7 @@ static bool seg_error(walk *w, const rg_arg_seg *seg) {
     }
     const rg_view word = w->argv[w->i];
     w->err->len = 0;
+    w->err->at = 0;
     err_put(w->err, seg->error, (size_t)(at - seg->error));
     err_put(w->err, word.ptr, min_size(word.len, 128));
     err_str(w->err, at + 2);
@@ -414,8 +418,21 @@ static bool walk_segments(walk *w, const rg_arg_spec *spec) {
     return w->i == w->argc || syntax_error(w);
 }
 
-bool rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const rg_view *argv,
-                   void *out, rg_errbuf *err) {
+/* The argv index of a word (a view of one of argv's), argc when it is none. */
+static size_t index_of(const rg_view *argv, size_t argc, rg_view word) {
+    for (size_t k = 0; k < argc; k++) {
+        if (argv[k].ptr == word.ptr && argv[k].len == word.len) return k;
+    }
+    return argc;
+}
+
+rg_error rg_args_error(const rg_errbuf *err) {
+    if (err->len == 0) return (rg_error){RG_OK, {NULL, 0}, 0};
+    return (rg_error){RG_INVALID, {err->text, err->len}, err->at};
+}
+
+rg_status rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const rg_view *argv,
+                        void *out, rg_errbuf *err) {
     walk w; /* not zero-initialized: nums[] is only read up to nnums */
     w.spec = spec;
     w.argv = argv;
@@ -425,9 +442,15 @@ bool rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const
     w.err = err;
     w.name = name;
     w.nnums = 0;
-    if (!walk_segments(&w, spec)) return false;
-    for (size_t k = 0; k < w.nnums; k++) {
-        if (!convert(&w.nums[k], out, err)) return false;
+    if (!walk_segments(&w, spec)) {
+        err->at = w.i < argc ? w.i : argc;
+        return RG_INVALID;
     }
-    return true;
+    for (size_t k = 0; k < w.nnums; k++) {
+        if (!convert(&w.nums[k], out, err)) {
+            err->at = index_of(argv, argc, w.nums[k].word);
+            return RG_INVALID;
+        }
+    }
+    return RG_OK;
 }

@@ -142,25 +142,33 @@ typedef struct rg_arg_spec {
 } rg_arg_spec;
 
 /* A Redis error reply text, without '-' and CRLF (the unknown-command error is the longest:
- * a 128-byte name and about 130 bytes of arguments). */
+ * a 128-byte name and about 130 bytes of arguments), and where it was found. Caller-owned; read
+ * it with rg_args_error. */
 typedef struct rg_errbuf {
-    size_t len;
-    char text[384];
+    size_t len;     /* bytes of text; 0: no error */
+    size_t at;      /* the argv index of the word the parser stopped at (argc: words ran out) */
+    char text[384]; /* NUL-terminated */
 } rg_errbuf;
 
 /* Parses argv (argc words, command words included) into out (the zeroed struct the spec
- * describes). On failure fills err and returns false; out is then partly filled. name is the
- * command's lower-case Redis name ("set", "command|count") for the arity error. The views stored
- * in out borrow argv's bytes. */
-bool rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const rg_view *argv,
-                   void *out, rg_errbuf *err);
+ * describes): RG_OK, or RG_INVALID with the error in err (rg_args_error); out is then partly
+ * filled. name is the command's lower-case Redis name ("set", "command|count") for the arity
+ * error. The views stored in out borrow argv's bytes. */
+rg_status rg_args_parse(const rg_arg_spec *spec, const char *name, size_t argc, const rg_view *argv,
+                        void *out, rg_errbuf *err);
+
+/* The error in err: RG_INVALID, msg the Redis error text (in err, valid while err is; write it
+ * as "-<msg>\r\n") and offset the argv index where it was found (0 for the command, 1 for a
+ * subcommand); RG_OK with an empty message when err holds none. err must have been written by
+ * a parse or an rg_err_* call (or zeroed). */
+rg_error rg_args_error(const rg_errbuf *err);
 
 /* Redis' arity rule: arity > 0 exact, arity < 0 at least -arity words. */
 static inline bool rg_arity_ok(int arity, size_t argc) {
     return arity > 0 ? argc == (size_t)arity : argc >= (size_t)-arity;
 }
 
-/* The error texts. */
+/* The error texts (each one replaces err's text; at is 0, or 1 for the subcommand ones). */
 void rg_err_arity(rg_errbuf *err, const char *name);
 void rg_err_unknown_command(rg_errbuf *err, size_t argc, const rg_view *argv);
 void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub);

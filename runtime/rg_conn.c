@@ -555,12 +555,12 @@ static bool hello_refused(rg_view e) {
 }
 
 /* One reply of the connect sequence. */
-static void handshake_reply(rg_conn *c, rg_reply_status st) {
+static void handshake_reply(rg_conn *c, rg_status st) {
     const uint8_t step = c->hs_steps[c->hs_i++];
-    const rg_view e = rg_reply_error(&c->rr);
-    if (st == RG_REPLY_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
+    const rg_view e = rg_reply_error(&c->rr).msg;
+    if (st == RG_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
         if (!fall_back(c)) fail(c, RG_CALL_CLOSED, "connect: output buffer too small", e);
-    } else if (st != RG_REPLY_OK) {
+    } else if (st != RG_OK) {
         fail(c, RG_CALL_CLOSED, "connect sequence refused", e);
         return;
     }
@@ -644,13 +644,13 @@ static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_ca
 }
 
 /* Completes call with what the reply decoder said about its reply. */
-static void complete_with(rg_conn *c, rg_call *call, rg_reply_reader *rr, rg_reply_status st) {
+static void complete_with(rg_conn *c, rg_call *call, rg_reply_reader *rr, rg_status st) {
     rg_call_status s = RG_CALL_PROTOCOL;
-    if (st == RG_REPLY_OK) s = RG_CALL_OK;
-    if (st == RG_REPLY_SERVER_ERROR) s = RG_CALL_SERVER_ERROR;
-    if (st == RG_REPLY_MISMATCH) s = RG_CALL_MISMATCH;
-    if (st == RG_REPLY_SHORT) s = RG_CALL_SHORT;
-    complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(rr), NULL);
+    if (st == RG_OK) s = RG_CALL_OK;
+    if (st == RG_SERVER_ERROR) s = RG_CALL_SERVER_ERROR;
+    if (st == RG_MISMATCH) s = RG_CALL_MISMATCH;
+    if (st == RG_SHORT) s = RG_CALL_SHORT;
+    complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(rr).msg, NULL);
 }
 
 /* The queued commands of the transaction whose EXEC (or DISCARD) is at head, in order. */
@@ -691,9 +691,9 @@ static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
     rg_raw_result ignored;
     size_t at = 0;
     rg_reply_reader_init(&c->sub, c->cfg.limits);
-    const rg_reply_status st = rg_reply_decode(
-        storage_for(c, &c->sub, call), call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
-        bytes.len, &at, call->result ? call->result : &ignored);
+    const rg_status st = rg_reply_decode(storage_for(c, &c->sub, call),
+                                         call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
+                                         bytes.len, &at, call->result ? call->result : &ignored);
     complete_with(c, call, &c->sub, st);
 }
 
@@ -707,17 +707,17 @@ static void exec_elements(rg_conn *c, rg_view raw) {
     abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
 }
 
-static void exec_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
     const rg_view v = raw->value;
-    if (st != RG_REPLY_OK) {
-        abort_queued(c, rg_reply_error(&c->rr));
+    if (st != RG_OK) {
+        abort_queued(c, rg_reply_error(&c->rr).msg);
     } else if (v.len && (v.ptr[0] == '_' || v.ptr[0] == '*') &&
                (v.ptr[0] == '_' || v.ptr[1] == '-')) {
         abort_queued(c, RG_LIT("EXEC: transaction aborted (a WATCHed key changed)"));
     } else {
         exec_elements(c, v);
     }
-    if (st != RG_REPLY_OK) {
+    if (st != RG_OK) {
         complete_with(c, call, &c->rr, st);
         return;
     }
@@ -734,12 +734,12 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_r
 }
 
 /* One reply for the call at head, by its kind. */
-static void call_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
     switch (call->kind) {
     case K_QUEUED:
-        if (st == RG_REPLY_OK && raw->value.len == 9 && memcmp(raw->value.ptr, "+QUEUED", 7) == 0)
+        if (st == RG_OK && raw->value.len == 9 && memcmp(raw->value.ptr, "+QUEUED", 7) == 0)
             return; /* waits for EXEC */
-        if (st == RG_REPLY_OK) {
+        if (st == RG_OK) {
             complete_from(c, call, raw->value); /* the MULTI failed: it ran at once */
         } else {
             complete_with(c, call, &c->rr, st);
@@ -798,14 +798,14 @@ static int try_push(rg_conn *c) {
     const bool r2 = ch == '*' && resp2_subscribed(c);
     if (ch == '*' && !r2) return P_NOT;
     rg_push p;
-    rg_push_error e;
-    const rg_push_status st =
+    rg_error e;
+    const rg_status st =
         rg_push_decode(c->cfg.in, c->in_len, &c->in_pos, r2, c->cfg.limits, &p, &e);
-    if (st == RG_PUSH_NOT_PUSH) return P_NOT;
-    if (st == RG_PUSH_NEED_MORE) return P_WAIT;
-    if (st == RG_PUSH_PROTOCOL) {
-        c->in_pos = e.at;
-        fail(c, RG_CALL_PROTOCOL, "protocol error", (rg_view){e.why, strlen(e.why)});
+    if (st == RG_NOT_PUSH) return P_NOT;
+    if (st == RG_NEED_MORE) return P_WAIT;
+    if (rg_status_fatal(st)) {
+        c->in_pos = (size_t)e.offset;
+        fail(c, RG_CALL_PROTOCOL, "protocol error", e.msg);
         return P_WAIT;
     }
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
@@ -818,9 +818,9 @@ static int try_push(rg_conn *c) {
 
 /* The statuses this engine was written against; any other (a newer decoder's) is handled by
  * one_reply without assuming anything was decoded. */
-static bool known_status(rg_reply_status st) {
-    return st == RG_REPLY_OK || st == RG_REPLY_SERVER_ERROR || st == RG_REPLY_MISMATCH ||
-           st == RG_REPLY_SHORT || st == RG_REPLY_LOST || st == RG_REPLY_PROTOCOL;
+static bool known_status(rg_status st) {
+    return st == RG_OK || st == RG_SERVER_ERROR || st == RG_MISMATCH || st == RG_SHORT ||
+           st == RG_LOST || rg_status_fatal(st);
 }
 
 /* Between replies the decoder is idle; pushes were consumed by rg_push_decode, so its stream
@@ -835,7 +835,7 @@ static void begin_reply(rg_conn *c, const rg_call *call) {
     if (c->rr.mem != mem || c->rr.cap != cap) rg_reply_set_storage(&c->rr, mem, cap);
 }
 
-static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw);
+static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw);
 
 /* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
 static bool one_reply(rg_conn *c) {
@@ -857,7 +857,7 @@ static bool one_reply(rg_conn *c) {
     const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
     void *out = internal ? &raw : call->result;
     if (!c->mid_reply) begin_reply(c, call);
-    const rg_reply_status st = rg_reply_decode(&c->rr, t, c->cfg.in, c->in_len, &c->in_pos, out);
+    const rg_status st = rg_reply_decode(&c->rr, t, c->cfg.in, c->in_len, &c->in_pos, out);
     return end_reply(c, call, st, &raw);
 }
 
@@ -865,9 +865,9 @@ static bool one_reply(rg_conn *c) {
  * straight into its result, and an OK completes it without the general path's questions. */
 static bool plain_reply(rg_conn *c, rg_call *call) {
     if (!c->mid_reply) begin_reply(c, call);
-    const rg_reply_status st =
+    const rg_status st =
         rg_reply_decode(&c->rr, call->table, c->cfg.in, c->in_len, &c->in_pos, call->result);
-    if (st != RG_REPLY_OK) {
+    if (st != RG_OK) {
         rg_raw_result raw = {{NULL, 0}};
         return end_reply(c, call, st, &raw);
     }
@@ -879,10 +879,10 @@ static bool plain_reply(rg_conn *c, rg_call *call) {
 }
 
 /* What is left of one_reply once the decoder said st: state, errors, completion. */
-static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_raw_result *raw) {
+static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
     const bool hs = call == NULL;
-    c->mid_reply = st == RG_REPLY_NEED_MORE;
-    if (st == RG_REPLY_NEED_MORE) return false;
+    c->mid_reply = st == RG_NEED_MORE;
+    if (st == RG_NEED_MORE) return false;
     if (!known_status(st)) {
         /* A decoder that stops at a push where a reply should start (and consumes nothing)
          * hands it back: the feed loop gives it to the push decoder. */
@@ -890,8 +890,8 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_ra
         fail(c, RG_CALL_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
         return false;
     }
-    if (st == RG_REPLY_PROTOCOL || st == RG_REPLY_LOST) {
-        fail(c, RG_CALL_PROTOCOL, "protocol error", rg_reply_error(&c->rr));
+    if (rg_status_fatal(st) || st == RG_LOST) {
+        fail(c, RG_CALL_PROTOCOL, "protocol error", rg_reply_error(&c->rr).msg);
         return false;
     }
     if (hs) {
@@ -899,7 +899,7 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_reply_status st, const rg_ra
         return true;
     }
     c->head++;
-    if (st == RG_REPLY_SHORT) {
+    if (st == RG_SHORT) {
         skip_short(c, call);
     } else {
         call_reply(c, call, st, raw);

@@ -115,9 +115,9 @@ void rg_reader_init(rg_reader *r, const rg_limits *limits) {
     r->fast_bulk_end = max_bulk < r->limits.stream_min ? max_bulk : r->limits.stream_min;
 }
 
-const char *rg_reader_error(const rg_reader *r, uint64_t *offset) {
-    if (offset) *offset = r->err_offset;
-    return r->status == RG_OK ? NULL : r->err_msg;
+rg_error rg_reader_error(const rg_reader *r) {
+    if (r->status == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
+    return (rg_error){(rg_status)r->status, rg_cstr(r->err_msg), r->err_offset};
 }
 
 bool rg_reader_idle(const rg_reader *r) {

@@ -10,7 +10,7 @@
  *     size_t pos = 0;  rg_event ev;  rg_status st;
  *     while ((st = rg_next(&r, buf, len, &pos, &ev)) == RG_OK) use(&ev);
  *     if (st == RG_NEED_MORE) keep buf[pos..len), append more bytes, call again from there;
- *     else report rg_reader_error(&r, &offset) and drop the connection.
+ *     else report rg_reader_error(&r) (message, stream offset) and drop the connection.
  *
  * The same events come from rg_next_batch (many per call, into an array), rg_feed (a callback per
  * event) and rg_feed_inline (rg_feed with the callback inlined: the fastest, for hot callers).
@@ -111,7 +111,7 @@ typedef struct rg_limits {
     uint64_t stream_min;   /* payloads this long or longer come in chunks; default UINT64_MAX */
 } rg_limits;
 
-/* One open aggregate of an rg_reader. Fields private. */
+/* One open aggregate of an rg_reader. Fields private: use the functions below. */
 typedef struct rg_frame {
     uint64_t left; /* elements still to come; a streamed aggregate counts down from max_elements */
     uint8_t kind;  /* rg_kind of the aggregate */
@@ -173,9 +173,9 @@ rg_status rg_feed(rg_reader *r, const char *buf, size_t len, size_t *pos, rg_eve
 static inline rg_status rg_feed_inline(rg_reader *r, const char *buf, size_t len, size_t *pos,
                                        rg_event_fn fn, void *ud);
 
-/* The sticky error's message (static storage; NULL when there is none) and, when offset is not
- * NULL, its byte offset in the whole stream. */
-const char *rg_reader_error(const rg_reader *r, uint64_t *offset);
+/* The sticky error: its status (RG_OK when there is none), message (static text) and the byte
+ * offset of the bad token in the whole stream. */
+rg_error rg_reader_error(const rg_reader *r);
 
 /* True when no value is partly decoded: the stream may end here. Bytes that RG_NEED_MORE left
  * unconsumed (*pos < len) are not the reader's: whether it is idle then does not tell whether they

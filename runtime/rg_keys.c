@@ -186,15 +186,29 @@ static outcome apply(const rg_keyspec *s, const call *c, span *sp) {
 
 typedef void (*visit_fn)(void *ctx, const call *c, size_t pos);
 
-static rg_keys_status walk(const rg_keyspec *specs, size_t nspecs, const call *c, visit_fn visit,
-                           void *ctx) {
-    static const rg_keys_status status_of[] = {
-        [SPEC_KEYS] = RG_KEYS_OK,
-        [SPEC_NONE] = RG_KEYS_OK,
-        [SPEC_INCOMPLETE] = RG_KEYS_INCOMPLETE,
-        [SPEC_INVALID] = RG_KEYS_INVALID,
-    };
-    rg_keys_status st = RG_KEYS_OK; /* statuses are ordered: the worst one is kept */
+/* What rg_keys_find's err says for each outcome, the worst one being kept (statuses are ordered:
+ * RG_OK < RG_INCOMPLETE < RG_INVALID). */
+static const struct {
+    rg_status status;
+    const char *msg;
+} outcome_error[] = {
+    [SPEC_KEYS] = {RG_OK, ""},
+    [SPEC_NONE] = {RG_OK, ""},
+    [SPEC_INCOMPLETE] = {RG_INCOMPLETE, "a key spec may miss keys (incomplete or of an unknown "
+                                        "kind): ask the server (COMMAND GETKEYS)"},
+    [SPEC_INVALID] = {RG_INVALID, "the arguments do not fit a key spec (too few, a bad key count) "
+                                  "or the spec is malformed"},
+};
+
+static rg_error make_error(rg_status st, const char *msg, uint64_t offset) {
+    return st == RG_OK ? (rg_error){RG_OK, {NULL, 0}, 0} : (rg_error){st, rg_cstr(msg), offset};
+}
+
+/* Applies every spec; *err tells the worst outcome and the index of the first spec that had it. */
+static void walk(const rg_keyspec *specs, size_t nspecs, const call *c, visit_fn visit, void *ctx,
+                 rg_error *err) {
+    outcome worst = SPEC_KEYS;
+    size_t worst_at = 0;
     for (size_t i = 0; i < nspecs; i++) {
         if (specs[i].flags & RG_KEY_NOT_KEY) continue;
         span sp = {0, -1, 1};
@@ -204,9 +218,9 @@ static rg_keys_status walk(const rg_keyspec *specs, size_t nspecs, const call *c
             for (int64_t p = sp.first; p <= sp.last; p += sp.step) {
                 if (!(placeholder && c->argv[p].len == 0)) visit(ctx, c, (size_t)p);
             }
-        if (status_of[o] > st) st = status_of[o];
+        if (outcome_error[o].status > outcome_error[worst].status) worst = o, worst_at = i;
     }
-    return st;
+    *err = make_error(outcome_error[worst].status, outcome_error[worst].msg, worst_at);
 }
 
 typedef struct collect {
@@ -222,14 +236,14 @@ static void collect_key(void *ctx, const call *c, size_t pos) {
 }
 
 size_t rg_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv,
-                    size_t *positions, size_t cap, rg_keys_status *status) {
+                    size_t *positions, size_t cap, rg_error *err) {
     collect k = {positions, cap, 0};
     if (argc > MAX_ARGC) {
-        *status = RG_KEYS_INVALID;
+        *err = make_error(RG_INVALID, "more arguments than Redis accepts", 0);
         return 0;
     }
     const call c = {(int64_t)argc, argv};
-    *status = walk(specs, nspecs, &c, collect_key, &k);
+    walk(specs, nspecs, &c, collect_key, &k, err);
     return k.count;
 }
 
@@ -246,7 +260,9 @@ int rg_keys_slot(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_v
     if (argc > MAX_ARGC) return RG_SLOT_UNKNOWN;
     const call c = {(int64_t)argc, argv};
     int slot = RG_SLOT_NONE;
-    return walk(specs, nspecs, &c, slot_key, &slot) == RG_KEYS_OK ? slot : RG_SLOT_UNKNOWN;
+    rg_error err;
+    walk(specs, nspecs, &c, slot_key, &slot, &err);
+    return err.status == RG_OK ? slot : RG_SLOT_UNKNOWN;
 }
 
 /* ---- encoded calls ----------------------------------------------------------------------- */
@@ -337,13 +353,22 @@ const rg_keys_entry *rg_keys_table_command(const rg_keys_entry *table, size_t n,
 
 size_t rg_keys_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
                           rg_view *argv, size_t argv_cap, size_t *positions, size_t pos_cap,
-                          rg_keys_status *st) {
+                          rg_error *err) {
     const size_t argc = rg_request_argv(req, len, argv, argv_cap);
-    *st = argc == 0 ? RG_KEYS_INVALID : RG_KEYS_INCOMPLETE;
-    if (argc == 0 || argc > argv_cap) return 0;
+    if (argc == 0) {
+        *err = make_error(RG_INVALID, "not one encoded call (a RESP array of bulk strings)", 0);
+        return 0;
+    }
+    if (argc > argv_cap) {
+        *err = make_error(RG_INCOMPLETE, "more arguments than argv_cap", argc);
+        return 0;
+    }
     const rg_keys_entry *e = rg_keys_table_command(table, n, argc, argv);
-    if (!e) return 0;
-    return rg_keys_find(e->specs, e->count, argc, argv, positions, pos_cap, st);
+    if (!e) {
+        *err = make_error(RG_INCOMPLETE, "the command is not in the table: ask the server", 0);
+        return 0;
+    }
+    return rg_keys_find(e->specs, e->count, argc, argv, positions, pos_cap, err);
 }
 
 int rg_slot_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,

@@ -89,18 +89,17 @@ typedef struct rg_keyspec {
     uint8_t find;        /* RG_KS_RANGE, RG_KS_KEYNUM or RG_KS_UNKNOWN */
 } rg_keyspec;
 
-/* How far the positions rg_keys_find reports can be trusted. */
-typedef enum rg_keys_status {
-    /* The positions are exactly the keys Redis finds from these specs. */
-    RG_KEYS_OK = 0,
-    /* A spec is RG_KS_UNKNOWN or RG_KEY_INCOMPLETE (SORT's BY/GET/STORE, MIGRATE ... KEYS): the
-     * positions found are keys, but there may be others. Ask the server (COMMAND GETKEYS). */
-    RG_KEYS_INCOMPLETE,
-    /* argv does not fit a spec (too few arguments, a key count that is not a number, negative,
-     * or more than the arguments there are) or a spec is malformed: the server will most likely
-     * reject the command. The positions of the specs that did fit are still reported. */
-    RG_KEYS_INVALID
-} rg_keys_status;
+/* How far the positions rg_keys_find reports can be trusted: its err's status (rg.h) is
+ *   RG_OK          the positions are exactly the keys Redis finds from these specs;
+ *   RG_INCOMPLETE  a spec is RG_KS_UNKNOWN or RG_KEY_INCOMPLETE (SORT's BY/GET/STORE, MIGRATE ...
+ *                  KEYS): the positions found are keys, but there may be others. Ask the server
+ *                  (COMMAND GETKEYS);
+ *   RG_INVALID     argv does not fit a spec (too few arguments, a key count that is not a
+ *                  number, negative, or more than the arguments there are) or a spec is
+ *                  malformed: the server will most likely reject the command. The positions of
+ *                  the specs that did fit are still reported.
+ * err's msg is static text saying which; its offset is the index in specs of the first spec that
+ * gave the status (0 for the failures before any spec is looked at). */
 
 /* The argv positions of the keys of one call, found from the command's key specs the way Redis'
  * getKeysUsingKeySpecs (src/db.c) does: specs in order, keys in order within a spec, a key that
@@ -108,22 +107,22 @@ typedef enum rg_keys_status {
  * is absent contributing nothing.
  *
  * Writes the first min(result, cap) positions (each < argc) into positions and returns how many
- * there are in all, so a call with cap 0 (positions may then be NULL) asks for the size. *status
- * (required) says whether the list is complete. When several specs fail, RG_KEYS_INVALID wins
- * over RG_KEYS_INCOMPLETE. argv[i].ptr may be NULL when argv[i].len is 0. An argc over INT32_MAX
- * (more arguments than Redis accepts) is RG_KEYS_INVALID without a look at the specs.
+ * there are in all, so a call with cap 0 (positions may then be NULL) asks for the size. *err
+ * (required) says whether the list is complete. When several specs fail, RG_INVALID wins over
+ * RG_INCOMPLETE. argv[i].ptr may be NULL when argv[i].len is 0. An argc over INT32_MAX (more
+ * arguments than Redis accepts) is RG_INVALID without a look at the specs.
  *
  * One deliberate difference from Redis: a key count of 0 (EVAL script 0) gives no keys and
- * RG_KEYS_OK, where Redis' spec walk gives up and leaves it to the command's own key function,
+ * RG_OK, where Redis' spec walk gives up and leaves it to the command's own key function,
  * which finds no keys either. Redis truncates a huge key count to int (4294967297 counts as 1);
- * here any count larger than argc is RG_KEYS_INVALID. */
+ * here any count larger than argc is RG_INVALID. */
 size_t rg_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv,
-                    size_t *positions, size_t cap, rg_keys_status *status);
+                    size_t *positions, size_t cap, rg_error *err);
 
 /* rg_keys_slot's answers besides a slot 0..16383. */
 #define RG_SLOT_NONE    (-1) /* the call has no keys: any node can serve it */
 #define RG_SLOT_CROSS   (-2) /* keys in more than one slot: Redis Cluster replies -CROSSSLOT */
-#define RG_SLOT_UNKNOWN (-3) /* rg_keys_find's status is not RG_KEYS_OK: ask the server */
+#define RG_SLOT_UNKNOWN (-3) /* rg_keys_find's status is not RG_OK: ask the server */
 
 /* The one hash slot all keys of the call hash to, or RG_SLOT_NONE, RG_SLOT_CROSS or
  * RG_SLOT_UNKNOWN. Needs no position storage. */
@@ -195,12 +194,13 @@ const rg_keys_entry *rg_keys_table_command(const rg_keys_entry *table, size_t n,
                                            const rg_view *argv);
 
 /* The keys of one encoded call: parses req into argv (views into req), finds the command and
- * returns rg_keys_find's answer. Besides its statuses: RG_KEYS_INVALID and 0 when req is not one
- * encoded call; RG_KEYS_INCOMPLETE and 0 when the command is not in the table (ask the server) or
- * argv_cap is smaller than the argument count (rg_request_argv(req, len, NULL, 0) tells it). */
+ * returns rg_keys_find's answer. Besides its errors: RG_INVALID and 0 when req is not one encoded
+ * call; RG_INCOMPLETE and 0 when the command is not in the table (ask the server) or argv_cap is
+ * smaller than the argument count (then err's offset, as rg_request_argv(req, len, NULL, 0)).
+ * err is required; its msg is static text. */
 size_t rg_keys_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
                           rg_view *argv, size_t argv_cap, size_t *positions, size_t pos_cap,
-                          rg_keys_status *st);
+                          rg_error *err);
 
 /* The one hash slot of an encoded call's keys, or RG_SLOT_NONE, RG_SLOT_CROSS or RG_SLOT_UNKNOWN
  * (the cases of rg_keys_of_request that tell no keys). */

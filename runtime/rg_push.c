@@ -98,10 +98,10 @@ static void book(scan *s, const rg_event *ev, size_t before, size_t after) {
     if (s->count - 1 < KEPT && ev->depth == 1) s->e[s->count - 1].to = after;
 }
 
-/* Walks the value; RG_PUSH_OK with *s filled and *pos past it, or another status, nothing
- * consumed. */
-static rg_push_status walk(const char *buf, size_t len, size_t *pos, bool resp2_arrays,
-                           const rg_limits *limits, scan *s, rg_push_error *err) {
+/* Walks the value; RG_OK with *s filled and *pos past it, or another status, nothing consumed
+ * (*err filled for a sticky error). */
+static rg_status walk(const char *buf, size_t len, size_t *pos, bool resp2_arrays,
+                      const rg_limits *limits, scan *s, rg_error *err) {
     rg_limits lim = limits ? *limits : rg_limits_default();
     lim.stream_min = UINT64_MAX; /* payloads whole: they become views */
     rg_reader r;
@@ -112,16 +112,17 @@ static rg_push_status walk(const char *buf, size_t len, size_t *pos, bool resp2_
         rg_event ev;
         const size_t before = p;
         const rg_status st = rg_next(&r, buf, len, &p, &ev);
-        if (st == RG_NEED_MORE) return RG_PUSH_NEED_MORE;
+        if (st == RG_NEED_MORE) return RG_NEED_MORE;
         if (st != RG_OK) {
-            if (err) *err = (rg_push_error){rg_reader_error(&r, NULL), p};
-            return RG_PUSH_PROTOCOL;
+            const rg_error e = rg_reader_error(&r);
+            *err = (rg_error){e.status, e.msg, p};
+            return st;
         }
         if (!in_value && ev.depth == 0) {
             if (ev.kind == RG_EV_ATTR) continue;
             if (ev.kind == RG_EV_END && ev.sub == RG_EV_ATTR) continue;
             const bool arr = resp2_arrays && ev.kind == RG_EV_ARRAY && ev.u.i > 0;
-            if (ev.kind != RG_EV_PUSH && !arr) return RG_PUSH_NOT_PUSH;
+            if (ev.kind != RG_EV_PUSH && !arr) return RG_NOT_PUSH;
             in_value = true;
             s->resp3 = ev.kind == RG_EV_PUSH;
             s->from = before;
@@ -131,7 +132,7 @@ static rg_push_status walk(const char *buf, size_t len, size_t *pos, bool resp2_
         if (in_value && ev.complete) {
             s->to = p;
             *pos = p;
-            return RG_PUSH_OK;
+            return RG_OK;
         }
     }
 }
@@ -199,14 +200,16 @@ static void fill(const scan *s, const shape *sh, rg_push *out) {
     }
 }
 
-rg_push_status rg_push_decode(const char *buf, size_t len, size_t *pos, bool resp2_arrays,
-                              const rg_limits *limits, rg_push *out, rg_push_error *err) {
+rg_status rg_push_decode(const char *buf, size_t len, size_t *pos, bool resp2_arrays,
+                         const rg_limits *limits, rg_push *out, rg_error *err) {
     scan s;
     memset(&s, 0, sizeof s);
     s.buf = buf;
     size_t p = *pos;
-    const rg_push_status st = walk(buf, len, &p, resp2_arrays, limits, &s, err);
-    if (st != RG_PUSH_OK) return st;
+    rg_error e = {RG_OK, {NULL, 0}, 0};
+    const rg_status st = walk(buf, len, &p, resp2_arrays, limits, &s, &e);
+    if (err) *err = e;
+    if (st != RG_OK) return st;
     memset(out, 0, sizeof *out);
     out->resp3 = s.resp3;
     out->count = s.count;
@@ -216,10 +219,10 @@ rg_push_status rg_push_decode(const char *buf, size_t len, size_t *pos, bool res
     if (sh && !(sh->kind == RG_PUSH_MESSAGE && resp2_invalidation(&s, out))) {
         fill(&s, sh, out);
     } else if (!sh && !(s.count && resp2_invalidation(&s, out)) && !s.resp3) {
-        return RG_PUSH_NOT_PUSH; /* an ordinary RESP2 reply */
+        return RG_NOT_PUSH; /* an ordinary RESP2 reply */
     }
     *pos = p;
-    return RG_PUSH_OK;
+    return RG_OK;
 }
 
 /* ---- keys of an invalidation ------------------------------------------------------------- */

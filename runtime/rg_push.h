@@ -12,7 +12,7 @@
  * valid as long as the caller keeps those bytes. Nothing is allocated. The keys of an
  * invalidation are read in place with rg_push_keys_next (no storage needed).
  *
- * Input rule: all or nothing. On RG_PUSH_NEED_MORE and RG_PUSH_NOT_PUSH nothing is consumed
+ * Input rule: all or nothing. On RG_NEED_MORE and RG_NOT_PUSH nothing is consumed
  * (*pos is unchanged): call again with the same bytes followed by more. A value is scanned again
  * from its start on each call, token by token (a bulk's payload is never rescanned byte by
  * byte), which is cheap for the small values pushes are.
@@ -58,26 +58,20 @@ typedef struct rg_push {
     rg_view raw;           /* the whole value as sent (attributes before it excluded) */
 } rg_push;
 
-typedef enum rg_push_status {
-    RG_PUSH_OK = 0,    /* *out holds the value; *pos is past it */
-    RG_PUSH_NEED_MORE, /* the value is not complete yet; nothing consumed */
-    RG_PUSH_NOT_PUSH,  /* the value at *pos is not a push (nor, when allowed, an array) */
-    RG_PUSH_PROTOCOL   /* malformed RESP: see rg_push_error */
-} rg_push_status;
-
-/* Where and why a decode failed (RG_PUSH_PROTOCOL). */
-typedef struct rg_push_error {
-    const char *why; /* static message */
-    size_t at;       /* index in buf of the bad token */
-} rg_push_error;
-
 /* Decodes the value at buf[*pos..len). Leading attributes (|) are skipped. A RESP3 push ('>') is
  * always taken; a RESP2 array only when resp2_arrays is true (a connection in subscribe mode),
  * and then only when its first element names one of the kinds above (other arrays are
- * RG_PUSH_NOT_PUSH: ordinary replies, such as RESP2's ["pong", ""]). limits as rg_reader_init
- * (NULL: defaults). err may be NULL. */
-rg_push_status rg_push_decode(const char *buf, size_t len, size_t *pos, bool resp2_arrays,
-                              const rg_limits *limits, rg_push *out, rg_push_error *err);
+ * RG_NOT_PUSH: ordinary replies, such as RESP2's ["pong", ""]). limits as rg_reader_init
+ * (NULL: defaults). Returns (rg_status, rg.h):
+ *   RG_OK         *out holds the value; *pos is past it
+ *   RG_NEED_MORE  the value is not complete yet; nothing consumed
+ *   RG_NOT_PUSH   the value at *pos is not a push (nor, when allowed, an array); nothing consumed
+ *   RG_ERR_PROTOCOL, RG_ERR_LIMIT, RG_ERR_DEPTH
+ *                 malformed RESP or a limit: *err tells why (static text) and where (offset:
+ *                 the index in buf of the bad token)
+ * err may be NULL; otherwise it is written on every call (status RG_OK unless an error). */
+rg_status rg_push_decode(const char *buf, size_t len, size_t *pos, bool resp2_arrays,
+                         const rg_limits *limits, rg_push *out, rg_error *err);
 
 /* Iterates an invalidation's keys without storage: *at starts at 0; each call stores the next
  * key (a view into the push's bytes) and returns true, or returns false after the last one. */

@@ -51,22 +51,15 @@ void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud) {
     rr->each_ud = ud;
 }
 
-const char *rg_reply_status_name(rg_reply_status s) {
-    static const char *const names[RG_REPLY_STATUS_COUNT] = {
-        [RG_REPLY_OK] = "RG_REPLY_OK",
-        [RG_REPLY_NEED_MORE] = "RG_REPLY_NEED_MORE",
-        [RG_REPLY_SERVER_ERROR] = "RG_REPLY_SERVER_ERROR",
-        [RG_REPLY_MISMATCH] = "RG_REPLY_MISMATCH",
-        [RG_REPLY_SHORT] = "RG_REPLY_SHORT",
-        [RG_REPLY_LOST] = "RG_REPLY_LOST",
-        [RG_REPLY_PROTOCOL] = "RG_REPLY_PROTOCOL",
-        [RG_REPLY_PUSH] = "RG_REPLY_PUSH",
-    };
-    return (unsigned)s < RG_REPLY_STATUS_COUNT ? names[s] : "RG_REPLY_UNKNOWN";
-}
-
-rg_view rg_reply_error(const rg_reply_reader *rr) {
-    return rr->error;
+rg_error rg_reply_error(const rg_reply_reader *rr) {
+    if (rr->rd.status != RG_OK) return rg_reader_error(&rr->rd);
+    const rg_status st = rr->server_error ? RG_SERVER_ERROR
+                         : rr->skipping   ? RG_MISMATCH
+                         : rr->lost       ? RG_LOST
+                                          : RG_OK;
+    if (st == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
+    if (st == RG_LOST) return (rg_error){st, RG_LIT("bytes of the reply were dropped"), rr->start};
+    return (rg_error){st, rr->error, rr->start};
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -996,20 +989,20 @@ static void rewind_reader(rg_reply_reader *rr) {
     rr->pending = false;
 }
 
-static rg_reply_status finish(rg_reply_reader *rr, const call_ctx *c, size_t *pos) {
+static rg_status finish(rg_reply_reader *rr, const call_ctx *c, size_t *pos) {
     const char *origin = origin_of(rr, c);
     rr->active = false;
-    if (rr->server_error) return RG_REPLY_SERVER_ERROR;
-    if (rr->skipping) return RG_REPLY_MISMATCH;
-    if (!origin || rr->lost) return RG_REPLY_LOST;
+    if (rr->server_error) return RG_SERVER_ERROR;
+    if (rr->skipping) return RG_MISMATCH;
+    if (!origin || rr->lost) return RG_LOST;
     if (rr->used > rr->cap) {
         /* Put the reply back: the caller retries it with enough storage. */
         rewind_reader(rr);
         *pos = (size_t)(rr->start - c->base);
-        return RG_REPLY_SHORT;
+        return RG_SHORT;
     }
     if (!rr->direct) fixup(rr->table->nodes, &rr->table->nodes[0], rr->out, origin);
-    return RG_REPLY_OK;
+    return RG_OK;
 }
 
 /* Arrays (and flat pairs) of scalars, the bulk of most replies: up to the elements left are
@@ -1326,23 +1319,23 @@ static void reset_reader_at(rg_reply_reader *rr, uint64_t at) {
 }
 
 /* A push where the reply should start: nothing of it consumed, the reply not begun. */
-static rg_reply_status take_push(rg_reply_reader *rr, const call_ctx *c, size_t *pos, uint64_t at) {
+static rg_status take_push(rg_reply_reader *rr, const call_ctx *c, size_t *pos, uint64_t at) {
     reset_reader_at(rr, at);
     *pos = (size_t)(at - c->base);
     rr->active = rr->push_seen = rr->waiting = false;
     rr->depth = 0;
     rr->start = at;
-    return RG_REPLY_PUSH;
+    return RG_PUSH;
 }
 
-static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos) {
+static rg_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos) {
     for (;;) {
         rg_event ev;
         rg_status st = RG_OK;
         bool done = false;
         if (rr->waiting) {
             resume(rr, c);
-            if (rr->waiting) return RG_REPLY_NEED_MORE;
+            if (rr->waiting) return RG_NEED_MORE;
             continue;
         }
         if (rr->depth && !rr->skipping && fast_frame(rr, &rr->stack[rr->depth - 1])) {
@@ -1358,40 +1351,34 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
         }
         if (rr->push_seen) return take_push(rr, c, pos, rr->push_at);
         if (done) return finish(rr, c, pos);
-        if (rr->waiting || st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
+        if (rr->waiting || st == RG_NEED_MORE) return RG_NEED_MORE;
         if (st != RG_OK) {
-            const char *why = rg_reader_error(&rr->rd, NULL);
             rr->active = false;
-            rr->error = (rg_view){why, why ? strlen(why) : 0};
-            return RG_REPLY_PROTOCOL;
+            return st; /* the reader's sticky error: rg_reply_error passes it on */
         }
     }
 }
 
 /* The reply's first event. A whole scalar reply (GET, INCR, ...) is stored at once; anything
  * else begins the reply and goes through step(). */
-static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
-                                void *out, rg_event ev);
+static rg_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                          void *out, rg_event ev);
 
-static rg_reply_status first_event(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t len,
-                                   size_t *pos, void *out) {
+static rg_status first_event(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t len,
+                             size_t *pos, void *out) {
     rg_event ev;
     if (!rr->pending) rr->start = rg_reader_offset(&rr->rd);
     const rg_status st = rg_next(&rr->rd, c->buf, len, pos, &ev);
     /* The first token may be partly consumed (a long bulk's header): the reply starts before it. */
     rr->pending = st == RG_NEED_MORE;
-    if (st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
-    if (st != RG_OK) {
-        const char *why = rg_reader_error(&rr->rd, NULL);
-        rr->error = (rg_view){why, why ? strlen(why) : 0};
-        return RG_REPLY_PROTOCOL;
-    }
+    if (st == RG_NEED_MORE) return RG_NEED_MORE;
+    if (st != RG_OK) return st;
     return first_of(rr, t, c, pos, out, ev);
 }
 
 /* The reply's first event ev, read from stream offset rr->start. */
-static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
-                                void *out, rg_event ev) {
+static rg_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ctx *c, size_t *pos,
+                          void *out, rg_event ev) {
     const uint64_t before = rr->start;
     if (ev.kind == RG_EV_PUSH && !rr->push_ok) return take_push(rr, c, pos, before);
     const rg_rnode *root = &t->nodes[0];
@@ -1399,18 +1386,18 @@ static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ct
         if (root->store == RG_RT_VIEW && !root->cval) {
             const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
             memcpy((char *)out + root->offset, &v, sizeof v);
-            return RG_REPLY_OK;
+            return RG_OK;
         }
         if (root->store == RG_RT_I64) {
             memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
-            return RG_REPLY_OK;
+            return RG_OK;
         }
         rr->table = t;
         rr->direct = true;
         rr->depth = 0;
         rr->skipping = false;
         if (root->store == RG_RT_NONE) memset(out, 0, t->result_size);
-        return put_scalar(rr, c, root, out, &ev) ? RG_REPLY_OK : RG_REPLY_MISMATCH;
+        return put_scalar(rr, c, root, out, &ev) ? RG_OK : RG_MISMATCH;
     }
     begin(rr, t, out);
     rr->start = before;
@@ -1418,26 +1405,26 @@ static rg_reply_status first_of(rg_reply_reader *rr, const rg_rtable *t, call_ct
     rr->start_values = rg_reader_values(&rr->rd) - ev.complete;
     c->before = before;
     step(rr, c, &ev);
-    return ev.complete ? finish(rr, c, pos) : RG_REPLY_NEED_MORE;
+    return ev.complete ? finish(rr, c, pos) : RG_NEED_MORE;
 }
 
 /* Everything but a one-value reply read by the fast path: kept out of line, so that the fast
  * path's function saves few registers. first is the reply's first event when the fast path
  * already read it (from stream offset rr->start), else NULL. */
-static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_rtable *t,
-                                                  const char *buf, size_t len, size_t *pos,
-                                                  void *out, const rg_event *first) {
+static RG_NOINLINE rg_status decode_general(rg_reply_reader *rr, const rg_rtable *t,
+                                            const char *buf, size_t len, size_t *pos, void *out,
+                                            const rg_event *first) {
     call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
-    rg_reply_status st = RG_REPLY_NEED_MORE;
+    rg_status st = RG_NEED_MORE;
     if (first) {
         st = first_of(rr, t, &c, pos, out, *first);
-        if (st != RG_REPLY_NEED_MORE || !rr->active) return st;
+        if (st != RG_NEED_MORE || !rr->active) return st;
     } else if (!rr->active) {
         st = first_event(rr, t, &c, len, pos, out);
-        if (st != RG_REPLY_NEED_MORE || !rr->active) return st;
+        if (st != RG_NEED_MORE || !rr->active) return st;
     }
     st = decode_loop(rr, &c, len, pos);
-    if (st == RG_REPLY_NEED_MORE && rr->direct) {
+    if (st == RG_NEED_MORE && rr->direct) {
         leave_direct(rr, &c, pos);
         st = decode_loop(rr, &c, len, pos);
     }
@@ -1484,9 +1471,8 @@ static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const c
  * at once (INCR, a view of a '+' line), the rest (with a '*' header read the same way) through
  * decode_general. Out of line, so that
  * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
-static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rtable *t,
-                                                const char *buf, size_t len, size_t *pos,
-                                                void *out) {
+static RG_NOINLINE rg_status decode_other(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                          size_t len, size_t *pos, void *out) {
     const rg_rnode *const root = &t->nodes[0];
     const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
     /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
@@ -1503,11 +1489,11 @@ static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rt
             if (plain && root->store == RG_RT_VIEW) {
                 const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
                 memcpy((char *)out + root->offset, &v, sizeof v);
-                return RG_REPLY_OK;
+                return RG_OK;
             }
             if (plain && root->store == RG_RT_I64) {
                 memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
-                return RG_REPLY_OK;
+                return RG_OK;
             }
             return decode_general(rr, t, buf, len, pos, out, &ev);
         }
@@ -1515,37 +1501,33 @@ static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rt
     return decode_general(rr, t, buf, len, pos, out, NULL);
 }
 
-rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                size_t len, size_t *pos, void *out) {
+rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                          size_t *pos, void *out) {
     const rg_rnode *const root = &t->nodes[0];
     if (*pos < len && buf[*pos] == '$' && !rr->active && !rr->pending && rr->rd.depth == 0 &&
         rg_fast_ready(&rr->rd) && root->store == RG_RT_VIEW && root->shape == RG_RS_SCALAR &&
         !root->cval && (root->accept & RG_RA(RG_EV_BULK)) &&
         quick_bulk(rr, root, buf, len, pos, out)) {
-        return RG_REPLY_OK;
+        return RG_OK;
     }
     return decode_other(rr, t, buf, len, pos, out);
 }
 
-rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                     size_t len, size_t *pos, void *out) {
+rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out) {
     rr->push_ok = true;
-    const rg_reply_status st = rg_reply_decode(rr, t, buf, len, pos, out);
+    const rg_status st = rg_reply_decode(rr, t, buf, len, pos, out);
     rr->push_ok = false;
     return st;
 }
 
-rg_reply_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos) {
+rg_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos) {
     rg_event ev;
     for (;;) {
         const rg_status st = rg_next(&rr->rd, buf, len, pos, &ev);
         rr->start = rg_reader_offset(&rr->rd); /* nothing before *pos is needed */
-        if (st == RG_NEED_MORE) return RG_REPLY_NEED_MORE;
-        if (st != RG_OK) {
-            const char *why = rg_reader_error(&rr->rd, NULL);
-            rr->error = (rg_view){why, why ? strlen(why) : 0};
-            return RG_REPLY_PROTOCOL;
-        }
-        if (ev.complete) return RG_REPLY_OK;
+        if (st == RG_NEED_MORE) return RG_NEED_MORE;
+        if (st != RG_OK) return st;
+        if (ev.complete) return RG_OK;
     }
 }

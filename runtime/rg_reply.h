@@ -24,7 +24,7 @@
  *   stores `items` and `count` in the result. Results point into that storage and stay valid
  *   until the next reply is decoded with it. When it is too small every value is still checked
  *   and counted, arrays that did not fit have items == NULL, and the call returns
- *   RG_REPLY_SHORT without consuming the reply: *pos is put back at the reply's first byte and
+ *   RG_SHORT without consuming the reply: *pos is put back at the reply's first byte and
  *   rg_reply_needed() tells the bytes needed. Size query: decode with no storage, allocate
  *   rg_reply_needed() bytes, decode again.
  * - Per-element callback instead of storage, for a reply that is a list at its root (an array,
@@ -32,7 +32,7 @@
  *   into one reused slot and handed to the callback (views already pointers) as soon as it
  *   completes; only one element's storage is needed. The result's root list then has
  *   items == NULL and its count.
- * - Pushes: a RESP3 push where a reply should start is RG_REPLY_PUSH, nothing consumed; see
+ * - Pushes: a RESP3 push where a reply should start is RG_PUSH, nothing consumed; see
  *   rg_reply_decode_push and rg_reply_skip.
  * - Alternatives (RG_RS_ONEOF) are decided by the whole value; when the bytes at hand cannot tell
  *   yet, the header waits in the reader for the next call (docs/typed-replies.md).
@@ -106,30 +106,29 @@ typedef struct rg_rtable {
     uint32_t result_size; /* sizeof the result struct, zeroed when a reply begins */
 } rg_rtable;
 
-/* What rg_reply_decode returned. Everything but RG_REPLY_PROTOCOL leaves the stream usable. */
-typedef enum rg_reply_status {
-    RG_REPLY_OK = 0,       /* *out holds the reply */
-    RG_REPLY_NEED_MORE,    /* the input ended inside the reply: call again with more bytes */
-    RG_REPLY_SERVER_ERROR, /* the server answered an error: rg_reply_error() is its text */
-    RG_REPLY_MISMATCH,     /* the reply's shape is not the command's: rg_reply_error() names
-                              the command, the path in the reply, expected and received; the
-                              whole reply was consumed, *out is partial */
-    RG_REPLY_SHORT,        /* storage too small: nothing consumed, rg_reply_needed() bytes */
-    RG_REPLY_LOST,         /* the caller dropped bytes of the reply before it completed */
-    RG_REPLY_PROTOCOL,     /* malformed input: sticky, rg_reply_error() tells why */
-    RG_REPLY_PUSH,         /* a RESP3 push ('>') came where the reply should start: nothing of
-                              it is consumed (*pos is at its '>'; an attribute before it is
-                              dropped), the pending reply is untouched; read the push with
-                              rg_reply_decode_push or rg_reply_skip, then call again */
-    RG_REPLY_STATUS_COUNT
-} rg_reply_status;
+/* What rg_reply_decode returns (rg_status, rg.h):
+ *   RG_OK            *out holds the reply
+ *   RG_NEED_MORE     the input ended inside the reply: call again with more bytes
+ *   RG_SERVER_ERROR  the server answered an error: rg_reply_error's msg is its text
+ *   RG_MISMATCH      the reply's shape is not the command's: rg_reply_error's msg names the
+ *                    command, the path in the reply, expected and received; the whole reply was
+ *                    consumed, *out is partial
+ *   RG_SHORT         storage too small: nothing consumed, rg_reply_needed() bytes
+ *   RG_LOST          the caller dropped bytes of the reply before it completed
+ *   RG_PUSH          a RESP3 push ('>') came where the reply should start: nothing of it is
+ *                    consumed (*pos is at its '>'; an attribute before it is dropped), the
+ *                    pending reply is untouched; read the push with rg_reply_decode_push or
+ *                    rg_reply_skip, then call again
+ *   RG_ERR_PROTOCOL, RG_ERR_LIMIT, RG_ERR_DEPTH
+ *                    the decoder's sticky error (malformed input, a limit): drop the connection
+ * Everything but the sticky errors (rg_status_fatal) leaves the stream usable. */
 
 /* Called for each element of a root array in callback mode; elem points to the element (a
  * struct of the element's type, e.g. rg_view), valid during the call only. Return 0 to go on;
- * anything else makes the reply a RG_REPLY_MISMATCH ("stopped by the callback"). */
+ * anything else makes the reply a RG_MISMATCH ("stopped by the callback"). */
 typedef int (*rg_reply_each_fn)(void *ud, size_t index, const void *elem);
 
-/* One open aggregate of the reply (private). */
+/* One open aggregate of the reply. Fields private: use the functions below. */
 typedef struct rg_rframe {
     const rg_rnode *node; /* NULL: an attribute or a raw (ANY) value being skipped */
     char *mem;            /* where elements go: items (ARRAY, PAIRS) or the struct (TUPLE) */
@@ -138,13 +137,13 @@ typedef struct rg_rframe {
     uint64_t i;           /* RESP elements seen */
     uint64_t start;       /* raw values: stream offset of the first byte */
     uint32_t depth;       /* the decoder's depth of the header */
-    uint8_t kind;         /* private frame kind */
+    uint8_t kind;         /* rg_reply.c's frame kind */
     uint8_t pairs_mode;   /* PAIRS: 0 undecided, 1 flat, 2 nested */
     uint16_t cur;         /* OBJECT: the field whose value comes next (nchildren / 2: none) */
     char *raw;            /* raw values: the rg_view to fill, or NULL */
 } rg_rframe;
 
-/* The whole engine state (fields private). Fixed size; no heap. */
+/* The whole engine state; fixed size, no heap. Fields private: use the functions below. */
 typedef struct rg_reply_reader {
     rg_reader rd;
     uint64_t start_values; /* the reader's value count at the reply's start (for a rewind) */
@@ -190,24 +189,29 @@ void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap);
 void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud);
 
 /* Decodes one reply of table t from buf[*pos..len) into out (a struct of t->result_size bytes,
- * caller-owned). Same input rule as rg_next: on RG_REPLY_NEED_MORE keep buf[*pos..len) (and the
+ * caller-owned). Same input rule as rg_next: on RG_NEED_MORE keep buf[*pos..len) (and the
  * reply's earlier bytes, see above), append, call again with the same t and out. */
-rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                size_t len, size_t *pos, void *out);
+rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                          size_t *pos, void *out);
 
-/* rg_reply_decode for a push, after RG_REPLY_PUSH: the push ('>') at the root is read as the
+/* rg_reply_decode for a push, after RG_PUSH: the push ('>') at the root is read as the
  * array that table t describes (typed push decoders are tables like any other). */
-rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                     size_t len, size_t *pos, void *out);
+rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out);
 
-/* Consumes one whole value (a push, after RG_REPLY_PUSH) from buf[*pos..len) with rr's decoder,
- * so the stream offsets stay in step: RG_REPLY_OK when it is consumed, RG_REPLY_NEED_MORE (keep
- * buf[*pos..len), call again), or RG_REPLY_PROTOCOL. Only between replies. */
-rg_reply_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos);
+/* Consumes one whole value (a push, after RG_PUSH) from buf[*pos..len) with rr's decoder,
+ * so the stream offsets stay in step: RG_OK when it is consumed, RG_NEED_MORE (keep
+ * buf[*pos..len), call again), or the decoder's sticky error. Only between replies. */
+rg_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos);
 
-/* After RG_REPLY_SERVER_ERROR: the error text as sent (a view into the buffer). After
- * RG_REPLY_MISMATCH or RG_REPLY_PROTOCOL: a message in rr (valid until the next call). */
-rg_view rg_reply_error(const rg_reply_reader *rr);
+/* What the last call that failed reported, as its status:
+ *   RG_SERVER_ERROR  msg: the error text as sent (a view into the caller's buffer)
+ *   RG_MISMATCH      msg: a message in rr (valid until the next call)
+ *   RG_LOST          msg: a static text
+ *   RG_ERR_*         the decoder's error (rg_reader_error)
+ * offset: the stream offset of the reply's first byte (of the bad token for RG_ERR_*). Call it
+ * right after the failing call: a call that succeeds may leave the last failure in place. */
+rg_error rg_reply_error(const rg_reply_reader *rr);
 
 /* Storage bytes the last reply needed (valid after any final status). */
 static inline size_t rg_reply_needed(const rg_reply_reader *rr) {
@@ -223,9 +227,6 @@ static inline uint64_t rg_reply_start(const rg_reply_reader *rr) {
 static inline const rg_reader *rg_reply_decoder(const rg_reply_reader *rr) {
     return &rr->rd;
 }
-
-/* A static name for a status ("RG_REPLY_OK"). Never NULL. */
-const char *rg_reply_status_name(rg_reply_status s);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,9 @@ void rg_req_init(rg_req *r, const rg_req_limits *lim) {
     r->bulk = -1;
 }
 
-const char *rg_req_error(const rg_req *r) {
-    return r->err == RG_OK ? NULL : r->msg;
+rg_error rg_req_error(const rg_req *r) {
+    if (r->err == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
+    return (rg_error){r->err, rg_cstr(r->msg), r->err_offset};
 }
 
 bool rg_parse_i64(const char *s, size_t n, int64_t *out) {
@@ -64,6 +65,7 @@ static rg_status fail(rg_req *r, const char *msg) {
     memcpy(r->msg, prefix, sizeof prefix - 1);
     memcpy(r->msg + sizeof prefix - 1, msg, n + 1);
     r->err = RG_ERR_PROTOCOL;
+    r->err_offset = r->consumed + r->off;
     return r->err;
 }
 
@@ -312,6 +314,7 @@ rg_status rg_req_next(rg_req *r, char *buf, size_t len, size_t *pos, rg_view *ar
         if (st == RG_NEED_MORE && r->need_argc > cap) *argc = r->need_argc;
         if (st != RG_OK) return st;
         *pos += r->off;
+        r->consumed += r->off;
         const size_t got = r->argc;
         reset_request(r);
         if (got > 0) {

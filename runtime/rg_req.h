@@ -28,7 +28,7 @@
  *
  * Errors: malformed input gives RG_ERR_PROTOCOL and a message that is byte for byte the error a
  * real Redis 7 sends before it closes the connection ("-ERR Protocol error: invalid multibulk
- * length\r\n" is "-" + rg_req_error() + "\r\n"). The error is sticky; drop the connection after
+ * length\r\n" is "-" + rg_req_error().msg + "\r\n"). The error is sticky; drop the connection after
  * writing it. Requests completed before the bad bytes were already returned, as Redis executes
  * them.
  */
@@ -58,15 +58,17 @@ typedef struct rg_req_limits {
  * functions below. */
 typedef struct rg_req {
     rg_req_limits lim;
-    int64_t left;     /* bulks still to read in the current multibulk request; 0: none open */
-    int64_t bulk;     /* length of the bulk being read, -1 while its "$" line is awaited */
-    size_t off;       /* bytes of the current request consumed so far (relative to *pos) */
-    size_t scanned;   /* bytes after off known to hold no line end */
-    size_t argc;      /* arguments of the current request found so far */
-    size_t need_argc; /* the whole request's argument count */
-    bool inline_req;  /* the current request is an inline command */
-    bool resumed;     /* the current request arrived in pieces: rebuild its views at the end */
-    uint8_t phase;    /* what the next bytes are: rg_req.c's PH_* */
+    int64_t left;        /* bulks still to read in the current multibulk request; 0: none open */
+    int64_t bulk;        /* length of the bulk being read, -1 while its "$" line is awaited */
+    size_t off;          /* bytes of the current request consumed so far (relative to *pos) */
+    size_t scanned;      /* bytes after off known to hold no line end */
+    size_t argc;         /* arguments of the current request found so far */
+    size_t need_argc;    /* the whole request's argument count */
+    bool inline_req;     /* the current request is an inline command */
+    bool resumed;        /* the current request arrived in pieces: rebuild its views at the end */
+    uint8_t phase;       /* what the next bytes are: rg_req.c's PH_* */
+    uint64_t consumed;   /* bytes of the stream consumed: the current request's first byte */
+    uint64_t err_offset; /* stream offset of the bad line's first byte */
     rg_status err;
     char msg[64]; /* the error text, without the leading '-' and the CRLF */
 } rg_req;
@@ -87,9 +89,11 @@ void rg_req_init(rg_req *r, const rg_req_limits *lim);
 rg_status rg_req_next(rg_req *r, char *buf, size_t len, size_t *pos, rg_view *argv, size_t cap,
                       size_t *argc);
 
-/* The error text Redis sends for the failure ("ERR Protocol error: ..."), or NULL before an
- * error. Write it as "-<text>\r\n". */
-const char *rg_req_error(const rg_req *r);
+/* The sticky error (status RG_OK before one): msg is the text Redis sends for the failure ("ERR
+ * Protocol error: ...", NUL-terminated, in r, valid while r is), to be written as "-<msg>\r\n";
+ * offset is where the bad line starts, counted in bytes rg_req_next consumed since rg_req_init
+ * (the request it belongs to begins there or before). */
+rg_error rg_req_error(const rg_req *r);
 
 /* Redis' string2ll: the strict decimal int64 grammar Redis uses for lengths and integer
  * arguments (no sign but '-', no leading zeros, no spaces, at most 20 characters). */

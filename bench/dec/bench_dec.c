@@ -318,9 +318,9 @@ static void ours_window(const input *in, size_t chunk, impl how, acc *a) {
         else
             st = pull_all(&r, buf, end, &pos, a);
         if (st != RG_NEED_MORE) {
-            uint64_t off;
-            const char *msg = rg_reader_error(&r, &off);
-            flag("%s at stream offset %" PRIu64 ": %s", rg_status_name(st), off, msg ? msg : "?");
+            const rg_error e = rg_reader_error(&r);
+            flag("%s at stream offset %" PRIu64 ": %.*s", rg_status_name(st), e.offset,
+                 (int)e.msg.len, e.msg.ptr);
             return;
         }
         if (end == len) break;
@@ -357,9 +357,9 @@ static void ours_copy(const input *in, size_t chunk, bool cb, acc *a) {
         else
             st = pull_all(&r, roll, rlen, &pos, a);
         if (st != RG_NEED_MORE) {
-            uint64_t o;
-            const char *msg = rg_reader_error(&r, &o);
-            flag("%s at stream offset %" PRIu64 ": %s", rg_status_name(st), o, msg ? msg : "?");
+            const rg_error e = rg_reader_error(&r);
+            flag("%s at stream offset %" PRIu64 ": %.*s", rg_status_name(st), e.offset,
+                 (int)e.msg.len, e.msg.ptr);
             return;
         }
     }

@@ -142,7 +142,7 @@ RG_BENCH_NOINLINE static void ours(const bench_case *c, const buf *in) {
     } out;
     size_t pos = 0;
     for (int i = 0; i < REPLIES; i++) {
-        if (rg_reply_decode(&rr, c->table, in->p, in->len, &pos, &out) != RG_REPLY_OK) exit(2);
+        if (rg_reply_decode(&rr, c->table, in->p, in->len, &pos, &out) != RG_OK) exit(2);
         g_check += result_count(c, &out);
     }
 }

@@ -129,7 +129,8 @@ static void cmd_hello(kv_ctx *c, const kv_srv_args *a, size_t argc, const rg_vie
             rg_err_text(&err, "ERR Syntax error in HELLO option '");
             rg_err_append(&err, argv[j].ptr, argv[j].len);
             rg_err_append(&err, "'", 1);
-            kv_out_error(c->out, err.text, err.len);
+            const rg_error e = rg_args_error(&err);
+            kv_out_error(c->out, e.msg.ptr, e.msg.len);
             return;
         }
     }
@@ -299,7 +300,8 @@ static bool expire_flags(kv_ctx *c, const kv_srv_expire_args *x, unsigned *cond)
             rg_errbuf err;
             rg_err_text(&err, "ERR Unsupported option ");
             rg_err_append(&err, w.ptr, w.len);
-            kv_out_error(c->out, err.text, err.len);
+            const rg_error e = rg_args_error(&err);
+            kv_out_error(c->out, e.msg.ptr, e.msg.len);
             return false;
         }
         *cond |= 1u << k;
@@ -393,7 +395,8 @@ void kv_execute(kv_ctx *c, size_t argc, const rg_view *argv) {
     rg_errbuf err;
     const kv_srv_cmd id = kv_srv_parse(argc, argv, &args, &err);
     if (id == KV_SRV_NONE) {
-        kv_out_error(c->out, err.text, err.len);
+        const rg_error e = rg_args_error(&err);
+        kv_out_error(c->out, e.msg.ptr, e.msg.len);
         return;
     }
     handlers[id](c, &args, argc, argv);

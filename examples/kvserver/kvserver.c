@@ -160,8 +160,8 @@ static bool process(server *s, conn *c) {
             continue;
         }
         if (st == RG_NEED_MORE) break;
-        const char *why = rg_req_error(&c->req);
-        kv_out_error(&c->out, why, strlen(why));
+        const rg_error why = rg_req_error(&c->req);
+        kv_out_error(&c->out, why.msg.ptr, why.msg.len);
         c->closing = true;
     }
     c->held = !c->closing && pending_out(c) >= s->cfg.out_limit && c->in_pos < c->in_len;
@@ -358,7 +358,7 @@ static long long number_arg(const char *s, long long min, long long max) {
 }
 
 static bool parse_args(int argc, char **argv, server_config *cfg) {
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* each option and its value */
         const long long v = i + 1 < argc ? number_arg(argv[i + 1], 0, 1 << 30) : -1;
         if (v < 0) return false;
         if (strcmp(argv[i], "--port") == 0 && v > 0 && v < 65536) {
@@ -370,7 +370,6 @@ static bool parse_args(int argc, char **argv, server_config *cfg) {
         } else {
             return false;
         }
-        i++;
     }
     return true;
 }

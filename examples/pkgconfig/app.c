@@ -39,11 +39,11 @@ static int connect_unix(const char *path) {
  * incomplete. Returns 0, or -1 with a message naming what went wrong. */
 static int next_reply(conn *c, const rg_rtable *t, void *out) {
     for (;;) {
-        const rg_reply_status st = rg_reply_decode(&c->rr, t, c->in, c->len, &c->pos, out);
-        if (st == RG_REPLY_OK) return 0;
-        if (st != RG_REPLY_NEED_MORE) {
-            const rg_view e = rg_reply_error(&c->rr);
-            fprintf(stderr, "app: %s: %s %.*s\n", t->command, rg_reply_status_name(st), (int)e.len,
+        const rg_status st = rg_reply_decode(&c->rr, t, c->in, c->len, &c->pos, out);
+        if (st == RG_OK) return 0;
+        if (st != RG_NEED_MORE) {
+            const rg_view e = rg_reply_error(&c->rr).msg;
+            fprintf(stderr, "app: %s: %s %.*s\n", t->command, rg_status_name(st), (int)e.len,
                     e.ptr);
             return -1;
         }

@@ -216,7 +216,7 @@ local function signatures(n)
             "const rg_view *argv" } },
         of_request = { "size_t ", n.of_request, { "const char *req", "size_t len",
             "rg_view *argv", "size_t argv_cap", "size_t *positions", "size_t pos_cap",
-            "rg_keys_status *st" } },
+            "rg_error *err" } },
         slot = { "int ", n.slot, { "const char *req", "size_t len", "rg_view *argv",
             "size_t argv_cap" } },
         policy_of = { "rg_cmd_policy ", n.policy_of, { "const " .. n.entry .. " *e" } },
@@ -237,12 +237,12 @@ local HEADER_DOC = [[
  *                                     NULL
  *   P_keys_command(argc, argv)        the entry of a call: argv[0], or argv[0] and argv[1] for a
  *                                     subcommand; NULL for a command not in the spec
- *   P_keys_of_request(req, len, argv, argv_cap, positions, pos_cap, st)
+ *   P_keys_of_request(req, len, argv, argv_cap, positions, pos_cap, err)
  *       the keys of one encoded call (as the encoders write it): parses req into argv, finds
- *       the command and returns rg_keys_find's answer. Besides its statuses: RG_KEYS_INVALID
- *       and 0 when req is not one encoded call; RG_KEYS_INCOMPLETE and 0 when the command is
- *       not in the spec (ask the server) or argv_cap is smaller than the argument count
- *       (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
+ *       the command and returns rg_keys_find's answer, its status in err->status. Besides
+ *       rg_keys_find's: RG_INVALID and 0 when req is not one encoded call; RG_INCOMPLETE and 0
+ *       when the command is not in the spec (ask the server) or argv_cap is smaller than the
+ *       argument count (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
  *   P_slot_of_request(req, len, argv, argv_cap)
  *       the one hash slot of the call's keys, or RG_SLOT_NONE (no keys), RG_SLOT_CROSS
  *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above).
@@ -300,7 +300,7 @@ ${command_def}
 }
 
 ${of_request_def}
-    const size_t n = rg_keys_of_request(${table}, ${count}, req, len, argv, argv_cap, positions, pos_cap, st);
+    const size_t n = rg_keys_of_request(${table}, ${count}, req, len, argv, argv_cap, positions, pos_cap, err);
     return n;
 }
 

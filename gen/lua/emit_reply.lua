@@ -454,7 +454,7 @@ local function command_header(cm, r, header_only)
             ext = "extern const rg_rtable\n" .. IND .. cm.reply_table .. ";"
         end
         out[#out + 1] = ext
-        out[#out + 1] = layout.call({ indent = 0, lead = "rg_reply_status ",
+        out[#out + 1] = layout.call({ indent = 0, lead = "rg_status ",
             name = cm.fn .. "_reply", args = params(cm), tail = ");", decl = true })
     end
     return table.concat(out, "\n")
@@ -488,7 +488,7 @@ local function command_defs(cm, r, header_only)
             field_line(tbase, "result_size", "sizeof(" .. cm.reply_result .. ")") .. "\n};",
         "",
         layout.call({ indent = 0, lead = (header_only and "static inline " or "") ..
-            "rg_reply_status ", name = cm.fn .. "_reply", args = params(cm), tail = ") {",
+            "rg_status ", name = cm.fn .. "_reply", args = params(cm), tail = ") {",
             decl = true }),
         layout.call({ indent = 4, lead = "return ", name = "rg_reply_decode",
             args = { "rr", "&" .. cm.reply_table, "buf", "len", "pos", "out" }, tail = ");" }),
@@ -503,10 +503,11 @@ local HEADER_DOC = [[
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants

@@ -546,8 +546,10 @@ local function source_text(model, cmds, tops)
     add("    }")
     add("    if (!c->args) return id;")
     add("    memset(args, 0, sizeof *args);")
-    add("    return rg_args_parse(c->args, c->name, argc, argv, args, err) ? id : " .. P ..
-        "_SRV_NONE;")
+    add("    if (rg_args_parse(c->args, c->name, argc, argv, args, err) != RG_OK) {")
+    add("        return " .. P .. "_SRV_NONE;")
+    add("    }")
+    add("    return id;")
     add("}")
     return frame.source({ model = model, suffix = "_server.c", what = "request dispatch (--server)",
         system = { "string.h" }, body = join(out) })

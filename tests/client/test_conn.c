@@ -23,17 +23,17 @@ static bool same(rg_view v, const char *s) {
 
 /* ---- push decoders ------------------------------------------------------------------------ */
 
-static rg_push_status decode(const char *bytes, bool r2, rg_push *p, size_t *used) {
+static rg_status decode(const char *bytes, bool r2, rg_push *p, size_t *used) {
     size_t pos = 0;
     const size_t len = strlen(bytes);
     /* Every cut is NEED_MORE (or NOT_PUSH, decided early) with nothing consumed. */
     for (size_t cut = 0; cut < len; cut++) {
         size_t at = 0;
-        const rg_push_status st = rg_push_decode(bytes, cut, &at, r2, NULL, p, NULL);
-        assert_true(st == RG_PUSH_NEED_MORE || st == RG_PUSH_NOT_PUSH);
+        const rg_status st = rg_push_decode(bytes, cut, &at, r2, NULL, p, NULL);
+        assert_true(st == RG_NEED_MORE || st == RG_NOT_PUSH);
         assert_int_equal(at, 0);
     }
-    const rg_push_status st = rg_push_decode(bytes, len, &pos, r2, NULL, p, NULL);
+    const rg_status st = rg_push_decode(bytes, len, &pos, r2, NULL, p, NULL);
     *used = pos;
     return st;
 }
@@ -43,36 +43,36 @@ static void push_messages(void **state) {
     rg_push p;
     size_t used;
     const char *m = ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n";
-    assert_int_equal(decode(m, false, &p, &used), RG_PUSH_OK);
+    assert_int_equal(decode(m, false, &p, &used), RG_OK);
     assert_int_equal(used, strlen(m));
     assert_int_equal(p.kind, RG_PUSH_MESSAGE);
     assert_true(p.resp3 && same(p.channel, "ch") && same(p.payload, "hello"));
     assert_int_equal(p.raw.len, strlen(m));
     assert_int_equal(
         decode(">4\r\n$8\r\npmessage\r\n$2\r\nc*\r\n$2\r\nc1\r\n$1\r\nx\r\n", false, &p, &used),
-        RG_PUSH_OK);
+        RG_OK);
     assert_int_equal(p.kind, RG_PUSH_PMESSAGE);
     assert_true(same(p.pattern, "c*") && same(p.channel, "c1") && same(p.payload, "x"));
     assert_int_equal(decode(">3\r\n$8\r\nsmessage\r\n$1\r\ns\r\n$0\r\n\r\n", false, &p, &used),
-                     RG_PUSH_OK);
+                     RG_OK);
     assert_int_equal(p.kind, RG_PUSH_SMESSAGE);
     assert_true(same(p.channel, "s") && p.payload.len == 0);
     /* RESP2 subscribe mode: the same as an array, only when allowed. */
     const char *m2 = "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\nz\r\n";
-    assert_int_equal(decode(m2, true, &p, &used), RG_PUSH_OK);
+    assert_int_equal(decode(m2, true, &p, &used), RG_OK);
     assert_true(p.kind == RG_PUSH_MESSAGE && !p.resp3 && same(p.payload, "z"));
-    assert_int_equal(decode(m2, false, &p, &used), RG_PUSH_NOT_PUSH);
-    assert_int_equal(decode("*2\r\n$4\r\npong\r\n$0\r\n\r\n", true, &p, &used), RG_PUSH_NOT_PUSH);
-    assert_int_equal(decode("+OK\r\n", true, &p, &used), RG_PUSH_NOT_PUSH);
+    assert_int_equal(decode(m2, false, &p, &used), RG_NOT_PUSH);
+    assert_int_equal(decode("*2\r\n$4\r\npong\r\n$0\r\n\r\n", true, &p, &used), RG_NOT_PUSH);
+    assert_int_equal(decode("+OK\r\n", true, &p, &used), RG_NOT_PUSH);
     /* A known name of another shape is kept raw, never an error. */
-    assert_int_equal(decode(">2\r\n$7\r\nmessage\r\n$2\r\nch\r\n", false, &p, &used), RG_PUSH_OK);
+    assert_int_equal(decode(">2\r\n$7\r\nmessage\r\n$2\r\nch\r\n", false, &p, &used), RG_OK);
     assert_int_equal(p.kind, RG_PUSH_OTHER);
-    assert_int_equal(decode(">2\r\n$3\r\nfoo\r\n:1\r\n", false, &p, &used), RG_PUSH_OK);
+    assert_int_equal(decode(">2\r\n$3\r\nfoo\r\n:1\r\n", false, &p, &used), RG_OK);
     assert_true(p.kind == RG_PUSH_OTHER && same(p.name, "foo") && p.count == 2);
     /* An attribute before the push is skipped. */
     assert_int_equal(
         decode("|1\r\n+a\r\n+b\r\n>3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\np\r\n", false, &p, &used),
-        RG_PUSH_OK);
+        RG_OK);
     assert_true(p.kind == RG_PUSH_MESSAGE && same(p.payload, "p") && p.raw.ptr[0] == '>');
 }
 
@@ -80,17 +80,14 @@ static void push_confirmations(void **state) {
     (void)state;
     rg_push p;
     size_t used;
-    assert_int_equal(decode(">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", false, &p, &used),
-                     RG_PUSH_OK);
+    assert_int_equal(decode(">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", false, &p, &used), RG_OK);
     assert_true(p.kind == RG_PUSH_SUBSCRIBE && same(p.channel, "a") && p.subscriptions == 1);
-    assert_int_equal(decode(">3\r\n$11\r\nunsubscribe\r\n_\r\n:0\r\n", false, &p, &used),
-                     RG_PUSH_OK);
+    assert_int_equal(decode(">3\r\n$11\r\nunsubscribe\r\n_\r\n:0\r\n", false, &p, &used), RG_OK);
     assert_true(p.kind == RG_PUSH_UNSUBSCRIBE && p.channel.ptr == NULL && p.subscriptions == 0);
-    assert_int_equal(decode("*3\r\n$12\r\npunsubscribe\r\n$-1\r\n:0\r\n", true, &p, &used),
-                     RG_PUSH_OK);
+    assert_int_equal(decode("*3\r\n$12\r\npunsubscribe\r\n$-1\r\n:0\r\n", true, &p, &used), RG_OK);
     assert_int_equal(p.kind, RG_PUSH_PUNSUBSCRIBE);
     assert_int_equal(decode(">3\r\n$12\r\nsunsubscribe\r\n$1\r\ns\r\n:0\r\n", false, &p, &used),
-                     RG_PUSH_OK);
+                     RG_OK);
     assert_true(rg_push_is_confirmation(p.kind) && p.kind == RG_PUSH_SUNSUBSCRIBE);
     assert_string_equal(rg_push_kind_name(p.kind), "sunsubscribe");
 }
@@ -102,19 +99,19 @@ static void push_invalidations(void **state) {
     rg_view key;
     assert_int_equal(
         decode(">2\r\n$10\r\ninvalidate\r\n*2\r\n$1\r\na\r\n$3\r\nbcd\r\n", false, &p, &used),
-        RG_PUSH_OK);
+        RG_OK);
     assert_true(p.kind == RG_PUSH_INVALIDATE && !p.flush_all && p.nkeys == 2);
     assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "a"));
     assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "bcd"));
     assert_false(rg_push_keys_next(&p, &at, &key));
-    assert_int_equal(decode(">2\r\n$10\r\ninvalidate\r\n_\r\n", false, &p, &used), RG_PUSH_OK);
+    assert_int_equal(decode(">2\r\n$10\r\ninvalidate\r\n_\r\n", false, &p, &used), RG_OK);
     assert_true(p.kind == RG_PUSH_INVALIDATE && p.flush_all && p.nkeys == 0);
     at = 0;
     assert_false(rg_push_keys_next(&p, &at, &key));
     /* RESP2 with REDIRECT: a message on __redis__:invalidate. */
     assert_int_equal(decode("*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n+k\r\n",
                             true, &p, &used),
-                     RG_PUSH_OK);
+                     RG_OK);
     at = 0;
     assert_true(p.kind == RG_PUSH_INVALIDATE && p.nkeys == 1);
     assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "k"));
@@ -122,27 +119,37 @@ static void push_invalidations(void **state) {
      * no key reaches past the push (a second parser once read "-0" as a huge length). */
     const char *odd = ">2\r\n$10\r\ninvalidate\r\n~2\r\n$-0\r\n\r\n+z\r\n$9\r\nnot a key\r\n";
     size_t pos = 0;
-    assert_int_equal(rg_push_decode(odd, strlen(odd), &pos, false, NULL, &p, NULL), RG_PUSH_OK);
+    assert_int_equal(rg_push_decode(odd, strlen(odd), &pos, false, NULL, &p, NULL), RG_OK);
     assert_int_equal(pos, strlen(odd) - 15);
     at = 0;
     assert_true(rg_push_keys_next(&p, &at, &key) && key.len == 0);
     assert_true(rg_push_keys_next(&p, &at, &key) && same(key, "z"));
     assert_false(rg_push_keys_next(&p, &at, &key));
-    assert_int_equal(decode(">1\r\n$21\r\ntracking-redir-broken\r\n", false, &p, &used),
-                     RG_PUSH_OK);
+    assert_int_equal(decode(">1\r\n$21\r\ntracking-redir-broken\r\n", false, &p, &used), RG_OK);
     assert_int_equal(p.kind, RG_PUSH_TRACKING_REDIR_BROKEN);
 }
 
 static void push_errors(void **state) {
     (void)state;
     rg_push p;
-    rg_push_error e;
+    rg_error e;
     const char *bad = ">2\r\n$3\r\nfoo\r\n:x\r\n";
     size_t pos = 0;
-    assert_int_equal(rg_push_decode(bad, strlen(bad), &pos, false, NULL, &p, &e), RG_PUSH_PROTOCOL);
+    assert_int_equal(rg_push_decode(bad, strlen(bad), &pos, false, NULL, &p, &e), RG_ERR_PROTOCOL);
     assert_int_equal(pos, 0);
-    assert_int_equal(e.at, 13);
-    assert_non_null(e.why);
+    assert_int_equal(e.status, RG_ERR_PROTOCOL);
+    assert_int_equal(e.offset, 13);
+    assert_true(e.msg.len > 0);
+    /* a limit is its own status */
+    rg_limits lim = rg_limits_default();
+    lim.max_depth = 1;
+    assert_int_equal(rg_push_decode(">1\r\n*1\r\n:1\r\n", 14, &pos, false, &lim, &p, &e),
+                     RG_ERR_DEPTH);
+    assert_int_equal(e.status, RG_ERR_DEPTH);
+    assert_int_equal(e.offset, 4);
+    /* no error: RG_OK in err */
+    assert_int_equal(rg_push_decode("+OK\r\n", 5, &pos, false, NULL, &p, &e), RG_NOT_PUSH);
+    assert_int_equal(e.status, RG_OK);
 }
 
 /* ---- the engine --------------------------------------------------------------------------- */

@@ -115,10 +115,19 @@ const char *dl_kind_name(unsigned k) {
 }
 
 const char *dl_status_name(unsigned s) {
+    /* Written out, not from RG_STATUSES: test_dec_api checks the generated names against it. */
     static const char *const names[RG_STATUS_COUNT] = {
         [RG_OK] = "RG_OK",
         [RG_NEED_MORE] = "RG_NEED_MORE",
         [RG_PAUSED] = "RG_PAUSED",
+        [RG_PUSH] = "RG_PUSH",
+        [RG_NOT_PUSH] = "RG_NOT_PUSH",
+        [RG_SHORT] = "RG_SHORT",
+        [RG_SERVER_ERROR] = "RG_SERVER_ERROR",
+        [RG_MISMATCH] = "RG_MISMATCH",
+        [RG_LOST] = "RG_LOST",
+        [RG_INCOMPLETE] = "RG_INCOMPLETE",
+        [RG_INVALID] = "RG_INVALID",
         [RG_ERR_PROTOCOL] = "RG_ERR_PROTOCOL",
         [RG_ERR_LIMIT] = "RG_ERR_LIMIT",
         [RG_ERR_DEPTH] = "RG_ERR_DEPTH",
@@ -631,8 +640,7 @@ static void check_position(dl_run *run, uint64_t consumed, size_t base, size_t p
 
 static void check_sticky(dl_run *run, const dl_opts *o, feed_ctx *fc, rg_status st, const char *buf,
                          size_t blen, size_t pos, const char *rest, size_t nrest) {
-    uint64_t off, off2;
-    const char *msg = rg_reader_error(run->r, &off);
+    const rg_error e1 = rg_reader_error(run->r);
     size_t events = run->events;
     rg_event ev;
     static const enum dl_api apis[] = {DL_NEXT, DL_FEED, DL_BATCH, DL_INLINE};
@@ -649,9 +657,10 @@ static void check_sticky(dl_run *run, const dl_opts *o, feed_ctx *fc, rg_status 
         if (st2 != st || p2 != 0)
             problem(run, "error not sticky with more input: then %s", dl_status_name(st2));
     }
-    const char *msg2 = rg_reader_error(run->r, &off2);
+    const rg_error e2 = rg_reader_error(run->r);
     if (run->events != events) problem(run, "events after an error");
-    if (!msg2 || !msg || strcmp(msg, msg2) || off != off2)
+    if (!e2.msg.ptr || !e1.msg.ptr || strcmp(e1.msg.ptr, e2.msg.ptr) || e1.offset != e2.offset ||
+        e1.status != st || e2.status != st)
         problem(run, "error message or offset changed");
 }
 
@@ -732,8 +741,10 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
         }
         if (st >= RG_ERR_PROTOCOL) {
             if (st < RG_STATUS_COUNT) {
-                uint64_t off;
-                const char *msg = rg_reader_error(&r, &off);
+                const rg_error e = rg_reader_error(&r);
+                const char *msg = e.msg.ptr;
+                const uint64_t off = e.offset;
+                if (e.status != st) problem(&run, "rg_reader_error's status is not the call's");
                 uint64_t seen = consumed + (blen - base);
                 if (!msg || !*msg) problem(&run, "error without a message");
                 /* == seen: a line that ran out of room before its CRLF came */
@@ -753,7 +764,8 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
         consumed += pos - base;
     }
     if (st == RG_NEED_MORE) {
-        if (rg_reader_error(&r, NULL)) problem(&run, "an error message without an error");
+        if (rg_reader_error(&r).status != RG_OK || rg_reader_error(&r).msg.ptr)
+            problem(&run, "an error message without an error");
         flush_chunks(&run);
         if (consumed < n || !rg_reader_idle(&r)) dl_str_add(log, "incomplete\n", 11);
     }

@@ -25,9 +25,14 @@ static rg_status decode_all(rg_reader *r, const char *s, size_t n, size_t *pos, 
 
 static void test_status_names(void **state) {
     (void)state;
-    for (unsigned s = 0; s < RG_STATUS_COUNT; s++)
+    for (unsigned s = 0; s < RG_STATUS_COUNT; s++) {
         assert_string_equal(rg_status_name((rg_status)s), dl_status_name(s));
+        assert_true(strlen(rg_status_meaning((rg_status)s)) > 0);
+        /* the sticky errors are the last ones, and only they */
+        assert_int_equal(rg_status_fatal((rg_status)s), s >= RG_ERR_PROTOCOL);
+    }
     assert_non_null(rg_status_name(RG_STATUS_COUNT));
+    assert_non_null(rg_status_meaning(RG_STATUS_COUNT));
     assert_non_null(rg_status_name((rg_status)200));
 }
 
@@ -91,7 +96,8 @@ static void test_empty_input(void **state) {
     rg_reader r;
     rg_reader_init(&r, NULL);
     assert_true(rg_reader_idle(&r));
-    assert_null(rg_reader_error(&r, NULL));
+    assert_int_equal(rg_reader_error(&r).status, RG_OK);
+    assert_null(rg_reader_error(&r).msg.ptr);
     assert_int_equal(rg_reader_offset(&r), 0);
     assert_int_equal(rg_reader_values(&r), 0);
     size_t pos = 0;
@@ -235,10 +241,11 @@ static void test_feed_error(void **state) {
     assert_int_equal(rg_feed(&r, s, sizeof s - 1, &pos, pause_cb, &c), RG_ERR_PROTOCOL);
     assert_int_equal(c.events, 2);
     assert_int_equal(pos, 8); /* the start of the bad token */
-    uint64_t off;
-    assert_non_null(rg_reader_error(&r, &off));
-    assert_int_equal(off, 10);
-    assert_non_null(rg_reader_error(&r, NULL));
+    const rg_error e = rg_reader_error(&r);
+    assert_int_equal(e.status, RG_ERR_PROTOCOL);
+    assert_non_null(e.msg.ptr);
+    assert_int_equal(e.msg.len, strlen(e.msg.ptr));
+    assert_int_equal(e.offset, 10);
     /* sticky for both APIs, whatever the input */
     assert_int_equal(rg_feed(&r, "+OK\r\n", 5, &(size_t){0}, pause_cb, &c), RG_ERR_PROTOCOL);
     rg_event ev;
@@ -247,7 +254,7 @@ static void test_feed_error(void **state) {
     assert_int_equal(c.events, 2);
     /* init starts over */
     rg_reader_init(&r, NULL);
-    assert_null(rg_reader_error(&r, NULL));
+    assert_int_equal(rg_reader_error(&r).status, RG_OK);
     pos = 0;
     assert_int_equal(rg_next(&r, "+OK\r\n", 5, &pos, &ev), RG_OK);
     assert_int_equal(ev.kind, RG_EV_SIMPLE);
@@ -311,9 +318,8 @@ static void test_init_depth_clamp(void **state) {
             rg_status st = decode_all(&r, s, sizeof s, &pos, evs, 2 * RG_MAX_DEPTH + 4, &nev);
             if (over) {
                 assert_int_equal(st, RG_ERR_DEPTH);
-                uint64_t off;
-                rg_reader_error(&r, &off);
-                assert_int_equal(off, RG_MAX_DEPTH * 4);
+                assert_int_equal(rg_reader_error(&r).status, RG_ERR_DEPTH);
+                assert_int_equal(rg_reader_error(&r).offset, RG_MAX_DEPTH * 4);
             } else {
                 assert_int_equal(st, RG_NEED_MORE);
                 assert_int_equal(rg_reader_values(&r), 1);

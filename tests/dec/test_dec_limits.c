@@ -28,7 +28,12 @@ static outcome decode(const rg_limits *lim, const char *s, size_t n) {
     dl_decoder_active = 1;
     while ((o.st = rg_next(&r, s, n, &pos, &ev)) == RG_OK) o.events++, o.last = ev;
     dl_decoder_active = 0;
-    if (o.st >= RG_ERR_PROTOCOL) assert_non_null(rg_reader_error(&r, &o.err_off));
+    if (o.st >= RG_ERR_PROTOCOL) {
+        const rg_error e = rg_reader_error(&r);
+        assert_int_equal(e.status, o.st);
+        assert_non_null(e.msg.ptr);
+        o.err_off = e.offset;
+    }
     return o;
 }
 

@@ -141,7 +141,7 @@ static void test_json_derived_key_specs(void **state) {
     char buf[BUF_SIZE];
     rg_view argv[MAX_WORDS];
     size_t positions[8];
-    rg_keys_status st;
+    rg_error st;
     const rg_view keys[] = {RG_LIT("a"), RG_LIT("b"), RG_LIT("c")};
     size_t n = json_mget_encode(buf, sizeof buf, keys, 3, P);
     assert_int_equal(json_keys_of_request(buf, n, argv, MAX_WORDS, positions, 8, &st), 3);

@@ -34,9 +34,9 @@ static void expect_keys(const char *req, size_t n, size_t count, const size_t *p
                         const char *const *want) {
     rg_view argv[ARGV_CAP];
     size_t got[ARGV_CAP];
-    rg_keys_status st;
+    rg_error st;
     assert_int_equal(redis_keys_of_request(req, n, argv, ARGV_CAP, got, ARGV_CAP, &st), count);
-    assert_int_equal(st, RG_KEYS_OK);
+    assert_int_equal(st.status, RG_OK);
     for (size_t i = 0; i < count; i++) {
         assert_int_equal(got[i], pos[i]);
         assert_int_equal(argv[got[i]].len, strlen(want[i]));

@@ -120,16 +120,16 @@ static int no_keys_answer(const char *got, size_t argc) {
 }
 
 /* Asks COMMAND GETKEYS <the call> on conn: 1 when the answer matches the keys the generated
- * tables find, 0 when it does not (printed), -1 when the tables cannot tell (RG_KEYS_INCOMPLETE
- * or RG_KEYS_INVALID). */
+ * tables find, 0 when it does not (printed), -1 when the tables cannot tell (RG_INCOMPLETE
+ * or RG_INVALID). */
 static int keys_agree(test_conn *conn, const redis_sample_call *c, const char *req, size_t len) {
     rg_view argv[MAX_ARGS + 2];
     size_t pos[MAX_ARGS];
-    rg_keys_status st;
+    rg_error st;
     const size_t n = redis_keys_of_request(req, len, argv + 2, MAX_ARGS, pos, MAX_ARGS, &st);
-    if (st != RG_KEYS_OK) {
+    if (st.status != RG_OK) {
         printf("keys not compared %s (%s): the tables say %s\n", c->command, c->form,
-               st == RG_KEYS_INCOMPLETE ? "incomplete" : "invalid");
+               st.status == RG_INCOMPLETE ? "incomplete" : "invalid");
         return -1;
     }
     const size_t argc = rg_request_argv(req, len, NULL, 0);

@@ -96,18 +96,21 @@ static void check_keys(const rg_keyspec *specs, size_t nspecs, size_t argc, cons
     static const size_t unset = 12345;
     size_t got[MAX_KEYS], want[MAX_KEYS], all[MAX_KEYS];
     for (size_t i = 0; i < MAX_KEYS; i++) got[i] = want[i] = unset;
-    rg_keys_status gst, wst, ast;
-    const size_t gn = rg_keys_find(specs, nspecs, argc, argv, got, cap, &gst);
+    rg_status wst;
+    rg_error ge, ae;
+    const size_t gn = rg_keys_find(specs, nspecs, argc, argv, got, cap, &ge);
+    const rg_status gst = ge.status;
     const size_t wn = ref_keys_find(specs, nspecs, argc, argv, want, cap, &wst);
     if (gn != wn || gst != wst || memcmp(got, want, sizeof got)) fail("differs from the model");
     /* No spec names more keys than there are arguments. */
     if (gn > nspecs * argc) fail("too many keys");
-    const size_t an = rg_keys_find(specs, nspecs, argc, argv, all, MAX_KEYS, &ast);
-    if (an != gn || ast != gst) fail("answer depends on cap");
+    const size_t an = rg_keys_find(specs, nspecs, argc, argv, all, MAX_KEYS, &ae);
+    if (an != gn || ae.status != gst || ae.offset != ge.offset) fail("answer depends on cap");
+    if ((gst == RG_OK) != (ge.msg.len == 0)) fail("a message without an error, or none with one");
     for (size_t i = 0; i < an; i++)
         if (all[i] >= argc) fail("position outside argv");
     const int slot = rg_keys_slot(specs, nspecs, argc, argv);
-    const int want_slot = gst != RG_KEYS_OK ? RG_SLOT_UNKNOWN : slot_of(all, an, argv);
+    const int want_slot = gst != RG_OK ? RG_SLOT_UNKNOWN : slot_of(all, an, argv);
     if (slot != want_slot) fail("rg_keys_slot disagrees with the positions");
 }
 

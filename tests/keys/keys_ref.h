@@ -50,15 +50,15 @@ static bool ref_string2ll(rg_view v, long long *out) {
     return true;
 }
 
-static void ref_worse(rg_keys_status *st, rg_keys_status s) {
+static void ref_worse(rg_status *st, rg_status s) {
     if (s > *st) *st = s;
 }
 
 static size_t ref_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc_,
-                            const rg_view *argv, size_t *out, size_t cap, rg_keys_status *status) {
+                            const rg_view *argv, size_t *out, size_t cap, rg_status *status) {
     const long long argc = (long long)argc_;
     size_t k = 0;
-    *status = RG_KEYS_OK;
+    *status = RG_OK;
     for (size_t j = 0; j < nspecs; j++) {
         const rg_keyspec *spec = &specs[j];
         long long first = 0, last, step, i;
@@ -109,10 +109,10 @@ static size_t ref_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc_
         if (spec->flags & RG_KEY_INCOMPLETE) goto incomplete;
         continue;
     incomplete:
-        ref_worse(status, RG_KEYS_INCOMPLETE);
+        ref_worse(status, RG_INCOMPLETE);
         continue;
     invalid:
-        ref_worse(status, RG_KEYS_INVALID);
+        ref_worse(status, RG_INVALID);
     }
     return k;
 }

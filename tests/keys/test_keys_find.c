@@ -38,23 +38,20 @@ static const cmd_specs *specs_of(const char *name) {
     return NULL;
 }
 
-static const char *status_name(rg_keys_status s) {
-    static const char *const names[] = {"OK", "INCOMPLETE", "INVALID"};
-    return (unsigned)s < 3 ? names[s] : "?";
-}
-
 /* want: positions, -1 terminated. */
 static void expect_specs(const rg_keyspec *specs, size_t nspecs, const char *line,
-                         rg_keys_status want_st, const int *want) {
+                         rg_status want_st, const int *want) {
     rg_view argv[MAX_ARGS];
     const size_t argc = split(line, argv);
     size_t pos[MAX_ARGS];
-    rg_keys_status st;
-    const size_t n = rg_keys_find(specs, nspecs, argc, argv, pos, MAX_ARGS, &st);
+    rg_error e;
+    const size_t n = rg_keys_find(specs, nspecs, argc, argv, pos, MAX_ARGS, &e);
+    const rg_status st = e.status;
+    if ((st == RG_OK) != (e.msg.len == 0)) fail_msg("%s: a message without an error", line);
     size_t nwant = 0;
     while (want[nwant] >= 0) nwant++;
     if (st != want_st)
-        fail_msg("%s: status %s, want %s", line, status_name(st), status_name(want_st));
+        fail_msg("%s: status %s, want %s", line, rg_status_name(st), rg_status_name(want_st));
     if (n != nwant) fail_msg("%s: %zu keys, want %zu", line, n, nwant);
     for (size_t i = 0; i < n; i++)
         if (pos[i] != (size_t)want[i])
@@ -71,100 +68,100 @@ static void expect_specs(const rg_keyspec *specs, size_t nspecs, const char *lin
 
 static void single_and_range_keys(void **state) {
     (void)state;
-    EXPECT("GET", "GET k", RG_KEYS_OK, 1);
-    EXPECT("SET", "SET k v EX 10", RG_KEYS_OK, 1);
-    EXPECT("MSET", "MSET a 1 b 2 c 3", RG_KEYS_OK, 1, 3, 5);
-    EXPECT("MSET", "MSET a 1 b", RG_KEYS_OK, 1, 3); /* like Redis: the server rejects it */
-    EXPECT("DEL", "DEL a b c", RG_KEYS_OK, 1, 2, 3);
-    EXPECT("BLPOP", "BLPOP a b 0", RG_KEYS_OK, 1, 2);
-    EXPECT("LCS", "LCS a b IDX", RG_KEYS_OK, 1, 2);
-    EXPECT("BITOP", "BITOP AND d a b", RG_KEYS_OK, 2, 3, 4);
-    EXPECT("OBJECT ENCODING", "OBJECT ENCODING k", RG_KEYS_OK, 2);
-    EXPECT("XGROUP CREATE", "XGROUP CREATE k g $ MKSTREAM", RG_KEYS_OK, 2);
-    EXPECT("SMOVE", "SMOVE a b m", RG_KEYS_OK, 1, 2);
-    EXPECT("RENAME", "RENAME a b", RG_KEYS_OK, 1, 2);
-    EXPECT("COPY", "COPY a b DB 1 REPLACE", RG_KEYS_OK, 1, 2);
-    EXPECT("SPUBLISH", "SPUBLISH ch msg", RG_KEYS_OK, NONE); /* NOT_KEY */
+    EXPECT("GET", "GET k", RG_OK, 1);
+    EXPECT("SET", "SET k v EX 10", RG_OK, 1);
+    EXPECT("MSET", "MSET a 1 b 2 c 3", RG_OK, 1, 3, 5);
+    EXPECT("MSET", "MSET a 1 b", RG_OK, 1, 3); /* like Redis: the server rejects it */
+    EXPECT("DEL", "DEL a b c", RG_OK, 1, 2, 3);
+    EXPECT("BLPOP", "BLPOP a b 0", RG_OK, 1, 2);
+    EXPECT("LCS", "LCS a b IDX", RG_OK, 1, 2);
+    EXPECT("BITOP", "BITOP AND d a b", RG_OK, 2, 3, 4);
+    EXPECT("OBJECT ENCODING", "OBJECT ENCODING k", RG_OK, 2);
+    EXPECT("XGROUP CREATE", "XGROUP CREATE k g $ MKSTREAM", RG_OK, 2);
+    EXPECT("SMOVE", "SMOVE a b m", RG_OK, 1, 2);
+    EXPECT("RENAME", "RENAME a b", RG_OK, 1, 2);
+    EXPECT("COPY", "COPY a b DB 1 REPLACE", RG_OK, 1, 2);
+    EXPECT("SPUBLISH", "SPUBLISH ch msg", RG_OK, NONE); /* NOT_KEY */
 }
 
 static void keynum_keys(void **state) {
     (void)state;
-    EXPECT("EVAL", "EVAL s 2 a b x y", RG_KEYS_OK, 3, 4);
-    EXPECT("EVAL", "EVAL s 0", RG_KEYS_OK, NONE);
-    EXPECT("EVAL", "EVAL s 0 x", RG_KEYS_OK, NONE);
-    EXPECT("ZUNIONSTORE", "ZUNIONSTORE d 2 a b WEIGHTS 1 2", RG_KEYS_OK, 1, 3, 4);
-    EXPECT("LMPOP", "LMPOP 2 a b LEFT COUNT 2", RG_KEYS_OK, 2, 3);
-    EXPECT("BLMPOP", "BLMPOP 0 2 a b LEFT", RG_KEYS_OK, 3, 4);
-    EXPECT("SINTERCARD", "SINTERCARD 2 a b LIMIT 1", RG_KEYS_OK, 2, 3);
+    EXPECT("EVAL", "EVAL s 2 a b x y", RG_OK, 3, 4);
+    EXPECT("EVAL", "EVAL s 0", RG_OK, NONE);
+    EXPECT("EVAL", "EVAL s 0 x", RG_OK, NONE);
+    EXPECT("ZUNIONSTORE", "ZUNIONSTORE d 2 a b WEIGHTS 1 2", RG_OK, 1, 3, 4);
+    EXPECT("LMPOP", "LMPOP 2 a b LEFT COUNT 2", RG_OK, 2, 3);
+    EXPECT("BLMPOP", "BLMPOP 0 2 a b LEFT", RG_OK, 3, 4);
+    EXPECT("SINTERCARD", "SINTERCARD 2 a b LIMIT 1", RG_OK, 2, 3);
 }
 
 static void keyword_keys(void **state) {
     (void)state;
-    EXPECT("XREAD", "XREAD COUNT 2 STREAMS a b 0 0", RG_KEYS_OK, 4, 5);
-    EXPECT("XREAD", "xread streams a 0", RG_KEYS_OK, 2);
-    EXPECT("XREAD", "XREAD STREAMS a b 0", RG_KEYS_OK, 2); /* odd: (argc - first) / 2 */
-    EXPECT("XREAD", "XREAD BLOCK 0", RG_KEYS_OK, NONE);    /* no keyword: no keys */
+    EXPECT("XREAD", "XREAD COUNT 2 STREAMS a b 0 0", RG_OK, 4, 5);
+    EXPECT("XREAD", "xread streams a 0", RG_OK, 2);
+    EXPECT("XREAD", "XREAD STREAMS a b 0", RG_OK, 2); /* odd: (argc - first) / 2 */
+    EXPECT("XREAD", "XREAD BLOCK 0", RG_OK, NONE);    /* no keyword: no keys */
     /* Like Redis, the search never looks at the last argument. */
-    EXPECT("XREAD", "XREAD COUNT 1 STREAMS", RG_KEYS_OK, NONE);
-    EXPECT("XREADGROUP", "XREADGROUP GROUP g c STREAMS a b > >", RG_KEYS_OK, 5, 6);
+    EXPECT("XREAD", "XREAD COUNT 1 STREAMS", RG_OK, NONE);
+    EXPECT("XREADGROUP", "XREADGROUP GROUP g c STREAMS a b > >", RG_OK, 5, 6);
     /* The search starts at startfrom: a STREAMS before it is not the keyword. */
-    EXPECT("XREADGROUP", "XREADGROUP GROUP STREAMS c STREAMS a >", RG_KEYS_OK, 5);
-    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km STORE d", RG_KEYS_OK, 1, 7);
-    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km store d", RG_KEYS_OK, 1, 7);
-    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km STORE d STOREDIST e", RG_KEYS_OK, 1, 7, 9);
-    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km WITHDIST", RG_KEYS_OK, 1);
-    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km STORE", RG_KEYS_OK, 1);
-    EXPECT("MIGRATE", "MIGRATE h p k 0 100", RG_KEYS_OK, 3);
-    EXPECT("MIGRATE", "MIGRATE h p k 0 100 COPY REPLACE", RG_KEYS_OK, 3);
+    EXPECT("XREADGROUP", "XREADGROUP GROUP STREAMS c STREAMS a >", RG_OK, 5);
+    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km STORE d", RG_OK, 1, 7);
+    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km store d", RG_OK, 1, 7);
+    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km STORE d STOREDIST e", RG_OK, 1, 7, 9);
+    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km WITHDIST", RG_OK, 1);
+    EXPECT("GEORADIUS", "GEORADIUS k 0 0 1 km STORE", RG_OK, 1);
+    EXPECT("MIGRATE", "MIGRATE h p k 0 100", RG_OK, 3);
+    EXPECT("MIGRATE", "MIGRATE h p k 0 100 COPY REPLACE", RG_OK, 3);
     /* Searching backwards from argc - 2, a password "KEYS" in the last place is no keyword. */
-    EXPECT("MIGRATE", "MIGRATE h p k 0 100 AUTH KEYS", RG_KEYS_OK, 3);
+    EXPECT("MIGRATE", "MIGRATE h p k 0 100 AUTH KEYS", RG_OK, 3);
 }
 
 static void incomplete_specs(void **state) {
     (void)state;
     /* MIGRATE's KEYS spec is INCOMPLETE: its keys are reported, and so is the doubt. */
-    EXPECT("MIGRATE", "MIGRATE h p x 0 100 KEYS a b", RG_KEYS_INCOMPLETE, 3, 7, 8);
-    EXPECT("SORT", "SORT k", RG_KEYS_INCOMPLETE, 1);
-    EXPECT("SORT", "SORT k BY w_* GET o_* STORE d", RG_KEYS_INCOMPLETE, 1);
+    EXPECT("MIGRATE", "MIGRATE h p x 0 100 KEYS a b", RG_INCOMPLETE, 3, 7, 8);
+    EXPECT("SORT", "SORT k", RG_INCOMPLETE, 1);
+    EXPECT("SORT", "SORT k BY w_* GET o_* STORE d", RG_INCOMPLETE, 1);
 }
 
 static void invalid_argv(void **state) {
     (void)state;
-    EXPECT("GET", "GET", RG_KEYS_INVALID, NONE);
-    EXPECT("MSET", "MSET", RG_KEYS_INVALID, NONE);
-    EXPECT("BLPOP", "BLPOP 0", RG_KEYS_INVALID, NONE);
-    EXPECT("LCS", "LCS a", RG_KEYS_INVALID, NONE);
-    EXPECT("BITOP", "BITOP AND d", RG_KEYS_INVALID, 2); /* the first spec still fits */
-    EXPECT("EVAL", "EVAL s", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s 3 a b", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s -1 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s abc a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s 01 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s +1 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s -0 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s 999999 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s 4294967297 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s 9223372036854775807 a", RG_KEYS_INVALID, NONE);
-    EXPECT("EVAL", "EVAL s 99999999999999999999999999 a", RG_KEYS_INVALID, NONE);
-    EXPECT("ZUNIONSTORE", "ZUNIONSTORE d 3 a b", RG_KEYS_INVALID, 1);
-    EXPECT("ZUNIONSTORE", "ZUNIONSTORE d", RG_KEYS_INVALID, 1);
-    EXPECT("ZUNIONSTORE", "ZUNIONSTORE", RG_KEYS_INVALID, NONE);
-    EXPECT("BLMPOP", "BLMPOP 0", RG_KEYS_INVALID, NONE);
-    EXPECT("XREAD", "XREAD STREAMS a", RG_KEYS_INVALID, NONE); /* no room for an ID */
-    EXPECT("OBJECT ENCODING", "OBJECT ENCODING", RG_KEYS_INVALID, NONE);
+    EXPECT("GET", "GET", RG_INVALID, NONE);
+    EXPECT("MSET", "MSET", RG_INVALID, NONE);
+    EXPECT("BLPOP", "BLPOP 0", RG_INVALID, NONE);
+    EXPECT("LCS", "LCS a", RG_INVALID, NONE);
+    EXPECT("BITOP", "BITOP AND d", RG_INVALID, 2); /* the first spec still fits */
+    EXPECT("EVAL", "EVAL s", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s 3 a b", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s -1 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s abc a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s 01 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s +1 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s -0 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s 999999 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s 4294967297 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s 9223372036854775807 a", RG_INVALID, NONE);
+    EXPECT("EVAL", "EVAL s 99999999999999999999999999 a", RG_INVALID, NONE);
+    EXPECT("ZUNIONSTORE", "ZUNIONSTORE d 3 a b", RG_INVALID, 1);
+    EXPECT("ZUNIONSTORE", "ZUNIONSTORE d", RG_INVALID, 1);
+    EXPECT("ZUNIONSTORE", "ZUNIONSTORE", RG_INVALID, NONE);
+    EXPECT("BLMPOP", "BLMPOP 0", RG_INVALID, NONE);
+    EXPECT("XREAD", "XREAD STREAMS a", RG_INVALID, NONE); /* no room for an ID */
+    EXPECT("OBJECT ENCODING", "OBJECT ENCODING", RG_INVALID, NONE);
 }
 
 static void empty_argv(void **state) {
     (void)state;
     for (size_t i = 0; i < N_CMD_SPECS; i++) {
-        rg_keys_status st;
+        rg_error st;
         assert_int_equal(
             rg_keys_find(all_cmd_specs[i].specs, all_cmd_specs[i].n, 0, NULL, NULL, 0, &st), 0);
         assert_int_equal(rg_keys_slot(all_cmd_specs[i].specs, all_cmd_specs[i].n, 0, NULL) < 0, 1);
     }
-    rg_keys_status st = RG_KEYS_INVALID;
+    rg_error st = {RG_INVALID, {NULL, 0}, 0};
     assert_int_equal(rg_keys_find(NULL, 0, 0, NULL, NULL, 0, &st), 0);
-    assert_int_equal(st, RG_KEYS_OK);
+    assert_int_equal(st.status, RG_OK);
 }
 
 /* Specs a generator should never emit still give an answer and never loop or read outside. */
@@ -221,23 +218,23 @@ static void malformed_specs(void **state) {
     };
     static const struct {
         const rg_keyspec *s;
-        rg_keys_status st;
+        rg_status st;
     } rows[] = {
-        {step0, RG_KEYS_INVALID},      {stepneg, RG_KEYS_INVALID},   {index0, RG_KEYS_INVALID},
-        {indexneg, RG_KEYS_INVALID},   {nokeyword, RG_KEYS_INVALID}, {crossed, RG_KEYS_INCOMPLETE},
-        {badkind, RG_KEYS_INCOMPLETE}, {zeroed, RG_KEYS_INCOMPLETE},
+        {step0, RG_INVALID},      {stepneg, RG_INVALID},   {index0, RG_INVALID},
+        {indexneg, RG_INVALID},   {nokeyword, RG_INVALID}, {crossed, RG_INCOMPLETE},
+        {badkind, RG_INCOMPLETE}, {zeroed, RG_INCOMPLETE},
     };
     rg_view argv[MAX_ARGS];
     const size_t argc = split("CMD a b c", argv);
     size_t pos[MAX_ARGS];
-    rg_keys_status st;
+    rg_error st;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         assert_int_equal(rg_keys_find(rows[i].s, 1, argc, argv, pos, MAX_ARGS, &st), 0);
-        assert_int_equal(st, rows[i].st);
+        assert_int_equal(st.status, rows[i].st);
     }
     for (size_t i = 0; i < KS_COUNT(extreme); i++) {
         assert_int_equal(rg_keys_find(&extreme[i], 1, argc, argv, pos, MAX_ARGS, &st), 0);
-        assert_int_equal(st, RG_KEYS_INVALID);
+        assert_int_equal(st.status, RG_INVALID);
     }
 }
 
@@ -247,12 +244,12 @@ static void huge_argc(void **state) {
     const rg_view argv[] = {RG_LIT("GET"), RG_LIT("k"), RG_LIT("x")};
     const size_t huge = (size_t)INT32_MAX + 1;
     size_t pos[2];
-    rg_keys_status st;
+    rg_error st;
     assert_int_equal(rg_keys_find(ks_del, KS_COUNT(ks_del), huge, argv, pos, 2, &st), 0);
-    assert_int_equal(st, RG_KEYS_INVALID);
+    assert_int_equal(st.status, RG_INVALID);
     assert_int_equal(rg_keys_slot(ks_del, KS_COUNT(ks_del), huge, argv), RG_SLOT_UNKNOWN);
     assert_int_equal(rg_keys_find(ks_del, KS_COUNT(ks_del), SIZE_MAX, argv, pos, 2, &st), 0);
-    assert_int_equal(st, RG_KEYS_INVALID);
+    assert_int_equal(st.status, RG_INVALID);
 }
 
 /* INVALID wins over INCOMPLETE whatever the order; NOT_KEY specs count for nothing. */
@@ -276,13 +273,20 @@ static void status_precedence(void **state) {
     rg_view argv[MAX_ARGS];
     const size_t argc = split("CMD a b", argv);
     size_t pos[4];
-    rg_keys_status st;
+    rg_error st;
     assert_int_equal(rg_keys_find(a, 3, argc, argv, pos, 4, &st), 1);
-    assert_int_equal(st, RG_KEYS_INVALID);
+    assert_int_equal(st.status, RG_INVALID);
+    assert_int_equal(st.offset, 1); /* the first spec that gave the worst status */
     assert_int_equal(rg_keys_find(b, 3, argc, argv, pos, 4, &st), 1);
-    assert_int_equal(st, RG_KEYS_INVALID);
+    assert_int_equal(st.status, RG_INVALID);
+    assert_int_equal(st.offset, 0);
+    assert_true(st.msg.len > 0);
+    assert_int_equal(rg_keys_find(b + 1, 2, argc, argv, pos, 4, &st), 1);
+    assert_int_equal(st.status, RG_INCOMPLETE);
+    assert_int_equal(st.offset, 0);
     assert_int_equal(rg_keys_find(c, 3, argc, argv, pos, 4, &st), 1);
-    assert_int_equal(st, RG_KEYS_OK);
+    assert_int_equal(st.status, RG_OK);
+    assert_int_equal(st.msg.len, 0);
     assert_int_equal(pos[0], 1);
 }
 
@@ -290,9 +294,9 @@ static void size_query(void **state) {
     (void)state;
     rg_view argv[MAX_ARGS];
     const size_t argc = split("MSET a 1 b 2 c 3 d 4", argv);
-    rg_keys_status st;
+    rg_error st;
     assert_int_equal(rg_keys_find(ks_mset, 1, argc, argv, NULL, 0, &st), 4);
-    assert_int_equal(st, RG_KEYS_OK);
+    assert_int_equal(st.status, RG_OK);
     size_t pos[6] = {99, 99, 99, 99, 99, 99};
     assert_int_equal(rg_keys_find(ks_mset, 1, argc, argv, pos, 2, &st), 4);
     assert_int_equal(pos[0], 1);
@@ -312,7 +316,7 @@ static void keyword_matching(void **state) {
         size_t n;
     } not_words[] = {{"STREAMS\0", 8}, {"STREAM", 6},   {"STREAMSX", 8},
                      {"\0TREAMS", 7},  {"STREAMS ", 8}, {"streams\xff", 8}};
-    rg_keys_status st;
+    rg_error st;
     size_t pos[4];
     for (size_t i = 0; i < 3; i++) {
         const rg_view argv[] = {RG_LIT("XREAD"), {words[i], 7}, RG_LIT("k"), RG_LIT("0")};
@@ -323,7 +327,7 @@ static void keyword_matching(void **state) {
         const rg_view argv[] = {
             RG_LIT("XREAD"), {not_words[i].p, not_words[i].n}, RG_LIT("k"), RG_LIT("0")};
         assert_int_equal(rg_keys_find(ks_xread, 1, 4, argv, pos, 4, &st), 0);
-        assert_int_equal(st, RG_KEYS_OK);
+        assert_int_equal(st.status, RG_OK);
     }
 }
 
@@ -401,8 +405,8 @@ static rg_keyspec random_spec(rng *r) {
     };
 }
 
-static int slot_from(const size_t *pos, size_t n, const rg_view *argv, rg_keys_status st) {
-    if (st != RG_KEYS_OK) return RG_SLOT_UNKNOWN;
+static int slot_from(const size_t *pos, size_t n, const rg_view *argv, rg_status st) {
+    if (st != RG_OK) return RG_SLOT_UNKNOWN;
     int slot = RG_SLOT_NONE;
     for (size_t i = 0; i < n; i++) {
         const int s = rg_key_slot(argv[pos[i]].ptr, argv[pos[i]].len);
@@ -415,7 +419,7 @@ static void matches_model(void **state) {
     (void)state;
     rng r = {0x2545F4914F6CDD1Du};
     enum { ROUNDS = 300000, MAXPOS = 64 };
-    size_t hits[3] = {0};
+    size_t hits[RG_STATUS_COUNT] = {0};
     for (size_t round = 0; round < ROUNDS; round++) {
         rg_keyspec specs[3];
         const size_t nspecs = (size_t)pick(&r, 0, 3);
@@ -429,20 +433,23 @@ static void matches_model(void **state) {
         const size_t cap = (size_t)pick(&r, 0, 8);
         size_t got[MAXPOS], want[MAXPOS];
         for (size_t i = 0; i < MAXPOS; i++) got[i] = want[i] = 777;
-        rg_keys_status gst, wst;
-        const size_t gn = rg_keys_find(specs, nspecs, argc, argv, got, cap, &gst);
+        rg_status wst;
+        rg_error ge;
+        const size_t gn = rg_keys_find(specs, nspecs, argc, argv, got, cap, &ge);
+        const rg_status gst = ge.status;
         const size_t wn = ref_keys_find(specs, nspecs, argc, argv, want, cap, &wst);
         if (gn != wn || gst != wst || memcmp(got, want, sizeof got) != 0)
-            fail_msg("round %zu: %zu keys %s, model %zu keys %s", round, gn, status_name(gst), wn,
-                     status_name(wst));
+            fail_msg("round %zu: %zu keys %s, model %zu keys %s", round, gn, rg_status_name(gst),
+                     wn, rg_status_name(wst));
         size_t all[MAXPOS];
-        assert_int_equal(rg_keys_find(specs, nspecs, argc, argv, all, MAXPOS, &gst), gn);
+        assert_int_equal(rg_keys_find(specs, nspecs, argc, argv, all, MAXPOS, &ge), gn);
         for (size_t i = 0; i < gn; i++) assert_true(all[i] < argc);
         assert_int_equal(rg_keys_slot(specs, nspecs, argc, argv), slot_from(all, gn, argv, gst));
         hits[gst]++;
     }
     /* The generator reaches every status often. */
-    for (size_t i = 0; i < 3; i++) assert_true(hits[i] > ROUNDS / 20);
+    static const rg_status statuses[] = {RG_OK, RG_INCOMPLETE, RG_INVALID};
+    for (size_t i = 0; i < 3; i++) assert_true(hits[statuses[i]] > ROUNDS / 20);
 }
 
 /* ---- rg_request_argv ------------------------------------------------------------------------ */
@@ -559,7 +566,7 @@ static void slot_of_encoded_call(void **state) {
     assert_int_equal(argc, 5);
     assert_int_equal(rg_keys_slot(ks_mset, KS_COUNT(ks_mset), argc, argv), 3443);
     size_t pos[4];
-    rg_keys_status st;
+    rg_error st;
     assert_int_equal(rg_keys_find(ks_mset, KS_COUNT(ks_mset), argc, argv, pos, 4, &st), 2);
     assert_memory_equal(argv[pos[1]].ptr, "{user1000}.followers", 20);
 }

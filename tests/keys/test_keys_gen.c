@@ -25,12 +25,12 @@ enum { ARGV_CAP = 32, POS_CAP = 16 };
 typedef struct found {
     size_t n;
     size_t pos[POS_CAP];
-    rg_keys_status st;
+    rg_error e;
     rg_view argv[ARGV_CAP];
 } found;
 
-static void expect_positions(const found *f, rg_keys_status st, size_t n, const size_t *want) {
-    assert_int_equal(f->st, st);
+static void expect_positions(const found *f, rg_status st, size_t n, const size_t *want) {
+    assert_int_equal(f->e.status, st);
     assert_int_equal(f->n, n);
     for (size_t i = 0; i < n; i++) assert_int_equal(f->pos[i], want[i]);
 }
@@ -43,8 +43,8 @@ static void example_mset(void **state) {
     const size_t len = example_mset_encode(req, sizeof req, same, 3);
     assert_true(len > 0);
     found f;
-    f.n = example_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 3, (const size_t[]){1, 3, 5});
+    f.n = example_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 3, (const size_t[]){1, 3, 5});
     assert_memory_equal(f.argv[f.pos[2]].ptr, "{user1000}.c", 12);
     assert_int_equal(example_slot_of_request(req, len, f.argv, ARGV_CAP), 3443);
     assert_int_equal(rg_key_slot("user1000", 8), 3443);
@@ -53,9 +53,9 @@ static void example_mset(void **state) {
     const size_t len2 = example_mset_encode(req, sizeof req, spread, 2);
     assert_int_equal(example_slot_of_request(req, len2, f.argv, ARGV_CAP), RG_SLOT_CROSS);
     /* A size query: no room for positions, the count all the same. */
-    f.n = example_keys_of_request(req, len2, f.argv, ARGV_CAP, NULL, 0, &f.st);
+    f.n = example_keys_of_request(req, len2, f.argv, ARGV_CAP, NULL, 0, &f.e);
     assert_int_equal(f.n, 2);
-    assert_int_equal(f.st, RG_KEYS_OK);
+    assert_int_equal(f.e.status, RG_OK);
 }
 
 static void example_others(void **state) {
@@ -69,8 +69,8 @@ static void example_others(void **state) {
     /* SORT has unknown specs (BY, GET, STORE): the key found is reported, the slot is not. */
     found f;
     len = example_sort_encode(req, sizeof req, V("list"), NULL);
-    f.n = example_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_INCOMPLETE, 1, (const size_t[]){1});
+    f.n = example_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_INCOMPLETE, 1, (const size_t[]){1});
     assert_int_equal(example_slot_of_request(req, len, argv, ARGV_CAP), RG_SLOT_UNKNOWN);
     /* DEL k1 k2 k3 in one slot; a subcommand without key specs: no keys. */
     const rg_view keys[] = {V("a{t}"), V("b{t}"), V("{t}c")};
@@ -79,37 +79,36 @@ static void example_others(void **state) {
     const example_client_kill_filter kill = {.kind = EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT,
                                              .old_format = V("1.2.3.4:5")};
     len = example_client_kill_encode(req, sizeof req, kill);
-    f.n = example_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 0, NULL);
+    f.n = example_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 0, NULL);
 }
 
 static void bad_requests(void **state) {
     (void)state;
     found f;
     /* Not one encoded call. */
-    f.n = example_keys_of_request("GET foo\r\n", 9, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_INVALID, 0, NULL);
+    f.n = example_keys_of_request("GET foo\r\n", 9, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_INVALID, 0, NULL);
     assert_int_equal(example_slot_of_request("*1\r\n", 4, f.argv, ARGV_CAP), RG_SLOT_UNKNOWN);
     /* A command the spec does not have: ask the server. */
     const char *unknown = "*2\r\n$4\r\nNOPE\r\n$1\r\nk\r\n";
-    f.n =
-        example_keys_of_request(unknown, strlen(unknown), f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_INCOMPLETE, 0, NULL);
+    f.n = example_keys_of_request(unknown, strlen(unknown), f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_INCOMPLETE, 0, NULL);
     assert_int_equal(example_slot_of_request(unknown, strlen(unknown), f.argv, ARGV_CAP),
                      RG_SLOT_UNKNOWN);
     /* Too little room for the arguments. */
     char req[256];
     const example_mset_data kv[] = {{V("a"), V("1")}, {V("b"), V("2")}};
     const size_t len = example_mset_encode(req, sizeof req, kv, 2);
-    f.n = example_keys_of_request(req, len, f.argv, 4, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_INCOMPLETE, 0, NULL);
+    f.n = example_keys_of_request(req, len, f.argv, 4, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_INCOMPLETE, 0, NULL);
     assert_int_equal(rg_request_argv(req, len, NULL, 0), 5);
-    f.n = example_keys_of_request(req, len, f.argv, 5, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 2, (const size_t[]){1, 3});
+    f.n = example_keys_of_request(req, len, f.argv, 5, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 2, (const size_t[]){1, 3});
     /* The wrong arity for the specs: MSET with a key and no value. */
     const char *odd = "*2\r\n$4\r\nMSET\r\n$1\r\nk\r\n";
-    f.n = example_keys_of_request(odd, strlen(odd), f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    assert_int_equal(f.st, RG_KEYS_OK); /* lastkey -1, step 2: k alone is the one key */
+    f.n = example_keys_of_request(odd, strlen(odd), f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    assert_int_equal(f.e.status, RG_OK); /* lastkey -1, step 2: k alone is the one key */
     assert_int_equal(f.n, 1);
 }
 
@@ -224,8 +223,8 @@ static void redis_calls(void **state) {
                                   .arg = (const rg_view[]){V("x")},
                                   .arg_count = 1};
     size_t len = redis_eval_encode(req, sizeof req, V("return 1"), &eval);
-    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 2, (const size_t[]){3, 4});
+    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 2, (const size_t[]){3, 4});
     assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_key_slot("a", 1));
     /* XREAD COUNT 1 STREAMS s1 s2 0 0: keys 4 and 5, the IDs are not keys. */
     const redis_xread_opts count = {.has_count = true, .count = 1};
@@ -234,25 +233,25 @@ static void redis_calls(void **state) {
                                          .id = (const rg_view[]){V("0"), V("0")},
                                          .id_count = 2};
     len = redis_xread_encode(req, sizeof req, streams, &count);
-    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 2, (const size_t[]){4, 5});
+    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 2, (const size_t[]){4, 5});
     assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), RG_SLOT_CROSS);
     /* OBJECT ENCODING key: a subcommand, its key at 2. */
     len = redis_object_encoding_encode(req, sizeof req, V("obj"));
-    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 1, (const size_t[]){2});
+    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 1, (const size_t[]){2});
     /* MIGRATE host port "" db timeout KEYS k1 k2: the "" placeholder is no key; the KEYS spec is
      * incomplete. */
     const redis_migrate_key_selector none = {.kind = REDIS_MIGRATE_KEY_SELECTOR_EMPTY_STRING};
     const redis_migrate_opts keys = {.keys = (const rg_view[]){V("k1"), V("k2")}, .keys_count = 2};
     len = redis_migrate_encode(req, sizeof req, V("h"), 1, none, 0, 5, &keys);
-    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_INCOMPLETE, 2, (const size_t[]){7, 8});
+    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_INCOMPLETE, 2, (const size_t[]){7, 8});
     /* MSET with three pairs in one slot, through the redis tables too. */
     const redis_mset_data kv[] = {{V("{u}a"), V("1")}, {V("{u}b"), V("2")}, {V("{u}c"), V("3")}};
     len = redis_mset_encode(req, sizeof req, kv, 3);
-    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.st);
-    expect_positions(&f, RG_KEYS_OK, 3, (const size_t[]){1, 3, 5});
+    f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
+    expect_positions(&f, RG_OK, 3, (const size_t[]){1, 3, 5});
     assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_key_slot("u", 1));
 }
 

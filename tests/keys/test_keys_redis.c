@@ -5,13 +5,13 @@
  * alphabets (any byte, brace-heavy, printable, tag-shaped), pipelined 500 per write.
  * Keys: for the hand-written tables of cmd_specs.h, listed calls and random calls are sent as
  * COMMAND GETKEYS and compared by these rules (the server reports key names, not positions):
- *   RG_KEYS_OK with keys:    the server names exactly the same keys, in the same order;
- *   RG_KEYS_OK without keys: the server finds none either (empty array or an error);
- *   RG_KEYS_INVALID:         not compared: once the specs fail, the server falls back to the
+ *   RG_OK with keys:    the server names exactly the same keys, in the same order;
+ *   RG_OK without keys: the server finds none either (empty array or an error);
+ *   RG_INVALID:         not compared: once the specs fail, the server falls back to the
  *                            command's own key function, which may be more lenient (EVAL s 01 a
  *                            names a: it reads the count with atoi) although the command itself
  *                            rejects the call; the test counts how often that happens;
- *   RG_KEYS_INCOMPLETE:      anything (the point of the status is to ask the server);
+ *   RG_INCOMPLETE:      anything (the point of the status is to ask the server);
  *   an arity error:          not compared (COMMAND GETKEYS checks arity before keys).
  * The two documented differences (a key count of 0, a key count Redis truncates to int) are
  * checked to behave exactly as documented. */
@@ -251,25 +251,25 @@ typedef struct tally {
 static void compare_call(fixture *f, const cmd_specs *c, size_t argc, const rg_view *argv,
                          const char *line, tally *t) {
     size_t pos[MAX_ARGS * 3];
-    rg_keys_status st;
+    rg_error st;
     const size_t n = rg_keys_find(c->specs, c->n, argc, argv, pos, MAX_ARGS * 3, &st);
     char got[REPLY_CAP], ours[REPLY_CAP];
     getkeys(f, argc, argv, got, sizeof got);
     render_keys(pos, n, argv, ours, sizeof ours);
     if (strstr(got, "Invalid number of arguments")) {
         t->arity++;
-    } else if (st == RG_KEYS_INCOMPLETE) {
+    } else if (st.status == RG_INCOMPLETE) {
         t->incomplete++;
-    } else if (st == RG_KEYS_INVALID) {
+    } else if (st.status == RG_INVALID) {
         t->invalid++;
         t->invalid_server_keys += !server_found_none(got);
     } else if (has_zero_count(c, argc, argv)) {
         /* Redis' spec walk gives up on a count of 0 and the command's key function finds no
-         * keys; rg_keys_find reports the other specs' keys and RG_KEYS_OK. */
-        if (!server_found_none(got) || st != RG_KEYS_OK)
-            fail_msg("%s: count 0: server %s, ours %s status %d", line, got, ours, st);
+         * keys; rg_keys_find reports the other specs' keys and RG_OK. */
+        if (!server_found_none(got) || st.status != RG_OK)
+            fail_msg("%s: count 0: server %s, ours %s status %d", line, got, ours, st.status);
         t->zero_count++;
-    } else if (st == RG_KEYS_OK && n > 0) {
+    } else if (st.status == RG_OK && n > 0) {
         if (strcmp(got, ours) != 0) fail_msg("%s: server %s, rg_keys_find %s", line, got, ours);
         t->exact++;
     } else {
@@ -397,9 +397,9 @@ static void getkeys_truncated_count(void **state) {
     const size_t argc = split("EVAL s 4294967297 a", argv);
     char got[REPLY_CAP];
     getkeys(f, argc, argv, got, sizeof got);
-    rg_keys_status st;
+    rg_error st;
     assert_int_equal(rg_keys_find(ks_eval, KS_COUNT(ks_eval), argc, argv, NULL, 0, &st), 0);
-    assert_int_equal(st, RG_KEYS_INVALID);
+    assert_int_equal(st.status, RG_INVALID);
     print_message("COMMAND GETKEYS EVAL s 4294967297 a: server %s, rg_keys_find INVALID\n", got);
 }
 

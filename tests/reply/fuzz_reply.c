@@ -8,7 +8,7 @@
  *   - in pieces at cuts placed by the input's hash, each call given a fresh copy of the kept
  *     bytes (from rg_reply_start) with the old copy freed, so a stale view is a use after free:
  *     the same statuses, bytes and digests;
- *   - with small storage: RG_REPLY_SHORT puts the reply back, and a retry with exactly
+ *   - with small storage: RG_SHORT puts the reply back, and a retry with exactly
  *     rg_reply_needed() bytes gives the reference;
  *   - in callback mode (whole and byte by byte): both give the same statuses and elements.
  * Every OK result is checked: no list with a count has items NULL, every view lies inside the
@@ -125,7 +125,7 @@ static void walk(digest *d, const bounds *b, const rg_rnode *nodes, const rg_rno
 /* One run over the input: statuses, ends and digests of its replies. */
 typedef struct run {
     size_t n;
-    rg_reply_status st[MAX_REPLIES];
+    rg_status st[MAX_REPLIES];
     size_t end[MAX_REPLIES];
     digest *d; /* one per reply */
 } run;
@@ -184,7 +184,7 @@ static void run_cfg(const cfg *g, run *out, char *store) {
         digest *d = &out->d[out->n];
         d->n = 0;
         cb.d = d;
-        rg_reply_status st;
+        rg_status st;
         for (;;) {
             const char *buf = g->in;
             size_t base = 0;
@@ -204,13 +204,13 @@ static void run_cfg(const cfg *g, run *out, char *store) {
             st = skipping_push ? rg_reply_skip(&rr, buf, have - base, &pos)
                                : rg_reply_decode(&rr, g->t, buf, have - base, &pos, result);
             consumed = base + pos;
-            if (st == RG_REPLY_OK && !skipping_push && !g->callback) {
+            if (st == RG_OK && !skipping_push && !g->callback) {
                 walk(d, &cb.b, g->t->nodes, &g->t->nodes[0], result, 0);
             }
-            if (st != RG_REPLY_NEED_MORE || have == g->n) break;
+            if (st != RG_NEED_MORE || have == g->n) break;
             have = next_cut < g->ncuts ? g->cuts[next_cut++] : g->n;
         }
-        if (st == RG_REPLY_SHORT && g->retry_short && rg_reply_needed(&rr) <= STORE &&
+        if (st == RG_SHORT && g->retry_short && rg_reply_needed(&rr) <= STORE &&
             cap != rg_reply_needed(&rr)) {
             cap = rg_reply_needed(&rr);
             rg_reply_set_storage(&rr, store, cap);
@@ -218,13 +218,13 @@ static void run_cfg(const cfg *g, run *out, char *store) {
         }
         if (skipping_push) {
             skipping_push = false;
-            if (st == RG_REPLY_OK) continue;
+            if (st == RG_OK) continue;
         }
         out->st[out->n] = st;
         out->end[out->n] = consumed;
         out->n++;
-        if (st == RG_REPLY_PUSH) skipping_push = true;
-        if (st == RG_REPLY_NEED_MORE || st == RG_REPLY_PROTOCOL || st == RG_REPLY_SHORT) break;
+        if (st == RG_PUSH) skipping_push = true;
+        if (st == RG_NEED_MORE || rg_status_fatal(st) || st == RG_SHORT) break;
         if (consumed >= g->n) break;
         if (g->retry_short) rg_reply_set_storage(&rr, store, g->cap);
         cap = g->cap;
@@ -241,8 +241,7 @@ static void compare(const run *a, const run *b, const char *how, const char *nam
     for (size_t i = 0; i < a->n; i++) {
         if (a->st[i] != b->st[i] || a->end[i] != b->end[i]) {
             snprintf(what, sizeof what, "%s: reply %zu: %s at %zu, whole %s at %zu", how, i,
-                     rg_reply_status_name(b->st[i]), b->end[i], rg_reply_status_name(a->st[i]),
-                     a->end[i]);
+                     rg_status_name(b->st[i]), b->end[i], rg_status_name(a->st[i]), a->end[i]);
             fail(what, name);
         }
         if (a->d[i].n != b->d[i].n || memcmp(a->d[i].p, b->d[i].p, a->d[i].n) != 0) {

@@ -397,10 +397,10 @@ static bool match(matcher *m, uint16_t k, const char *mem, size_t gi) {
 }
 
 /* "" when the typed result (or server error) is the generic reading, else where they part. */
-static void compare(const rg_rtable *t, rg_reply_status st, const char *out, rg_view err,
-                    const char *buf, const gtree *g, char *why, size_t cap) {
+static void compare(const rg_rtable *t, rg_status st, const char *out, rg_view err, const char *buf,
+                    const gtree *g, char *why, size_t cap) {
     why[0] = '\0';
-    if (st == RG_REPLY_SERVER_ERROR) {
+    if (st == RG_SERVER_ERROR) {
         const leaf e = {.kind = L_ERR, .s = err};
         if (g->v[0].agg != 0 || !same_leaf(&e, &g->v[0].v))
             snprintf(why, cap, "the server error is not the generic reading's");
@@ -420,39 +420,39 @@ typedef struct work {
 } work;
 
 typedef struct outcome {
-    rg_reply_status st;
+    rg_status st;
     char why[320]; /* mismatch message or difference; "" when the reply is fine */
 } outcome;
 
 /* Decodes buf[0..len) with t, fed in pieces of at most step bytes (len: whole). */
-static rg_reply_status decode(work *w, const rg_rtable *t, const char *buf, size_t len, size_t step,
-                              char *out) {
+static rg_status decode(work *w, const rg_rtable *t, const char *buf, size_t len, size_t step,
+                        char *out) {
     rg_reply_reader_init(&w->rr, NULL);
     rg_reply_set_storage(&w->rr, w->store, STORE_CAP);
     size_t pos = 0, have = 0;
     memset(out, 0xa5, t->result_size); /* the engine zeroes it: garbage would show */
     for (;;) {
         have = have + step < len ? have + step : len;
-        const rg_reply_status st = rg_reply_decode(&w->rr, t, buf, have, &pos, out);
-        if (st != RG_REPLY_NEED_MORE) {
-            if (st != RG_REPLY_SHORT && pos != len) return RG_REPLY_PROTOCOL;
+        const rg_status st = rg_reply_decode(&w->rr, t, buf, have, &pos, out);
+        if (st != RG_NEED_MORE) {
+            if (st != RG_SHORT && pos != len) return RG_ERR_PROTOCOL;
             return st;
         }
-        if (have == len) return RG_REPLY_PROTOCOL;
+        if (have == len) return RG_ERR_PROTOCOL;
     }
 }
 
 static void check_reply(work *w, const rg_rtable *t, const char *buf, size_t len, outcome *o) {
     o->why[0] = '\0';
     o->st = decode(w, t, buf, len, len, w->out);
-    if (o->st == RG_REPLY_MISMATCH || o->st == RG_REPLY_PROTOCOL) {
-        const rg_view err = rg_reply_error(&w->rr);
-        snprintf(o->why, sizeof o->why, "%s: %.*s", rg_reply_status_name(o->st), (int)err.len,
+    if (o->st == RG_MISMATCH || rg_status_fatal(o->st)) {
+        const rg_view err = rg_reply_error(&w->rr).msg;
+        snprintf(o->why, sizeof o->why, "%s: %.*s", rg_status_name(o->st), (int)err.len,
                  err.ptr ? err.ptr : "");
         return;
     }
-    if (o->st != RG_REPLY_OK && o->st != RG_REPLY_SERVER_ERROR) {
-        snprintf(o->why, sizeof o->why, "%s", rg_reply_status_name(o->st));
+    if (o->st != RG_OK && o->st != RG_SERVER_ERROR) {
+        snprintf(o->why, sizeof o->why, "%s", rg_status_name(o->st));
         return;
     }
     const char *bad = generic_tree(buf, len, &w->generic);
@@ -460,17 +460,17 @@ static void check_reply(work *w, const rg_rtable *t, const char *buf, size_t len
         snprintf(o->why, sizeof o->why, "generic reading: %s", bad);
         return;
     }
-    compare(t, o->st, w->out, rg_reply_error(&w->rr), buf, &w->generic, o->why, sizeof o->why);
+    compare(t, o->st, w->out, rg_reply_error(&w->rr).msg, buf, &w->generic, o->why, sizeof o->why);
     if (o->why[0]) return;
     /* Fed in pieces: the same status and the same values. */
     const size_t step = len <= BYTEWISE_MAX ? 1 : len / 64 + 1;
-    const rg_reply_status st2 = decode(w, t, buf, len, step, w->out2);
+    const rg_status st2 = decode(w, t, buf, len, step, w->out2);
     if (st2 != o->st) {
         snprintf(o->why, sizeof o->why, "fed in pieces of %zu: %s, whole: %s", step,
-                 rg_reply_status_name(st2), rg_reply_status_name(o->st));
+                 rg_status_name(st2), rg_status_name(o->st));
         return;
     }
-    compare(t, st2, w->out2, rg_reply_error(&w->rr), buf, &w->generic, o->why, sizeof o->why);
+    compare(t, st2, w->out2, rg_reply_error(&w->rr).msg, buf, &w->generic, o->why, sizeof o->why);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -631,14 +631,14 @@ static int start_sentinel(test_redis *s, char *conf, int port) {
 static int seed_keys(test_conn *c, const char *group, const char *req, size_t len, char *raw) {
     rg_view argv[MAX_ARGS];
     size_t pos[MAX_ARGS];
-    rg_keys_status st;
+    rg_error st;
     const size_t n = redis_keys_of_request(req, len, argv, MAX_ARGS, pos, MAX_ARGS, &st);
     const group_seed *g = NULL;
     for (size_t i = 0; i < sizeof GROUP_SEEDS / sizeof GROUP_SEEDS[0]; i++) {
         if (strcmp(GROUP_SEEDS[i].group, group) == 0) g = &GROUP_SEEDS[i];
     }
     static const char *const STRING[] = {"SET", "{k}", "10"};
-    for (size_t k = 0; st == RG_KEYS_OK && k < n; k++) {
+    for (size_t k = 0; st.status == RG_OK && k < n; k++) {
         for (size_t j = 0; j < 4; j++) {
             const char *const *a = g ? g->argv[j] : (j == 0 ? STRING : NULL);
             if (!a || !a[0]) break;

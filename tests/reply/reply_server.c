@@ -100,37 +100,37 @@ static void fill(client *c) {
 }
 
 /* Receives one reply of table t into out; grows the storage when the reply needs more. */
-static rg_reply_status receive(client *c, const rg_rtable *t, void *out) {
+static rg_status receive(client *c, const rg_rtable *t, void *out) {
     for (;;) {
         if (c->pos == c->len) {
             c->base += c->len;
             c->pos = c->len = 0;
         }
-        const rg_reply_status st = rg_reply_decode(&c->rr, t, c->in, c->len, &c->pos, out);
-        if (st == RG_REPLY_SHORT) {
+        const rg_status st = rg_reply_decode(&c->rr, t, c->in, c->len, &c->pos, out);
+        if (st == RG_SHORT) {
             c->store_cap = rg_reply_needed(&c->rr);
             c->store = realloc(c->store, c->store_cap);
             assert_non_null(c->store);
             rg_reply_set_storage(&c->rr, c->store, c->store_cap);
             continue;
         }
-        if (st != RG_REPLY_NEED_MORE) return st;
+        if (st != RG_NEED_MORE) return st;
         compact(c);
         fill(c);
     }
 }
 
-static rg_reply_status call(client *c, const rg_rtable *t, size_t n, void *out) {
+static rg_status call(client *c, const rg_rtable *t, size_t n, void *out) {
     assert_true(n > 0);
     assert_int_equal(test_conn_send(&c->conn, req, n), 0);
     return receive(c, t, out);
 }
 
 static void call_ok(client *c, const rg_rtable *t, size_t n, void *out) {
-    const rg_reply_status st = call(c, t, n, out);
-    if (st != RG_REPLY_OK) {
-        const rg_view e = rg_reply_error(&c->rr);
-        fail_msg("%s: %s: %.*s", t->command, rg_reply_status_name(st), (int)e.len, e.ptr);
+    const rg_status st = call(c, t, n, out);
+    if (st != RG_OK) {
+        const rg_view e = rg_reply_error(&c->rr).msg;
+        fail_msg("%s: %s: %.*s", t->command, rg_status_name(st), (int)e.len, e.ptr);
     }
 }
 
@@ -625,26 +625,26 @@ static void server(client *c) {
 static void errors(client *c) {
     redis_get_result g;
     assert_int_equal(call(c, &redis_get_reply_table, redis_get_encode(req, sizeof req, V("h")), &g),
-                     RG_REPLY_SERVER_ERROR);
-    const rg_view e = rg_reply_error(&c->rr);
+                     RG_SERVER_ERROR);
+    const rg_view e = rg_reply_error(&c->rr).msg;
     assert_true(e.len > 9 && memcmp(e.ptr, "WRONGTYPE", 9) == 0);
     redis_incr_result incr;
     assert_int_equal(
         call(c, &redis_incr_reply_table, redis_incr_encode(req, sizeof req, V("s:a")), &incr),
-        RG_REPLY_SERVER_ERROR);
-    assert_true(rg_reply_error(&c->rr).len > 4 &&
-                memcmp(rg_reply_error(&c->rr).ptr, "ERR ", 4) == 0);
+        RG_SERVER_ERROR);
+    assert_true(rg_reply_error(&c->rr).msg.len > 4 &&
+                memcmp(rg_reply_error(&c->rr).msg.ptr, "ERR ", 4) == 0);
     /* An LRANGE request decoded with INCR's table: a mismatch naming the command. */
     assert_int_equal(call(c, &redis_incr_reply_table,
                           redis_lrange_encode(req, sizeof req, V("st"), 0, -1), &incr),
-                     RG_REPLY_SERVER_ERROR); /* st is a set: WRONGTYPE */
+                     RG_SERVER_ERROR); /* st is a set: WRONGTYPE */
     redis_sadd_result sa;
     const rg_view m[] = {V("e1"), V("e2")};
     DO(sadd, &sa, V("le"), m, 2);
     assert_int_equal(
         call(c, &redis_incr_reply_table, redis_smembers_encode(req, sizeof req, V("le")), &incr),
-        RG_REPLY_MISMATCH);
-    const rg_view msg = rg_reply_error(&c->rr);
+        RG_MISMATCH);
+    const rg_view msg = rg_reply_error(&c->rr).msg;
     assert_true(msg.len > 0 && memcmp(msg.ptr, "INCR: reply: expected integer", 29) == 0);
     redis_get_result ok;
     DO(get, &ok, V("s:m2"));
@@ -683,22 +683,22 @@ static void pipeline(client *c) {
         } r;
         switch (i % 4) {
         case 0:
-            assert_int_equal(receive(c, &redis_set_reply_table, &r.set), RG_REPLY_OK);
+            assert_int_equal(receive(c, &redis_set_reply_table, &r.set), RG_OK);
             eq(r.set.value, "OK");
             break;
         case 1: {
-            assert_int_equal(receive(c, &redis_get_reply_table, &r.get), RG_REPLY_OK);
+            assert_int_equal(receive(c, &redis_get_reply_table, &r.get), RG_OK);
             const int v = snprintf(val, sizeof val, "%d", i - 1);
             assert_int_equal(r.get.value.len, (size_t)v);
             assert_memory_equal(r.get.value.ptr, val, (size_t)v);
             break;
         }
         case 2:
-            assert_int_equal(receive(c, &redis_incr_reply_table, &r.incr), RG_REPLY_OK);
+            assert_int_equal(receive(c, &redis_incr_reply_table, &r.incr), RG_OK);
             assert_int_equal(r.incr.value, ++counter);
             break;
         default:
-            assert_int_equal(receive(c, &redis_lrange_reply_table, &r.lrange), RG_REPLY_OK);
+            assert_int_equal(receive(c, &redis_lrange_reply_table, &r.lrange), RG_OK);
             assert_int_equal(r.lrange.value.count, 3);
             eq(r.lrange.value.items[2], "c");
             break;

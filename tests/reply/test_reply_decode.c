@@ -35,16 +35,16 @@ static void assert_view(rg_view v, const char *want) {
 enum mode { WHOLE, BYTES, MOVING, MODES };
 
 /* Decodes one reply of t from bytes in the given mode; returns the final status. */
-static rg_reply_status decode(enum mode m, const rg_rtable *t, const char *bytes, size_t n,
-                              result_buf *out, char **owned, bool strict) {
+static rg_status decode(enum mode m, const rg_rtable *t, const char *bytes, size_t n,
+                        result_buf *out, char **owned, bool strict) {
     rg_reply_reader rr;
     rg_reply_reader_init(&rr, NULL);
     rg_reply_set_storage(&rr, storage, sizeof storage);
     *owned = NULL;
     if (m == WHOLE) {
         size_t pos = 0;
-        const rg_reply_status st = rg_reply_decode(&rr, t, bytes, n, &pos, out);
-        if (strict && st != RG_REPLY_NEED_MORE) assert_int_equal(pos, n);
+        const rg_status st = rg_reply_decode(&rr, t, bytes, n, &pos, out);
+        if (strict && st != RG_NEED_MORE) assert_int_equal(pos, n);
         return st;
     }
     size_t consumed = 0; /* stream offset of the next unconsumed byte */
@@ -64,9 +64,9 @@ static rg_reply_status decode(enum mode m, const rg_rtable *t, const char *bytes
             buf = fresh;
         }
         size_t pos = consumed - keep;
-        const rg_reply_status st = rg_reply_decode(&rr, t, buf, k - keep, &pos, out);
+        const rg_status st = rg_reply_decode(&rr, t, buf, k - keep, &pos, out);
         consumed = keep + pos;
-        if (st != RG_REPLY_NEED_MORE) {
+        if (st != RG_NEED_MORE) {
             if (strict) assert_int_equal(k, n);
             if (strict) assert_int_equal(consumed, n);
             *owned = prev;
@@ -74,26 +74,24 @@ static rg_reply_status decode(enum mode m, const rg_rtable *t, const char *bytes
         }
     }
     *owned = prev;
-    return RG_REPLY_NEED_MORE;
+    return RG_NEED_MORE;
 }
 
 /* Every mode gives status want and a result that passes check (when want is OK). */
-static void run(const rg_rtable *t, const char *bytes, size_t n, check_fn check,
-                rg_reply_status want) {
+static void run(const rg_rtable *t, const char *bytes, size_t n, check_fn check, rg_status want) {
     for (int m = 0; m < MODES; m++) {
         result_buf out;
         char *owned;
         assert_true(t->result_size <= sizeof out.bytes);
-        const rg_reply_status st = decode((enum mode)m, t, bytes, n, &out, &owned, true);
+        const rg_status st = decode((enum mode)m, t, bytes, n, &out, &owned, true);
         if (st != want)
-            fail_msg("mode %d: %s, want %s", m, rg_reply_status_name(st),
-                     rg_reply_status_name(want));
-        if (want == RG_REPLY_OK) check(out.bytes);
+            fail_msg("mode %d: %s, want %s", m, rg_status_name(st), rg_status_name(want));
+        if (want == RG_OK) check(out.bytes);
         free(owned);
     }
 }
 
-#define OK(table, bytes, check) run(&table, S(bytes), check, RG_REPLY_OK)
+#define OK(table, bytes, check) run(&table, S(bytes), check, RG_OK)
 
 /* ---- integer ---- */
 
@@ -248,10 +246,9 @@ static void maps(void **state) {
        "+new\r\n$?\r\n;1\r\nx\r\n;0\r\n"
        "$5\r\nproto\r\n|1\r\n+k\r\n+v\r\n:3\r\n$7\r\nmodules\r\n*1\r\n%1\r\n+name\r\n+m\r\n",
        check_hello_map);
-    run(&replies_hello_reply_table, S("%1\r\n$5\r\nproto\r\n$1\r\n3\r\n"), NULL, RG_REPLY_MISMATCH);
-    run(&replies_hello_reply_table, S("*3\r\n$5\r\nproto\r\n:3\r\n+x\r\n"), NULL,
-        RG_REPLY_MISMATCH);
-    run(&replies_hello_reply_table, S("%1\r\n:1\r\n:3\r\n"), NULL, RG_REPLY_MISMATCH);
+    run(&replies_hello_reply_table, S("%1\r\n$5\r\nproto\r\n$1\r\n3\r\n"), NULL, RG_MISMATCH);
+    run(&replies_hello_reply_table, S("*3\r\n$5\r\nproto\r\n:3\r\n+x\r\n"), NULL, RG_MISMATCH);
+    run(&replies_hello_reply_table, S("%1\r\n:1\r\n:3\r\n"), NULL, RG_MISMATCH);
 }
 
 /* ---- double ---- */
@@ -280,8 +277,8 @@ static void doubles(void **state) {
     OK(replies_zscore_reply_table, ",inf\r\n", check_score_inf);
     OK(replies_zscore_reply_table, "$-1\r\n", check_score_null);
     OK(replies_zscore_reply_table, "_\r\n", check_score_null);
-    run(&replies_zscore_reply_table, S("$3\r\nabc\r\n"), NULL, RG_REPLY_MISMATCH);
-    run(&replies_zscore_reply_table, S("$1\r\n.\r\n"), NULL, RG_REPLY_MISMATCH);
+    run(&replies_zscore_reply_table, S("$3\r\nabc\r\n"), NULL, RG_MISMATCH);
+    run(&replies_zscore_reply_table, S("$1\r\n.\r\n"), NULL, RG_MISMATCH);
 
     /* Doubles sent as text read back exactly as strtod reads them (the quick path and its
      * fallback): random decimals of 1 to 20 digits with the point anywhere. */
@@ -303,7 +300,7 @@ static void doubles(void **state) {
         rg_reply_reader_init(&rr, NULL);
         size_t pos = 0;
         replies_zscore_result r;
-        assert_int_equal(replies_zscore_reply(&rr, reply, (size_t)len, &pos, &r), RG_REPLY_OK);
+        assert_int_equal(replies_zscore_reply(&rr, reply, (size_t)len, &pos, &r), RG_OK);
         if (r.value.number != strtod(text, NULL))
             fail_msg("%s read as %.17g", text, r.value.number);
     }
@@ -330,13 +327,12 @@ static void check_score_text(const char *text, size_t n) {
     rg_reply_set_storage(&rr, storage, sizeof storage);
     size_t pos = 0;
     replies_zpopmin_result r;
-    const rg_reply_status st = replies_zpopmin_reply(&rr, reply, (size_t)len, &pos, &r);
+    const rg_status st = replies_zpopmin_reply(&rr, reply, (size_t)len, &pos, &r);
     if (!number) {
-        if (st != RG_REPLY_MISMATCH)
-            fail_msg("\"%s\": %s, want a mismatch", tmp, rg_reply_status_name(st));
+        if (st != RG_MISMATCH) fail_msg("\"%s\": %s, want a mismatch", tmp, rg_status_name(st));
         return;
     }
-    if (st != RG_REPLY_OK) fail_msg("\"%s\": %s", tmp, rg_reply_status_name(st));
+    if (st != RG_OK) fail_msg("\"%s\": %s", tmp, rg_status_name(st));
     assert_int_equal(r.value.count, 2);
     if (memcmp(&r.value.items[0].value, &want, sizeof want) != 0)
         fail_msg("\"%s\" read as %.17g, strtod %.17g", tmp, r.value.items[0].value, want);
@@ -518,7 +514,7 @@ static void model_rules(void **state) {
 /* ---- errors, mismatches, recovery ---- */
 
 static void expect_message(const rg_reply_reader *rr, const char *want) {
-    const rg_view e = rg_reply_error(rr);
+    const rg_view e = rg_reply_error(rr).msg;
     char text[300];
     snprintf(text, sizeof text, "%.*s", (int)e.len, e.ptr);
     if (!strstr(text, want)) fail_msg("message \"%s\" lacks \"%s\"", text, want);
@@ -539,21 +535,21 @@ static void errors_and_recovery(void **state) {
     size_t pos = 0;
     const size_t n = sizeof stream - 1;
     result_buf out;
-    assert_int_equal(replies_get_reply(&rr, stream, n, &pos, (void *)&out), RG_REPLY_SERVER_ERROR);
+    assert_int_equal(replies_get_reply(&rr, stream, n, &pos, (void *)&out), RG_SERVER_ERROR);
     expect_message(&rr, "WRONGTYPE Operation against a key");
-    assert_int_equal(replies_get_reply(&rr, stream, n, &pos, (void *)&out), RG_REPLY_SERVER_ERROR);
+    assert_int_equal(replies_get_reply(&rr, stream, n, &pos, (void *)&out), RG_SERVER_ERROR);
     expect_message(&rr, "ERR bad");
-    assert_int_equal(replies_mget_reply(&rr, stream, n, &pos, (void *)&out), RG_REPLY_MISMATCH);
+    assert_int_equal(replies_mget_reply(&rr, stream, n, &pos, (void *)&out), RG_MISMATCH);
     expect_message(&rr, "MGET: reply[1]: expected simple|bulk|null|verbatim");
     expect_message(&rr, "received integer");
-    assert_int_equal(replies_xrange_reply(&rr, stream, n, &pos, (void *)&out), RG_REPLY_MISMATCH);
+    assert_int_equal(replies_xrange_reply(&rr, stream, n, &pos, (void *)&out), RG_MISMATCH);
     expect_message(&rr, "XRANGE: reply[0].value[1]: expected");
-    assert_int_equal(replies_incr_reply(&rr, stream, n, &pos, (void *)&out), RG_REPLY_MISMATCH);
+    assert_int_equal(replies_incr_reply(&rr, stream, n, &pos, (void *)&out), RG_MISMATCH);
     expect_message(&rr, "INCR: reply: expected integer, received map of 1");
-    assert_int_equal(replies_hgetall_reply(&rr, stream, n, &pos, (void *)&out), RG_REPLY_MISMATCH);
+    assert_int_equal(replies_hgetall_reply(&rr, stream, n, &pos, (void *)&out), RG_MISMATCH);
     expect_message(&rr, "HGETALL: reply: expected an even number of elements");
     replies_incr_result incr;
-    assert_int_equal(replies_incr_reply(&rr, stream, n, &pos, &incr), RG_REPLY_OK);
+    assert_int_equal(replies_incr_reply(&rr, stream, n, &pos, &incr), RG_OK);
     assert_int_equal(incr.value, 7);
     assert_int_equal(pos, n);
     assert_int_equal(rg_reader_values(rg_reply_decoder(&rr)), 7);
@@ -561,8 +557,8 @@ static void errors_and_recovery(void **state) {
     /* Malformed input is the decoder's sticky error. */
     pos = 0;
     rg_reply_reader_init(&rr, NULL);
-    assert_int_equal(replies_incr_reply(&rr, S("?bad\r\n"), &pos, &incr), RG_REPLY_PROTOCOL);
-    assert_true(rg_reply_error(&rr).len > 0);
+    assert_int_equal(replies_incr_reply(&rr, S("?bad\r\n"), &pos, &incr), RG_ERR_PROTOCOL);
+    assert_true(rg_reply_error(&rr).msg.len > 0);
 }
 
 /* ---- storage: size query and callback ---- */
@@ -587,12 +583,12 @@ static void storage_modes(void **state) {
     rg_reply_reader_init(&rr, NULL);
     size_t pos = 0;
     replies_mget_result r;
-    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_REPLY_SHORT);
+    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_SHORT);
     assert_int_equal(pos, 0);
     assert_int_equal(rg_reply_needed(&rr), 3 * sizeof(rg_view));
     char *mem = malloc(rg_reply_needed(&rr));
     rg_reply_set_storage(&rr, mem, rg_reply_needed(&rr));
-    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_REPLY_OK);
+    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_OK);
     assert_int_equal(r.value.count, 3);
     assert_view(r.value.items[2], "c");
     free(mem);
@@ -605,7 +601,7 @@ static void storage_modes(void **state) {
     rg_reply_reader_init(&rr, NULL);
     rg_reply_set_storage(&rr, storage, sizeof(rg_view));
     rg_reply_set_each(&rr, collect, seen);
-    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_REPLY_OK);
+    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_OK);
     assert_string_equal(seen, "a-c");
     assert_int_equal(r.value.count, 3);
     assert_null(r.value.items);
@@ -615,21 +611,21 @@ static void storage_modes(void **state) {
     rg_reply_set_storage(&rr, storage, sizeof(rg_view));
     rg_reply_set_each(&rr, collect, seen);
     pos = 0;
-    rg_reply_status st = RG_REPLY_NEED_MORE;
-    for (size_t k = 1; st == RG_REPLY_NEED_MORE && k <= sizeof reply - 1; k++) {
+    rg_status st = RG_NEED_MORE;
+    for (size_t k = 1; st == RG_NEED_MORE && k <= sizeof reply - 1; k++) {
         st = replies_mget_reply(&rr, reply, k, &pos, &r);
     }
-    assert_int_equal(st, RG_REPLY_OK);
+    assert_int_equal(st, RG_OK);
     assert_string_equal(seen, "a-c");
     rg_reply_set_each(&rr, stop_at_one, NULL);
     pos = 0;
     rg_reply_reader_init(&rr, NULL);
     rg_reply_set_storage(&rr, storage, sizeof storage);
     rg_reply_set_each(&rr, stop_at_one, NULL);
-    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_REPLY_MISMATCH);
+    assert_int_equal(replies_mget_reply(&rr, S(reply), &pos, &r), RG_MISMATCH);
     expect_message(&rr, "stopped by the callback");
     replies_incr_result incr;
-    assert_int_equal(replies_incr_reply(&rr, S(reply), &pos, &incr), RG_REPLY_OK);
+    assert_int_equal(replies_incr_reply(&rr, S(reply), &pos, &incr), RG_OK);
     assert_int_equal(incr.value, 1);
 }
 
@@ -674,13 +670,12 @@ static void mutations(void **state) {
         const rg_rtable *t = tables[(unsigned)round % (sizeof tables / sizeof *tables)];
         result_buf whole, split;
         char *owned = NULL;
-        const rg_reply_status a = decode(WHOLE, t, input, n, &whole, &owned, false);
-        const rg_reply_status b = decode(MOVING, t, input, n, &split, &owned, false);
+        const rg_status a = decode(WHOLE, t, input, n, &whole, &owned, false);
+        const rg_status b = decode(MOVING, t, input, n, &split, &owned, false);
         free(owned);
-        if (a == RG_REPLY_PROTOCOL || b == RG_REPLY_PROTOCOL) continue;
+        if (rg_status_fatal(a) || rg_status_fatal(b)) continue;
         if (a != b)
-            fail_msg("round %d: whole %s, split %s", round, rg_reply_status_name(a),
-                     rg_reply_status_name(b));
+            fail_msg("round %d: whole %s, split %s", round, rg_status_name(a), rg_status_name(b));
     }
 }
 

@@ -35,7 +35,7 @@ static void assert_view(rg_view v, const char *want) {
 }
 
 static void expect_message(const rg_reply_reader *rr, const char *want) {
-    const rg_view e = rg_reply_error(rr);
+    const rg_view e = rg_reply_error(rr).msg;
     char text[300];
     snprintf(text, sizeof text, "%.*s", (int)e.len, e.ptr);
     if (!strstr(text, want)) fail_msg("message \"%s\" lacks \"%s\"", text, want);
@@ -73,17 +73,16 @@ static const char *present(conn *c, const rg_reply_reader *rr, size_t *len, size
     return fresh;
 }
 
-typedef rg_reply_status (*op_fn)(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                 void *ud);
+typedef rg_status (*op_fn)(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos, void *ud);
 
 /* Runs op until it gives a final status, feeding bytes as the mode says. */
-static rg_reply_status run_op(conn *c, rg_reply_reader *rr, op_fn op, void *ud) {
+static rg_status run_op(conn *c, rg_reply_reader *rr, op_fn op, void *ud) {
     for (;;) {
         size_t len, pos;
         const char *buf = present(c, rr, &len, &pos);
-        const rg_reply_status st = op(rr, buf, len, &pos, ud);
+        const rg_status st = op(rr, buf, len, &pos, ud);
         c->consumed = (c->m == MOVING ? c->keep : 0) + pos;
-        if (st != RG_REPLY_NEED_MORE) return st;
+        if (st != RG_NEED_MORE) return st;
         if (c->have == c->n) return st;
         c->have = c->m == BYTES || c->m == MOVING ? c->have + 1 : c->n;
     }
@@ -94,20 +93,19 @@ typedef struct decode_args {
     void *out;
 } decode_args;
 
-static rg_reply_status op_decode(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                 void *ud) {
+static rg_status op_decode(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                           void *ud) {
     const decode_args *a = ud;
     return rg_reply_decode(rr, a->t, buf, len, pos, a->out);
 }
 
-static rg_reply_status op_decode_push(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      void *ud) {
+static rg_status op_decode_push(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                void *ud) {
     const decode_args *a = ud;
     return rg_reply_decode_push(rr, a->t, buf, len, pos, a->out);
 }
 
-static rg_reply_status op_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                               void *ud) {
+static rg_status op_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos, void *ud) {
     (void)ud;
     return rg_reply_skip(rr, buf, len, pos);
 }
@@ -123,7 +121,7 @@ static void conn_close(conn *c) {
     c->buf = NULL;
 }
 
-static rg_reply_status decode_one(conn *c, rg_reply_reader *rr, const rg_rtable *t, void *out) {
+static rg_status decode_one(conn *c, rg_reply_reader *rr, const rg_rtable *t, void *out) {
     decode_args a = {t, out};
     return run_op(c, rr, op_decode, &a);
 }
@@ -131,7 +129,7 @@ static rg_reply_status decode_one(conn *c, rg_reply_reader *rr, const rg_rtable 
 typedef void (*check_fn)(const void *out);
 
 /* One reply in every mode: status want, and check() passes on OK; the whole input consumed. */
-static void expect(const rg_rtable *t, const char *bytes, size_t n, rg_reply_status want,
+static void expect(const rg_rtable *t, const char *bytes, size_t n, rg_status want,
                    check_fn check) {
     for (int m = 0; m < MODES; m++) {
         rg_reply_reader rr;
@@ -139,13 +137,19 @@ static void expect(const rg_rtable *t, const char *bytes, size_t n, rg_reply_sta
         result_buf out;
         assert_true(t->result_size <= sizeof out.bytes);
         conn_open(&c, &rr, (enum mode)m, bytes, n);
-        const rg_reply_status st = decode_one(&c, &rr, t, out.bytes);
+        const rg_status st = decode_one(&c, &rr, t, out.bytes);
         if (st != want)
-            fail_msg("%s mode %d: %s, want %s (%.*s)", t->command, m, rg_reply_status_name(st),
-                     rg_reply_status_name(want), (int)rg_reply_error(&rr).len,
-                     rg_reply_error(&rr).ptr);
-        assert_int_equal(c.consumed, want == RG_REPLY_SHORT ? 0 : n);
-        if (want == RG_REPLY_OK && check) check(out.bytes);
+            fail_msg("%s mode %d: %s, want %s (%.*s)", t->command, m, rg_status_name(st),
+                     rg_status_name(want), (int)rg_reply_error(&rr).msg.len,
+                     rg_reply_error(&rr).msg.ptr);
+        assert_int_equal(c.consumed, want == RG_SHORT ? 0 : n);
+        /* the getter tells the failure the call returned, with a message */
+        if (want == RG_SERVER_ERROR || want == RG_MISMATCH || rg_status_fatal(want)) {
+            const rg_error e = rg_reply_error(&rr);
+            assert_int_equal(e.status, want);
+            assert_true(e.msg.len > 0);
+        }
+        if (want == RG_OK && check) check(out.bytes);
         conn_close(&c);
     }
 }
@@ -162,10 +166,10 @@ static void no_crash(void **state) {
             conn c;
             result_buf out;
             conn_open(&c, &rr, (enum mode)m, S(stream));
-            assert_int_equal(decode_one(&c, &rr, tables[k], out.bytes), RG_REPLY_MISMATCH);
+            assert_int_equal(decode_one(&c, &rr, tables[k], out.bytes), RG_MISMATCH);
             expect_message(&rr, tables[k]->command);
             redis_incr_result incr;
-            assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_OK);
+            assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_OK);
             assert_int_equal(incr.value, 5);
             conn_close(&c);
         }
@@ -253,37 +257,35 @@ static void alternatives(void **state) {
     (void)state;
     /* ZPOPMIN key COUNT 2 over RESP2: four elements rule the [member, score] pair out. */
     expect(&redis_zpopmin_reply_table, S("*4\r\n$1\r\nz\r\n$1\r\n3\r\n$1\r\ny\r\n$1\r\n2\r\n"),
-           RG_REPLY_OK, check_zpop_pairs);
+           RG_OK, check_zpop_pairs);
     expect(&redis_zpopmin_reply_table, S("*2\r\n*2\r\n$1\r\nz\r\n,3\r\n*2\r\n$1\r\ny\r\n,2\r\n"),
-           RG_REPLY_OK, check_zpop_pairs);
-    expect(&redis_zpopmin_reply_table, S("*2\r\n$1\r\nz\r\n$1\r\n3\r\n"), RG_REPLY_OK,
-           check_zpop_one);
+           RG_OK, check_zpop_pairs);
+    expect(&redis_zpopmin_reply_table, S("*2\r\n$1\r\nz\r\n$1\r\n3\r\n"), RG_OK, check_zpop_one);
     /* XAUTOCLAIM ... JUSTID: the entries alternative fails inside (1 element is no pair). */
-    expect(&redis_xautoclaim_reply_table, S("*3\r\n$3\r\n0-0\r\n*1\r\n$3\r\n1-1\r\n*0\r\n"),
-           RG_REPLY_OK, check_xautoclaim_justid);
+    expect(&redis_xautoclaim_reply_table, S("*3\r\n$3\r\n0-0\r\n*1\r\n$3\r\n1-1\r\n*0\r\n"), RG_OK,
+           check_xautoclaim_justid);
     expect(&redis_xautoclaim_reply_table,
            S("*3\r\n$3\r\n0-0\r\n*1\r\n*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n*0\r\n"),
-           RG_REPLY_OK, check_xautoclaim_entries);
+           RG_OK, check_xautoclaim_entries);
     /* GEOSEARCH with WITHDIST, with all three WITH*, and without. */
     expect(&redis_geosearch_reply_table,
-           S("*2\r\n*2\r\n$1\r\na\r\n$6\r\n0.1234\r\n*2\r\n$1\r\nb\r\n$3\r\n1.5\r\n"), RG_REPLY_OK,
+           S("*2\r\n*2\r\n$1\r\na\r\n$6\r\n0.1234\r\n*2\r\n$1\r\nb\r\n$3\r\n1.5\r\n"), RG_OK,
            check_geo_dist);
     expect(&redis_geosearch_reply_table,
            S("*1\r\n*4\r\n$1\r\na\r\n$4\r\n0.12\r\n:123\r\n*2\r\n$3\r\n1.5\r\n$3\r\n2.5\r\n"),
-           RG_REPLY_OK, check_geo_all);
+           RG_OK, check_geo_all);
     expect(&redis_geosearch_reply_table,
-           S("*1\r\n*4\r\n$1\r\na\r\n$4\r\n0.12\r\n:123\r\n*2\r\n,1.5\r\n,2.5\r\n"), RG_REPLY_OK,
+           S("*1\r\n*4\r\n$1\r\na\r\n$4\r\n0.12\r\n:123\r\n*2\r\n,1.5\r\n,2.5\r\n"), RG_OK,
            check_geo_all);
-    expect(&redis_geosearch_reply_table, S("*2\r\n$1\r\na\r\n$1\r\nb\r\n"), RG_REPLY_OK,
-           check_geo_names);
+    expect(&redis_geosearch_reply_table, S("*2\r\n$1\r\na\r\n$1\r\nb\r\n"), RG_OK, check_geo_names);
     expect(&redis_georadius_ro_reply_table, S("*1\r\n*5\r\n$1\r\na\r\n:1\r\n:2\r\n:3\r\n:4\r\n"),
-           RG_REPLY_MISMATCH, NULL);
+           RG_MISMATCH, NULL);
     /* ZRANGE WITHSCORES over RESP3, and with an attribute before an element. */
     expect(&redis_zrange_reply_table, S("*2\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,2.5\r\n"),
-           RG_REPLY_OK, check_zrange_scores);
+           RG_OK, check_zrange_scores);
     expect(&redis_zrange_reply_table,
-           S("*2\r\n|1\r\n+k\r\n+v\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,2.5\r\n"),
-           RG_REPLY_OK, check_zrange_scores);
+           S("*2\r\n|1\r\n+k\r\n+v\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,2.5\r\n"), RG_OK,
+           check_zrange_scores);
 }
 
 /* ---- streamed aggregates never leave items NULL ---- */
@@ -314,19 +316,19 @@ static void check_zrange_streamed(const void *p) {
 
 static void streamed(void **state) {
     (void)state;
-    expect(&redis_lrange_reply_table, S("*?\r\n$1\r\na\r\n$1\r\nb\r\n.\r\n"), RG_REPLY_OK,
+    expect(&redis_lrange_reply_table, S("*?\r\n$1\r\na\r\n$1\r\nb\r\n.\r\n"), RG_OK,
            check_lrange_ab);
     expect(&redis_lrange_reply_table, S("*?\r\n$1\r\na\r\n|1\r\n+k\r\n*1\r\n:1\r\n+b\r\n.\r\n"),
-           RG_REPLY_OK, check_lrange_ab);
-    expect(&redis_hgetall_reply_table, S("%?\r\n+f\r\n+v\r\n+g\r\n+w\r\n.\r\n"), RG_REPLY_OK,
+           RG_OK, check_lrange_ab);
+    expect(&redis_hgetall_reply_table, S("%?\r\n+f\r\n+v\r\n+g\r\n+w\r\n.\r\n"), RG_OK,
            check_hgetall_streamed);
-    expect(&redis_hgetall_reply_table, S("*?\r\n+f\r\n+v\r\n+g\r\n+w\r\n.\r\n"), RG_REPLY_OK,
+    expect(&redis_hgetall_reply_table, S("*?\r\n+f\r\n+v\r\n+g\r\n+w\r\n.\r\n"), RG_OK,
            check_hgetall_streamed);
-    expect(&redis_zrange_reply_table, S("*?\r\n*?\r\n+a\r\n,1\r\n.\r\n.\r\n"), RG_REPLY_MISMATCH,
+    expect(&redis_zrange_reply_table, S("*?\r\n*?\r\n+a\r\n,1\r\n.\r\n.\r\n"), RG_MISMATCH,
            NULL); /* a pair must be an array of 2 */
-    expect(&redis_zrange_reply_table, S("*?\r\n*2\r\n+a\r\n,1\r\n.\r\n"), RG_REPLY_OK,
+    expect(&redis_zrange_reply_table, S("*?\r\n*2\r\n+a\r\n,1\r\n.\r\n"), RG_OK,
            check_zrange_streamed);
-    expect(&redis_hgetall_reply_table, S("*?\r\n+f\r\n+v\r\n+g\r\n.\r\n"), RG_REPLY_MISMATCH, NULL);
+    expect(&redis_hgetall_reply_table, S("*?\r\n+f\r\n+v\r\n+g\r\n.\r\n"), RG_MISMATCH, NULL);
 }
 
 /* ---- one set of checks: the size query says what the decode says ---- */
@@ -334,15 +336,15 @@ static void streamed(void **state) {
 static void size_query(void **state) {
     (void)state;
     static const char *const replies[] = {"*1\r\n$3\r\nabc\r\n", "*2\r\n,1\r\n$3\r\n1.5\r\n"};
-    static const rg_reply_status want[] = {RG_REPLY_MISMATCH, RG_REPLY_OK};
+    static const rg_status want[] = {RG_MISMATCH, RG_OK};
     for (size_t k = 0; k < 2; k++) {
         const size_t n = strlen(replies[k]);
         redis_zmscore_result r;
         rg_reply_reader rr;
         rg_reply_reader_init(&rr, NULL);
         size_t pos = 0;
-        const rg_reply_status query = redis_zmscore_reply(&rr, replies[k], n, &pos, &r);
-        assert_int_equal(query, want[k] == RG_REPLY_OK ? RG_REPLY_SHORT : want[k]);
+        const rg_status query = redis_zmscore_reply(&rr, replies[k], n, &pos, &r);
+        assert_int_equal(query, want[k] == RG_OK ? RG_SHORT : want[k]);
         rg_reply_reader_init(&rr, NULL);
         rg_reply_set_storage(&rr, storage, sizeof storage);
         pos = 0;
@@ -395,7 +397,7 @@ static void callback_case(const rg_rtable *t, const char *bytes, size_t n, rg_re
         memset(mem, 0x5a, sizeof mem);
         rg_reply_set_storage(&rr, mem, slot);
         rg_reply_set_each(&rr, fn, &s);
-        assert_int_equal(decode_one(&c, &rr, t, out.bytes), RG_REPLY_OK);
+        assert_int_equal(decode_one(&c, &rr, t, out.bytes), RG_OK);
         assert_int_equal(s.calls, calls);
         for (size_t k = 0; k < calls; k++) {
             assert_int_equal(s.index[k], k);
@@ -446,36 +448,36 @@ static void pushes(void **state) {
         redis_lrange_result lr;
         redis_incr_result incr;
         /* message push, then LRANGE's reply. */
-        assert_int_equal(decode_one(&c, &rr, &redis_lrange_reply_table, &lr), RG_REPLY_PUSH);
+        assert_int_equal(decode_one(&c, &rr, &redis_lrange_reply_table, &lr), RG_PUSH);
         assert_int_equal(c.consumed, push_at[0]);
         redis_lrange_result msg; /* a push read as a typed array of strings */
         decode_args a = {&redis_lrange_reply_table, &msg};
-        assert_int_equal(run_op(&c, &rr, op_decode_push, &a), RG_REPLY_OK);
+        assert_int_equal(run_op(&c, &rr, op_decode_push, &a), RG_OK);
         assert_int_equal(msg.value.count, 3);
         assert_view(msg.value.items[0], "message");
         assert_view(msg.value.items[2], "hello");
-        assert_int_equal(decode_one(&c, &rr, &redis_lrange_reply_table, &lr), RG_REPLY_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_lrange_reply_table, &lr), RG_OK);
         assert_int_equal(lr.value.count, 2);
         assert_view(lr.value.items[1], "b");
         /* invalidate push before INCR's :5 */
-        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_PUSH);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_PUSH);
         assert_int_equal(c.consumed, push_at[1]);
-        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_REPLY_OK);
-        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_OK);
+        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_OK);
         assert_int_equal(incr.value, 5);
         /* another, then an attribute and a push: the attribute goes, *pos is at the '>' */
-        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_PUSH);
-        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_REPLY_OK);
-        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_PUSH);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_PUSH);
+        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_PUSH);
         assert_int_equal(c.consumed, push_at[3]);
-        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_REPLY_OK);
-        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_REPLY_OK);
+        assert_int_equal(run_op(&c, &rr, op_skip, NULL), RG_OK);
+        assert_int_equal(decode_one(&c, &rr, &redis_incr_reply_table, &incr), RG_OK);
         assert_int_equal(incr.value, 6);
         assert_int_equal(c.consumed, sizeof stream - 1);
         conn_close(&c);
     }
     /* A push inside a reply is no array. */
-    expect(&redis_lrange_reply_table, S("*1\r\n>1\r\n+a\r\n"), RG_REPLY_MISMATCH, NULL);
+    expect(&redis_lrange_reply_table, S("*1\r\n>1\r\n+a\r\n"), RG_MISMATCH, NULL);
 }
 
 /* ---- scores in a list of pairs: the word-wide parse reads what strtod reads ---- */
@@ -492,16 +494,15 @@ static void check_score_text(const char *text) {
         rg_reply_set_storage(&rr, storage, sizeof storage);
         redis_zrange_result r;
         size_t pos = 0;
-        const rg_reply_status st =
-            redis_zrange_reply(&rr, reply, whole ? (size_t)n : len, &pos, &r);
+        const rg_status st = redis_zrange_reply(&rr, reply, whole ? (size_t)n : len, &pos, &r);
         char *end = NULL;
         const double want = strtod(text, &end);
         const bool number = *text && *end == '\0' && text[0] != '+' && text[0] != ' ';
         if (!number) {
-            if (st != RG_REPLY_MISMATCH) fail_msg("\"%s\": %s", text, rg_reply_status_name(st));
+            if (st != RG_MISMATCH) fail_msg("\"%s\": %s", text, rg_status_name(st));
             continue;
         }
-        if (st != RG_REPLY_OK) fail_msg("\"%s\": %s", text, rg_reply_status_name(st));
+        if (st != RG_OK) fail_msg("\"%s\": %s", text, rg_status_name(st));
         assert_int_equal(r.value.which, 2);
         const double got = r.value.map.items[0].value;
         if (!(got == want || (got != got && want != want)))
@@ -541,16 +542,16 @@ static void get_path(void **state) {
     static const struct {
         const char *bytes;
         bool small; /* with max_bulk 4 */
-        rg_reply_status want;
+        rg_status want;
     } cases[] = {
-        {"$4\r\nabcd\r\n", true, RG_REPLY_OK},
-        {"$5\r\nhello\r\n", true, RG_REPLY_PROTOCOL},
-        {"$5\r\nhello\r\n", false, RG_REPLY_OK},
-        {"$05\r\nhello\r\n", false, RG_REPLY_OK},
-        {"$12345678901234567890\r\nx\r\n", false, RG_REPLY_PROTOCOL},
-        {"$3\r\nabcX\n", false, RG_REPLY_PROTOCOL},
-        {"$-1\r\n", false, RG_REPLY_OK},
-        {"$\r\n", false, RG_REPLY_PROTOCOL},
+        {"$4\r\nabcd\r\n", true, RG_OK},
+        {"$5\r\nhello\r\n", true, RG_ERR_LIMIT},
+        {"$5\r\nhello\r\n", false, RG_OK},
+        {"$05\r\nhello\r\n", false, RG_OK},
+        {"$12345678901234567890\r\nx\r\n", false, RG_ERR_PROTOCOL},
+        {"$3\r\nabcX\n", false, RG_ERR_PROTOCOL},
+        {"$-1\r\n", false, RG_OK},
+        {"$\r\n", false, RG_ERR_PROTOCOL},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const size_t n = strlen(cases[k].bytes);
@@ -559,12 +560,11 @@ static void get_path(void **state) {
             rg_reply_reader_init(&rr, cases[k].small ? &lim : NULL);
             redis_get_result r;
             size_t pos = 0;
-            rg_reply_status st = RG_REPLY_NEED_MORE;
+            rg_status st = RG_NEED_MORE;
             if (split) st = redis_get_reply(&rr, cases[k].bytes, split, &pos, &r);
-            if (st == RG_REPLY_NEED_MORE) st = redis_get_reply(&rr, cases[k].bytes, n, &pos, &r);
-            if (st != cases[k].want)
-                fail_msg("%zu split %zu: %s", k, split, rg_reply_status_name(st));
-            if (st == RG_REPLY_OK) assert_int_equal(pos, n);
+            if (st == RG_NEED_MORE) st = redis_get_reply(&rr, cases[k].bytes, n, &pos, &r);
+            if (st != cases[k].want) fail_msg("%zu split %zu: %s", k, split, rg_status_name(st));
+            if (st == RG_OK) assert_int_equal(pos, n);
         }
     }
 }

@@ -77,8 +77,9 @@ static rg_status read_in_pieces(const uint8_t *data, size_t size, size_t step, d
         if (st == RG_OK) use_request(d, buf, len, argc, argv);
         if (st != RG_OK && st != RG_NEED_MORE) break;
     }
-    const char *e = rg_req_error(&r);
-    strcpy(msg, e ? e : "");
+    const rg_error e = rg_req_error(&r);
+    if ((e.status != RG_OK) != (e.msg.ptr != NULL)) abort(); /* a message exactly with an error */
+    strcpy(msg, e.msg.ptr ? e.msg.ptr : "");
     free(buf);
     free(argv);
     return st;

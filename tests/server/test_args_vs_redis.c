@@ -527,7 +527,7 @@ static bool same_word(rg_view a, rg_view b) {
  * ("k:<command>", tools/sample_calls.lua's default) wherever a mutation moved them. */
 static size_t key_words(size_t argc, const rg_view *argv, size_t words, rg_view *keys) {
     size_t pos[MAX_WORDS], n = 0, npos = 0;
-    rg_keys_status st;
+    rg_error st;
     const redis_keys_entry *e = redis_keys_command(argc, argv);
     if (e) npos = rg_keys_find(e->specs, e->count, argc, argv, pos, MAX_WORDS, &st);
     for (size_t i = words; i < argc; i++) {

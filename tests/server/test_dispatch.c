@@ -157,11 +157,50 @@ static void test_arity_vs_redis(void **state) {
         assert_int_equal(redis_srv_parse(n, views, &args, &err), REDIS_SRV_NONE);
         snprintf(want, sizeof want, "-%s", err.text);
         assert_string_equal(want, got);
+        /* the same text through the getter, found at the command or the subcommand */
+        const rg_error e = rg_args_error(&err);
+        assert_int_equal(e.status, RG_INVALID);
+        assert_int_equal(e.msg.len, strlen(err.text));
+        assert_int_equal(e.offset, k == 1 || k == 2 ? 1 : 0);
     }
     test_conn_close(&c);
 }
 
 /* Reply encoders generated from reply schemas: exact sizes and Redis' forms. */
+/* rg_args_parse's status and where its error was found: the word that is no number, with SET's
+ * late numbers too. */
+static void test_args_error(void **state) {
+    (void)state;
+    static const struct {
+        const char *words[6];
+        size_t at;
+    } cases[] = {
+        {{"SET", "k", "v", "EX", "abc", NULL}, 4},
+        {{"EXPIRE", "k", "abc", NULL}, 2},
+        {{"GET", "k", NULL}, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rg_view views[6];
+        size_t n = 0;
+        for (; cases[i].words[n]; n++)
+            views[n] = (rg_view){cases[i].words[n], strlen(cases[i].words[n])};
+        redis_srv_args args;
+        rg_errbuf err = {0};
+        const redis_srv_cmd id = redis_srv_parse(n, views, &args, &err);
+        const rg_error e = rg_args_error(&err);
+        if (cases[i].at == 0) {
+            assert_int_not_equal(id, REDIS_SRV_NONE);
+            assert_int_equal(e.status, RG_OK);
+            assert_null(e.msg.ptr);
+            continue;
+        }
+        assert_int_equal(id, REDIS_SRV_NONE);
+        assert_int_equal(e.status, RG_INVALID);
+        assert_true(e.msg.len > 0);
+        assert_int_equal(e.offset, cases[i].at);
+    }
+}
+
 static void test_reply_encoders(void **state) {
     (void)state;
     char b[128];
@@ -384,6 +423,7 @@ int main(void) {
         cmocka_unit_test(test_ids_from_command_list),
         cmocka_unit_test(test_lookup_all_names),
         cmocka_unit_test_setup_teardown(test_arity_vs_redis, start_server, stop_server),
+        cmocka_unit_test(test_args_error),
         cmocka_unit_test(test_reply_encoders),
         cmocka_unit_test(test_reply_shapes),
         cmocka_unit_test(test_reply_string_forms),

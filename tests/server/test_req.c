@@ -130,8 +130,30 @@ static void test_limits(void **state) {
         char out[64];
         assert_int_equal(read_all(cases[i].in, strlen(cases[i].in), 3, out, sizeof out, &r),
                          RG_ERR_PROTOCOL);
-        assert_string_equal(rg_req_error(&r), cases[i].msg);
+        const rg_error e = rg_req_error(&r);
+        assert_int_equal(e.status, RG_ERR_PROTOCOL);
+        assert_string_equal(e.msg.ptr, cases[i].msg);
+        assert_int_equal(e.msg.len, strlen(cases[i].msg));
     }
+}
+
+/* The error's offset counts the bytes of the requests before it. */
+static void test_error_offset(void **state) {
+    (void)state;
+    rg_req r;
+    rg_req_init(&r, NULL);
+    char buf[] = "PING\r\n*1\r\n$3\r\nGET\r\n*x\r\n";
+    const size_t len = sizeof buf - 1;
+    size_t pos = 0, argc = 0;
+    rg_view argv[4];
+    assert_int_equal(rg_req_error(&r).status, RG_OK);
+    assert_int_equal(rg_req_next(&r, buf, len, &pos, argv, 4, &argc), RG_OK);
+    assert_int_equal(rg_req_next(&r, buf, len, &pos, argv, 4, &argc), RG_OK);
+    assert_int_equal(rg_req_next(&r, buf, len, &pos, argv, 4, &argc), RG_ERR_PROTOCOL);
+    const rg_error e = rg_req_error(&r);
+    assert_int_equal(e.status, RG_ERR_PROTOCOL);
+    assert_int_equal(e.offset, 19);
+    assert_string_equal(e.msg.ptr, "ERR Protocol error: invalid multibulk length");
 }
 
 static void test_parse_i64(void **state) {
@@ -165,7 +187,7 @@ static void check_against_redis(const test_redis *srv, const char *in, size_t n)
     char out[256];
     assert_int_equal(read_all(in, n, 4096, out, sizeof out, &r), RG_ERR_PROTOCOL);
     char want[300];
-    snprintf(want, sizeof want, "-%s", rg_req_error(&r));
+    snprintf(want, sizeof want, "-%s", rg_req_error(&r).msg.ptr);
 
     test_conn c;
     assert_int_equal(test_conn_open(&c, srv->port), 0);
@@ -208,9 +230,10 @@ static void test_errors_vs_redis(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_multibulk),     cmocka_unit_test(test_inline),
-        cmocka_unit_test(test_argv_capacity), cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_parse_i64),     cmocka_unit_test(test_errors_vs_redis),
+        cmocka_unit_test(test_multibulk),       cmocka_unit_test(test_inline),
+        cmocka_unit_test(test_argv_capacity),   cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_error_offset),    cmocka_unit_test(test_parse_i64),
+        cmocka_unit_test(test_errors_vs_redis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,9 +26,9 @@ const combinators_keys_entry *combinators_keys_command(size_t argc, const rg_vie
 }
 
 size_t combinators_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
-                                   size_t *positions, size_t pos_cap, rg_keys_status *st) {
+                                   size_t *positions, size_t pos_cap, rg_error *err) {
     const size_t n = rg_keys_of_request(combinators_keys_table, COMBINATORS_KEYS_CMD_COUNT, req,
-                                        len, argv, argv_cap, positions, pos_cap, st);
+                                        len, argv, argv_cap, positions, pos_cap, err);
     return n;
 }
 

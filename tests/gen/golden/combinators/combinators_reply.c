@@ -16,8 +16,8 @@ const rg_rtable combinators_blocks_reply_table = {
     .result_size = sizeof(combinators_blocks_result),
 };
 
-rg_reply_status combinators_blocks_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, combinators_blocks_result *out) {
+rg_status combinators_blocks_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   combinators_blocks_result *out) {
     return rg_reply_decode(rr, &combinators_blocks_reply_table, buf, len, pos, out);
 }
 
@@ -35,8 +35,8 @@ const rg_rtable combinators_choice_reply_table = {
     .result_size = sizeof(combinators_choice_result),
 };
 
-rg_reply_status combinators_choice_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, combinators_choice_result *out) {
+rg_status combinators_choice_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   combinators_choice_result *out) {
     return rg_reply_decode(rr, &combinators_choice_reply_table, buf, len, pos, out);
 }
 
@@ -54,8 +54,8 @@ const rg_rtable combinators_keywords_reply_table = {
     .result_size = sizeof(combinators_keywords_result),
 };
 
-rg_reply_status combinators_keywords_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                           size_t *pos, combinators_keywords_result *out) {
+rg_status combinators_keywords_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                     combinators_keywords_result *out) {
     return rg_reply_decode(rr, &combinators_keywords_reply_table, buf, len, pos, out);
 }
 
@@ -73,8 +73,8 @@ const rg_rtable combinators_lists_reply_table = {
     .result_size = sizeof(combinators_lists_result),
 };
 
-rg_reply_status combinators_lists_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, combinators_lists_result *out) {
+rg_status combinators_lists_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  combinators_lists_result *out) {
     return rg_reply_decode(rr, &combinators_lists_reply_table, buf, len, pos, out);
 }
 
@@ -92,7 +92,7 @@ const rg_rtable combinators_nested_reply_table = {
     .result_size = sizeof(combinators_nested_result),
 };
 
-rg_reply_status combinators_nested_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, combinators_nested_result *out) {
+rg_status combinators_nested_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   combinators_nested_result *out) {
     return rg_reply_decode(rr, &combinators_nested_reply_table, buf, len, pos, out);
 }

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
+#if RG_ABI_VERSION != 3
 #error \
-    "combinators_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+    "combinators_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -21,10 +21,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -35,40 +36,40 @@ typedef struct combinators_blocks_result {
     rg_view value;
 } combinators_blocks_result;
 extern const rg_rtable combinators_blocks_reply_table;
-rg_reply_status combinators_blocks_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, combinators_blocks_result *out);
+rg_status combinators_blocks_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   combinators_blocks_result *out);
 
 /* CHOICE: any value (raw RESP). */
 typedef struct combinators_choice_result {
     rg_view value;
 } combinators_choice_result;
 extern const rg_rtable combinators_choice_reply_table;
-rg_reply_status combinators_choice_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, combinators_choice_result *out);
+rg_status combinators_choice_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   combinators_choice_result *out);
 
 /* KEYWORDS: any value (raw RESP). */
 typedef struct combinators_keywords_result {
     rg_view value;
 } combinators_keywords_result;
 extern const rg_rtable combinators_keywords_reply_table;
-rg_reply_status combinators_keywords_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                           size_t *pos, combinators_keywords_result *out);
+rg_status combinators_keywords_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                     combinators_keywords_result *out);
 
 /* LISTS: any value (raw RESP). */
 typedef struct combinators_lists_result {
     rg_view value;
 } combinators_lists_result;
 extern const rg_rtable combinators_lists_reply_table;
-rg_reply_status combinators_lists_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, combinators_lists_result *out);
+rg_status combinators_lists_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  combinators_lists_result *out);
 
 /* NESTED: any value (raw RESP). */
 typedef struct combinators_nested_result {
     rg_view value;
 } combinators_nested_result;
 extern const rg_rtable combinators_nested_reply_table;
-rg_reply_status combinators_nested_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, combinators_nested_result *out);
+rg_status combinators_nested_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   combinators_nested_result *out);
 
 #ifdef __cplusplus
 }

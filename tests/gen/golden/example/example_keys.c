@@ -146,9 +146,9 @@ const example_keys_entry *example_keys_command(size_t argc, const rg_view *argv)
 }
 
 size_t example_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
-                               size_t *positions, size_t pos_cap, rg_keys_status *st) {
+                               size_t *positions, size_t pos_cap, rg_error *err) {
     const size_t n = rg_keys_of_request(example_keys_table, EXAMPLE_KEYS_CMD_COUNT, req, len, argv,
-                                        argv_cap, positions, pos_cap, st);
+                                        argv_cap, positions, pos_cap, err);
     return n;
 }
 

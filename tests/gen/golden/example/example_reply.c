@@ -31,8 +31,8 @@ const rg_rtable example_client_kill_reply_table = {
     .result_size = sizeof(example_client_kill_result),
 };
 
-rg_reply_status example_client_kill_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                          size_t *pos, example_client_kill_result *out) {
+rg_status example_client_kill_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                    example_client_kill_result *out) {
     return rg_reply_decode(rr, &example_client_kill_reply_table, buf, len, pos, out);
 }
 
@@ -51,8 +51,8 @@ const rg_rtable example_del_reply_table = {
     .result_size = sizeof(example_del_result),
 };
 
-rg_reply_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_del_result *out) {
+rg_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_del_result *out) {
     return rg_reply_decode(rr, &example_del_reply_table, buf, len, pos, out);
 }
 
@@ -71,8 +71,8 @@ const rg_rtable example_expire_reply_table = {
     .result_size = sizeof(example_expire_result),
 };
 
-rg_reply_status example_expire_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     example_expire_result *out) {
+rg_status example_expire_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               example_expire_result *out) {
     return rg_reply_decode(rr, &example_expire_reply_table, buf, len, pos, out);
 }
 
@@ -97,8 +97,8 @@ const rg_rtable example_geosearch_reply_table = {
     .result_size = sizeof(example_geosearch_result),
 };
 
-rg_reply_status example_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, example_geosearch_result *out) {
+rg_status example_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  example_geosearch_result *out) {
     return rg_reply_decode(rr, &example_geosearch_reply_table, buf, len, pos, out);
 }
 
@@ -117,8 +117,8 @@ const rg_rtable example_get_reply_table = {
     .result_size = sizeof(example_get_result),
 };
 
-rg_reply_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_get_result *out) {
+rg_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_get_result *out) {
     return rg_reply_decode(rr, &example_get_reply_table, buf, len, pos, out);
 }
 
@@ -137,8 +137,8 @@ const rg_rtable example_hset_reply_table = {
     .result_size = sizeof(example_hset_result),
 };
 
-rg_reply_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_hset_result *out) {
+rg_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_hset_result *out) {
     return rg_reply_decode(rr, &example_hset_reply_table, buf, len, pos, out);
 }
 
@@ -157,8 +157,8 @@ const rg_rtable example_incrby_reply_table = {
     .result_size = sizeof(example_incrby_result),
 };
 
-rg_reply_status example_incrby_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     example_incrby_result *out) {
+rg_status example_incrby_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               example_incrby_result *out) {
     return rg_reply_decode(rr, &example_incrby_reply_table, buf, len, pos, out);
 }
 
@@ -178,8 +178,8 @@ const rg_rtable example_mset_reply_table = {
     .result_size = sizeof(example_mset_result),
 };
 
-rg_reply_status example_mset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_mset_result *out) {
+rg_status example_mset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_mset_result *out) {
     return rg_reply_decode(rr, &example_mset_reply_table, buf, len, pos, out);
 }
 
@@ -198,8 +198,8 @@ const rg_rtable example_ping_reply_table = {
     .result_size = sizeof(example_ping_result),
 };
 
-rg_reply_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_ping_result *out) {
+rg_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_ping_result *out) {
     return rg_reply_decode(rr, &example_ping_reply_table, buf, len, pos, out);
 }
 
@@ -218,8 +218,8 @@ const rg_rtable example_set_reply_table = {
     .result_size = sizeof(example_set_result),
 };
 
-rg_reply_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_set_result *out) {
+rg_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_set_result *out) {
     return rg_reply_decode(rr, &example_set_reply_table, buf, len, pos, out);
 }
 
@@ -258,8 +258,8 @@ const rg_rtable example_sort_reply_table = {
     .result_size = sizeof(example_sort_result),
 };
 
-rg_reply_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_sort_result *out) {
+rg_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_sort_result *out) {
     return rg_reply_decode(rr, &example_sort_reply_table, buf, len, pos, out);
 }
 
@@ -295,8 +295,8 @@ const rg_rtable example_zadd_reply_table = {
     .result_size = sizeof(example_zadd_result),
 };
 
-rg_reply_status example_zadd_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_zadd_result *out) {
+rg_status example_zadd_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_zadd_result *out) {
     return rg_reply_decode(rr, &example_zadd_reply_table, buf, len, pos, out);
 }
 
@@ -322,7 +322,7 @@ const rg_rtable example_zrangebyscore_reply_table = {
     .result_size = sizeof(example_zrangebyscore_result),
 };
 
-rg_reply_status example_zrangebyscore_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                            size_t *pos, example_zrangebyscore_result *out) {
+rg_status example_zrangebyscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      example_zrangebyscore_result *out) {
     return rg_reply_decode(rr, &example_zrangebyscore_reply_table, buf, len, pos, out);
 }

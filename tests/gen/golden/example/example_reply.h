@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
-#error "example_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "example_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -20,10 +20,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -44,24 +45,24 @@ typedef struct example_client_kill_result {
     } value;
 } example_client_kill_result;
 extern const rg_rtable example_client_kill_reply_table;
-rg_reply_status example_client_kill_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                          size_t *pos, example_client_kill_result *out);
+rg_status example_client_kill_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                    example_client_kill_result *out);
 
 /* DEL: integer. */
 typedef struct example_del_result {
     int64_t value;
 } example_del_result;
 extern const rg_rtable example_del_reply_table;
-rg_reply_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_del_result *out);
+rg_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_del_result *out);
 
 /* EXPIRE: integer. */
 typedef struct example_expire_result {
     int64_t value;
 } example_expire_result;
 extern const rg_rtable example_expire_reply_table;
-rg_reply_status example_expire_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     example_expire_result *out);
+rg_status example_expire_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               example_expire_result *out);
 
 /* GEOSEARCH: array of any value (raw RESP). */
 typedef struct example_geosearch_result {
@@ -71,56 +72,56 @@ typedef struct example_geosearch_result {
     } value;
 } example_geosearch_result;
 extern const rg_rtable example_geosearch_reply_table;
-rg_reply_status example_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, example_geosearch_result *out);
+rg_status example_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  example_geosearch_result *out);
 
 /* GET: string or null. */
 typedef struct example_get_result {
     rg_view value;
 } example_get_result;
 extern const rg_rtable example_get_reply_table;
-rg_reply_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_get_result *out);
+rg_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_get_result *out);
 
 /* HSET: integer. */
 typedef struct example_hset_result {
     int64_t value;
 } example_hset_result;
 extern const rg_rtable example_hset_reply_table;
-rg_reply_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_hset_result *out);
+rg_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_hset_result *out);
 
 /* INCRBY: integer. */
 typedef struct example_incrby_result {
     int64_t value;
 } example_incrby_result;
 extern const rg_rtable example_incrby_reply_table;
-rg_reply_status example_incrby_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     example_incrby_result *out);
+rg_status example_incrby_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               example_incrby_result *out);
 
 /* MSET: "OK". */
 typedef struct example_mset_result {
     rg_view value;
 } example_mset_result;
 extern const rg_rtable example_mset_reply_table;
-rg_reply_status example_mset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_mset_result *out);
+rg_status example_mset_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_mset_result *out);
 
 /* PING: string. */
 typedef struct example_ping_result {
     rg_view value;
 } example_ping_result;
 extern const rg_rtable example_ping_reply_table;
-rg_reply_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_ping_result *out);
+rg_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_ping_result *out);
 
 /* SET: string or null. */
 typedef struct example_set_result {
     rg_view value;
 } example_set_result;
 extern const rg_rtable example_set_reply_table;
-rg_reply_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  example_set_result *out);
+rg_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            example_set_result *out);
 
 /* SORT: one of (array of string | integer). */
 /* value.which */
@@ -140,8 +141,8 @@ typedef struct example_sort_result {
     } value;
 } example_sort_result;
 extern const rg_rtable example_sort_reply_table;
-rg_reply_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_sort_result *out);
+rg_status example_sort_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_sort_result *out);
 
 /* ZADD: one of (null | integer | number). */
 /* value.which */
@@ -159,8 +160,8 @@ typedef struct example_zadd_result {
     } value;
 } example_zadd_result;
 extern const rg_rtable example_zadd_reply_table;
-rg_reply_status example_zadd_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   example_zadd_result *out);
+rg_status example_zadd_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             example_zadd_result *out);
 
 /* ZRANGEBYSCORE: array of string. */
 typedef struct example_zrangebyscore_result {
@@ -170,8 +171,8 @@ typedef struct example_zrangebyscore_result {
     } value;
 } example_zrangebyscore_result;
 extern const rg_rtable example_zrangebyscore_reply_table;
-rg_reply_status example_zrangebyscore_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                            size_t *pos, example_zrangebyscore_result *out);
+rg_status example_zrangebyscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      example_zrangebyscore_result *out);
 
 #ifdef __cplusplus
 }

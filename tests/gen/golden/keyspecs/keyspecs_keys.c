@@ -96,9 +96,9 @@ const keyspecs_keys_entry *keyspecs_keys_command(size_t argc, const rg_view *arg
 }
 
 size_t keyspecs_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
-                                size_t *positions, size_t pos_cap, rg_keys_status *st) {
+                                size_t *positions, size_t pos_cap, rg_error *err) {
     const size_t n = rg_keys_of_request(keyspecs_keys_table, KEYSPECS_KEYS_CMD_COUNT, req, len,
-                                        argv, argv_cap, positions, pos_cap, st);
+                                        argv, argv_cap, positions, pos_cap, err);
     return n;
 }
 

@@ -16,8 +16,8 @@ const rg_rtable keyspecs_eval_reply_table = {
     .result_size = sizeof(keyspecs_eval_result),
 };
 
-rg_reply_status keyspecs_eval_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    keyspecs_eval_result *out) {
+rg_status keyspecs_eval_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              keyspecs_eval_result *out) {
     return rg_reply_decode(rr, &keyspecs_eval_reply_table, buf, len, pos, out);
 }
 
@@ -35,8 +35,8 @@ const rg_rtable keyspecs_migrate_reply_table = {
     .result_size = sizeof(keyspecs_migrate_result),
 };
 
-rg_reply_status keyspecs_migrate_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                       size_t *pos, keyspecs_migrate_result *out) {
+rg_status keyspecs_migrate_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                 keyspecs_migrate_result *out) {
     return rg_reply_decode(rr, &keyspecs_migrate_reply_table, buf, len, pos, out);
 }
 
@@ -54,8 +54,8 @@ const rg_rtable keyspecs_object_encoding_reply_table = {
     .result_size = sizeof(keyspecs_object_encoding_result),
 };
 
-rg_reply_status keyspecs_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                               size_t *pos, keyspecs_object_encoding_result *out) {
+rg_status keyspecs_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                         size_t *pos, keyspecs_object_encoding_result *out) {
     return rg_reply_decode(rr, &keyspecs_object_encoding_reply_table, buf, len, pos, out);
 }
 
@@ -73,8 +73,8 @@ const rg_rtable keyspecs_ping_reply_table = {
     .result_size = sizeof(keyspecs_ping_result),
 };
 
-rg_reply_status keyspecs_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    keyspecs_ping_result *out) {
+rg_status keyspecs_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              keyspecs_ping_result *out) {
     return rg_reply_decode(rr, &keyspecs_ping_reply_table, buf, len, pos, out);
 }
 
@@ -92,8 +92,8 @@ const rg_rtable keyspecs_xread_reply_table = {
     .result_size = sizeof(keyspecs_xread_result),
 };
 
-rg_reply_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     keyspecs_xread_result *out) {
+rg_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               keyspecs_xread_result *out) {
     return rg_reply_decode(rr, &keyspecs_xread_reply_table, buf, len, pos, out);
 }
 
@@ -111,7 +111,7 @@ const rg_rtable keyspecs_zunionstore_reply_table = {
     .result_size = sizeof(keyspecs_zunionstore_result),
 };
 
-rg_reply_status keyspecs_zunionstore_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                           size_t *pos, keyspecs_zunionstore_result *out) {
+rg_status keyspecs_zunionstore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                     keyspecs_zunionstore_result *out) {
     return rg_reply_decode(rr, &keyspecs_zunionstore_reply_table, buf, len, pos, out);
 }

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
-#error "keyspecs_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "keyspecs_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -20,10 +20,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -34,48 +35,48 @@ typedef struct keyspecs_eval_result {
     rg_view value;
 } keyspecs_eval_result;
 extern const rg_rtable keyspecs_eval_reply_table;
-rg_reply_status keyspecs_eval_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    keyspecs_eval_result *out);
+rg_status keyspecs_eval_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              keyspecs_eval_result *out);
 
 /* MIGRATE: any value (raw RESP). */
 typedef struct keyspecs_migrate_result {
     rg_view value;
 } keyspecs_migrate_result;
 extern const rg_rtable keyspecs_migrate_reply_table;
-rg_reply_status keyspecs_migrate_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                       size_t *pos, keyspecs_migrate_result *out);
+rg_status keyspecs_migrate_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                 keyspecs_migrate_result *out);
 
 /* OBJECT ENCODING: any value (raw RESP). */
 typedef struct keyspecs_object_encoding_result {
     rg_view value;
 } keyspecs_object_encoding_result;
 extern const rg_rtable keyspecs_object_encoding_reply_table;
-rg_reply_status keyspecs_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                               size_t *pos, keyspecs_object_encoding_result *out);
+rg_status keyspecs_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                         size_t *pos, keyspecs_object_encoding_result *out);
 
 /* PING: any value (raw RESP). */
 typedef struct keyspecs_ping_result {
     rg_view value;
 } keyspecs_ping_result;
 extern const rg_rtable keyspecs_ping_reply_table;
-rg_reply_status keyspecs_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    keyspecs_ping_result *out);
+rg_status keyspecs_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              keyspecs_ping_result *out);
 
 /* XREAD: any value (raw RESP). */
 typedef struct keyspecs_xread_result {
     rg_view value;
 } keyspecs_xread_result;
 extern const rg_rtable keyspecs_xread_reply_table;
-rg_reply_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     keyspecs_xread_result *out);
+rg_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               keyspecs_xread_result *out);
 
 /* ZUNIONSTORE: any value (raw RESP). */
 typedef struct keyspecs_zunionstore_result {
     rg_view value;
 } keyspecs_zunionstore_result;
 extern const rg_rtable keyspecs_zunionstore_reply_table;
-rg_reply_status keyspecs_zunionstore_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                           size_t *pos, keyspecs_zunionstore_result *out);
+rg_status keyspecs_zunionstore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                     keyspecs_zunionstore_result *out);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#if RG_ABI_VERSION != 2
-#error "kinds_keys.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "kinds_keys.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -24,12 +24,12 @@ extern "C" {
  *                                     NULL
  *   P_keys_command(argc, argv)        the entry of a call: argv[0], or argv[0] and argv[1] for a
  *                                     subcommand; NULL for a command not in the spec
- *   P_keys_of_request(req, len, argv, argv_cap, positions, pos_cap, st)
+ *   P_keys_of_request(req, len, argv, argv_cap, positions, pos_cap, err)
  *       the keys of one encoded call (as the encoders write it): parses req into argv, finds
- *       the command and returns rg_keys_find's answer. Besides its statuses: RG_KEYS_INVALID
- *       and 0 when req is not one encoded call; RG_KEYS_INCOMPLETE and 0 when the command is
- *       not in the spec (ask the server) or argv_cap is smaller than the argument count
- *       (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
+ *       the command and returns rg_keys_find's answer, its status in err->status. Besides
+ *       rg_keys_find's: RG_INVALID and 0 when req is not one encoded call; RG_INCOMPLETE and 0
+ *       when the command is not in the spec (ask the server) or argv_cap is smaller than the
+ *       argument count (rg_request_argv(req, len, NULL, 0) tells it). Views point into req.
  *   P_slot_of_request(req, len, argv, argv_cap)
  *       the one hash slot of the call's keys, or RG_SLOT_NONE (no keys), RG_SLOT_CROSS
  *       (several slots) or RG_SLOT_UNKNOWN (ask the server: the same cases as above).
@@ -82,9 +82,9 @@ static inline const kinds_keys_entry *kinds_keys_command(size_t argc, const rg_v
 
 static inline size_t kinds_keys_of_request(const char *req, size_t len, rg_view *argv,
                                            size_t argv_cap, size_t *positions, size_t pos_cap,
-                                           rg_keys_status *st) {
+                                           rg_error *err) {
     const size_t n = rg_keys_of_request(kinds_keys_table, KINDS_KEYS_CMD_COUNT, req, len, argv,
-                                        argv_cap, positions, pos_cap, st);
+                                        argv_cap, positions, pos_cap, err);
     return n;
 }
 

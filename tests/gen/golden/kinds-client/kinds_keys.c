@@ -37,9 +37,9 @@ const kinds_keys_entry *kinds_keys_command(size_t argc, const rg_view *argv) {
 }
 
 size_t kinds_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
-                             size_t *positions, size_t pos_cap, rg_keys_status *st) {
+                             size_t *positions, size_t pos_cap, rg_error *err) {
     const size_t n = rg_keys_of_request(kinds_keys_table, KINDS_KEYS_CMD_COUNT, req, len, argv,
-                                        argv_cap, positions, pos_cap, st);
+                                        argv_cap, positions, pos_cap, err);
     return n;
 }
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
-#error "kinds_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "kinds_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -20,10 +20,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -76,8 +77,8 @@ static const rg_rtable kinds_bounded_reply_table = {
     .result_size = sizeof(kinds_bounded_result),
 };
 
-static inline rg_reply_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                                  size_t *pos, kinds_bounded_result *out) {
+static inline rg_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                            size_t *pos, kinds_bounded_result *out) {
     return rg_reply_decode(rr, &kinds_bounded_reply_table, buf, len, pos, out);
 }
 
@@ -95,8 +96,8 @@ static const rg_rtable kinds_escapes_reply_table = {
     .result_size = sizeof(kinds_escapes_result),
 };
 
-static inline rg_reply_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                                  size_t *pos, kinds_escapes_result *out) {
+static inline rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                            size_t *pos, kinds_escapes_result *out) {
     return rg_reply_decode(rr, &kinds_escapes_reply_table, buf, len, pos, out);
 }
 
@@ -116,8 +117,8 @@ static const rg_rtable kinds_kinds_reply_table = {
     .result_size = sizeof(kinds_kinds_result),
 };
 
-static inline rg_reply_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                                size_t *pos, kinds_kinds_result *out) {
+static inline rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                          size_t *pos, kinds_kinds_result *out) {
     return rg_reply_decode(rr, &kinds_kinds_reply_table, buf, len, pos, out);
 }
 
@@ -135,9 +136,9 @@ static const rg_rtable kinds_object_encoding_reply_table = {
     .result_size = sizeof(kinds_object_encoding_result),
 };
 
-static inline rg_reply_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf,
-                                                          size_t len, size_t *pos,
-                                                          kinds_object_encoding_result *out) {
+static inline rg_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf,
+                                                    size_t len, size_t *pos,
+                                                    kinds_object_encoding_result *out) {
     return rg_reply_decode(rr, &kinds_object_encoding_reply_table, buf, len, pos, out);
 }
 
@@ -168,8 +169,8 @@ static const rg_rtable kinds_time_reply_table = {
     .result_size = sizeof(kinds_time_result),
 };
 
-static inline rg_reply_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                               size_t *pos, kinds_time_result *out) {
+static inline rg_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                         size_t *pos, kinds_time_result *out) {
     return rg_reply_decode(rr, &kinds_time_reply_table, buf, len, pos, out);
 }
 
@@ -187,8 +188,8 @@ static const rg_rtable kinds_tokens_reply_table = {
     .result_size = sizeof(kinds_tokens_result),
 };
 
-static inline rg_reply_status kinds_tokens_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                                 size_t *pos, kinds_tokens_result *out) {
+static inline rg_status kinds_tokens_reply(rg_reply_reader *rr, const char *buf, size_t len,
+                                           size_t *pos, kinds_tokens_result *out) {
     return rg_reply_decode(rr, &kinds_tokens_reply_table, buf, len, pos, out);
 }
 

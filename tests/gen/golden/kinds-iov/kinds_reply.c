@@ -16,8 +16,8 @@ const rg_rtable kinds_bounded_reply_table = {
     .result_size = sizeof(kinds_bounded_result),
 };
 
-rg_reply_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    kinds_bounded_result *out) {
+rg_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              kinds_bounded_result *out) {
     return rg_reply_decode(rr, &kinds_bounded_reply_table, buf, len, pos, out);
 }
 
@@ -35,8 +35,8 @@ const rg_rtable kinds_escapes_reply_table = {
     .result_size = sizeof(kinds_escapes_result),
 };
 
-rg_reply_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    kinds_escapes_result *out) {
+rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              kinds_escapes_result *out) {
     return rg_reply_decode(rr, &kinds_escapes_reply_table, buf, len, pos, out);
 }
 
@@ -56,8 +56,8 @@ const rg_rtable kinds_kinds_reply_table = {
     .result_size = sizeof(kinds_kinds_result),
 };
 
-rg_reply_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  kinds_kinds_result *out) {
+rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            kinds_kinds_result *out) {
     return rg_reply_decode(rr, &kinds_kinds_reply_table, buf, len, pos, out);
 }
 
@@ -75,8 +75,8 @@ const rg_rtable kinds_object_encoding_reply_table = {
     .result_size = sizeof(kinds_object_encoding_result),
 };
 
-rg_reply_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                            size_t *pos, kinds_object_encoding_result *out) {
+rg_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      kinds_object_encoding_result *out) {
     return rg_reply_decode(rr, &kinds_object_encoding_reply_table, buf, len, pos, out);
 }
 
@@ -107,8 +107,8 @@ const rg_rtable kinds_time_reply_table = {
     .result_size = sizeof(kinds_time_result),
 };
 
-rg_reply_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                 kinds_time_result *out) {
+rg_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                           kinds_time_result *out) {
     return rg_reply_decode(rr, &kinds_time_reply_table, buf, len, pos, out);
 }
 
@@ -126,7 +126,7 @@ const rg_rtable kinds_tokens_reply_table = {
     .result_size = sizeof(kinds_tokens_result),
 };
 
-rg_reply_status kinds_tokens_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   kinds_tokens_result *out) {
+rg_status kinds_tokens_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_tokens_result *out) {
     return rg_reply_decode(rr, &kinds_tokens_reply_table, buf, len, pos, out);
 }

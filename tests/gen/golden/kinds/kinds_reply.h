@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
-#error "kinds_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "kinds_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -20,10 +20,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -34,32 +35,32 @@ typedef struct kinds_bounded_result {
     rg_view value;
 } kinds_bounded_result;
 extern const rg_rtable kinds_bounded_reply_table;
-rg_reply_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    kinds_bounded_result *out);
+rg_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              kinds_bounded_result *out);
 
 /* ESCAPES: any value (raw RESP). */
 typedef struct kinds_escapes_result {
     rg_view value;
 } kinds_escapes_result;
 extern const rg_rtable kinds_escapes_reply_table;
-rg_reply_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    kinds_escapes_result *out);
+rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              kinds_escapes_result *out);
 
 /* KINDS: "OK". */
 typedef struct kinds_kinds_result {
     rg_view value;
 } kinds_kinds_result;
 extern const rg_rtable kinds_kinds_reply_table;
-rg_reply_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  kinds_kinds_result *out);
+rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            kinds_kinds_result *out);
 
 /* OBJECT ENCODING: any value (raw RESP). */
 typedef struct kinds_object_encoding_result {
     rg_view value;
 } kinds_object_encoding_result;
 extern const rg_rtable kinds_object_encoding_reply_table;
-rg_reply_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                            size_t *pos, kinds_object_encoding_result *out);
+rg_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                      kinds_object_encoding_result *out);
 
 /* TIME: [string, string]. */
 typedef struct kinds_time_result {
@@ -69,16 +70,16 @@ typedef struct kinds_time_result {
     } value;
 } kinds_time_result;
 extern const rg_rtable kinds_time_reply_table;
-rg_reply_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                 kinds_time_result *out);
+rg_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                           kinds_time_result *out);
 
 /* TOKENS: any value (raw RESP). */
 typedef struct kinds_tokens_result {
     rg_view value;
 } kinds_tokens_result;
 extern const rg_rtable kinds_tokens_reply_table;
-rg_reply_status kinds_tokens_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   kinds_tokens_result *out);
+rg_status kinds_tokens_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_tokens_result *out);
 
 #ifdef __cplusplus
 }

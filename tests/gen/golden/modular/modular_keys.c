@@ -35,9 +35,9 @@ const mod_keys_entry *mod_keys_command(size_t argc, const rg_view *argv) {
 }
 
 size_t mod_keys_of_request(const char *req, size_t len, rg_view *argv, size_t argv_cap,
-                           size_t *positions, size_t pos_cap, rg_keys_status *st) {
+                           size_t *positions, size_t pos_cap, rg_error *err) {
     const size_t n = rg_keys_of_request(mod_keys_table, MOD_KEYS_CMD_COUNT, req, len, argv,
-                                        argv_cap, positions, pos_cap, st);
+                                        argv_cap, positions, pos_cap, err);
     return n;
 }
 

@@ -16,8 +16,8 @@ const rg_rtable mod_get_reply_table = {
     .result_size = sizeof(mod_get_result),
 };
 
-rg_reply_status mod_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                              mod_get_result *out) {
+rg_status mod_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                        mod_get_result *out) {
     return rg_reply_decode(rr, &mod_get_reply_table, buf, len, pos, out);
 }
 
@@ -37,8 +37,8 @@ const rg_rtable mod_set_reply_table = {
     .result_size = sizeof(mod_set_result),
 };
 
-rg_reply_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                              mod_set_result *out) {
+rg_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                        mod_set_result *out) {
     return rg_reply_decode(rr, &mod_set_reply_table, buf, len, pos, out);
 }
 
@@ -64,8 +64,8 @@ const rg_rtable mod_list_reply_table = {
     .result_size = sizeof(mod_list_result),
 };
 
-rg_reply_status mod_list_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                               mod_list_result *out) {
+rg_status mod_list_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                         mod_list_result *out) {
     return rg_reply_decode(rr, &mod_list_reply_table, buf, len, pos, out);
 }
 
@@ -83,8 +83,8 @@ const rg_rtable mod_object_encoding_reply_table = {
     .result_size = sizeof(mod_object_encoding_result),
 };
 
-rg_reply_status mod_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                          size_t *pos, mod_object_encoding_result *out) {
+rg_status mod_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                    mod_object_encoding_result *out) {
     return rg_reply_decode(rr, &mod_object_encoding_reply_table, buf, len, pos, out);
 }
 
@@ -102,8 +102,8 @@ const rg_rtable mod_other_ping_reply_table = {
     .result_size = sizeof(mod_other_ping_result),
 };
 
-rg_reply_status mod_other_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     mod_other_ping_result *out) {
+rg_status mod_other_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               mod_other_ping_result *out) {
     return rg_reply_decode(rr, &mod_other_ping_reply_table, buf, len, pos, out);
 }
 
@@ -134,7 +134,7 @@ const rg_rtable mod_time_reply_table = {
     .result_size = sizeof(mod_time_result),
 };
 
-rg_reply_status mod_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                               mod_time_result *out) {
+rg_status mod_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                         mod_time_result *out) {
     return rg_reply_decode(rr, &mod_time_reply_table, buf, len, pos, out);
 }

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
-#error "modular_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "modular_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -20,10 +20,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -34,16 +35,16 @@ typedef struct mod_get_result {
     rg_view value;
 } mod_get_result;
 extern const rg_rtable mod_get_reply_table;
-rg_reply_status mod_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                              mod_get_result *out);
+rg_status mod_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                        mod_get_result *out);
 
 /* MOD.SET: "OK". */
 typedef struct mod_set_result {
     rg_view value;
 } mod_set_result;
 extern const rg_rtable mod_set_reply_table;
-rg_reply_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                              mod_set_result *out);
+rg_status mod_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                        mod_set_result *out);
 
 /* MOD._LIST: array of string. */
 typedef struct mod_list_result {
@@ -53,24 +54,24 @@ typedef struct mod_list_result {
     } value;
 } mod_list_result;
 extern const rg_rtable mod_list_reply_table;
-rg_reply_status mod_list_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                               mod_list_result *out);
+rg_status mod_list_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                         mod_list_result *out);
 
 /* OBJECT ENCODING: any value (raw RESP). */
 typedef struct mod_object_encoding_result {
     rg_view value;
 } mod_object_encoding_result;
 extern const rg_rtable mod_object_encoding_reply_table;
-rg_reply_status mod_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                          size_t *pos, mod_object_encoding_result *out);
+rg_status mod_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                    mod_object_encoding_result *out);
 
 /* OTHER.PING: any value (raw RESP). */
 typedef struct mod_other_ping_result {
     rg_view value;
 } mod_other_ping_result;
 extern const rg_rtable mod_other_ping_reply_table;
-rg_reply_status mod_other_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     mod_other_ping_result *out);
+rg_status mod_other_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               mod_other_ping_result *out);
 
 /* TIME: [string, string]. */
 typedef struct mod_time_result {
@@ -80,8 +81,8 @@ typedef struct mod_time_result {
     } value;
 } mod_time_result;
 extern const rg_rtable mod_time_reply_table;
-rg_reply_status mod_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                               mod_time_result *out);
+rg_status mod_time_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                         mod_time_result *out);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,8 @@ const rg_rtable replies_command_reply_table = {
     .result_size = sizeof(replies_command_result),
 };
 
-rg_reply_status replies_command_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      replies_command_result *out) {
+rg_status replies_command_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                replies_command_result *out) {
     return rg_reply_decode(rr, &replies_command_reply_table, buf, len, pos, out);
 }
 
@@ -348,8 +348,8 @@ const rg_rtable replies_command_docs_reply_table = {
     .result_size = sizeof(replies_command_docs_result),
 };
 
-rg_reply_status replies_command_docs_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                           size_t *pos, replies_command_docs_result *out) {
+rg_status replies_command_docs_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                     replies_command_docs_result *out) {
     return rg_reply_decode(rr, &replies_command_docs_reply_table, buf, len, pos, out);
 }
 
@@ -382,8 +382,8 @@ const rg_rtable replies_config_get_reply_table = {
     .result_size = sizeof(replies_config_get_result),
 };
 
-rg_reply_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, replies_config_get_result *out) {
+rg_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   replies_config_get_result *out) {
     return rg_reply_decode(rr, &replies_config_get_reply_table, buf, len, pos, out);
 }
 
@@ -548,8 +548,8 @@ const rg_rtable replies_geosearch_reply_table = {
     .result_size = sizeof(replies_geosearch_result),
 };
 
-rg_reply_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, replies_geosearch_result *out) {
+rg_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  replies_geosearch_result *out) {
     return rg_reply_decode(rr, &replies_geosearch_reply_table, buf, len, pos, out);
 }
 
@@ -568,8 +568,8 @@ const rg_rtable replies_get_reply_table = {
     .result_size = sizeof(replies_get_result),
 };
 
-rg_reply_status replies_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  replies_get_result *out) {
+rg_status replies_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            replies_get_result *out) {
     return rg_reply_decode(rr, &replies_get_reply_table, buf, len, pos, out);
 }
 
@@ -726,8 +726,8 @@ const rg_rtable replies_hello_reply_table = {
     .result_size = sizeof(replies_hello_result),
 };
 
-rg_reply_status replies_hello_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    replies_hello_result *out) {
+rg_status replies_hello_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              replies_hello_result *out) {
     return rg_reply_decode(rr, &replies_hello_reply_table, buf, len, pos, out);
 }
 
@@ -760,8 +760,8 @@ const rg_rtable replies_hgetall_reply_table = {
     .result_size = sizeof(replies_hgetall_result),
 };
 
-rg_reply_status replies_hgetall_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      replies_hgetall_result *out) {
+rg_status replies_hgetall_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                replies_hgetall_result *out) {
     return rg_reply_decode(rr, &replies_hgetall_reply_table, buf, len, pos, out);
 }
 
@@ -780,8 +780,8 @@ const rg_rtable replies_incr_reply_table = {
     .result_size = sizeof(replies_incr_result),
 };
 
-rg_reply_status replies_incr_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_incr_result *out) {
+rg_status replies_incr_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_incr_result *out) {
     return rg_reply_decode(rr, &replies_incr_reply_table, buf, len, pos, out);
 }
 
@@ -824,8 +824,8 @@ const rg_rtable replies_lpos_reply_table = {
     .result_size = sizeof(replies_lpos_result),
 };
 
-rg_reply_status replies_lpos_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_lpos_result *out) {
+rg_status replies_lpos_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_lpos_result *out) {
     return rg_reply_decode(rr, &replies_lpos_reply_table, buf, len, pos, out);
 }
 
@@ -851,8 +851,8 @@ const rg_rtable replies_mget_reply_table = {
     .result_size = sizeof(replies_mget_result),
 };
 
-rg_reply_status replies_mget_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_mget_result *out) {
+rg_status replies_mget_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_mget_result *out) {
     return rg_reply_decode(rr, &replies_mget_reply_table, buf, len, pos, out);
 }
 
@@ -890,8 +890,8 @@ const rg_rtable replies_scan_reply_table = {
     .result_size = sizeof(replies_scan_result),
 };
 
-rg_reply_status replies_scan_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_scan_result *out) {
+rg_status replies_scan_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_scan_result *out) {
     return rg_reply_decode(rr, &replies_scan_reply_table, buf, len, pos, out);
 }
 
@@ -910,8 +910,8 @@ const rg_rtable replies_set_reply_table = {
     .result_size = sizeof(replies_set_result),
 };
 
-rg_reply_status replies_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  replies_set_result *out) {
+rg_status replies_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            replies_set_result *out) {
     return rg_reply_decode(rr, &replies_set_reply_table, buf, len, pos, out);
 }
 
@@ -937,8 +937,8 @@ const rg_rtable replies_smembers_reply_table = {
     .result_size = sizeof(replies_smembers_result),
 };
 
-rg_reply_status replies_smembers_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                       size_t *pos, replies_smembers_result *out) {
+rg_status replies_smembers_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                 replies_smembers_result *out) {
     return rg_reply_decode(rr, &replies_smembers_reply_table, buf, len, pos, out);
 }
 
@@ -978,8 +978,8 @@ const rg_rtable replies_xrange_reply_table = {
     .result_size = sizeof(replies_xrange_result),
 };
 
-rg_reply_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     replies_xrange_result *out) {
+rg_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               replies_xrange_result *out) {
     return rg_reply_decode(rr, &replies_xrange_reply_table, buf, len, pos, out);
 }
 
@@ -1012,8 +1012,8 @@ const rg_rtable replies_zpopmin_reply_table = {
     .result_size = sizeof(replies_zpopmin_result),
 };
 
-rg_reply_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      replies_zpopmin_result *out) {
+rg_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                replies_zpopmin_result *out) {
     return rg_reply_decode(rr, &replies_zpopmin_reply_table, buf, len, pos, out);
 }
 
@@ -1066,8 +1066,8 @@ const rg_rtable replies_zrange_reply_table = {
     .result_size = sizeof(replies_zrange_result),
 };
 
-rg_reply_status replies_zrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     replies_zrange_result *out) {
+rg_status replies_zrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               replies_zrange_result *out) {
     return rg_reply_decode(rr, &replies_zrange_reply_table, buf, len, pos, out);
 }
 
@@ -1097,7 +1097,7 @@ const rg_rtable replies_zscore_reply_table = {
     .result_size = sizeof(replies_zscore_result),
 };
 
-rg_reply_status replies_zscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     replies_zscore_result *out) {
+rg_status replies_zscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               replies_zscore_result *out) {
     return rg_reply_decode(rr, &replies_zscore_reply_table, buf, len, pos, out);
 }

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 2
-#error "replies_reply.h was made for RG_ABI_VERSION 2: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 3
+#error "replies_reply.h was made for RG_ABI_VERSION 3: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
@@ -20,10 +20,11 @@ extern "C" {
 /* For each command C below:
  *   C_result            the typed reply: `value` holds it (see the comment above each struct)
  *   C_reply_table       the table the runtime's engine (rg_reply.h) walks
- *   rg_reply_status C_reply(rr, buf, len, pos, out)
- *                       decodes one reply of C from buf[*pos..len) into *out: RG_REPLY_OK, or
- *                       RG_REPLY_NEED_MORE (call again with more bytes), RG_REPLY_SERVER_ERROR,
- *                       RG_REPLY_MISMATCH, RG_REPLY_SHORT (storage), RG_REPLY_PROTOCOL.
+ *   rg_status C_reply(rr, buf, len, pos, out)
+ *                       decodes one reply of C from buf[*pos..len) into *out: RG_OK, or
+ *                       RG_NEED_MORE (call again with more bytes), RG_SERVER_ERROR,
+ *                       RG_MISMATCH, RG_SHORT (storage), RG_PUSH or a sticky RG_ERR_*;
+ *                       rg_reply_error(rr) tells the failure (status, message, offset).
  * Views point into the caller's buffer; arrays into the storage given with
  * rg_reply_set_storage (see rg_reply.h for both ownership rules). A oneof member's `which` is
  * the 1-based number of the alternative that arrived, one of the C_REPLY_..._<ALT> constants
@@ -34,8 +35,8 @@ typedef struct replies_command_result {
     rg_view value;
 } replies_command_result;
 extern const rg_rtable replies_command_reply_table;
-rg_reply_status replies_command_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      replies_command_result *out);
+rg_status replies_command_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                replies_command_result *out);
 
 /* COMMAND DOCS: pairs of (string, object {arguments, complexity, deprecated_since, doc_flags,
  * group, history, module, replaced_by, reply_schema, since, subcommands, summary}). */
@@ -115,8 +116,8 @@ typedef struct replies_command_docs_result {
     } value;
 } replies_command_docs_result;
 extern const rg_rtable replies_command_docs_reply_table;
-rg_reply_status replies_command_docs_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                           size_t *pos, replies_command_docs_result *out);
+rg_status replies_command_docs_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                     replies_command_docs_result *out);
 
 /* CONFIG GET: pairs of (string, string). */
 typedef struct replies_config_get_elem1 {
@@ -131,8 +132,8 @@ typedef struct replies_config_get_result {
     } value;
 } replies_config_get_result;
 extern const rg_rtable replies_config_get_reply_table;
-rg_reply_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                         size_t *pos, replies_config_get_result *out);
+rg_status replies_config_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                   replies_config_get_result *out);
 
 /* GEOSEARCH: one of (array of string | array of [string, one of (string | integer | [number,
  * number]), one of (string | integer | [number, number]), one of (string | integer | [number,
@@ -209,16 +210,16 @@ typedef struct replies_geosearch_result {
     } value;
 } replies_geosearch_result;
 extern const rg_rtable replies_geosearch_reply_table;
-rg_reply_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                        size_t *pos, replies_geosearch_result *out);
+rg_status replies_geosearch_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                  replies_geosearch_result *out);
 
 /* GET: string or null. */
 typedef struct replies_get_result {
     rg_view value;
 } replies_get_result;
 extern const rg_rtable replies_get_reply_table;
-rg_reply_status replies_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  replies_get_result *out);
+rg_status replies_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            replies_get_result *out);
 
 /* HELLO: object {id, mode, modules, proto, role, server, version}. */
 typedef struct replies_hello_elem1 {
@@ -252,8 +253,8 @@ typedef struct replies_hello_result {
     } value;
 } replies_hello_result;
 extern const rg_rtable replies_hello_reply_table;
-rg_reply_status replies_hello_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                    replies_hello_result *out);
+rg_status replies_hello_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                              replies_hello_result *out);
 
 /* HGETALL: pairs of (string, string). */
 typedef struct replies_hgetall_elem1 {
@@ -268,16 +269,16 @@ typedef struct replies_hgetall_result {
     } value;
 } replies_hgetall_result;
 extern const rg_rtable replies_hgetall_reply_table;
-rg_reply_status replies_hgetall_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      replies_hgetall_result *out);
+rg_status replies_hgetall_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                replies_hgetall_result *out);
 
 /* INCR: integer. */
 typedef struct replies_incr_result {
     int64_t value;
 } replies_incr_result;
 extern const rg_rtable replies_incr_reply_table;
-rg_reply_status replies_incr_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_incr_result *out);
+rg_status replies_incr_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_incr_result *out);
 
 /* LPOS: one of (null | integer | array of integer). */
 /* value.which */
@@ -298,8 +299,8 @@ typedef struct replies_lpos_result {
     } value;
 } replies_lpos_result;
 extern const rg_rtable replies_lpos_reply_table;
-rg_reply_status replies_lpos_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_lpos_result *out);
+rg_status replies_lpos_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_lpos_result *out);
 
 /* MGET: array of string or null. */
 typedef struct replies_mget_result {
@@ -309,8 +310,8 @@ typedef struct replies_mget_result {
     } value;
 } replies_mget_result;
 extern const rg_rtable replies_mget_reply_table;
-rg_reply_status replies_mget_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_mget_result *out);
+rg_status replies_mget_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_mget_result *out);
 
 /* SCAN: [string, array of string]. */
 typedef struct replies_scan_result {
@@ -323,16 +324,16 @@ typedef struct replies_scan_result {
     } value;
 } replies_scan_result;
 extern const rg_rtable replies_scan_reply_table;
-rg_reply_status replies_scan_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                   replies_scan_result *out);
+rg_status replies_scan_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             replies_scan_result *out);
 
 /* SET: string or null. */
 typedef struct replies_set_result {
     rg_view value;
 } replies_set_result;
 extern const rg_rtable replies_set_reply_table;
-rg_reply_status replies_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                  replies_set_result *out);
+rg_status replies_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                            replies_set_result *out);
 
 /* SMEMBERS: array of string. */
 typedef struct replies_smembers_result {
@@ -342,8 +343,8 @@ typedef struct replies_smembers_result {
     } value;
 } replies_smembers_result;
 extern const rg_rtable replies_smembers_reply_table;
-rg_reply_status replies_smembers_reply(rg_reply_reader *rr, const char *buf, size_t len,
-                                       size_t *pos, replies_smembers_result *out);
+rg_status replies_smembers_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                 replies_smembers_result *out);
 
 /* XRANGE: pairs of (string, array of string). */
 typedef struct replies_xrange_elem1 {
@@ -361,8 +362,8 @@ typedef struct replies_xrange_result {
     } value;
 } replies_xrange_result;
 extern const rg_rtable replies_xrange_reply_table;
-rg_reply_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     replies_xrange_result *out);
+rg_status replies_xrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               replies_xrange_result *out);
 
 /* ZPOPMIN: pairs of (string, number). */
 typedef struct replies_zpopmin_elem1 {
@@ -377,8 +378,8 @@ typedef struct replies_zpopmin_result {
     } value;
 } replies_zpopmin_result;
 extern const rg_rtable replies_zpopmin_reply_table;
-rg_reply_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                      replies_zpopmin_result *out);
+rg_status replies_zpopmin_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                                replies_zpopmin_result *out);
 
 /* ZRANGE: one of (array of string | pairs of (string, number)). */
 /* value.which */
@@ -406,8 +407,8 @@ typedef struct replies_zrange_result {
     } value;
 } replies_zrange_result;
 extern const rg_rtable replies_zrange_reply_table;
-rg_reply_status replies_zrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     replies_zrange_result *out);
+rg_status replies_zrange_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               replies_zrange_result *out);
 
 /* ZSCORE: one of (number | null). */
 /* value.which */
@@ -423,8 +424,8 @@ typedef struct replies_zscore_result {
     } value;
 } replies_zscore_result;
 extern const rg_rtable replies_zscore_reply_table;
-rg_reply_status replies_zscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
-                                     replies_zscore_result *out);
+rg_status replies_zscore_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                               replies_zscore_result *out);
 
 #ifdef __cplusplus
 }

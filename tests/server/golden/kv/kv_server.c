@@ -467,5 +467,8 @@ kv_srv_cmd kv_srv_parse(size_t argc, const rg_view *argv, kv_srv_args *args, rg_
     }
     if (!c->args) return id;
     memset(args, 0, sizeof *args);
-    return rg_args_parse(c->args, c->name, argc, argv, args, err) ? id : KV_SRV_NONE;
+    if (rg_args_parse(c->args, c->name, argc, argv, args, err) != RG_OK) {
+        return KV_SRV_NONE;
+    }
+    return id;
 }
