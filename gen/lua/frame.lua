@@ -44,15 +44,6 @@ local function abi_check(model, name)
     return "#if RG_ABI_VERSION != " .. model.abi .. "\n" .. err .. "\n#endif"
 end
 
--- Byte order, as clang-format sorts the names of an include block (SortIncludes).
-local function bytes_less(a, b)
-    for i = 1, math.min(#a, #b) do
-        local x, y = a:byte(i), b:byte(i)
-        if x ~= y then return x < y end
-    end
-    return #a < #b
-end
-
 -- The include block: quoted names, a blank line, system names, each group sorted as clang-format
 -- sorts it; nil when there are none.
 local function includes(quoted, system)
@@ -60,7 +51,7 @@ local function includes(quoted, system)
     local forms = { { quoted or {}, '#include "%s"' }, { system or {}, "#include <%s>" } }
     for _, list in ipairs(forms) do
         local names = { table.unpack(list[1]) }
-        table.sort(names, bytes_less)
+        table.sort(names, naming.bytes_less)
         local lines = {}
         for _, name in ipairs(names) do lines[#lines + 1] = list[2]:format(name) end
         if #lines > 0 then groups[#groups + 1] = table.concat(lines, "\n") end

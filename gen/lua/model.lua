@@ -773,12 +773,7 @@ end
 
 -- Whether command name a sorts before b: bytes of the upper case, as rg_keys compares names.
 function M.name_less(a, b)
-    a, b = a:upper(), b:upper()
-    for i = 1, math.min(#a, #b) do
-        local x, y = a:byte(i), b:byte(i)
-        if x ~= y then return x < y end
-    end
-    return #a < #b
+    return naming.bytes_less(a:upper(), b:upper())
 end
 
 -- Builds the model of one spec. opts: prefix, file (spec file name), stem, version, abi.

@@ -66,4 +66,14 @@ function M.valid_prefix(s)
     return match(s, "^[A-Za-z][A-Za-z0-9_]*$") ~= nil and not match(s, "_$")
 end
 
+-- Whether a sorts before b byte by byte (Lua's < follows the C locale's collation, which a
+-- generated file must not depend on); clang-format sorts includes this way.
+function M.bytes_less(a, b)
+    for i = 1, math.min(#a, #b) do
+        local x, y = a:byte(i), b:byte(i)
+        if x ~= y then return x < y end
+    end
+    return #a < #b
+end
+
 return M
