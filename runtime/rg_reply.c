@@ -74,7 +74,10 @@ rg_view rg_reply_error(const rg_reply_reader *rr) {
 
 /* Carves size bytes (8-aligned, zeroed) from the caller's storage, or returns NULL when they do
  * not fit; either way the need is counted so a size query learns the total. */
-static char *reserve(rg_reply_reader *rr, uint64_t size) {
+static char *reserve(rg_reply_reader *rr, uint64_t size);
+
+/* reserve() without the zeroing, for a list whose every byte its loop writes (root_list). */
+static char *carve(rg_reply_reader *rr, uint64_t size) {
     const size_t at = (rr->used + 7u) & ~(size_t)7u;
     if (size == 0) return NULL;
     if (size > SIZE_MAX - at) {
@@ -83,8 +86,13 @@ static char *reserve(rg_reply_reader *rr, uint64_t size) {
     }
     rr->used = at + (size_t)size;
     if (rr->used > rr->cap) return NULL;
-    memset(rr->mem + at, 0, (size_t)size);
     return rr->mem + at;
+}
+
+static char *reserve(rg_reply_reader *rr, uint64_t size) {
+    char *const at = carve(rr, size);
+    if (at) memset(at, 0, (size_t)size);
+    return at;
 }
 
 /* n elements of size bytes; a count no storage could hold is counted as all of it. */
@@ -1254,10 +1262,67 @@ RG_FEEDER(feed_view_pairs, view_pairs_event, true, true, false)
 RG_FEEDER(feed_view_list, view_list_event, true, false, false)
 #undef RG_FEEDER
 
+/* Bytes a scalar node stores (0 for none). */
+static uint32_t store_size(const rg_rnode *node) {
+    static const uint8_t sizes[] = {[RG_RT_NONE] = 0,
+                                    [RG_RT_VIEW] = sizeof(rg_view),
+                                    [RG_RT_I64] = sizeof(int64_t),
+                                    [RG_RT_DBL] = sizeof(double),
+                                    [RG_RT_BOOL] = sizeof(bool)};
+    return node->store < sizeof sizes ? sizes[node->store] : UINT32_MAX;
+}
+
+/* The items of a fast frame from element i on, left unzeroed by root_list: zeroed when the fast
+ * loops stopped before the end, before anything else stores into them (every element that
+ * comes later starts from zero, as reserve() gives it). Pairs: a half-written element keeps its
+ * key (which, the element being covered, is all that was written). */
+static void zero_rest(const rg_reply_reader *rr, const rg_rframe *f, uint64_t i) {
+    const uint64_t size = f->node->elem_size;
+    const bool pairs = f->kind == F_PAIRS;
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    uint64_t e = pairs ? i / 2 : i;
+    if (pairs && i % 2) {
+        const rg_rnode *key = &rr->table->nodes[f->node->child];
+        char *const at = f->mem + e * size;
+        memset(at, 0, key->offset);
+        memset(at + key->offset + store_size(key), 0, size - key->offset - store_size(key));
+        e++;
+    }
+    if (e < items) memset(f->mem + e * size, 0, (size_t)((items - e) * size));
+}
+
+/* The fast frame's loop took its last element and the decoder is right before the aggregate's
+ * end, a counted one (whose end has no bytes): the end is booked into the decoder as
+ * rg_fast_end books it and stepped without reading it. False when the end is for the decoder
+ * to read (a streamed aggregate's '.'). */
+static bool close_fast(rg_reply_reader *rr, call_ctx *c, rg_event *last, bool *done) {
+    rg_reader *const r = &rr->rd;
+    const rg_frame *const top = &r->stack[r->depth - 1];
+    if (!rg_fast_ready(r) || top->left != 0 || top->streamed || top->kind == RG_EV_ATTR) {
+        return false;
+    }
+    const uint32_t depth = --r->depth;
+    if (depth) {
+        r->stack[depth - 1].left--;
+    } else {
+        r->values++;
+    }
+    const rg_event end = {.kind = RG_EV_END, .sub = top->kind, .complete = depth == 0,
+                          .depth = depth};
+    c->before = rr->mark;
+    step(rr, c, &end);
+    if (end.complete) {
+        *last = end;
+        *done = true;
+    }
+    return true;
+}
+
 /* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
- * reply, if any, is left in *last with *done set. */
+ * reply, if any, is left in *last with *done set. unzeroed: the frame's items were carved
+ * without zeroing (root_list), see zero_rest. */
 static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos,
-                            rg_event *last, bool *done) {
+                            rg_event *last, bool *done, bool unzeroed) {
     rg_rframe *f = &rr->stack[rr->depth - 1];
     const rg_rnode *child = &rr->table->nodes[f->node->child];
     const bool pairs = f->kind == F_PAIRS;
@@ -1284,9 +1349,11 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
         st = feed_view_list(rr, c, len, pos, &x);
     }
     f->i = x.i;
+    if (unzeroed && x.i < x.n) zero_rest(rr, f, x.i);
     if (st != RG_PAUSED) return st;
     /* Paused right after an event: the reply's next value starts here. */
     rr->mark = rg_reader_offset(&rr->rd);
+    if (!x.has && x.i == x.n && close_fast(rr, c, last, done)) return RG_OK;
     if (x.has) {
         c->before = rr->mark; /* only raw values use it; none are in a fast frame */
         step(rr, c, &x.held);
@@ -1346,7 +1413,7 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
             continue;
         }
         if (rr->depth && !rr->skipping && fast_frame(rr, &rr->stack[rr->depth - 1])) {
-            st = fast_batch(rr, c, len, pos, &ev, &done);
+            st = fast_batch(rr, c, len, pos, &ev, &done, false);
         } else {
             c->before = rr->mark;
             st = rg_next(&rr->rd, c->buf, len, pos, &ev);
@@ -1480,6 +1547,59 @@ static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const c
     return true;
 }
 
+/* Does root_list take the reply whose first event (a '*' header read by the inline reader) is
+ * ev? A root list of scalars, or of flat pairs of scalars (the first element a bulk, so not
+ * RESP3's nested pairs), with elements, not in callback mode. */
+static bool root_list_fits(const rg_reply_reader *rr, const rg_rnode *nodes, const rg_event *ev,
+                           const char *buf, size_t len, size_t pos) {
+    const rg_rnode *const root = &nodes[0], *const kv = &nodes[root->child];
+    if (rr->each || ev->kind != RG_EV_ARRAY || ev->u.i <= 0 || !(root->accept & RG_RA_ARR)) {
+        return false;
+    }
+    if (root->shape == RG_RS_ARRAY) return kv->shape == RG_RS_SCALAR;
+    return root->shape == RG_RS_PAIRS && ev->u.i % 2 == 0 && pos < len && buf[pos] == '$' &&
+           kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR;
+}
+
+/* A root list (MGET, LRANGE, HGETALL, ZRANGE WITHSCORES over RESP2) whose header ev was just
+ * read: the reply begun and its frame opened as first_of, step() and open_array or open_pairs
+ * would (for pairs, as flat ones: the first element is a bulk), the elements fed by fast_batch
+ * at once. When the loops write every byte of an element (covered) the items are not zeroed
+ * first (fast_batch zeroes what its loops did not reach). */
+static RG_NOINLINE rg_reply_status root_list(rg_reply_reader *rr, const rg_rtable *t,
+                                             const char *buf, size_t len, size_t *pos, void *out,
+                                             const rg_event *ev) {
+    call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
+    const uint64_t start = rr->start;
+    const rg_rnode *const root = &t->nodes[0], *const kv = &t->nodes[root->child];
+    const bool pairs = root->shape == RG_RS_PAIRS;
+    begin(rr, t, out);
+    rr->start = c.before = start;
+    rr->mark = rg_reader_offset(&rr->rd);
+    rr->start_values = rg_reader_values(&rr->rd);
+    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, root, ev);
+    f->field = (char *)out + root->offset;
+    f->pairs_mode = pairs; /* flat */
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    const bool covered =
+        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)root->elem_size;
+    f->mem = covered ? carve(rr, items * root->elem_size) : reserve_n(rr, items, root->elem_size);
+    set_items(f->field, f->mem);
+    if (f->mem) {
+        rg_event last;
+        bool done = false;
+        const rg_status st = fast_batch(rr, &c, len, pos, &last, &done, covered);
+        if (done) return finish(rr, &c, pos);
+        (void)st; /* anything else: decode_loop meets it again */
+    }
+    rg_reply_status st = decode_loop(rr, &c, len, pos);
+    if (st == RG_REPLY_NEED_MORE && rr->direct) {
+        leave_direct(rr, &c, pos);
+        st = decode_loop(rr, &c, len, pos);
+    }
+    return st;
+}
+
 /* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
  * at once (INCR, a view of a '+' line), the rest (with a '*' header read the same way) through
  * decode_general. Out of line, so that
@@ -1508,6 +1628,9 @@ static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rt
             if (plain && root->store == RG_RT_I64) {
                 memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
                 return RG_REPLY_OK;
+            }
+            if (root_list_fits(rr, t->nodes, &ev, buf, len, *pos)) {
+                return root_list(rr, t, buf, len, pos, out, &ev);
             }
             return decode_general(rr, t, buf, len, pos, out, &ev);
         }
