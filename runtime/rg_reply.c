@@ -1307,8 +1307,8 @@ static bool close_fast(rg_reply_reader *rr, call_ctx *c, rg_event *last, bool *d
     } else {
         r->values++;
     }
-    const rg_event end = {.kind = RG_EV_END, .sub = top->kind, .complete = depth == 0,
-                          .depth = depth};
+    const rg_event end = {
+        .kind = RG_EV_END, .sub = top->kind, .complete = depth == 0, .depth = depth};
     c->before = rr->mark;
     step(rr, c, &end);
     if (end.complete) {
