@@ -1197,13 +1197,43 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
     return true;
 }
 
+/* A whole short '$' bulk at p (before e, whose room short_bulk_head may read): its payload at *s,
+ * *n bytes, shorter than end (the decoder's fast_bulk_end), followed by its CRLF. */
+RG_FAST_INLINE bool short_bulk(const char *p, const char *e, uint64_t end, const char **s,
+                               uint64_t *n) {
+    return short_bulk_head(p, s, n) && *n < end && (size_t)(e - *s) >= *n + 2 &&
+           rg_fast_crlf(*s + *n);
+}
+
+/* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
+ * without a test for the end of the text. Takes the same texts as quick_double, with the same
+ * value (m / 10^k, both exact); anything else is left to it. */
+RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
+    if (len > 17) return false; /* a sign, 15 digits and a point at most */
+    const char *const p = s + (*s == '-'), *const end = s + len;
+    uint64_t m = 0;
+    unsigned d;
+    const char *q = p;
+    for (; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
+    const bool point = *q == '.';
+    const char *r = q + point;
+    for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
+    const size_t digits = (size_t)(r - p) - point;
+    if (r != end || digits == 0 || digits > 15) return false;
+    const double v = (double)m / POW10[point ? r - q - 1 : 0];
+    *out = *s == '-' ? -v : v;
+    return true;
+}
+
 /* The elements of a list of views (pairs: of two views; dbl: of a view and a double) that are
  * short '$' bulks, read in one tight loop before the decoder's event loop takes the rest: the
  * same checks as rg_fast_bulk's roomy path and the same booking (the element counted off its
  * aggregate, which is the decoder's innermost: the frame's), with no event built and the
- * frame's state in registers. It stops, consuming nothing, at the first token it does not take
- * (anything else, a long or cut bulk, a score that is not a short decimal, the end of the
- * room), and after the frame's last element, as the callbacks do (RG_PAUSED then). */
+ * frame's state in registers. Pairs go a whole pair at a time (the element's address and which
+ * half is which need no work per value); what is left (a pair cut after its key, an odd start)
+ * goes one element at a time. It stops, consuming nothing, at the first token it does not take
+ * (anything else, a long or cut bulk, a score that is not a short decimal, the end of the room),
+ * and after the frame's last element, as the callbacks do (RG_PAUSED then). */
 RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, size_t len,
                                      size_t *pos, fast_ctx *x, bool pairs, bool dbl) {
     rg_reader *const r = &rr->rd;
@@ -1219,7 +1249,31 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
     const size_t size = x->size, off0 = x->off[0], off1 = x->off[pairs];
     uint64_t i = x->i, left = f.left;
     const char *p = f.p;
-    while (left && p < f.roomy && *p == '$') {
+    if (pairs && dbl && !(i & 1)) {
+        char *at = mem + (i >> 1) * size;
+        while (left >= 2 && i + 2 <= n && p < f.roomy && *p == '$') {
+            const char *s, *s2;
+            uint64_t blen, vlen;
+            if (!short_bulk(p, f.e, end, &s, &blen)) break;
+            const char *const q = s + blen + 2;
+            if (q >= f.roomy || *q != '$' || !short_bulk(q, f.e, end, &s2, &vlen)) break;
+            if (dbl) {
+                double d;
+                if (!quick_score(s2, (size_t)vlen, &d)) break;
+                memcpy(at + off1, &d, sizeof d);
+            } else {
+                const rg_view v = {(const char *)((uintptr_t)s2 + delta), (size_t)vlen};
+                memcpy(at + off1, &v, sizeof v);
+            }
+            const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+            memcpy(at + off0, &k, sizeof k);
+            p = s2 + vlen + 2;
+            left -= 2;
+            i += 2;
+            at += size;
+        }
+    }
+    while ((!pairs || i < n) && left && p < f.roomy && *p == '$') { /* (i < n: after pairs) */
         const char *s;
         uint64_t blen;
         if (!short_bulk_head(p, &s, &blen) || blen >= end || (size_t)(f.e - s) < blen + 2 ||
@@ -1230,7 +1284,7 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
         char *const at = mem + (pairs ? i >> 1 : i) * size + (k ? off1 : off0);
         if (dbl && k) {
             double d;
-            if (!quick_double((rg_view){s, (size_t)blen}, &d)) break;
+            if (!quick_score(s, (size_t)blen, &d)) break;
             memcpy(at, &d, sizeof d);
         } else {
             const rg_view v = {(const char *)((uintptr_t)s + delta), (size_t)blen};
