@@ -1225,6 +1225,51 @@ RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     return true;
 }
 
+/* The pairs of member and score that short_bulks reads in a loop of their own. */
+typedef struct score_run {
+    const char *p;     /* the next pair's '$' */
+    const char *roomy; /* rg_fast.roomy */
+    char *at, *stop;   /* the next item's key, and where the pairs due end */
+    size_t size;       /* bytes of one item */
+    ptrdiff_t voff;    /* the score's offset from the key */
+    uintptr_t delta;   /* as fast_ctx.delta */
+    uint64_t longest;  /* bulks shorter than this (at most 41) */
+} score_run;
+
+/* Pairs of a short member and a short score, a whole pair at a time, out of line: its loop has
+ * the registers to itself, so that nothing on the chain from one bulk to the next is kept in
+ * memory. A bulk below 41 bytes ends inside the room of its header (64 bytes), so the end of the
+ * input needs no test. Stops before the first pair it does not take whole. */
+static RG_NOINLINE void score_pairs(score_run *run) {
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const ptrdiff_t voff = run->voff;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    while (at != stop && p < roomy && *p == '$') {
+        const char *s, *s2;
+        uint64_t blen, vlen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || !rg_fast_crlf(s + blen)) break;
+        const char *const q = s + blen + 2;
+        if (q >= roomy || *q != '$' || !short_bulk_head(q, &s2, &vlen) || vlen >= longest ||
+            !rg_fast_crlf(s2 + vlen)) {
+            break;
+        }
+        double d;
+        if (!quick_score(s2, (size_t)vlen, &d)) break;
+        memcpy(at + voff, &d, sizeof d);
+        const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        memcpy(at, &k, sizeof k);
+        p = s2 + vlen + 2;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
 /* The elements of a list of views (pairs: of two views; dbl: of a view and a double) that are
  * short '$' bulks, read in one tight loop before the decoder's event loop takes the rest: the
  * same checks as rg_fast_bulk's roomy path and the same booking (the element counted off its
@@ -1250,28 +1295,22 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
     uint64_t i = x->i, left = f.left;
     const char *p = f.p;
     if (pairs && dbl && !(i & 1)) {
-        char *at = mem + (i >> 1) * size;
-        while (left >= 2 && i + 2 <= n && p < f.roomy && *p == '$') {
-            const char *s, *s2;
-            uint64_t blen, vlen;
-            if (!short_bulk(p, f.e, end, &s, &blen)) break;
-            const char *const q = s + blen + 2;
-            if (q >= f.roomy || *q != '$' || !short_bulk(q, f.e, end, &s2, &vlen)) break;
-            if (dbl) {
-                double d;
-                if (!quick_score(s2, (size_t)vlen, &d)) break;
-                memcpy(at + off1, &d, sizeof d);
-            } else {
-                const rg_view v = {(const char *)((uintptr_t)s2 + delta), (size_t)vlen};
-                memcpy(at + off1, &v, sizeof v);
-            }
-            const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
-            memcpy(at + off0, &k, sizeof k);
-            p = s2 + vlen + 2;
-            left -= 2;
-            i += 2;
-            at += size;
-        }
+        const uint64_t due = (n - i < left ? n - i : left) / 2;
+        score_run run = {p,
+                         f.roomy,
+                         mem + (i >> 1) * size + off0,
+                         NULL,
+                         size,
+                         (ptrdiff_t)off1 - (ptrdiff_t)off0,
+                         delta,
+                         end < 41 ? end : 41};
+        run.stop = run.at + due * size;
+        char *const first = run.at;
+        score_pairs(&run);
+        p = run.p;
+        const uint64_t took = 2 * (uint64_t)((size_t)(run.at - first) / size);
+        i += took;
+        left -= took;
     }
     while ((!pairs || i < n) && left && p < f.roomy && *p == '$') { /* (i < n: after pairs) */
         const char *s;
