@@ -1604,42 +1604,6 @@ static RG_NOINLINE rg_reply_status decode_general(rg_reply_reader *rr, const rg_
     return st;
 }
 
-/* GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes for a root view, read
- * the way the decoder's fast path reads it (rg_fast_bulk: the same length, limit and CRLF
- * checks), with the reader idle at depth 0 before and after. Straight-line code without a loop,
- * so that rg_reply_decode saves no registers; longer lengths (and a header cut by the end of the
- * input) are for decode_other. False when it is anything else; nothing consumed. */
-static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const char *buf,
-                              size_t len, size_t *pos, void *out) {
-    const char *const p = buf + *pos, *const e = buf + len;
-    if (e - p < 6) return false; /* "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
-    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]), d2 = rg_fast_digit(p[3]);
-    const char *s;
-    uint64_t n;
-    if (d0 > 9) return false;
-    if (rg_fast_crlf(p + 2)) {
-        n = d0;
-        s = p + 4;
-    } else if (d1 <= 9 && rg_fast_crlf(p + 3)) {
-        n = d0 * 10 + d1;
-        s = p + 5;
-    } else if (d1 <= 9 && d2 <= 9 && rg_fast_crlf(p + 4)) {
-        n = d0 * 100 + d1 * 10 + d2;
-        s = p + 6;
-    } else {
-        return false;
-    }
-    if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
-    const size_t used = (size_t)(s + n + 2 - p);
-    rr->start = rr->rd.offset;
-    rr->rd.offset += used;
-    rr->rd.values++;
-    *pos += used;
-    const rg_view v = {s, (size_t)n};
-    memcpy((char *)out + root->offset, &v, sizeof v);
-    return true;
-}
-
 /* Does root_list take the reply whose first event (a '*' header read by the inline reader) is
  * ev? A root list of scalars, or of flat pairs of scalars (the first element a bulk, so not
  * RESP3's nested pairs), with elements, not in callback mode. */
@@ -1693,13 +1657,12 @@ static RG_NOINLINE rg_reply_status root_list(rg_reply_reader *rr, const rg_rtabl
     return st;
 }
 
-/* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
- * at once (INCR, a view of a '+' line), the rest (with a '*' header read the same way) through
- * decode_general. Out of line, so that
- * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
-static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rtable *t,
-                                                const char *buf, size_t len, size_t *pos,
-                                                void *out) {
+/* Every reply but GET's (rg_reply_quick_bulk, inline in rg_reply.h): one-value replies read by
+ * the decoder's inline token reader and stored at once (INCR, a view of a '+' line), root lists
+ * of scalars by root_list, the rest (with a '*' header read the same way) through
+ * decode_general. */
+rg_reply_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                     size_t len, size_t *pos, void *out) {
     const rg_rnode *const root = &t->nodes[0];
     const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
     /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
@@ -1729,18 +1692,6 @@ static RG_NOINLINE rg_reply_status decode_other(rg_reply_reader *rr, const rg_rt
         }
     }
     return decode_general(rr, t, buf, len, pos, out, NULL);
-}
-
-rg_reply_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                size_t len, size_t *pos, void *out) {
-    const rg_rnode *const root = &t->nodes[0];
-    if (*pos < len && buf[*pos] == '$' && !rr->active && !rr->pending && rr->rd.depth == 0 &&
-        rg_fast_ready(&rr->rd) && root->store == RG_RT_VIEW && root->shape == RG_RS_SCALAR &&
-        !root->cval && (root->accept & RG_RA(RG_EV_BULK)) &&
-        quick_bulk(rr, root, buf, len, pos, out)) {
-        return RG_REPLY_OK;
-    }
-    return decode_other(rr, t, buf, len, pos, out);
 }
 
 rg_reply_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
