@@ -1270,6 +1270,58 @@ static RG_NOINLINE void score_pairs(score_run *run) {
     run->at = at;
 }
 
+/* Pairs of two short bulks (HGETALL), as score_pairs reads its pairs. */
+static RG_NOINLINE void view_pairs(score_run *run) {
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const ptrdiff_t voff = run->voff;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    while (at != stop && p < roomy && *p == '$') {
+        const char *s, *s2;
+        uint64_t blen, vlen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || !rg_fast_crlf(s + blen)) break;
+        const char *const q = s + blen + 2;
+        if (q >= roomy || *q != '$' || !short_bulk_head(q, &s2, &vlen) || vlen >= longest ||
+            !rg_fast_crlf(s2 + vlen)) {
+            break;
+        }
+        const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        const rg_view v = {(const char *)((uintptr_t)s2 + delta), (size_t)vlen};
+        memcpy(at, &k, sizeof k);
+        memcpy(at + voff, &v, sizeof v);
+        p = s2 + vlen + 2;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
+/* The short bulks of a list of views, as score_pairs reads its pairs (run->voff unused). */
+static RG_NOINLINE void view_items(score_run *run) {
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    while (at != stop && p < roomy && *p == '$') {
+        const char *s;
+        uint64_t blen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || !rg_fast_crlf(s + blen)) break;
+        const rg_view v = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        memcpy(at, &v, sizeof v);
+        p = s + blen + 2;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
 /* The elements of a list of views (pairs: of two views; dbl: of a view and a double) that are
  * short '$' bulks, read in one tight loop before the decoder's event loop takes the rest: the
  * same checks as rg_fast_bulk's roomy path and the same booking (the element counted off its
@@ -1294,7 +1346,7 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
     const size_t size = x->size, off0 = x->off[0], off1 = x->off[pairs];
     uint64_t i = x->i, left = f.left;
     const char *p = f.p;
-    if (pairs && dbl && !(i & 1)) {
+    if (pairs && !(i & 1)) {
         const uint64_t due = (n - i < left ? n - i : left) / 2;
         score_run run = {p,
                          f.roomy,
@@ -1306,9 +1358,25 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
                          end < 41 ? end : 41};
         run.stop = run.at + due * size;
         char *const first = run.at;
-        score_pairs(&run);
+        if (dbl) {
+            score_pairs(&run);
+        } else {
+            view_pairs(&run);
+        }
         p = run.p;
         const uint64_t took = 2 * (uint64_t)((size_t)(run.at - first) / size);
+        i += took;
+        left -= took;
+    }
+    if (!pairs) {
+        const uint64_t due = n - i < left ? n - i : left;
+        score_run run = {p, f.roomy, mem + i * size + off0, NULL, size,
+                         0, delta,   end < 41 ? end : 41};
+        run.stop = run.at + due * size;
+        char *const first = run.at;
+        view_items(&run);
+        p = run.p;
+        const uint64_t took = (uint64_t)((size_t)(run.at - first) / size);
         i += took;
         left -= took;
     }
