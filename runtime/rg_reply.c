@@ -1197,14 +1197,6 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
     return true;
 }
 
-/* A whole short '$' bulk at p (before e, whose room short_bulk_head may read): its payload at *s,
- * *n bytes, shorter than end (the decoder's fast_bulk_end), followed by its CRLF. */
-RG_FAST_INLINE bool short_bulk(const char *p, const char *e, uint64_t end, const char **s,
-                               uint64_t *n) {
-    return short_bulk_head(p, s, n) && *n < end && (size_t)(e - *s) >= *n + 2 &&
-           rg_fast_crlf(*s + *n);
-}
-
 /* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
  * without a test for the end of the text. Takes the same texts as quick_double, with the same
  * value (m / 10^k, both exact); anything else is left to it. */
