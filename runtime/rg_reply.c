@@ -1522,6 +1522,123 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
 #pragma GCC diagnostic pop
 #endif
 
+/* RESP3 pairs (ZRANGE WITHSCORES, HGETALL as pairs): a list of 2-element arrays, each of a short
+ * member and a ',' double (or a short bulk: a score as text, or a view). */
+typedef struct pair_run {
+    score_run run;
+    bool dbl; /* the second is a double */
+} pair_run;
+
+/* The ',' double at v (its line inside the room) of the form quick_score takes: its value, and
+ * the byte after its CRLF, or NULL. Such text is what the decoder's grammar for doubles takes
+ * too, well within its line limit, and quick_score's value is strtod's. */
+RG_FAST_INLINE const char *comma_score(const char *v, double *d) {
+    const char *cr = v + 1;
+    while (cr < v + 19 && *cr != '\r') cr++;
+    if (*cr != '\r' || cr[1] != '\n' || !quick_score(v + 1, (size_t)(cr - v - 1), d)) return NULL;
+    return cr + 2;
+}
+
+/* Whole pairs "*2\r\n" + member + value, with the checks of the decoder's fast path (a pair's
+ * array opens one level deeper and ends where its second value does; the bulks' limits are
+ * fast_bulk_end's), as score_pairs reads flat ones; the caller books them into the decoder
+ * (one element each of the list). Stops before the first pair it does not take whole. */
+static RG_NOINLINE void nested_pairs(pair_run *pr) {
+    score_run *const run = &pr->run;
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const ptrdiff_t voff = run->voff;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    const bool dbl = pr->dbl;
+    const uint32_t two = '*' | '2' << 8 | (uint32_t)'\r' << 16 | (uint32_t)'\n' << 24;
+    while (at != stop && p < roomy && rg_fast_load32(p) == two) {
+        const char *s, *s2;
+        uint64_t blen, vlen;
+        if (p[4] != '$' || !short_bulk_head(p + 4, &s, &blen) || blen >= longest ||
+            !rg_fast_crlf(s + blen)) {
+            break;
+        }
+        const char *const q = s + blen + 2, *next;
+        if (q >= roomy) break;
+        if (dbl && *q == ',') {
+            double d;
+            if (!(next = comma_score(q, &d))) break;
+            memcpy(at + voff, &d, sizeof d);
+        } else {
+            if (*q != '$' || !short_bulk_head(q, &s2, &vlen) || vlen >= longest ||
+                !rg_fast_crlf(s2 + vlen)) {
+                break;
+            }
+            if (dbl) {
+                double d;
+                if (!quick_score(s2, (size_t)vlen, &d)) break;
+                memcpy(at + voff, &d, sizeof d);
+            } else {
+                const rg_view v = {(const char *)((uintptr_t)s2 + delta), (size_t)vlen};
+                memcpy(at + voff, &v, sizeof v);
+            }
+            next = s2 + vlen + 2;
+        }
+        const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        memcpy(at, &k, sizeof k);
+        p = next;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
+/* Is f a list of RESP3 pairs (decided: nested) of a view and a view or double, with pairs to
+ * come and storage for them? */
+static bool nested_frame(const rg_reply_reader *rr, const rg_rframe *f) {
+    if (f->kind != F_PAIRS || f->pairs_mode != 2 || !f->mem || rr->slot || f->n == UINT64_MAX ||
+        f->i >= f->n) {
+        return false;
+    }
+    const rg_rnode *kv = &rr->table->nodes[f->node->child];
+    return kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR &&
+           (view_double(kv) || views_only(kv, true));
+}
+
+/* Takes the whole pairs nested_pairs reads off the nested frame f: true when it took any. The
+ * decoder books each as one element of the list (the pair's array opened and closed within);
+ * the list's end, when that was its last pair, is closed at once (close_fast). */
+static bool fast_nested(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos, rg_event *last,
+                        bool *done) {
+    rg_reader *const r = &rr->rd;
+    rg_rframe *const f = &rr->stack[rr->depth - 1];
+    if (!rg_fast_ready(r) || *pos >= len || r->depth == 0 || r->depth >= r->limits.max_depth ||
+        r->limits.max_elements < 2) {
+        return false;
+    }
+    const rg_rnode *kv = &rr->table->nodes[f->node->child];
+    rg_fast fs = rg_fast_load(r, c->buf, len, *pos, false);
+    const uint64_t due = f->n - f->i < fs.left ? f->n - f->i : fs.left;
+    const uint64_t end = r->fast_bulk_end;
+    pair_run pr = {
+        {fs.p, fs.roomy, f->mem + f->i * f->node->elem_size + kv[0].offset, NULL,
+         f->node->elem_size, (ptrdiff_t)kv[1].offset - (ptrdiff_t)kv[0].offset,
+         rr->direct ? 0 : (uintptr_t)c->base - (uintptr_t)c->buf - (uintptr_t)rr->start + 1,
+         end < 41 ? end : 41},
+        view_double(kv)};
+    pr.run.stop = pr.run.at + due * f->node->elem_size;
+    char *const first = pr.run.at;
+    nested_pairs(&pr);
+    const uint64_t took = (uint64_t)((size_t)(pr.run.at - first) / f->node->elem_size);
+    if (took == 0) return false;
+    fs.p = pr.run.p;
+    fs.left -= took;
+    rg_fast_save(&fs, r, pos);
+    f->i += took;
+    rr->mark = rg_reader_offset(r);
+    if (f->i == f->n) close_fast(rr, c, last, done);
+    return true;
+}
+
 /* The reply did not complete in its first call: decode it again from its start with views
  * kept as offsets, so the caller may move its bytes before the next call. */
 static void leave_direct(rg_reply_reader *rr, call_ctx *c, size_t *pos) {
@@ -1567,6 +1684,9 @@ static rg_reply_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len,
         }
         if (rr->depth && !rr->skipping && fast_frame(rr, &rr->stack[rr->depth - 1])) {
             st = fast_batch(rr, c, len, pos, &ev, &done, false);
+        } else if (rr->depth && !rr->skipping && nested_frame(rr, &rr->stack[rr->depth - 1]) &&
+                   fast_nested(rr, c, len, pos, &ev, &done)) {
+            /* whole pairs taken; the next event, if any, in the next round */
         } else {
             c->before = rr->mark;
             st = rg_next(&rr->rd, c->buf, len, pos, &ev);

@@ -677,6 +677,44 @@ static void root_lists(void **state) {
         assert_true(out.items[2].value == -3);
         conn_close(&c);
     }
+    static const struct {
+        const char *bytes;
+        rg_reply_status want;
+        size_t pairs, set; /* pairs announced; keys and values written before the stop */
+    } nested[] = {
+        {"*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,-2.5\r\n", RG_REPLY_OK, 2, 4},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,1e3\r\n*2\r\n$1\r\nc\r\n,3\r\n",
+         RG_REPLY_OK, 3, 6},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n$3\r\n2.5\r\n*2\r\n$1\r\nc\r\n:3\r\n",
+         RG_REPLY_OK, 3, 6},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*3\r\n$1\r\nb\r\n,1\r\n:1\r\n*2\r\n$1\r\nc\r\n,3\r\n",
+         RG_REPLY_MISMATCH, 3, 2},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n$1\r\nx\r\n*2\r\n$1\r\nc\r\n,3\r\n",
+         RG_REPLY_MISMATCH, 3, 3},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$-1\r\n,2\r\n*2\r\n$1\r\nc\r\n,3\r\n",
+         RG_REPLY_MISMATCH, 3, 2},
+    };
+    for (size_t k = 0; k < sizeof nested / sizeof nested[0]; k++) {
+        for (int m = 0; m < MODES; m++) {
+            kd_list out;
+            conn c;
+            const rg_reply_status st =
+                poisoned(&c, &kd_table, nested[k].bytes, strlen(nested[k].bytes), &out, m);
+            if (st != nested[k].want)
+                fail_msg("nested %zu mode %d: %s", k, m, rg_reply_status_name(st));
+            assert_non_null(out.items);
+            if (st == RG_REPLY_OK) assert_int_equal(out.count, nested[k].pairs);
+            if (st == RG_REPLY_OK || m == WHOLE) assert_view(out.items[0].key, "a");
+            assert_true(out.items[0].value == 1.5);
+            for (size_t e = nested[k].set; e < 2 * nested[k].pairs; e++) {
+                const kd *it = &out.items[e / 2];
+                if (e % 2 == 0) assert_null(it->key.ptr), assert_int_equal(it->key.len, 0);
+                if (e % 2 == 1) assert_true(it->value == 0);
+            }
+            if (st == RG_REPLY_OK) assert_true(out.items[nested[k].pairs - 1].value != 0);
+            conn_close(&c);
+        }
+    }
     static const char mget[] = "*5\r\n$1\r\na\r\n$-1\r\n$2\r\nbc\r\n:1\r\n$1\r\nd\r\n";
     for (int m = 0; m < MODES; m++) {
         view_list out;
@@ -748,36 +786,54 @@ static void list_scores(void **state) {
             }
             text[k][n] = '\0';
         }
-        char reply[4096];
-        size_t len = (size_t)snprintf(reply, sizeof reply, "*%d\r\n", 2 * PAIRS);
-        for (size_t k = 0; k < PAIRS; k++) {
-            len += (size_t)snprintf(reply + len, sizeof reply - len, "$1\r\nm\r\n$%zu\r\n%s\r\n",
-                                    strlen(text[k]), text[k]);
-        }
-        const size_t whole = len;
-        memset(reply + len, '+', 100); /* room after the reply, never read as part of it */
-        rg_reply_reader rr;
-        rg_reply_reader_init(&rr, NULL);
-        rg_reply_set_storage(&rr, storage, sizeof storage);
-        kd_list out;
-        size_t pos = 0;
-        const rg_reply_status st = rg_reply_decode(&rr, &kd_table, reply, whole + 100, &pos, &out);
-        bool all = true;
-        for (size_t k = 0; k < PAIRS; k++) {
-            char *end = NULL;
-            const double want = strtod(text[k], &end);
-            const bool number = *text[k] && *end == '\0' && text[k][0] != '+' && text[k][0] != ' ';
-            if (!number) {
-                all = false;
-                if (st != RG_REPLY_MISMATCH)
-                    fail_msg("\"%s\": %s", text[k], rg_reply_status_name(st));
-                break;
+        /* flat (RESP2); RESP3 pairs with ',' doubles (only random texts: all are doubles); pairs
+         * with the scores as bulks */
+        for (int form = 0; form < 3; form++) {
+            if (form == 1 && round == 0) continue;
+            char reply[4096];
+            size_t len = (size_t)snprintf(reply, sizeof reply, "*%d\r\n", form ? PAIRS : 2 * PAIRS);
+            for (size_t k = 0; k < PAIRS; k++) {
+                const size_t tl = strlen(text[k]);
+                if (form == 0)
+                    len += (size_t)snprintf(reply + len, sizeof reply - len,
+                                            "$1\r\nm\r\n$%zu\r\n%s\r\n", tl, text[k]);
+                if (form == 1)
+                    len += (size_t)snprintf(reply + len, sizeof reply - len,
+                                            "*2\r\n$1\r\nm\r\n,%s\r\n", text[k]);
+                if (form == 2)
+                    len += (size_t)snprintf(reply + len, sizeof reply - len,
+                                            "*2\r\n$1\r\nm\r\n$%zu\r\n%s\r\n", tl, text[k]);
             }
-            if (memcmp(&out.items[k].value, &want, sizeof want) != 0)
-                fail_msg("\"%s\" read as %.17g, strtod %.17g", text[k], out.items[k].value, want);
+            const size_t whole = len;
+            memset(reply + len, '+', 100); /* room after the reply, never read as part of it */
+            rg_reply_reader rr;
+            rg_reply_reader_init(&rr, NULL);
+            rg_reply_set_storage(&rr, storage, sizeof storage);
+            kd_list out;
+            size_t pos = 0;
+            const rg_reply_status st =
+                rg_reply_decode(&rr, &kd_table, reply, whole + 100, &pos, &out);
+            bool all = true;
+            for (size_t k = 0; k < PAIRS; k++) {
+                char *end = NULL;
+                const double want = strtod(text[k], &end);
+                const bool number =
+                    *text[k] && *end == '\0' && text[k][0] != '+' && text[k][0] != ' ';
+                if (!number) {
+                    all = false;
+                    if (st != RG_REPLY_MISMATCH)
+                        fail_msg("\"%s\": %s", text[k], rg_reply_status_name(st));
+                    break;
+                }
+                if (memcmp(&out.items[k].value, &want, sizeof want) != 0)
+                    fail_msg("form %d: \"%s\" read as %.17g, strtod %.17g", form, text[k],
+                             out.items[k].value, want);
+            }
+            if (all && st != RG_REPLY_OK)
+                fail_msg("round %d form %d: %s", round, form, rg_reply_status_name(st));
+            if (all) assert_int_equal(out.count, PAIRS);
+            assert_int_equal(pos, whole);
         }
-        if (all && st != RG_REPLY_OK) fail_msg("round %d: %s", round, rg_reply_status_name(st));
-        assert_int_equal(pos, whole);
     }
 }
 
