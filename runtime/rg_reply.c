@@ -1372,7 +1372,7 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
         i += took;
         left -= took;
     }
-    while ((!pairs || i < n) && left && p < f.roomy && *p == '$') { /* (i < n: after pairs) */
+    while (i < n && left && p < f.roomy && *p == '$') { /* (a streamed list's left runs on) */
         const char *s;
         uint64_t blen;
         if (!short_bulk_head(p, &s, &blen) || blen >= end || (size_t)(f.e - s) < blen + 2 ||
