@@ -837,22 +837,25 @@ static void list_scores(void **state) {
     }
 }
 
-/* Streamed lists long enough for the short loops (their count found by the lookahead, the
- * decoder's count of a streamed list runs on): nothing is written past the items. */
-static void streamed_long(void **state) {
+/* Lists long enough for the short loops, counted and streamed (the count of a streamed one found
+ * by the lookahead; the decoder's count of it runs on), in every mode (so also read again with
+ * views as offsets): values right, nothing written past the items. */
+static void long_lists(void **state) {
     (void)state;
     enum { N = 30 };
-    for (int form = 0; form < 3; form++) {
+    static const char *const one[] = {"$5\r\nvalue\r\n", "$1\r\nm\r\n$3\r\n1.5\r\n",
+                                      "*2\r\n$1\r\nm\r\n,1.5\r\n"};
+    for (int form = 0; form < 6; form++) {
+        const bool streamed = form >= 3;
         char reply[1024];
-        size_t len = (size_t)snprintf(reply, sizeof reply, "*?\r\n");
-        for (int k = 0; k < N; k++) {
-            static const char *const one[] = {"$5\r\nvalue\r\n", "$1\r\nm\r\n$3\r\n1.5\r\n",
-                                              "*2\r\n$1\r\nm\r\n,1.5\r\n"};
-            len += (size_t)snprintf(reply + len, sizeof reply - len, "%s", one[form]);
-        }
-        len += (size_t)snprintf(reply + len, sizeof reply - len, ".\r\n");
-        const rg_rtable *t = form ? &kd_table : &views_table;
-        const size_t items = form ? N * sizeof(kd) : N * sizeof(rg_view);
+        size_t len =
+            streamed ? (size_t)snprintf(reply, sizeof reply, "*?\r\n")
+                     : (size_t)snprintf(reply, sizeof reply, "*%d\r\n", form % 3 == 1 ? 2 * N : N);
+        for (int k = 0; k < N; k++)
+            len += (size_t)snprintf(reply + len, sizeof reply - len, "%s", one[form % 3]);
+        if (streamed) len += (size_t)snprintf(reply + len, sizeof reply - len, ".\r\n");
+        const rg_rtable *t = form % 3 ? &kd_table : &views_table;
+        const size_t items = form % 3 ? N * sizeof(kd) : N * sizeof(rg_view);
         for (int m = 0; m < MODES; m++) {
             union {
                 view_list views;
@@ -861,26 +864,54 @@ static void streamed_long(void **state) {
             conn c;
             if (poisoned(&c, t, reply, len, &out, m) != RG_REPLY_OK)
                 fail_msg("form %d mode %d", form, m);
-            assert_int_equal(form ? out.kd.count : out.views.count, N);
+            assert_int_equal(form % 3 ? out.kd.count : out.views.count, N);
             for (size_t b = items; b < items + 64; b++) {
                 if ((unsigned char)storage[b] != 0xab)
                     fail_msg("form %d mode %d: byte %zu written", form, m, b);
             }
-            if (form) assert_true(out.kd.items[N - 1].value == 1.5);
-            if (!form) assert_view(out.views.items[N - 1], "value");
+            for (size_t k = 0; k < N; k++) {
+                if (form % 3) assert_view(out.kd.items[k].key, "m");
+                if (form % 3) assert_true(out.kd.items[k].value == 1.5);
+                if (!(form % 3)) assert_view(out.views.items[k], "value");
+            }
             conn_close(&c);
+        }
+        /* in two calls, the second on a moved copy with the whole reply: views kept as offsets
+         * by the short loops while the rest is roomy */
+        for (size_t cut = 1; cut < len; cut += 37) {
+            rg_reply_reader rr;
+            rg_reply_reader_init(&rr, NULL);
+            rg_reply_set_storage(&rr, storage, sizeof storage);
+            memset(storage, 0xab, sizeof storage);
+            union {
+                view_list views;
+                kd_list kd;
+            } out;
+            char first[1024], moved[1024];
+            memcpy(first, reply, len);
+            size_t pos = 0;
+            if (rg_reply_decode(&rr, t, first, cut, &pos, &out) != RG_REPLY_NEED_MORE)
+                fail_msg("form %d cut %zu: done early", form, cut);
+            memcpy(moved, reply, len);
+            memset(first, 'X', len);
+            if (rg_reply_decode(&rr, t, moved, len, &pos, &out) != RG_REPLY_OK)
+                fail_msg("form %d cut %zu", form, cut);
+            assert_int_equal(pos, len);
+            for (size_t k = 0; k < N; k++) {
+                if (form % 3) assert_view(out.kd.items[k].key, "m");
+                if (form % 3) assert_true(out.kd.items[k].value == 1.5);
+                if (!(form % 3)) assert_view(out.views.items[k], "value");
+            }
         }
     }
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(no_crash),      cmocka_unit_test(alternatives),
-        cmocka_unit_test(streamed),      cmocka_unit_test(size_query),
-        cmocka_unit_test(callbacks),     cmocka_unit_test(pushes),
-        cmocka_unit_test(get_path),      cmocka_unit_test(scores),
-        cmocka_unit_test(root_lists),    cmocka_unit_test(list_scores),
-        cmocka_unit_test(streamed_long),
+        cmocka_unit_test(no_crash),    cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
+        cmocka_unit_test(size_query),  cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
+        cmocka_unit_test(get_path),    cmocka_unit_test(scores),       cmocka_unit_test(root_lists),
+        cmocka_unit_test(list_scores), cmocka_unit_test(long_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
