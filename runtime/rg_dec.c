@@ -272,9 +272,36 @@ static bool valid_double(const char *s, size_t n) {
     return i == n;
 }
 
+/* Exact powers of ten (10^22 is the last one a double holds exactly). */
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Validated text of the form [-+]digits[.digits] with 1 to 15 digits in all: its digits m and the
+ * count k after the point are exact in a double (m < 10^15 < 2^53, k <= 15), so m / 10^k is one
+ * correctly rounded division, bit for bit what strtod (correctly rounding) returns, at a small
+ * part of its cost. False for anything else (exponents, inf, nan, more digits). */
+static bool exact_double(const char *s, size_t n, double *out) {
+    size_t i = n > 0 && (s[0] == '-' || s[0] == '+');
+    uint64_t m = 0;
+    size_t digits = 0, frac = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) m = m * 10 + (uint64_t)(s[i] - '0');
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++, frac++) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+        }
+    }
+    if (i != n || digits == 0 || digits > 15) return false;
+    const double d = (double)m / POW10[frac];
+    *out = s[0] == '-' ? -d : d;
+    return true;
+}
+
 /* Converts validated double text. strtod wants a terminated string in the current locale's
  * notation, so the text is copied (it is at most RG_DOUBLE_LINE_MAX bytes). */
 static double to_double(const char *s, size_t n) {
+    double quick;
+    if (exact_double(s, n, &quick)) return quick;
     char tmp[RG_DOUBLE_LINE_MAX];
     memcpy(tmp, s, n);
     tmp[n] = '\0';

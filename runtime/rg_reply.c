@@ -67,7 +67,10 @@ rg_error rg_reply_error(const rg_reply_reader *rr) {
 
 /* Carves size bytes (8-aligned, zeroed) from the caller's storage, or returns NULL when they do
  * not fit; either way the need is counted so a size query learns the total. */
-static char *reserve(rg_reply_reader *rr, uint64_t size) {
+static char *reserve(rg_reply_reader *rr, uint64_t size);
+
+/* reserve() without the zeroing, for a list whose every byte its loop writes (root_list). */
+static char *carve(rg_reply_reader *rr, uint64_t size) {
     const size_t at = (rr->used + 7u) & ~(size_t)7u;
     if (size == 0) return NULL;
     if (size > SIZE_MAX - at) {
@@ -76,8 +79,13 @@ static char *reserve(rg_reply_reader *rr, uint64_t size) {
     }
     rr->used = at + (size_t)size;
     if (rr->used > rr->cap) return NULL;
-    memset(rr->mem + at, 0, (size_t)size);
     return rr->mem + at;
+}
+
+static char *reserve(rg_reply_reader *rr, uint64_t size) {
+    char *const at = carve(rr, size);
+    if (at) memset(at, 0, (size_t)size);
+    return at;
 }
 
 /* n elements of size bytes; a count no storage could hold is counted as all of it. */
@@ -1182,13 +1190,132 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
     return true;
 }
 
+/* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
+ * without a test for the end of the text. Takes the same texts as quick_double, with the same
+ * value (m / 10^k, both exact); anything else is left to it. */
+RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
+    if (len > 17) return false; /* a sign, 15 digits and a point at most */
+    const char *const p = s + (*s == '-'), *const end = s + len;
+    uint64_t m = 0;
+    unsigned d;
+    const char *q = p;
+    for (; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
+    const bool point = *q == '.';
+    const char *r = q + point;
+    for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
+    const size_t digits = (size_t)(r - p) - point;
+    if (r != end || digits == 0 || digits > 15) return false;
+    const double v = (double)m / POW10[point ? r - q - 1 : 0];
+    *out = *s == '-' ? -v : v;
+    return true;
+}
+
+/* The pairs of member and score that short_bulks reads in a loop of their own. */
+typedef struct score_run {
+    const char *p;     /* the next pair's '$' */
+    const char *roomy; /* rg_fast.roomy */
+    char *at, *stop;   /* the next item's key, and where the pairs due end */
+    size_t size;       /* bytes of one item */
+    ptrdiff_t voff;    /* the score's offset from the key */
+    uintptr_t delta;   /* as fast_ctx.delta */
+    uint64_t longest;  /* bulks shorter than this (at most 41) */
+} score_run;
+
+/* Pairs of a short member and a short score, a whole pair at a time, out of line: its loop has
+ * the registers to itself, so that nothing on the chain from one bulk to the next is kept in
+ * memory. A bulk below 41 bytes ends inside the room of its header (64 bytes), so the end of the
+ * input needs no test. Stops before the first pair it does not take whole. */
+static RG_NOINLINE void score_pairs(score_run *run) {
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const ptrdiff_t voff = run->voff;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    while (at != stop && p < roomy && *p == '$') {
+        const char *s, *s2;
+        uint64_t blen, vlen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || !rg_fast_crlf(s + blen)) break;
+        const char *const q = s + blen + 2;
+        if (q >= roomy || *q != '$' || !short_bulk_head(q, &s2, &vlen) || vlen >= longest ||
+            !rg_fast_crlf(s2 + vlen)) {
+            break;
+        }
+        double d;
+        if (!quick_score(s2, (size_t)vlen, &d)) break;
+        memcpy(at + voff, &d, sizeof d);
+        const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        memcpy(at, &k, sizeof k);
+        p = s2 + vlen + 2;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
+/* Pairs of two short bulks (HGETALL), as score_pairs reads its pairs. */
+static RG_NOINLINE void view_pairs(score_run *run) {
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const ptrdiff_t voff = run->voff;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    while (at != stop && p < roomy && *p == '$') {
+        const char *s, *s2;
+        uint64_t blen, vlen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || !rg_fast_crlf(s + blen)) break;
+        const char *const q = s + blen + 2;
+        if (q >= roomy || *q != '$' || !short_bulk_head(q, &s2, &vlen) || vlen >= longest ||
+            !rg_fast_crlf(s2 + vlen)) {
+            break;
+        }
+        const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        const rg_view v = {(const char *)((uintptr_t)s2 + delta), (size_t)vlen};
+        memcpy(at, &k, sizeof k);
+        memcpy(at + voff, &v, sizeof v);
+        p = s2 + vlen + 2;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
+/* The short bulks of a list of views, as score_pairs reads its pairs (run->voff unused). */
+static RG_NOINLINE void view_items(score_run *run) {
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    while (at != stop && p < roomy && *p == '$') {
+        const char *s;
+        uint64_t blen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || !rg_fast_crlf(s + blen)) break;
+        const rg_view v = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        memcpy(at, &v, sizeof v);
+        p = s + blen + 2;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
 /* The elements of a list of views (pairs: of two views; dbl: of a view and a double) that are
  * short '$' bulks, read in one tight loop before the decoder's event loop takes the rest: the
  * same checks as rg_fast_bulk's roomy path and the same booking (the element counted off its
  * aggregate, which is the decoder's innermost: the frame's), with no event built and the
- * frame's state in registers. It stops, consuming nothing, at the first token it does not take
- * (anything else, a long or cut bulk, a score that is not a short decimal, the end of the
- * room), and after the frame's last element, as the callbacks do (RG_PAUSED then). */
+ * frame's state in registers. Pairs go a whole pair at a time (the element's address and which
+ * half is which need no work per value); what is left (a pair cut after its key, an odd start)
+ * goes one element at a time. It stops, consuming nothing, at the first token it does not take
+ * (anything else, a long or cut bulk, a score that is not a short decimal, the end of the room),
+ * and after the frame's last element, as the callbacks do (RG_PAUSED then). */
 RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, size_t len,
                                      size_t *pos, fast_ctx *x, bool pairs, bool dbl) {
     rg_reader *const r = &rr->rd;
@@ -1204,7 +1331,41 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
     const size_t size = x->size, off0 = x->off[0], off1 = x->off[pairs];
     uint64_t i = x->i, left = f.left;
     const char *p = f.p;
-    while (left && p < f.roomy && *p == '$') {
+    if (pairs && !(i & 1)) {
+        const uint64_t due = (n - i < left ? n - i : left) / 2;
+        score_run run = {p,
+                         f.roomy,
+                         mem + (i >> 1) * size + off0,
+                         NULL,
+                         size,
+                         (ptrdiff_t)off1 - (ptrdiff_t)off0,
+                         delta,
+                         end < 41 ? end : 41};
+        run.stop = run.at + due * size;
+        char *const first = run.at;
+        if (dbl) {
+            score_pairs(&run);
+        } else {
+            view_pairs(&run);
+        }
+        p = run.p;
+        const uint64_t took = 2 * (uint64_t)((size_t)(run.at - first) / size);
+        i += took;
+        left -= took;
+    }
+    if (!pairs) {
+        const uint64_t due = n - i < left ? n - i : left;
+        score_run run = {p, f.roomy, mem + i * size + off0, NULL, size,
+                         0, delta,   end < 41 ? end : 41};
+        run.stop = run.at + due * size;
+        char *const first = run.at;
+        view_items(&run);
+        p = run.p;
+        const uint64_t took = (uint64_t)((size_t)(run.at - first) / size);
+        i += took;
+        left -= took;
+    }
+    while (i < n && left && p < f.roomy && *p == '$') { /* (a streamed list's left runs on) */
         const char *s;
         uint64_t blen;
         if (!short_bulk_head(p, &s, &blen) || blen >= end || (size_t)(f.e - s) < blen + 2 ||
@@ -1215,7 +1376,7 @@ RG_FAST_INLINE rg_status short_bulks(rg_reply_reader *rr, const call_ctx *c, siz
         char *const at = mem + (pairs ? i >> 1 : i) * size + (k ? off1 : off0);
         if (dbl && k) {
             double d;
-            if (!quick_double((rg_view){s, (size_t)blen}, &d)) break;
+            if (!quick_score(s, (size_t)blen, &d)) break;
             memcpy(at, &d, sizeof d);
         } else {
             const rg_view v = {(const char *)((uintptr_t)s + delta), (size_t)blen};
@@ -1247,10 +1408,67 @@ RG_FEEDER(feed_view_pairs, view_pairs_event, true, true, false)
 RG_FEEDER(feed_view_list, view_list_event, true, false, false)
 #undef RG_FEEDER
 
+/* Bytes a scalar node stores (0 for none). */
+static uint32_t store_size(const rg_rnode *node) {
+    static const uint8_t sizes[] = {[RG_RT_NONE] = 0,
+                                    [RG_RT_VIEW] = sizeof(rg_view),
+                                    [RG_RT_I64] = sizeof(int64_t),
+                                    [RG_RT_DBL] = sizeof(double),
+                                    [RG_RT_BOOL] = sizeof(bool)};
+    return node->store < sizeof sizes ? sizes[node->store] : UINT32_MAX;
+}
+
+/* The items of a fast frame from element i on, left unzeroed by root_list: zeroed when the fast
+ * loops stopped before the end, before anything else stores into them (every element that
+ * comes later starts from zero, as reserve() gives it). Pairs: a half-written element keeps its
+ * key (which, the element being covered, is all that was written). */
+static void zero_rest(const rg_reply_reader *rr, const rg_rframe *f, uint64_t i) {
+    const uint64_t size = f->node->elem_size;
+    const bool pairs = f->kind == F_PAIRS;
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    uint64_t e = pairs ? i / 2 : i;
+    if (pairs && i % 2) {
+        const rg_rnode *key = &rr->table->nodes[f->node->child];
+        char *const at = f->mem + e * size;
+        memset(at, 0, key->offset);
+        memset(at + key->offset + store_size(key), 0, size - key->offset - store_size(key));
+        e++;
+    }
+    if (e < items) memset(f->mem + e * size, 0, (size_t)((items - e) * size));
+}
+
+/* The fast frame's loop took its last element and the decoder is right before the aggregate's
+ * end, a counted one (whose end has no bytes): the end is booked into the decoder as
+ * rg_fast_end books it and stepped without reading it. False when the end is for the decoder
+ * to read (a streamed aggregate's '.'). */
+static bool close_fast(rg_reply_reader *rr, call_ctx *c, rg_event *last, bool *done) {
+    rg_reader *const r = &rr->rd;
+    const rg_frame *const top = &r->stack[r->depth - 1];
+    if (!rg_fast_ready(r) || top->left != 0 || top->streamed || top->kind == RG_EV_ATTR) {
+        return false;
+    }
+    const uint32_t depth = --r->depth;
+    if (depth) {
+        r->stack[depth - 1].left--;
+    } else {
+        r->values++;
+    }
+    const rg_event end = {
+        .kind = RG_EV_END, .sub = top->kind, .complete = depth == 0, .depth = depth};
+    c->before = rr->mark;
+    step(rr, c, &end);
+    if (end.complete) {
+        *last = end;
+        *done = true;
+    }
+    return true;
+}
+
 /* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
- * reply, if any, is left in *last with *done set. */
+ * reply, if any, is left in *last with *done set. unzeroed: the frame's items were carved
+ * without zeroing (root_list), see zero_rest. */
 static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos,
-                            rg_event *last, bool *done) {
+                            rg_event *last, bool *done, bool unzeroed) {
     rg_rframe *f = &rr->stack[rr->depth - 1];
     const rg_rnode *child = &rr->table->nodes[f->node->child];
     const bool pairs = f->kind == F_PAIRS;
@@ -1277,9 +1495,11 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
         st = feed_view_list(rr, c, len, pos, &x);
     }
     f->i = x.i;
+    if (unzeroed && x.i < x.n) zero_rest(rr, f, x.i);
     if (st != RG_PAUSED) return st;
     /* Paused right after an event: the reply's next value starts here. */
     rr->mark = rg_reader_offset(&rr->rd);
+    if (!x.has && x.i == x.n && close_fast(rr, c, last, done)) return RG_OK;
     if (x.has) {
         c->before = rr->mark; /* only raw values use it; none are in a fast frame */
         step(rr, c, &x.held);
@@ -1294,6 +1514,123 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+/* RESP3 pairs (ZRANGE WITHSCORES, HGETALL as pairs): a list of 2-element arrays, each of a short
+ * member and a ',' double (or a short bulk: a score as text, or a view). */
+typedef struct pair_run {
+    score_run run;
+    bool dbl; /* the second is a double */
+} pair_run;
+
+/* The ',' double at v (its line inside the room) of the form quick_score takes: its value, and
+ * the byte after its CRLF, or NULL. Such text is what the decoder's grammar for doubles takes
+ * too, well within its line limit, and quick_score's value is strtod's. */
+RG_FAST_INLINE const char *comma_score(const char *v, double *d) {
+    const char *cr = v + 1;
+    while (cr < v + 19 && *cr != '\r') cr++;
+    if (*cr != '\r' || cr[1] != '\n' || !quick_score(v + 1, (size_t)(cr - v - 1), d)) return NULL;
+    return cr + 2;
+}
+
+/* Whole pairs "*2\r\n" + member + value, with the checks of the decoder's fast path (a pair's
+ * array opens one level deeper and ends where its second value does; the bulks' limits are
+ * fast_bulk_end's), as score_pairs reads flat ones; the caller books them into the decoder
+ * (one element each of the list). Stops before the first pair it does not take whole. */
+static RG_NOINLINE void nested_pairs(pair_run *pr) {
+    score_run *const run = &pr->run;
+    const char *p = run->p;
+    const char *const roomy = run->roomy;
+    char *at = run->at;
+    char *const stop = run->stop;
+    const size_t size = run->size;
+    const ptrdiff_t voff = run->voff;
+    const uintptr_t delta = run->delta;
+    const uint64_t longest = run->longest;
+    const bool dbl = pr->dbl;
+    const uint32_t two = '*' | '2' << 8 | (uint32_t)'\r' << 16 | (uint32_t)'\n' << 24;
+    while (at != stop && p < roomy && rg_fast_load32(p) == two) {
+        const char *s, *s2;
+        uint64_t blen, vlen;
+        if (p[4] != '$' || !short_bulk_head(p + 4, &s, &blen) || blen >= longest ||
+            !rg_fast_crlf(s + blen)) {
+            break;
+        }
+        const char *const q = s + blen + 2, *next;
+        if (q >= roomy) break;
+        if (dbl && *q == ',') {
+            double d;
+            if (!(next = comma_score(q, &d))) break;
+            memcpy(at + voff, &d, sizeof d);
+        } else {
+            if (*q != '$' || !short_bulk_head(q, &s2, &vlen) || vlen >= longest ||
+                !rg_fast_crlf(s2 + vlen)) {
+                break;
+            }
+            if (dbl) {
+                double d;
+                if (!quick_score(s2, (size_t)vlen, &d)) break;
+                memcpy(at + voff, &d, sizeof d);
+            } else {
+                const rg_view v = {(const char *)((uintptr_t)s2 + delta), (size_t)vlen};
+                memcpy(at + voff, &v, sizeof v);
+            }
+            next = s2 + vlen + 2;
+        }
+        const rg_view k = {(const char *)((uintptr_t)s + delta), (size_t)blen};
+        memcpy(at, &k, sizeof k);
+        p = next;
+        at += size;
+    }
+    run->p = p;
+    run->at = at;
+}
+
+/* Is f a list of RESP3 pairs (decided: nested) of a view and a view or double, with pairs to
+ * come and storage for them? */
+static bool nested_frame(const rg_reply_reader *rr, const rg_rframe *f) {
+    if (f->kind != F_PAIRS || f->pairs_mode != 2 || !f->mem || rr->slot || f->n == UINT64_MAX ||
+        f->i >= f->n) {
+        return false;
+    }
+    const rg_rnode *kv = &rr->table->nodes[f->node->child];
+    return kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR &&
+           (view_double(kv) || views_only(kv, true));
+}
+
+/* Takes the whole pairs nested_pairs reads off the nested frame f: true when it took any. The
+ * decoder books each as one element of the list (the pair's array opened and closed within);
+ * the list's end, when that was its last pair, is closed at once (close_fast). */
+static bool fast_nested(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos, rg_event *last,
+                        bool *done) {
+    rg_reader *const r = &rr->rd;
+    rg_rframe *const f = &rr->stack[rr->depth - 1];
+    if (!rg_fast_ready(r) || *pos >= len || r->depth == 0 || r->depth >= r->limits.max_depth ||
+        r->limits.max_elements < 2) {
+        return false;
+    }
+    const rg_rnode *kv = &rr->table->nodes[f->node->child];
+    rg_fast fs = rg_fast_load(r, c->buf, len, *pos, false);
+    const uint64_t due = f->n - f->i < fs.left ? f->n - f->i : fs.left;
+    const uint64_t end = r->fast_bulk_end;
+    pair_run pr = {
+        {fs.p, fs.roomy, f->mem + f->i * f->node->elem_size + kv[0].offset, NULL,
+         f->node->elem_size, (ptrdiff_t)kv[1].offset - (ptrdiff_t)kv[0].offset,
+         rr->direct ? 0 : (uintptr_t)c->base - (uintptr_t)c->buf - (uintptr_t)rr->start + 1,
+         end < 41 ? end : 41},
+        view_double(kv)};
+    pr.run.stop = pr.run.at + due * f->node->elem_size;
+    char *const first = pr.run.at;
+    nested_pairs(&pr);
+    const uint64_t took = (uint64_t)((size_t)(pr.run.at - first) / f->node->elem_size);
+    if (took == 0) return false;
+    fs.p = pr.run.p;
+    fs.left -= took;
+    rg_fast_save(&fs, r, pos);
+    f->i += took;
+    rr->mark = rg_reader_offset(r);
+    if (f->i == f->n) close_fast(rr, c, last, done);
+    return true;
+}
 
 /* The reply did not complete in its first call: decode it again from its start with views
  * kept as offsets, so the caller may move its bytes before the next call. */
@@ -1339,7 +1676,10 @@ static rg_status decode_loop(rg_reply_reader *rr, call_ctx *c, size_t len, size_
             continue;
         }
         if (rr->depth && !rr->skipping && fast_frame(rr, &rr->stack[rr->depth - 1])) {
-            st = fast_batch(rr, c, len, pos, &ev, &done);
+            st = fast_batch(rr, c, len, pos, &ev, &done, false);
+        } else if (rr->depth && !rr->skipping && nested_frame(rr, &rr->stack[rr->depth - 1]) &&
+                   fast_nested(rr, c, len, pos, &ev, &done)) {
+            /* whole pairs taken; the next event, if any, in the next round */
         } else {
             c->before = rr->mark;
             st = rg_next(&rr->rd, c->buf, len, pos, &ev);
@@ -1431,48 +1771,64 @@ static RG_NOINLINE rg_status decode_general(rg_reply_reader *rr, const rg_rtable
     return st;
 }
 
-/* GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes for a root view, read
- * the way the decoder's fast path reads it (rg_fast_bulk: the same length, limit and CRLF
- * checks), with the reader idle at depth 0 before and after. Straight-line code without a loop,
- * so that rg_reply_decode saves no registers; longer lengths (and a header cut by the end of the
- * input) are for decode_other. False when it is anything else; nothing consumed. */
-static inline bool quick_bulk(rg_reply_reader *rr, const rg_rnode *root, const char *buf,
-                              size_t len, size_t *pos, void *out) {
-    const char *const p = buf + *pos, *const e = buf + len;
-    if (e - p < 6) return false; /* "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
-    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]), d2 = rg_fast_digit(p[3]);
-    const char *s;
-    uint64_t n;
-    if (d0 > 9) return false;
-    if (rg_fast_crlf(p + 2)) {
-        n = d0;
-        s = p + 4;
-    } else if (d1 <= 9 && rg_fast_crlf(p + 3)) {
-        n = d0 * 10 + d1;
-        s = p + 5;
-    } else if (d1 <= 9 && d2 <= 9 && rg_fast_crlf(p + 4)) {
-        n = d0 * 100 + d1 * 10 + d2;
-        s = p + 6;
-    } else {
+/* Does root_list take the reply whose first event (a '*' header read by the inline reader) is
+ * ev? A root list of scalars, or of flat pairs of scalars (the first element a bulk, so not
+ * RESP3's nested pairs), with elements, not in callback mode. */
+static bool root_list_fits(const rg_reply_reader *rr, const rg_rnode *nodes, const rg_event *ev,
+                           const char *buf, size_t len, size_t pos) {
+    const rg_rnode *const root = &nodes[0], *const kv = &nodes[root->child];
+    if (rr->each || ev->kind != RG_EV_ARRAY || ev->u.i <= 0 || !(root->accept & RG_RA_ARR)) {
         return false;
     }
-    if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
-    const size_t used = (size_t)(s + n + 2 - p);
-    rr->start = rr->rd.offset;
-    rr->rd.offset += used;
-    rr->rd.values++;
-    *pos += used;
-    const rg_view v = {s, (size_t)n};
-    memcpy((char *)out + root->offset, &v, sizeof v);
-    return true;
+    if (root->shape == RG_RS_ARRAY) return kv->shape == RG_RS_SCALAR;
+    return root->shape == RG_RS_PAIRS && ev->u.i % 2 == 0 && pos < len && buf[pos] == '$' &&
+           kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR;
 }
 
-/* Every reply but GET's: one-value replies read by the decoder's inline token reader and stored
- * at once (INCR, a view of a '+' line), the rest (with a '*' header read the same way) through
- * decode_general. Out of line, so that
- * rg_reply_decode itself saves almost no registers before it reads GET's reply. */
-static RG_NOINLINE rg_status decode_other(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
-                                          size_t len, size_t *pos, void *out) {
+/* A root list (MGET, LRANGE, HGETALL, ZRANGE WITHSCORES over RESP2) whose header ev was just
+ * read: the reply begun and its frame opened as first_of, step() and open_array or open_pairs
+ * would (for pairs, as flat ones: the first element is a bulk), the elements fed by fast_batch
+ * at once. When the loops write every byte of an element (covered) the items are not zeroed
+ * first (fast_batch zeroes what its loops did not reach). */
+static RG_NOINLINE rg_status root_list(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                       size_t len, size_t *pos, void *out, const rg_event *ev) {
+    call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
+    const uint64_t start = rr->start;
+    const rg_rnode *const root = &t->nodes[0], *const kv = &t->nodes[root->child];
+    const bool pairs = root->shape == RG_RS_PAIRS;
+    begin(rr, t, out);
+    rr->start = c.before = start;
+    rr->mark = rg_reader_offset(&rr->rd);
+    rr->start_values = rg_reader_values(&rr->rd);
+    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, root, ev);
+    f->field = (char *)out + root->offset;
+    f->pairs_mode = pairs; /* flat */
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    const bool covered =
+        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)root->elem_size;
+    f->mem = covered ? carve(rr, items * root->elem_size) : reserve_n(rr, items, root->elem_size);
+    set_items(f->field, f->mem);
+    if (f->mem) {
+        rg_event last;
+        bool done = false;
+        const rg_status st = fast_batch(rr, &c, len, pos, &last, &done, covered);
+        if (done) return finish(rr, &c, pos);
+        (void)st; /* anything else: decode_loop meets it again */
+    }
+    rg_status st = decode_loop(rr, &c, len, pos);
+    if (st == RG_NEED_MORE && rr->direct) {
+        leave_direct(rr, &c, pos);
+        st = decode_loop(rr, &c, len, pos);
+    }
+    return st;
+}
+
+/* Every reply but GET's (rg_reply_quick_bulk, inline in rg_reply.h): one-value replies read by
+ * the decoder's inline token reader and stored at once (INCR, a view of a '+' line), root lists
+ * of scalars by root_list, the rest (with a '*' header read the same way) through
+ * decode_general. */
+rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out) {
     const rg_rnode *const root = &t->nodes[0];
     const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
     /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
@@ -1495,22 +1851,13 @@ static RG_NOINLINE rg_status decode_other(rg_reply_reader *rr, const rg_rtable *
                 memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
                 return RG_OK;
             }
+            if (root_list_fits(rr, t->nodes, &ev, buf, len, *pos)) {
+                return root_list(rr, t, buf, len, pos, out, &ev);
+            }
             return decode_general(rr, t, buf, len, pos, out, &ev);
         }
     }
     return decode_general(rr, t, buf, len, pos, out, NULL);
-}
-
-rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
-                          size_t *pos, void *out) {
-    const rg_rnode *const root = &t->nodes[0];
-    if (*pos < len && buf[*pos] == '$' && !rr->active && !rr->pending && rr->rd.depth == 0 &&
-        rg_fast_ready(&rr->rd) && root->store == RG_RT_VIEW && root->shape == RG_RS_SCALAR &&
-        !root->cval && (root->accept & RG_RA(RG_EV_BULK)) &&
-        quick_bulk(rr, root, buf, len, pos, out)) {
-        return RG_OK;
-    }
-    return decode_other(rr, t, buf, len, pos, out);
 }
 
 rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,

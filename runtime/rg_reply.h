@@ -188,11 +188,61 @@ void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap);
 /* Callback mode for root arrays (fn NULL: off). Takes effect at the next reply's start. */
 void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud);
 
+/* Internal, not API: rg_reply_decode for every reply its inline part below does not read. */
+rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out);
+
+/* Internal, not API: GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes
+ * for a root view, read the way the decoder's fast path reads it (rg_fast_bulk: the same length,
+ * limit and CRLF checks), with the reader idle at depth 0 before and after. Inline in the
+ * caller, so that a caller's loop keeps its position in a register rather than passing it
+ * through memory on every reply; longer lengths and a header cut by the end of the input are
+ * for rg_reply_decode_rest. False when it is anything else; nothing consumed then. */
+static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                       size_t len, size_t *pos, void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    const char *const p = buf + *pos, *const e = buf + len;
+    if (*pos >= len || *p != '$' || rr->active || rr->pending || rr->rd.depth != 0 ||
+        !rg_fast_ready(&rr->rd) || root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR ||
+        root->cval || !(root->accept & RG_RA(RG_EV_BULK)) || e - p < 6) {
+        return false; /* 6: "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
+    }
+    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]), d2 = rg_fast_digit(p[3]);
+    const char *s;
+    uint64_t n;
+    if (d0 > 9) return false;
+    if (rg_fast_crlf(p + 2)) {
+        n = d0;
+        s = p + 4;
+    } else if (d1 <= 9 && rg_fast_crlf(p + 3)) {
+        n = d0 * 10 + d1;
+        s = p + 5;
+    } else if (d1 <= 9 && d2 <= 9 && rg_fast_crlf(p + 4)) {
+        n = d0 * 100 + d1 * 10 + d2;
+        s = p + 6;
+    } else {
+        return false;
+    }
+    if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
+    const size_t used = (size_t)(s + n + 2 - p);
+    rr->start = rr->rd.offset;
+    rr->rd.offset += used;
+    rr->rd.values++;
+    *pos += used;
+    const rg_view v = {s, (size_t)n};
+    memcpy((char *)out + root->offset, &v, sizeof v);
+    return true;
+}
+
 /* Decodes one reply of table t from buf[*pos..len) into out (a struct of t->result_size bytes,
  * caller-owned). Same input rule as rg_next: on RG_NEED_MORE keep buf[*pos..len) (and the
- * reply's earlier bytes, see above), append, call again with the same t and out. */
-rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
-                          size_t *pos, void *out);
+ * reply's earlier bytes, see above), append, call again with the same t and out. (Inline: GET's
+ * reply is read in the caller, everything else by the library.) */
+static inline rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                        size_t len, size_t *pos, void *out) {
+    if (rg_reply_quick_bulk(rr, t, buf, len, pos, out)) return RG_OK;
+    return rg_reply_decode_rest(rr, t, buf, len, pos, out);
+}
 
 /* rg_reply_decode for a push, after RG_PUSH: the push ('>') at the root is read as the
  * array that table t describes (typed push decoders are tables like any other). */

@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -411,6 +413,71 @@ static void test_batch_bounds(void **state) {
     assert_int_equal(rg_reader_values(&r), 2);
 }
 
+/* RESP3 doubles read bit for bit as strtod reads them: the decoder's exact path (up to 15
+ * digits) and strtod for the rest, on random decimals of 1 to 18 digits with signs, points and
+ * exponents, and the edges. */
+static void test_double_bits(void **state) {
+    (void)state;
+    static const char *const fixed[] = {"0",
+                                        "-0",
+                                        "+0",
+                                        "1.5",
+                                        ".5",
+                                        "5.",
+                                        "-.5",
+                                        "+.5",
+                                        "1e5",
+                                        "1E-5",
+                                        "inf",
+                                        "-inf",
+                                        "nan",
+                                        "0.1",
+                                        "0.3",
+                                        "2.675",
+                                        "9007199254740993",
+                                        "123456789012345",
+                                        "1234567890123456",
+                                        "0.000000000000001",
+                                        "-999999999999999",
+                                        "1.7976931348623157e308",
+                                        "4.9e-324",
+                                        "99999999999999.9",
+                                        "1.0000000000000002"};
+    unsigned seed = 11;
+    for (size_t k = 0; k < 60000; k++) {
+        char text[40];
+        if (k < sizeof fixed / sizeof *fixed) {
+            snprintf(text, sizeof text, "%s", fixed[k]);
+        } else {
+            size_t n = 0;
+            seed = seed * 1103515245u + 12345u;
+            const unsigned sign = (seed >> 28) & 3;
+            if (sign == 1) text[n++] = '-';
+            if (sign == 2) text[n++] = '+';
+            const size_t digits = 1 + (seed >> 8) % 18, point = (seed >> 16) % (digits + 2);
+            for (size_t i = 0; i < digits; i++) {
+                if (i == point) text[n++] = '.';
+                seed = seed * 1103515245u + 12345u;
+                text[n++] = (char)('0' + (seed >> 16) % 10);
+            }
+            if ((seed >> 24) % 8 == 0)
+                n += (size_t)snprintf(text + n, sizeof text - n, "e%d", (int)(seed % 41) - 20);
+            text[n] = '\0';
+        }
+        char line[48];
+        const int len = snprintf(line, sizeof line, ",%s\r\n", text);
+        rg_reader r;
+        rg_reader_init(&r, NULL);
+        size_t pos = 0;
+        rg_event ev;
+        if (rg_next(&r, line, (size_t)len, &pos, &ev) != RG_OK) fail_msg("\"%s\" refused", text);
+        assert_int_equal(ev.kind, RG_EV_DOUBLE);
+        const double want = strtod(text, NULL);
+        if (memcmp(&ev.u.d, &want, sizeof want) != 0 && !(want != want && ev.u.d != ev.u.d))
+            fail_msg("\"%s\" read as %.17g, strtod %.17g", text, ev.u.d, want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partial_tokens),  cmocka_unit_test(test_batch_bounds),
@@ -420,7 +487,7 @@ int main(void) {
         cmocka_unit_test(test_zero_copy_views), cmocka_unit_test(test_zero_copy_chunks),
         cmocka_unit_test(test_feed_pause),      cmocka_unit_test(test_feed_error),
         cmocka_unit_test(test_reader_copy),     cmocka_unit_test(test_init_depth_clamp),
-        cmocka_unit_test(test_no_allocation),
+        cmocka_unit_test(test_no_allocation),   cmocka_unit_test(test_double_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -569,11 +569,342 @@ static void get_path(void **state) {
     }
 }
 
+/* ---- root lists read by the engine's own path (root_list): every element a short bulk, or the
+ * loops stopped by a long bulk, a null, a bad score, the end of the input; storage poisoned, so
+ * elements the loops did not reach must have been zeroed ---- */
+
+typedef struct kd {
+    rg_view key;
+    double value;
+} kd;
+
+typedef struct kd_list {
+    kd *items;
+    size_t count;
+} kd_list;
+
+static const rg_rnode kd_nodes[] = {
+    {.accept = RG_RA_PAIRS,
+     .shape = RG_RS_PAIRS,
+     .child = 1,
+     .nchildren = 2,
+     .elem_size = sizeof(kd)},
+    {.accept = RG_RA_STR, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW, .offset = offsetof(kd, key)},
+    {.accept = RG_RA_DBL, .shape = RG_RS_SCALAR, .store = RG_RT_DBL, .offset = offsetof(kd, value)},
+};
+static const rg_rtable kd_table = {"KD", kd_nodes, sizeof(kd_list)};
+
+typedef struct view_list {
+    rg_view *items;
+    size_t count;
+} view_list;
+
+static const rg_rnode views_nodes[] = {
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 1,
+     .nchildren = 1,
+     .elem_size = sizeof(rg_view)},
+    {.accept = RG_RA_STR | RG_RA_NULL, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW},
+};
+static const rg_rtable views_table = {"VIEWS", views_nodes, sizeof(view_list)};
+
+/* Decodes bytes in mode into poisoned storage and a poisoned out; c keeps the bytes the views
+ * point into until conn_close. */
+static rg_status poisoned(conn *c, const rg_rtable *t, const char *bytes, size_t n, void *out,
+                          int mode) {
+    rg_reply_reader rr;
+    conn_open(c, &rr, (enum mode)mode, bytes, n);
+    memset(storage, 0xab, sizeof storage);
+    memset(out, 0xcd, t->result_size);
+    const rg_status st = decode_one(c, &rr, t, out);
+    assert_int_equal(c->consumed, n);
+    return st;
+}
+
+static void root_lists(void **state) {
+    (void)state;
+    static char big[1400];
+    char *b = big;
+    b += sprintf(b, "*6\r\n$1\r\na\r\n$3\r\n1.5\r\n$%d\r\n", 1100); /* a long member */
+    memset(b, 'm', 1100);
+    b += 1100;
+    sprintf(b, "\r\n$1\r\n2\r\n$1\r\nc\r\n$2\r\n-3\r\n");
+    static const struct {
+        const char *bytes;
+        rg_status want;
+        size_t set; /* elements (pairs: keys and values) written before the stop */
+    } kd_cases[] = {
+        {"*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$4\r\n-2.5\r\n", RG_OK, 4},
+        {"*6\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$1\r\nx\r\n$1\r\nc\r\n$1\r\n1\r\n", RG_MISMATCH,
+         3},
+        {"*6\r\n$1\r\na\r\n$3\r\n1.5\r\n$-1\r\n$1\r\n2\r\n$1\r\nc\r\n$1\r\n1\r\n", RG_MISMATCH, 2},
+        {"*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n:7\r\n", RG_OK, 4},
+        {"*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$3\r\ninf\r\n", RG_OK, 4},
+        {big, RG_OK, 6},
+    };
+    for (size_t k = 0; k < sizeof kd_cases / sizeof kd_cases[0]; k++) {
+        for (int m = 0; m < MODES; m++) {
+            kd_list out;
+            conn c;
+            const rg_status st =
+                poisoned(&c, &kd_table, kd_cases[k].bytes, strlen(kd_cases[k].bytes), &out, m);
+            if (st != kd_cases[k].want) fail_msg("kd %zu mode %d: %s", k, m, rg_status_name(st));
+            assert_non_null(out.items);
+            const size_t pairs = (size_t)(kd_cases[k].bytes[1] - '0') / 2;
+            if (st == RG_OK) assert_int_equal(out.count, pairs);
+            /* (after a mismatch, views of a reply read in more than one call stay offsets) */
+            if (st == RG_OK || m == WHOLE) assert_view(out.items[0].key, "a");
+            assert_int_equal(out.items[0].key.len, 1);
+            if (out.items[0].value != 1.5) fail_msg("kd %zu mode %d: %g", k, m, out.items[0].value);
+            for (size_t e = kd_cases[k].set; e < 2 * pairs; e++) {
+                const kd *it = &out.items[e / 2];
+                if (e % 2 == 0) assert_null(it->key.ptr), assert_int_equal(it->key.len, 0);
+                if (e % 2 == 1) assert_true(it->value == 0);
+            }
+            conn_close(&c);
+        }
+    }
+    for (int m = 0; m < MODES; m++) {
+        kd_list out;
+        conn c;
+        assert_int_equal(poisoned(&c, &kd_table, big, strlen(big), &out, m), RG_OK);
+        assert_int_equal(out.items[1].key.len, 1100);
+        assert_true(out.items[1].value == 2);
+        assert_view(out.items[2].key, "c");
+        assert_true(out.items[2].value == -3);
+        conn_close(&c);
+    }
+    static const struct {
+        const char *bytes;
+        rg_status want;
+        size_t pairs, set; /* pairs announced; keys and values written before the stop */
+    } nested[] = {
+        {"*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,-2.5\r\n", RG_OK, 2, 4},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,1e3\r\n*2\r\n$1\r\nc\r\n,3\r\n", RG_OK,
+         3, 6},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n$3\r\n2.5\r\n*2\r\n$1\r\nc\r\n:3\r\n",
+         RG_OK, 3, 6},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*3\r\n$1\r\nb\r\n,1\r\n:1\r\n*2\r\n$1\r\nc\r\n,3\r\n",
+         RG_MISMATCH, 3, 2},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n$1\r\nx\r\n*2\r\n$1\r\nc\r\n,3\r\n",
+         RG_MISMATCH, 3, 3},
+        {"*3\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$-1\r\n,2\r\n*2\r\n$1\r\nc\r\n,3\r\n", RG_MISMATCH,
+         3, 2},
+    };
+    for (size_t k = 0; k < sizeof nested / sizeof nested[0]; k++) {
+        for (int m = 0; m < MODES; m++) {
+            kd_list out;
+            conn c;
+            const rg_status st =
+                poisoned(&c, &kd_table, nested[k].bytes, strlen(nested[k].bytes), &out, m);
+            if (st != nested[k].want) fail_msg("nested %zu mode %d: %s", k, m, rg_status_name(st));
+            assert_non_null(out.items);
+            if (st == RG_OK) assert_int_equal(out.count, nested[k].pairs);
+            if (st == RG_OK || m == WHOLE) assert_view(out.items[0].key, "a");
+            assert_true(out.items[0].value == 1.5);
+            for (size_t e = nested[k].set; e < 2 * nested[k].pairs; e++) {
+                const kd *it = &out.items[e / 2];
+                if (e % 2 == 0) assert_null(it->key.ptr), assert_int_equal(it->key.len, 0);
+                if (e % 2 == 1) assert_true(it->value == 0);
+            }
+            if (st == RG_OK) assert_true(out.items[nested[k].pairs - 1].value != 0);
+            conn_close(&c);
+        }
+    }
+    static const char mget[] = "*5\r\n$1\r\na\r\n$-1\r\n$2\r\nbc\r\n:1\r\n$1\r\nd\r\n";
+    for (int m = 0; m < MODES; m++) {
+        view_list out;
+        conn c;
+        assert_int_equal(poisoned(&c, &views_table, mget, strlen(mget), &out, m), RG_MISMATCH);
+        if (m == WHOLE) assert_view(out.items[0], "a");
+        if (m == WHOLE) assert_view(out.items[2], "bc");
+        assert_null(out.items[1].ptr);
+        assert_int_equal(out.items[2].len, 2);
+        for (size_t e = 3; e < 5; e++)
+            assert_null(out.items[e].ptr), assert_int_equal(out.items[e].len, 0);
+        conn_close(&c);
+    }
+}
+
+/* Scores read by the short loops of root_list (in lists long enough for their room) agree bit
+ * for bit with strtod: random decimals of 1 to 17 digits, and the edges. */
+static void list_scores(void **state) {
+    (void)state;
+    static const char *const fixed[] = {"0",
+                                        "-0",
+                                        "1.5",
+                                        ".5",
+                                        "5.",
+                                        "-.5",
+                                        "-5.",
+                                        "1e5",
+                                        ".",
+                                        "-",
+                                        "",
+                                        "1.2.3",
+                                        "+1",
+                                        "inf",
+                                        "nan",
+                                        "0x10",
+                                        " 1",
+                                        "1 ",
+                                        "--1",
+                                        "9007199254740993",
+                                        "123456789012345",
+                                        "1234567890123456",
+                                        "0.000000000000001",
+                                        "99999999999999.9",
+                                        "-999999999999999",
+                                        "3.14159265358979",
+                                        "0.1",
+                                        "0.3",
+                                        "2.675",
+                                        "1.0000000000000002"};
+    enum { PAIRS = 40 };
+    char text[PAIRS][24];
+    unsigned seed = 7;
+    size_t next_fixed = 0;
+    for (int round = 0; round < 1000; round++) {
+        for (size_t k = 0; k < PAIRS; k++) {
+            if (next_fixed < sizeof fixed / sizeof *fixed) {
+                snprintf(text[k], sizeof text[k], "%s", fixed[next_fixed++]);
+                continue;
+            }
+            size_t n = 0;
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 29) == 7) text[k][n++] = '-';
+            const size_t digits = 1 + (seed >> 8) % 17, point = (seed >> 16) % (digits + 2);
+            for (size_t i = 0; i < digits; i++) {
+                if (i == point) text[k][n++] = '.';
+                seed = seed * 1103515245u + 12345u;
+                text[k][n++] = (char)('0' + (seed >> 16) % 10);
+            }
+            text[k][n] = '\0';
+        }
+        /* flat (RESP2); RESP3 pairs with ',' doubles (only random texts: all are doubles); pairs
+         * with the scores as bulks */
+        for (int form = 0; form < 3; form++) {
+            if (form == 1 && round == 0) continue;
+            char reply[4096];
+            size_t len = (size_t)snprintf(reply, sizeof reply, "*%d\r\n", form ? PAIRS : 2 * PAIRS);
+            for (size_t k = 0; k < PAIRS; k++) {
+                const size_t tl = strlen(text[k]);
+                if (form == 0)
+                    len += (size_t)snprintf(reply + len, sizeof reply - len,
+                                            "$1\r\nm\r\n$%zu\r\n%s\r\n", tl, text[k]);
+                if (form == 1)
+                    len += (size_t)snprintf(reply + len, sizeof reply - len,
+                                            "*2\r\n$1\r\nm\r\n,%s\r\n", text[k]);
+                if (form == 2)
+                    len += (size_t)snprintf(reply + len, sizeof reply - len,
+                                            "*2\r\n$1\r\nm\r\n$%zu\r\n%s\r\n", tl, text[k]);
+            }
+            const size_t whole = len;
+            memset(reply + len, '+', 100); /* room after the reply, never read as part of it */
+            rg_reply_reader rr;
+            rg_reply_reader_init(&rr, NULL);
+            rg_reply_set_storage(&rr, storage, sizeof storage);
+            kd_list out;
+            size_t pos = 0;
+            const rg_status st = rg_reply_decode(&rr, &kd_table, reply, whole + 100, &pos, &out);
+            bool all = true;
+            for (size_t k = 0; k < PAIRS; k++) {
+                char *end = NULL;
+                const double want = strtod(text[k], &end);
+                const bool number =
+                    *text[k] && *end == '\0' && text[k][0] != '+' && text[k][0] != ' ';
+                if (!number) {
+                    all = false;
+                    if (st != RG_MISMATCH) fail_msg("\"%s\": %s", text[k], rg_status_name(st));
+                    break;
+                }
+                if (memcmp(&out.items[k].value, &want, sizeof want) != 0)
+                    fail_msg("form %d: \"%s\" read as %.17g, strtod %.17g", form, text[k],
+                             out.items[k].value, want);
+            }
+            if (all && st != RG_OK)
+                fail_msg("round %d form %d: %s", round, form, rg_status_name(st));
+            if (all) assert_int_equal(out.count, PAIRS);
+            assert_int_equal(pos, whole);
+        }
+    }
+}
+
+/* Lists long enough for the short loops, counted and streamed (the count of a streamed one found
+ * by the lookahead; the decoder's count of it runs on), in every mode (so also read again with
+ * views as offsets): values right, nothing written past the items. */
+static void long_lists(void **state) {
+    (void)state;
+    enum { N = 30 };
+    static const char *const one[] = {"$5\r\nvalue\r\n", "$1\r\nm\r\n$3\r\n1.5\r\n",
+                                      "*2\r\n$1\r\nm\r\n,1.5\r\n"};
+    for (int form = 0; form < 6; form++) {
+        const bool streamed = form >= 3;
+        char reply[1024];
+        size_t len =
+            streamed ? (size_t)snprintf(reply, sizeof reply, "*?\r\n")
+                     : (size_t)snprintf(reply, sizeof reply, "*%d\r\n", form % 3 == 1 ? 2 * N : N);
+        for (int k = 0; k < N; k++)
+            len += (size_t)snprintf(reply + len, sizeof reply - len, "%s", one[form % 3]);
+        if (streamed) len += (size_t)snprintf(reply + len, sizeof reply - len, ".\r\n");
+        const rg_rtable *t = form % 3 ? &kd_table : &views_table;
+        const size_t items = form % 3 ? N * sizeof(kd) : N * sizeof(rg_view);
+        for (int m = 0; m < MODES; m++) {
+            union {
+                view_list views;
+                kd_list kd;
+            } out;
+            conn c;
+            if (poisoned(&c, t, reply, len, &out, m) != RG_OK) fail_msg("form %d mode %d", form, m);
+            assert_int_equal(form % 3 ? out.kd.count : out.views.count, N);
+            for (size_t b = items; b < items + 64; b++) {
+                if ((unsigned char)storage[b] != 0xab)
+                    fail_msg("form %d mode %d: byte %zu written", form, m, b);
+            }
+            for (size_t k = 0; k < N; k++) {
+                if (form % 3) assert_view(out.kd.items[k].key, "m");
+                if (form % 3) assert_true(out.kd.items[k].value == 1.5);
+                if (!(form % 3)) assert_view(out.views.items[k], "value");
+            }
+            conn_close(&c);
+        }
+        /* in two calls, the second on a moved copy with the whole reply: views kept as offsets
+         * by the short loops while the rest is roomy */
+        for (size_t cut = 1; cut < len; cut += 37) {
+            rg_reply_reader rr;
+            rg_reply_reader_init(&rr, NULL);
+            rg_reply_set_storage(&rr, storage, sizeof storage);
+            memset(storage, 0xab, sizeof storage);
+            union {
+                view_list views;
+                kd_list kd;
+            } out;
+            char first[1024], moved[1024];
+            memcpy(first, reply, len);
+            size_t pos = 0;
+            if (rg_reply_decode(&rr, t, first, cut, &pos, &out) != RG_NEED_MORE)
+                fail_msg("form %d cut %zu: done early", form, cut);
+            memcpy(moved, reply, len);
+            memset(first, 'X', len);
+            if (rg_reply_decode(&rr, t, moved, len, &pos, &out) != RG_OK)
+                fail_msg("form %d cut %zu", form, cut);
+            assert_int_equal(pos, len);
+            for (size_t k = 0; k < N; k++) {
+                if (form % 3) assert_view(out.kd.items[k].key, "m");
+                if (form % 3) assert_true(out.kd.items[k].value == 1.5);
+                if (!(form % 3)) assert_view(out.views.items[k], "value");
+            }
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(no_crash),   cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
-        cmocka_unit_test(size_query), cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
-        cmocka_unit_test(get_path),   cmocka_unit_test(scores),
+        cmocka_unit_test(no_crash),    cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
+        cmocka_unit_test(size_query),  cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
+        cmocka_unit_test(get_path),    cmocka_unit_test(scores),       cmocka_unit_test(root_lists),
+        cmocka_unit_test(list_scores), cmocka_unit_test(long_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
