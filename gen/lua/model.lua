@@ -2,20 +2,30 @@
 -- carry each argument, and for every command a small intermediate program (ops) that both the
 -- size and the write functions are rendered from, with its constant parts already folded.
 --
--- Ops (lists of records with an `op` field):
---   lit    bytes, argc      constant words, e.g. "$2\r\nEX\r\n" (merged when adjacent)
---   view   expr, max_len    a caller's byte string as a bulk
---   i64    expr             an int64_t as a bulk; a count of a counted key list in the options
---                           struct reads opts itself (own_opts) and has a constant bulk for
---                           opts == NULL (when_no_opts)
---   dbl    expr             a double as a bulk
---   enum   type, expr       the bulk of a pure-token choice, looked up in the type's table
---   call   type, expr       a block or oneof value, through the type's own functions
---   if     cond, body       an optional argument
---   each   count, body      a multiple argument; the body uses index i
---   check  cond [stop]      measure only: the arguments are invalid when cond holds; with
---                           stop, measuring returns at once (what follows would read NULL)
---   switch expr, cases      one case per oneof alternative ({ label, body })
+-- Ops (lists of records with an `op` field) are data, not C text: an op names the model's
+-- argument node it sends (`arg`) and where the encoder's functions find its value (`via`):
+--   via = "param"   a parameter of the command's functions (a required argument)
+--   via = "opts"    a member of the command's options struct (an optional argument)
+--   via = "member"  a member of the block or oneof value a type's own functions take
+-- with `elem` when the op sends the i-th element of a multiple argument (inside `each`). The C
+-- emitter (emit_c.lua) spells every expression from these; nothing here is C.
+--   lit    bytes, argc        constant words, e.g. "$2\r\nEX\r\n" (merged when adjacent)
+--   view   arg, via [elem]    a caller's byte string as a bulk (at most arg.max_len bytes)
+--   i64    arg, via [elem]    an int64_t as a bulk; with count_of = a counted key list, the
+--                             list's length instead of a parameter (arg is the count argument;
+--                             for a list in the options struct, when_no_opts is its bulk for
+--                             opts == NULL)
+--   dbl    arg, via [elem]    a double as a bulk
+--   enum   arg, via [elem]    the bulk of a pure-token choice, looked up in arg's table
+--   call   arg, via [elem]    a block or oneof value, through arg's own functions
+--   if     test, body         test = "present": the optional argument arg is given;
+--                             "nonempty": the multiple arg has elements; "opts": opts != NULL
+--   each   arg, via, body     a multiple argument; the body sends element i
+--   check  test, arg, via     measure only: the arguments are invalid when the test holds:
+--          [stop]             "empty" (no elements), "null_list" (a NULL list of elements),
+--                             "null" (a NULL list, under "nonempty"); with stop, measuring
+--                             returns at once (what follows would read NULL)
+--   switch arg, via, cases    one case per alternative of the oneof arg ({ label, body })
 
 local naming = require("naming")
 local reply_model = require("reply_model")
@@ -26,7 +36,13 @@ local template = require("template")
 local M = {}
 
 local VIEW_KINDS = { key = true, string = true, pattern = true }
-local INT_KINDS = { integer = true, ["unix-time"] = true }
+
+-- The kinds that carry one scalar value, by the op that sends it (an argument node's `scalar`;
+-- the server side maps it to its own value types).
+local SCALAR = {
+    key = "view", string = "view", pattern = "view",
+    integer = "i64", ["unix-time"] = "i64", double = "dbl",
+}
 
 local SCALAR_CTYPE = {
     key = "rg_view", string = "rg_view", pattern = "rg_view",
@@ -135,19 +151,6 @@ local function field_decls(a)
     return { { vt .. " ", id } }
 end
 
--- The condition under which an optional argument is present.
-local function presence(a, base)
-    local x = base .. a.id
-    -- {NULL, 0} is absent; {NULL, n > 0} counts as present, so that measuring refuses it.
-    if VIEW_KINDS[a.kind] then return x .. ".ptr || " .. x .. ".len" end
-    if a.kind == "oneof" then
-        if a.enum then return x .. " != " .. a.none end
-        return x .. ".kind != " .. a.none
-    end
-    if not value_ctype(a) then return x end
-    return base .. "has_" .. a.ident
-end
-
 ---------------------------------------------------------------------------------------------
 -- Counted key lists: EVAL script numkeys key... arg..., ZUNION numkeys key..., LMPOP numkeys
 -- key... and the like. A key spec with find_keys = keynum names the argument that counts the keys
@@ -206,16 +209,12 @@ local function mark_counted_lists(c)
     end
 end
 
--- The op that sends the count of list `l` (stored at base .. l.ident .. "_count"). A count in the
--- options struct is 0 without it: such an op reads opts itself (own_opts), and without options
--- it is the constant "0" (when_no_opts). The cast cannot wrap: a list of 2^63 views does not fit
--- in memory.
-local function count_ops(l)
-    if not l.optional then
-        return { { op = "i64", expr = "(int64_t)" .. l.ident .. "_count" } }
-    end
-    return { { op = "i64", expr = "opts ? (int64_t)opts->" .. l.ident .. "_count : 0",
-        own_opts = true, when_no_opts = resp.bulk("0") } }
+-- The op that sends count argument n: the length of list `l` (a parameter, or a member of the
+-- options struct, which is 0 without it: then the op is the constant "0", when_no_opts).
+local function count_ops(n, l)
+    local op = { op = "i64", arg = n, count_of = l, via = l.optional and "opts" or "param" }
+    if l.optional then op.when_no_opts = resp.bulk("0") end
+    return { op }
 end
 
 ---------------------------------------------------------------------------------------------
@@ -236,50 +235,46 @@ local function append(dst, src)
     return dst
 end
 
--- Ops that send one value of a (its token excluded) held in C expression `expr`.
-local function value_ops(a, expr, addr)
-    if VIEW_KINDS[a.kind] then return { { op = "view", expr = expr, max_len = a.max_len } } end
-    if INT_KINDS[a.kind] then return { { op = "i64", expr = expr } } end
-    if a.kind == "double" then return { { op = "dbl", expr = expr } } end
+-- Ops that send one value of a (its token excluded), found through `via` (the i-th element
+-- with elem).
+local function value_ops(a, via, elem)
+    if a.scalar then return { { op = a.scalar, arg = a, via = via, elem = elem } } end
     if a.kind == "pure-token" then return { token_lit(a.token) } end
     if a.kind == "block" and a.valueless then
         local ops = {}
-        for _, c in ipairs(a.args) do append(ops, node_ops(c, "", false)) end
+        for _, c in ipairs(a.args) do append(ops, node_ops(c, via, false)) end
         return ops
     end
-    if a.enum then return { { op = "enum", type = a, expr = expr } } end
-    return { { op = "call", type = a, expr = addr } }
+    if a.enum then return { { op = "enum", arg = a, via = via, elem = elem } } end
+    return { { op = "call", arg = a, via = via, elem = elem } }
 end
 
--- Ops for argument a stored at `base .. a.id` (base: "", "opts->", "v->").
-node_ops = function(a, base, in_oneof)
+-- Ops for argument a, found through `via` ("param", "opts", "member").
+node_ops = function(a, via, in_oneof)
     local tok = (a.token and a.kind ~= "pure-token") and token_lit(a.token) or nil
-    local x = base .. a.id
     if a.multiple then
-        local count = base .. a.ident .. "_count"
         local body = {}
         if tok and a.multiple_token then body[1] = tok end
-        append(body, value_ops(a, x .. "[i]", "&" .. x .. "[i]"))
+        append(body, value_ops(a, via, true))
         -- A list {NULL, n > 0} has no elements to read: measuring stops at once (stop).
-        local null_list = { op = "check", cond = "!" .. x .. " && " .. count .. " != 0",
-            stop = true }
-        local seq = { null_list, { op = "each", count = count, body = body } }
+        local null_list = { op = "check", test = "null_list", arg = a, via = via, stop = true }
+        local seq = { null_list, { op = "each", arg = a, via = via, body = body } }
         if tok and not a.multiple_token then table.insert(seq, 1, tok) end
         if a.optional then
             if tok and not a.multiple_token then
-                null_list.cond = "!" .. x -- under count > 0
-                return { { op = "if", cond = count .. " > 0", body = seq } }
+                null_list.test = "null" -- under "nonempty"
+                return { { op = "if", test = "nonempty", arg = a, via = via, body = seq } }
             end
             return seq
         end
-        table.insert(seq, 1, { op = "check", cond = count .. " == 0" })
+        table.insert(seq, 1, { op = "check", test = "empty", arg = a, via = via })
         return seq
     end
     local seq = {}
     if tok then seq[1] = tok end
-    append(seq, value_ops(a, x, "&" .. x))
+    append(seq, value_ops(a, via, false))
     if a.optional and not in_oneof then
-        return { { op = "if", cond = presence(a, base), body = seq } }
+        return { { op = "if", test = "present", arg = a, via = via, body = seq } }
     end
     return seq
 end
@@ -342,8 +337,8 @@ local function bound_op(o)
         b.bytes, b.argc, b.scratch = #o.bytes, o.argc, #o.bytes
     elseif o.op == "view" then
         b.argc, b.views = 1, 1
-        if o.max_len then
-            b.bytes = resp.bulk_size(o.max_len)
+        if o.arg.max_len then
+            b.bytes = resp.bulk_size(o.arg.max_len)
             b.scratch = b.bytes
         else
             b.open, b.scratch, b.copies = true, 24, 1
@@ -354,10 +349,10 @@ local function bound_op(o)
     elseif o.op == "dbl" then
         b.bytes, b.doubles, b.argc, b.scratch = DOUBLE_FIXED, 1, 1, DOUBLE_FIXED
     elseif o.op == "enum" then
-        for _, alt in ipairs(o.type.alts) do b.bytes = math.max(b.bytes, #alt.bulk) end
+        for _, alt in ipairs(o.arg.alts) do b.bytes = math.max(b.bytes, #alt.bulk) end
         b.argc, b.scratch = 1, b.bytes
     elseif o.op == "call" then
-        b = o.type.bound
+        b = o.arg.bound
     elseif o.op == "if" then
         b = bound_ops(o.body)
     elseif o.op == "each" then
@@ -378,7 +373,7 @@ end
 local function uses_views(ops)
     for _, o in ipairs(ops) do
         if o.op == "view" then return true end
-        if o.op == "call" and o.type.has_views then return true end
+        if o.op == "call" and o.arg.has_views then return true end
         if o.body and uses_views(o.body) then return true end
         if o.cases then
             for _, c in ipairs(o.cases) do if uses_views(c.body) then return true end end
@@ -415,16 +410,16 @@ local function build_union(a, PREFIX_T)
         local label = PREFIX_T .. "_" .. naming.upper(naming.ident(c.name))
         a.alts[#a.alts + 1] = { label = label, node = c }
         a.members[#a.members + 1] = union_member(c)
-        cases[#cases + 1] = { label = label, body = node_ops(c, "v->", true) }
+        cases[#cases + 1] = { label = label, body = node_ops(c, "member", true) }
     end
-    a.ops = fold({ { op = "switch", expr = "v->kind", cases = cases } })
+    a.ops = fold({ { op = "switch", arg = a, via = "member", cases = cases } })
 end
 
 local function build_struct(a)
     a.fields, a.ops = {}, {}
     for _, c in ipairs(a.args) do
         append(a.fields, field_decls(c))
-        append(a.ops, node_ops(c, "v->", false))
+        append(a.ops, node_ops(c, "member", false))
     end
     a.ops = fold(a.ops)
 end
@@ -453,6 +448,7 @@ local function annotate(args)
         a.ident = naming.ident(a.name)
         a.id = naming.member(a.name)
         a.valueless = is_valueless(a)
+        a.scalar = SCALAR[a.kind]
         annotate(a.args)
     end
 end
@@ -500,14 +496,14 @@ local function command_ops(cm, c)
     cm.params, cm.opts_fields, cm.counted = {}, {}, {}
     for _, a in ipairs(c.args) do
         if a.counts then
-            append(ops, count_ops(a.counts))
+            append(ops, count_ops(a, a.counts))
             cm.counted[#cm.counted + 1] = { count = a, list = a.counts }
         elseif a.optional then
             append(cm.opts_fields, field_decls(a))
-            append(ops, node_ops(a, "opts->", false))
+            append(ops, node_ops(a, "opts", false))
         else
             append(cm.params, field_decls(a))
-            append(ops, node_ops(a, "", false))
+            append(ops, node_ops(a, "param", false))
         end
     end
     ops = fold(ops)
