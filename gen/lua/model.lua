@@ -171,9 +171,9 @@ end
 
 -- The top-level arguments by word position (the command name's words first), as far as the
 -- positions are fixed: up to and including the first argument of varying width.
-local function args_by_position(c)
-    local at, pos = {}, #c.words
-    for _, a in ipairs(c.args) do
+local function args_by_position(cm)
+    local at, pos = {}, #cm.words
+    for _, a in ipairs(cm.args) do
         at[pos] = a
         local w = fixed_words(a)
         if not w then break end
@@ -182,10 +182,10 @@ local function args_by_position(c)
     return at
 end
 
--- The keynum finds of the command's key specs: { count = word position, first = word position }.
-local function keynum_finds(c)
+-- The keynum finds of a command's key specs: { count = word position, first = word position }.
+local function keynum_finds(key_specs)
     local out = {}
-    for _, ks in ipairs(c.key_specs or {}) do
+    for _, ks in ipairs(key_specs or {}) do
         local bs, fk = ks.begin_search, ks.find_keys
         local index = type(bs) == "table" and bs.index
         local kn = type(fk) == "table" and fk.keynum
@@ -196,10 +196,11 @@ local function keynum_finds(c)
     return out
 end
 
--- Marks each counting integer (a.counts = the list) and its list (a.counted_by = the integer).
-local function mark_counted_lists(c)
-    local at = args_by_position(c)
-    for _, f in ipairs(keynum_finds(c)) do
+-- Marks each counting integer (a.counts = the list) and its list (a.counted_by = the integer)
+-- among the argument nodes of command cm.
+local function mark_counted_lists(cm, key_specs)
+    local at = args_by_position(cm)
+    for _, f in ipairs(keynum_finds(key_specs)) do
         local n, list = at[f.count], at[f.first]
         if n and list and f.first == f.count + 1 and n.kind == "integer" and not n.token and
             not n.optional and not n.multiple and list.kind == "key" and list.multiple and
@@ -443,14 +444,34 @@ end
 ---------------------------------------------------------------------------------------------
 -- Commands.
 
-local function annotate(args)
-    for _, a in ipairs(args) do
-        a.ident = naming.ident(a.name)
-        a.id = naming.member(a.name)
+-- The model's own argument nodes for a list of the spec's arguments: each a copy of the spec's
+-- fields (kind, name, line, path, token, optional, multiple, since ...: docs/spec-language.md)
+-- with its children's nodes as args and what every part derives from it:
+--   ident      the name as a C identifier (the prefix of _count and has_ members, type names)
+--   id         the name as a C member or parameter name (a keyword gets a trailing '_')
+--   scalar     "view", "i64" or "dbl" for a kind that carries one value (the op that sends it)
+--   valueless  it sends only tokens (a pure-token, or a block of required such arguments)
+-- build_command adds counts / counted_by (counted key lists) and, on nodes that get a C type,
+-- tname, cname, ops, bound, has_views and enum, none, alts (oneofs), members or fields. The
+-- spec's nodes are left as spec.lua made them.
+local function arg_nodes(spec_args)
+    local out = {}
+    for i, s in ipairs(spec_args) do
+        local a = {}
+        for k, v in pairs(s) do
+            if k ~= "args" then
+                assert(type(v) ~= "table", "model: argument field " .. k .. " is a table")
+                a[k] = v
+            end
+        end
+        a.args = arg_nodes(s.args)
+        a.ident = naming.ident(s.name)
+        a.id = naming.member(s.name)
+        a.scalar = SCALAR[s.kind]
         a.valueless = is_valueless(a)
-        a.scalar = SCALAR[a.kind]
-        annotate(a.args)
+        out[i] = a
     end
+    return out
 end
 
 -- Redis-style syntax line for documentation comments: SET key value [NX | XX] ...
@@ -482,19 +503,19 @@ local function syntax_of(a, in_oneof)
     return s
 end
 
-local function command_syntax(c)
-    local syn = { table.concat(c.words, " ") }
-    for _, a in ipairs(c.args) do syn[#syn + 1] = syntax_of(a, false) end
+local function command_syntax(cm)
+    local syn = { table.concat(cm.words, " ") }
+    for _, a in ipairs(cm.args) do syn[#syn + 1] = syntax_of(a, false) end
     return table.concat(syn, " ")
 end
 
 -- The command's ops, parameters and options members: required arguments are parameters, optional
 -- ones members of the options struct.
-local function command_ops(cm, c)
+local function command_ops(cm, min_words)
     local ops = {}
-    for _, w in ipairs(c.words) do ops[#ops + 1] = token_lit(w) end
+    for _, w in ipairs(cm.words) do ops[#ops + 1] = token_lit(w) end
     cm.params, cm.opts_fields, cm.counted = {}, {}, {}
-    for _, a in ipairs(c.args) do
+    for _, a in ipairs(cm.args) do
         if a.counts then
             append(ops, count_ops(a, a.counts))
             cm.counted[#cm.counted + 1] = { count = a, list = a.counts }
@@ -511,7 +532,7 @@ local function command_ops(cm, c)
         -- The array header is a constant too: it joins the command name's literal.
         local first = 1
         while ops[first].op ~= "lit" do first = first + 1 end
-        ops[first] = lit(resp.array_header(c.min_words) .. ops[first].bytes, ops[first].argc)
+        ops[first] = lit(resp.array_header(min_words) .. ops[first].bytes, ops[first].argc)
     end
     return ops
 end
@@ -554,24 +575,23 @@ end
 
 local function build_command(c, prefix, PREFIX, module_prefix)
     local cm = { name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
-        words = c.words, args = c.args }
+        words = c.words, args = arg_nodes(c.args) }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.ID = naming.upper(cm.id)
     cm.MACRO = PREFIX .. "_" .. cm.ID
     cm.opts_type = cm.fn .. "_opts"
     cm.const_argc = c.min_words == c.max_words
-    cm.syntax = command_syntax(c)
-    annotate(c.args)
-    mark_counted_lists(c)
-    local entries = collect_type_nodes(c.args, {}, {})
+    cm.syntax = command_syntax(cm)
+    mark_counted_lists(cm, c.key_specs)
+    local entries = collect_type_nodes(cm.args, {}, {})
     assign_type_names(cm.id, entries)
     cm.types = {}
     for _, e in ipairs(entries) do
         build_type(e.node, prefix)
         cm.types[#cm.types + 1] = e.node
     end
-    cm.ops = command_ops(cm, c)
+    cm.ops = command_ops(cm, c.min_words)
     cm.has_opts = #cm.opts_fields > 0
     cm.has_views = uses_views(cm.ops)
     command_sizes(cm)
@@ -700,7 +720,7 @@ end
 -- empty_placeholder set when "" may stand for its key, the command's tips (the request and
 -- response policies), and the name of its spec table.
 local function keys_of(c, cm, prefix)
-    local empty = empty_placeholders(c.args, {})
+    local empty = empty_placeholders(cm.args, {})
     local specs = {}
     for i, ks in ipairs(c.key_specs or {}) do
         local row = { empty_placeholder = empty[i - 1] }
