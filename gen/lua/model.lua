@@ -766,25 +766,41 @@ local function containers_of(commands, module_prefix)
     return out
 end
 
--- Every table of the model without a metatable of its own gets this one: adding a field raises,
--- so an emitter that would annotate the model for another (rather than keep its own state) fails
--- at once. Reassigning a field that is there is not caught (Lua has no cheap full freeze).
-local FROZEN = {
-    __newindex = function(_, k)
-        error("the command model is read-only: no new field " .. tostring(k), 2)
-    end,
-}
+-- The model is read-only once built. model.freeze gives every table reachable from the model a
+-- read-only proxy over a private copy: reading goes through (fields, #, ipairs, pairs), writing
+-- raises, a new field as well as a reassigned one, so an emitter that would annotate the model
+-- for another (rather than keep its own state) fails at once. next() and rawget() do not see
+-- through a proxy (no part uses them on the model). The copy also leaves the spec's tables the
+-- model shares (words, key specs, reply schemas) untouched. A table with a metatable of its own
+-- is kept as it is (there is none in the model).
+local FROZEN = "the command model (read-only)"
 
--- Freezes t and everything reachable from it; returns t.
+local function refuse(_, k)
+    error("the command model is read-only: cannot set field " .. tostring(k), 2)
+end
+
+-- The read-only form of t and of everything reachable from it (seen: table -> its proxy, so a
+-- node reached twice, as an argument and as an op's arg, stays one node).
 function M.freeze(t, seen)
+    if type(t) ~= "table" or getmetatable(t) ~= nil then return t end
     seen = seen or {}
-    if type(t) ~= "table" or seen[t] or getmetatable(t) then return t end
-    seen[t] = true
-    for k, v in pairs(t) do
-        M.freeze(k, seen)
-        M.freeze(v, seen)
-    end
-    return setmetatable(t, FROZEN)
+    if seen[t] then return seen[t] end
+    local data = {}
+    local proxy = setmetatable({}, {
+        __index = data,
+        __newindex = refuse,
+        __len = function() return #data end,
+        __pairs = function() return next, data, nil end,
+        __metatable = FROZEN,
+    })
+    seen[t] = proxy
+    for k, v in pairs(t) do data[k] = M.freeze(v, seen) end
+    return proxy
+end
+
+-- Whether t is a frozen table of a model.
+function M.frozen(t)
+    return getmetatable(t) == FROZEN
 end
 
 -- Whether command name a sorts before b: bytes of the upper case, as rg_keys compares names.
