@@ -316,8 +316,24 @@ end
 ---------------------------------------------------------------------------------------------
 -- Declarations (header).
 
+-- The C type of one value of argument a: its scalar's, or its own type's.
+local SCALAR_CTYPE = { view = "rg_view", i64 = "int64_t", dbl = "double" }
+
+-- The type text of a member or parameter, by what it holds of its argument (model.lua, decl),
+-- with the space or '*' that joins it to the name.
+local DECL_TYPE = {
+    value = function(a) return (SCALAR_CTYPE[a.scalar] or a.cname) .. " " end,
+    list = function(a) return "const " .. (SCALAR_CTYPE[a.scalar] or a.cname) .. " *" end,
+    count = function() return "size_t " end,
+    flag = function() return "bool " end,
+}
+
+local function decl_type(d)
+    return DECL_TYPE[d.holds](d.arg)
+end
+
 local function decl_text(d)
-    return d[1] .. d[2] .. ";"
+    return decl_type(d) .. d.name .. ";"
 end
 
 local function enum_decl(name, labels)
@@ -339,9 +355,9 @@ local function member_lines(decls, indent)
     local out = {}
     for _, d in ipairs(decls) do
         local line = layout.spaces(indent) .. decl_text(d)
-        if #line > LIMIT and not d[1]:match("%*$") then
-            out[#out + 1] = layout.spaces(indent) .. d[1]:gsub(" $", "")
-            line = layout.spaces(indent + IND) .. d[2] .. ";"
+        if #line > LIMIT and d.holds ~= "list" then
+            out[#out + 1] = layout.spaces(indent) .. decl_type(d):gsub(" $", "")
+            line = layout.spaces(indent + IND) .. d.name .. ";"
         end
         out[#out + 1] = line
     end
@@ -410,13 +426,13 @@ end
 
 local function param_texts(cm)
     local out = {}
-    for _, d in ipairs(cm.params) do out[#out + 1] = d[1] .. d[2] end
+    for _, d in ipairs(cm.params) do out[#out + 1] = decl_type(d) .. d.name end
     return concat(out, opts_param(cm))
 end
 
 local function arg_names(cm)
     local out = {}
-    for _, d in ipairs(cm.params) do out[#out + 1] = d[2] end
+    for _, d in ipairs(cm.params) do out[#out + 1] = d.name end
     if cm.has_opts then out[#out + 1] = "opts" end
     return out
 end

@@ -35,18 +35,11 @@ local template = require("template")
 
 local M = {}
 
-local VIEW_KINDS = { key = true, string = true, pattern = true }
-
 -- The kinds that carry one scalar value, by the op that sends it (an argument node's `scalar`;
 -- the server side maps it to its own value types).
 local SCALAR = {
     key = "view", string = "view", pattern = "view",
     integer = "i64", ["unix-time"] = "i64", double = "dbl",
-}
-
-local SCALAR_CTYPE = {
-    key = "rg_view", string = "rg_view", pattern = "rg_view",
-    integer = "int64_t", ["unix-time"] = "int64_t", double = "double",
 }
 
 -- Names every command owns besides its types: functions and the options struct.
@@ -129,26 +122,27 @@ end
 ---------------------------------------------------------------------------------------------
 -- Declarations.
 
--- The C type of one value of an argument (nil for valueless arguments).
-local function value_ctype(a)
-    if SCALAR_CTYPE[a.kind] then return SCALAR_CTYPE[a.kind] end
-    return a.cname
+-- A member of a struct or a parameter of a function: its C name, its argument node and what it
+-- holds of it (emit_c.lua spells the C type from these):
+--   value  one value of the argument    list   a pointer to its values (a multiple argument)
+--   count  the number of its values     flag   a bool: whether it is given
+local function decl(holds, a, name)
+    return { holds = holds, arg = a, name = name }
 end
 
--- The members of a struct, or the parameters of a function, that hold argument a: pairs of
--- { type text, name }.
+-- The members of a struct, or the parameters of a function, that hold argument a.
 local function field_decls(a)
-    local id, vt = a.id, value_ctype(a)
     if a.multiple then
-        return { { "const " .. vt .. " *", id }, { "size_t ", a.ident .. "_count" } }
+        return { decl("list", a, a.id), decl("count", a, a.ident .. "_count") }
     end
     if a.optional then
-        if VIEW_KINDS[a.kind] or a.kind == "oneof" then return { { vt .. " ", id } } end
-        if not vt then return { { "bool ", id } } end
-        return { { "bool ", "has_" .. a.ident }, { vt .. " ", id } }
+        -- An absent view is {NULL, 0}, an absent oneof has kind NONE: no flag needed.
+        if a.scalar == "view" or a.kind == "oneof" then return { decl("value", a, a.id) } end
+        if a.valueless then return { decl("flag", a, a.id) } end
+        return { decl("flag", a, "has_" .. a.ident), decl("value", a, a.id) }
     end
-    if not vt then return {} end
-    return { { vt .. " ", id } }
+    if a.valueless then return {} end
+    return { decl("value", a, a.id) }
 end
 
 ---------------------------------------------------------------------------------------------
@@ -164,7 +158,7 @@ end
 -- Words a top-level argument takes when that number is fixed, else nil.
 local function fixed_words(a)
     if a.optional or a.multiple then return nil end
-    if SCALAR_CTYPE[a.kind] or is_enum_oneof(a) then return (a.token and 2 or 1) end
+    if a.scalar or is_enum_oneof(a) then return (a.token and 2 or 1) end
     if a.kind == "pure-token" then return 1 end
     return nil
 end
@@ -397,10 +391,9 @@ local function build_enum(a, PREFIX_T)
 end
 
 local function union_member(c)
-    local vt = value_ctype(c)
     if c.multiple then return { multiple = true, decls = field_decls(c) } end
-    if not vt then return nil end
-    return { decls = { { vt .. " ", c.id } } }
+    if c.valueless then return nil end
+    return { decls = { decl("value", c, c.id) } }
 end
 
 local function build_union(a, PREFIX_T)
@@ -619,7 +612,7 @@ end
 
 local function claim_members(decls, line, cmd, arg_path, report)
     local scope = new_scope(report)
-    for _, d in ipairs(decls) do scope.claim(d[2], line, cmd, arg_path, "member") end
+    for _, d in ipairs(decls) do scope.claim(d.name, line, cmd, arg_path, "member") end
 end
 
 local function check_type_names(t, global, cmd, report)
@@ -637,7 +630,7 @@ local function check_type_names(t, global, cmd, report)
     if t.kind == "oneof" then
         global.claim(t.cname .. "_kind", t.line, cmd.name, t.path, "type")
         global.claim(t.none, t.line, cmd.name, t.path, "enumerator")
-        local decls = { { "", "kind" } }
+        local decls = { { name = "kind" } }
         for _, alt in ipairs(t.alts) do
             global.claim(alt.label, t.line, cmd.name, t.path, "enumerator")
         end
@@ -665,7 +658,7 @@ local function check_names(model, report)
             global.claim(cm.MACRO .. "_" .. s, cm.line, cm.name, nil, "macro")
         end
         for _, t in ipairs(cm.types) do check_type_names(t, global, cm, report) end
-        local params = { { "", "dst" }, { "", "cap" }, { "", "opts" } }
+        local params = { { name = "dst" }, { name = "cap" }, { name = "opts" } }
         append(params, cm.params)
         claim_members(params, cm.line, cm.name, nil, report)
         claim_members(cm.opts_fields, cm.line, cm.name, nil, report)
