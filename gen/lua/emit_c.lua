@@ -302,7 +302,7 @@ function Ops:switch(o, mode, indent)
     local default = mode == MEASURE and { text("m->bad = true;"), text("break;") } or
         { text("break;") }
     cases[#cases + 1] = { label = "default", body = default }
-    return { t = "switch", expr = BASE[o.via] .. "kind", cases = cases }
+    return { t = "switch", expr = "v->kind", cases = cases }
 end
 
 function Ops:measure(ops, indent, out, skip_lits)

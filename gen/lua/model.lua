@@ -25,7 +25,8 @@
 --          [stop]             "empty" (no elements), "null_list" (a NULL list of elements),
 --                             "null" (a NULL list, under "nonempty"); with stop, measuring
 --                             returns at once (what follows would read NULL)
---   switch arg, via, cases    one case per alternative of the oneof arg ({ label, body })
+--   switch arg, cases         in the oneof arg's own functions: one case per alternative
+--                             ({ label, body }), on the value's kind
 
 local naming = require("naming")
 local reply_model = require("reply_model")
@@ -406,7 +407,7 @@ local function build_union(a, PREFIX_T)
         a.members[#a.members + 1] = union_member(c)
         cases[#cases + 1] = { label = label, body = node_ops(c, "member", true) }
     end
-    a.ops = fold({ { op = "switch", arg = a, via = "member", cases = cases } })
+    a.ops = fold({ { op = "switch", arg = a, cases = cases } })
 end
 
 local function build_struct(a)
