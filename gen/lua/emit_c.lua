@@ -489,7 +489,7 @@ local WRAPPER_LEAD = "static inline size_t "
 local function command_doc(cm)
     local text = resp.comment_escape(cm.syntax)
     for _, c in ipairs(cm.counted) do
-        local where = (c.list.optional and "opts->" or "") .. c.list.ident .. "_count"
+        local where = count_expr(c.list, c.list.optional and "opts" or "param")
         text = text .. " (" .. resp.comment_escape(c.count.name) .. ": written from " .. where ..
             ", not a parameter)"
     end
