@@ -160,43 +160,99 @@ function Ops:helper(name)
     return self.p .. "_" .. name
 end
 
+-- C expressions of the ops' data (model.lua: an op names its argument node and `via`, where the
+-- function finds it).
+local BASE = { param = "", opts = "opts->", member = "v->" }
+
+-- The argument an op sends, or its i-th element (elem).
+local function value_of(o)
+    return BASE[o.via] .. o.arg.id .. (o.elem and "[i]" or "")
+end
+
+-- The element count of multiple argument a.
+local function count_expr(a, via)
+    return BASE[via] .. a.ident .. "_count"
+end
+
+-- The value of an i64 op: its argument's, or for a count argument the length of the list it
+-- counts, 0 without options when the list is an option. The cast cannot wrap: a list of 2^63
+-- views does not fit in memory.
+local function i64_of(o)
+    if not o.count_of then return value_of(o) end
+    if o.via == "opts" then
+        return "opts ? (int64_t)" .. count_expr(o.count_of, "opts") .. " : 0"
+    end
+    return "(int64_t)" .. count_expr(o.count_of, o.via)
+end
+
+-- The condition under which optional argument a is present.
+local function presence(a, via)
+    local x = BASE[via] .. a.id
+    -- {NULL, 0} is absent; {NULL, n > 0} counts as present, so that measuring refuses it.
+    if a.scalar == "view" then return x .. ".ptr || " .. x .. ".len" end
+    if a.kind == "oneof" then
+        if a.enum then return x .. " != " .. a.none end
+        return x .. ".kind != " .. a.none
+    end
+    if a.valueless then return x end
+    return BASE[via] .. "has_" .. a.ident
+end
+
+-- The conditions of `if` and `check` ops, by their test.
+local TEST = {
+    present = function(o) return presence(o.arg, o.via) end,
+    nonempty = function(o) return count_expr(o.arg, o.via) .. " > 0" end,
+    opts = function() return "opts" end,
+    empty = function(o) return count_expr(o.arg, o.via) .. " == 0" end,
+    null_list = function(o)
+        return "!" .. BASE[o.via] .. o.arg.id .. " && " .. count_expr(o.arg, o.via) .. " != 0"
+    end,
+    null = function(o) return "!" .. BASE[o.via] .. o.arg.id end,
+}
+
 -- Statements measuring each kind of op (self.m: the measure struct).
 local MEASURE = {
     lit = function(self, o)
         return call("", self:rt("meas_lit"), { self.m, tostring(o.argc), tostring(#o.bytes) })
     end,
     view = function(self, o)
-        if o.max_len then
-            return call("", self:rt("meas_view_max"), { self.m, o.expr, tostring(o.max_len) })
+        if o.arg.max_len then
+            return call("", self:rt("meas_view_max"),
+                { self.m, value_of(o), tostring(o.arg.max_len) })
         end
-        return call("", self:rt("meas_view"), { self.m, o.expr })
+        return call("", self:rt("meas_view"), { self.m, value_of(o) })
     end,
-    i64 = function(self, o) return call("", self:rt("meas_i64"), { self.m, o.expr }) end,
-    dbl = function(self, o) return call("", self:rt("meas_double"), { self.m, o.expr }) end,
-    enum = function(self, o) return call("", o.type.cname .. "_measure", { self.m, o.expr }) end,
-    call = function(self, o) return call("", o.type.cname .. "_measure", { self.m, o.expr }) end,
+    i64 = function(self, o) return call("", self:rt("meas_i64"), { self.m, i64_of(o) }) end,
+    dbl = function(self, o) return call("", self:rt("meas_double"), { self.m, value_of(o) }) end,
+    enum = function(self, o)
+        return call("", o.arg.cname .. "_measure", { self.m, value_of(o) })
+    end,
+    call = function(self, o)
+        return call("", o.arg.cname .. "_measure", { self.m, "&" .. value_of(o) })
+    end,
     check = function(self, o)
         local body = { text("m->bad = true;") }
         if o.stop then body[2] = text(self.ret) end
-        return { t = "if", cond = o.cond, body = body }
+        return { t = "if", cond = TEST[o.test](o), body = body }
     end,
 }
 
 -- Statements writing each kind of op at dst (self.w: the iovec writer, NULL for one buffer).
 local PUT = {
     view = function(self, o)
+        local x = value_of(o)
         if not self.iov then
-            return call("dst = ", "rg_put_bulk", { "dst", o.expr .. ".ptr", o.expr .. ".len" })
+            return call("dst = ", "rg_put_bulk", { "dst", x .. ".ptr", x .. ".len" })
         end
-        return call("dst = ", self:helper("put_view"), { "dst", self.w, o.expr })
+        return call("dst = ", self:helper("put_view"), { "dst", self.w, x })
     end,
-    i64 = function(_, o) return call("dst = ", "rg_put_bulk_i64", { "dst", o.expr }) end,
-    dbl = function(_, o) return call("dst = ", "rg_put_bulk_double", { "dst", o.expr }) end,
-    enum = function(_, o) return call("dst = ", o.type.cname .. "_put", { "dst", o.expr }) end,
+    i64 = function(_, o) return call("dst = ", "rg_put_bulk_i64", { "dst", i64_of(o) }) end,
+    dbl = function(_, o) return call("dst = ", "rg_put_bulk_double", { "dst", value_of(o) }) end,
+    enum = function(_, o) return call("dst = ", o.arg.cname .. "_put", { "dst", value_of(o) }) end,
     call = function(self, o)
-        local args = self:writer(o.type.has_views) and { "dst", self.w, o.expr } or
-            { "dst", o.expr }
-        return call("dst = ", o.type.cname .. "_put", args)
+        local x = "&" .. value_of(o)
+        local args = self:writer(o.arg.has_views) and { "dst", self.w, x } or { "dst", x }
+        return call("dst = ", o.arg.cname .. "_put", args)
     end,
 }
 
@@ -218,8 +274,11 @@ function Ops:render(ops, mode, indent, out, skip_lits)
         local k = o.op
         if k == "if" or k == "each" then
             local body = self:render(o.body, mode, indent + IND, {})
-            out[#out + 1] = { t = k == "if" and "if" or "for", cond = o.cond, count = o.count,
-                body = body }
+            if k == "if" then
+                out[#out + 1] = { t = "if", cond = TEST[o.test](o), body = body }
+            else
+                out[#out + 1] = { t = "for", count = count_expr(o.arg, o.via), body = body }
+            end
         elseif k == "switch" then
             out[#out + 1] = self:switch(o, mode, indent)
         elseif k == "lit" and mode == PUT then
@@ -243,7 +302,7 @@ function Ops:switch(o, mode, indent)
     local default = mode == MEASURE and { text("m->bad = true;"), text("break;") } or
         { text("break;") }
     cases[#cases + 1] = { label = "default", body = default }
-    return { t = "switch", expr = o.expr, cases = cases }
+    return { t = "switch", expr = "v->kind", cases = cases }
 end
 
 function Ops:measure(ops, indent, out, skip_lits)
@@ -257,8 +316,24 @@ end
 ---------------------------------------------------------------------------------------------
 -- Declarations (header).
 
+-- The C type of one value of argument a: its scalar's, or its own type's.
+local SCALAR_CTYPE = { view = "rg_view", i64 = "int64_t", dbl = "double" }
+
+-- The type text of a member or parameter, by what it holds of its argument (model.lua, decl),
+-- with the space or '*' that joins it to the name.
+local DECL_TYPE = {
+    value = function(a) return (SCALAR_CTYPE[a.scalar] or a.cname) .. " " end,
+    list = function(a) return "const " .. (SCALAR_CTYPE[a.scalar] or a.cname) .. " *" end,
+    count = function() return "size_t " end,
+    flag = function() return "bool " end,
+}
+
+local function decl_type(d)
+    return DECL_TYPE[d.holds](d.arg)
+end
+
 local function decl_text(d)
-    return d[1] .. d[2] .. ";"
+    return decl_type(d) .. d.name .. ";"
 end
 
 local function enum_decl(name, labels)
@@ -280,9 +355,9 @@ local function member_lines(decls, indent)
     local out = {}
     for _, d in ipairs(decls) do
         local line = layout.spaces(indent) .. decl_text(d)
-        if #line > LIMIT and not d[1]:match("%*$") then
-            out[#out + 1] = layout.spaces(indent) .. d[1]:gsub(" $", "")
-            line = layout.spaces(indent + IND) .. d[2] .. ";"
+        if #line > LIMIT and d.holds ~= "list" then
+            out[#out + 1] = layout.spaces(indent) .. decl_type(d):gsub(" $", "")
+            line = layout.spaces(indent + IND) .. d.name .. ";"
         end
         out[#out + 1] = line
     end
@@ -351,13 +426,13 @@ end
 
 local function param_texts(cm)
     local out = {}
-    for _, d in ipairs(cm.params) do out[#out + 1] = d[1] .. d[2] end
+    for _, d in ipairs(cm.params) do out[#out + 1] = decl_type(d) .. d.name end
     return concat(out, opts_param(cm))
 end
 
 local function arg_names(cm)
     local out = {}
-    for _, d in ipairs(cm.params) do out[#out + 1] = d[2] end
+    for _, d in ipairs(cm.params) do out[#out + 1] = d.name end
     if cm.has_opts then out[#out + 1] = "opts" end
     return out
 end
@@ -414,7 +489,7 @@ local WRAPPER_LEAD = "static inline size_t "
 local function command_doc(cm)
     local text = resp.comment_escape(cm.syntax)
     for _, c in ipairs(cm.counted) do
-        local where = (c.list.optional and "opts->" or "") .. c.list.ident .. "_count"
+        local where = count_expr(c.list, c.list.optional and "opts" or "param")
         text = text .. " (" .. resp.comment_escape(c.count.name) .. ": written from " .. where ..
             ", not a parameter)"
     end
@@ -502,12 +577,10 @@ local function type_defs(t, ops, static)
     return m .. "\n\n" .. p
 end
 
--- Whether an op reads the options struct (model.lua roots option expressions at "opts->").
+-- Whether an op reads the options struct: one found through it, except the count of a list in
+-- it, which tests opts itself (i64_of).
 local function reads_opts(o)
-    if o.own_opts then return false end
-    for _, k in ipairs({ "expr", "cond", "count" }) do
-        if o[k] and o[k]:find("opts->", 1, true) then return true end
-    end
+    if o.via == "opts" then return not o.count_of end
     for _, b in ipairs(o.body or {}) do if reads_opts(b) then return true end end
     for _, c in ipairs(o.cases or {}) do
         for _, b in ipairs(c.body) do if reads_opts(b) then return true end end
@@ -525,7 +598,7 @@ local function guard_opts(ops)
         elseif run then
             run.body[#run.body + 1] = o
         else
-            run = { op = "if", cond = "opts", body = { o } }
+            run = { op = "if", test = "opts", body = { o } }
             out[#out + 1] = run
         end
     end

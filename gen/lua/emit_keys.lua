@@ -41,7 +41,8 @@ local FIND = {
 -- The designated initializers of one half ({ name, value } pairs): kind first, then its fields.
 local function half(v, kinds, kind_member)
     if v == "unknown" then return { { kind_member, "RG_KS_UNKNOWN" } } end
-    local name = next(v)
+    local name
+    for k in pairs(v) do name = k end -- its one field (pairs: the model is read-only proxies)
     local k = kinds[name]
     local out = { { kind_member, k.kind } }
     for _, f in ipairs(k.fields) do

@@ -2,20 +2,31 @@
 -- carry each argument, and for every command a small intermediate program (ops) that both the
 -- size and the write functions are rendered from, with its constant parts already folded.
 --
--- Ops (lists of records with an `op` field):
---   lit    bytes, argc      constant words, e.g. "$2\r\nEX\r\n" (merged when adjacent)
---   view   expr, max_len    a caller's byte string as a bulk
---   i64    expr             an int64_t as a bulk; a count of a counted key list in the options
---                           struct reads opts itself (own_opts) and has a constant bulk for
---                           opts == NULL (when_no_opts)
---   dbl    expr             a double as a bulk
---   enum   type, expr       the bulk of a pure-token choice, looked up in the type's table
---   call   type, expr       a block or oneof value, through the type's own functions
---   if     cond, body       an optional argument
---   each   count, body      a multiple argument; the body uses index i
---   check  cond [stop]      measure only: the arguments are invalid when cond holds; with
---                           stop, measuring returns at once (what follows would read NULL)
---   switch expr, cases      one case per oneof alternative ({ label, body })
+-- Ops (lists of records with an `op` field) are data, not C text: an op names the model's
+-- argument node it sends (`arg`) and where the encoder's functions find its value (`via`):
+--   via = "param"   a parameter of the command's functions (a required argument)
+--   via = "opts"    a member of the command's options struct (an optional argument)
+--   via = "member"  a member of the block or oneof value a type's own functions take
+-- with `elem` when the op sends the i-th element of a multiple argument (inside `each`). The C
+-- emitter (emit_c.lua) spells every expression from these; nothing here is C.
+--   lit    bytes, argc        constant words, e.g. "$2\r\nEX\r\n" (merged when adjacent)
+--   view   arg, via [elem]    a caller's byte string as a bulk (at most arg.max_len bytes)
+--   i64    arg, via [elem]    an int64_t as a bulk; with count_of = a counted key list, the
+--                             list's length instead of a parameter (arg is the count argument;
+--                             for a list in the options struct, when_no_opts is its bulk for
+--                             opts == NULL)
+--   dbl    arg, via [elem]    a double as a bulk
+--   enum   arg, via [elem]    the bulk of a pure-token choice, looked up in arg's table
+--   call   arg, via [elem]    a block or oneof value, through arg's own functions
+--   if     test, body         test = "present": the optional argument arg is given;
+--                             "nonempty": the multiple arg has elements; "opts": opts != NULL
+--   each   arg, via, body     a multiple argument; the body sends element i
+--   check  test, arg, via     measure only: the arguments are invalid when the test holds:
+--          [stop]             "empty" (no elements), "null_list" (a NULL list of elements),
+--                             "null" (a NULL list, under "nonempty"); with stop, measuring
+--                             returns at once (what follows would read NULL)
+--   switch arg, cases         in the oneof arg's own functions: one case per alternative
+--                             ({ label, body }), on the value's kind
 
 local naming = require("naming")
 local reply_model = require("reply_model")
@@ -25,12 +36,11 @@ local template = require("template")
 
 local M = {}
 
-local VIEW_KINDS = { key = true, string = true, pattern = true }
-local INT_KINDS = { integer = true, ["unix-time"] = true }
-
-local SCALAR_CTYPE = {
-    key = "rg_view", string = "rg_view", pattern = "rg_view",
-    integer = "int64_t", ["unix-time"] = "int64_t", double = "double",
+-- The kinds that carry one scalar value, by the op that sends it (an argument node's `scalar`;
+-- the server side maps it to its own value types).
+local SCALAR = {
+    key = "view", string = "view", pattern = "view",
+    integer = "i64", ["unix-time"] = "i64", double = "dbl",
 }
 
 -- Names every command owns besides its types: functions and the options struct.
@@ -113,39 +123,27 @@ end
 ---------------------------------------------------------------------------------------------
 -- Declarations.
 
--- The C type of one value of an argument (nil for valueless arguments).
-local function value_ctype(a)
-    if SCALAR_CTYPE[a.kind] then return SCALAR_CTYPE[a.kind] end
-    return a.cname
+-- A member of a struct or a parameter of a function: its C name, its argument node and what it
+-- holds of it (emit_c.lua spells the C type from these):
+--   value  one value of the argument    list   a pointer to its values (a multiple argument)
+--   count  the number of its values     flag   a bool: whether it is given
+local function decl(holds, a, name)
+    return { holds = holds, arg = a, name = name }
 end
 
--- The members of a struct, or the parameters of a function, that hold argument a: pairs of
--- { type text, name }.
+-- The members of a struct, or the parameters of a function, that hold argument a.
 local function field_decls(a)
-    local id, vt = a.id, value_ctype(a)
     if a.multiple then
-        return { { "const " .. vt .. " *", id }, { "size_t ", a.ident .. "_count" } }
+        return { decl("list", a, a.id), decl("count", a, a.ident .. "_count") }
     end
     if a.optional then
-        if VIEW_KINDS[a.kind] or a.kind == "oneof" then return { { vt .. " ", id } } end
-        if not vt then return { { "bool ", id } } end
-        return { { "bool ", "has_" .. a.ident }, { vt .. " ", id } }
+        -- An absent view is {NULL, 0}, an absent oneof has kind NONE: no flag needed.
+        if a.scalar == "view" or a.kind == "oneof" then return { decl("value", a, a.id) } end
+        if a.valueless then return { decl("flag", a, a.id) } end
+        return { decl("flag", a, "has_" .. a.ident), decl("value", a, a.id) }
     end
-    if not vt then return {} end
-    return { { vt .. " ", id } }
-end
-
--- The condition under which an optional argument is present.
-local function presence(a, base)
-    local x = base .. a.id
-    -- {NULL, 0} is absent; {NULL, n > 0} counts as present, so that measuring refuses it.
-    if VIEW_KINDS[a.kind] then return x .. ".ptr || " .. x .. ".len" end
-    if a.kind == "oneof" then
-        if a.enum then return x .. " != " .. a.none end
-        return x .. ".kind != " .. a.none
-    end
-    if not value_ctype(a) then return x end
-    return base .. "has_" .. a.ident
+    if a.valueless then return {} end
+    return { decl("value", a, a.id) }
 end
 
 ---------------------------------------------------------------------------------------------
@@ -161,16 +159,16 @@ end
 -- Words a top-level argument takes when that number is fixed, else nil.
 local function fixed_words(a)
     if a.optional or a.multiple then return nil end
-    if SCALAR_CTYPE[a.kind] or is_enum_oneof(a) then return (a.token and 2 or 1) end
+    if a.scalar or is_enum_oneof(a) then return (a.token and 2 or 1) end
     if a.kind == "pure-token" then return 1 end
     return nil
 end
 
 -- The top-level arguments by word position (the command name's words first), as far as the
 -- positions are fixed: up to and including the first argument of varying width.
-local function args_by_position(c)
-    local at, pos = {}, #c.words
-    for _, a in ipairs(c.args) do
+local function args_by_position(cm)
+    local at, pos = {}, #cm.words
+    for _, a in ipairs(cm.args) do
         at[pos] = a
         local w = fixed_words(a)
         if not w then break end
@@ -179,10 +177,10 @@ local function args_by_position(c)
     return at
 end
 
--- The keynum finds of the command's key specs: { count = word position, first = word position }.
-local function keynum_finds(c)
+-- The keynum finds of a command's key specs: { count = word position, first = word position }.
+local function keynum_finds(key_specs)
     local out = {}
-    for _, ks in ipairs(c.key_specs or {}) do
+    for _, ks in ipairs(key_specs or {}) do
         local bs, fk = ks.begin_search, ks.find_keys
         local index = type(bs) == "table" and bs.index
         local kn = type(fk) == "table" and fk.keynum
@@ -193,10 +191,11 @@ local function keynum_finds(c)
     return out
 end
 
--- Marks each counting integer (a.counts = the list) and its list (a.counted_by = the integer).
-local function mark_counted_lists(c)
-    local at = args_by_position(c)
-    for _, f in ipairs(keynum_finds(c)) do
+-- Marks each counting integer (a.counts = the list) and its list (a.counted_by = the integer)
+-- among the argument nodes of command cm.
+local function mark_counted_lists(cm, key_specs)
+    local at = args_by_position(cm)
+    for _, f in ipairs(keynum_finds(key_specs)) do
         local n, list = at[f.count], at[f.first]
         if n and list and f.first == f.count + 1 and n.kind == "integer" and not n.token and
             not n.optional and not n.multiple and list.kind == "key" and list.multiple and
@@ -206,16 +205,12 @@ local function mark_counted_lists(c)
     end
 end
 
--- The op that sends the count of list `l` (stored at base .. l.ident .. "_count"). A count in the
--- options struct is 0 without it: such an op reads opts itself (own_opts), and without options
--- it is the constant "0" (when_no_opts). The cast cannot wrap: a list of 2^63 views does not fit
--- in memory.
-local function count_ops(l)
-    if not l.optional then
-        return { { op = "i64", expr = "(int64_t)" .. l.ident .. "_count" } }
-    end
-    return { { op = "i64", expr = "opts ? (int64_t)opts->" .. l.ident .. "_count : 0",
-        own_opts = true, when_no_opts = resp.bulk("0") } }
+-- The op that sends count argument n: the length of list `l` (a parameter, or a member of the
+-- options struct, which is 0 without it: then the op is the constant "0", when_no_opts).
+local function count_ops(n, l)
+    local op = { op = "i64", arg = n, count_of = l, via = l.optional and "opts" or "param" }
+    if l.optional then op.when_no_opts = resp.bulk("0") end
+    return { op }
 end
 
 ---------------------------------------------------------------------------------------------
@@ -236,50 +231,46 @@ local function append(dst, src)
     return dst
 end
 
--- Ops that send one value of a (its token excluded) held in C expression `expr`.
-local function value_ops(a, expr, addr)
-    if VIEW_KINDS[a.kind] then return { { op = "view", expr = expr, max_len = a.max_len } } end
-    if INT_KINDS[a.kind] then return { { op = "i64", expr = expr } } end
-    if a.kind == "double" then return { { op = "dbl", expr = expr } } end
+-- Ops that send one value of a (its token excluded), found through `via` (the i-th element
+-- with elem).
+local function value_ops(a, via, elem)
+    if a.scalar then return { { op = a.scalar, arg = a, via = via, elem = elem } } end
     if a.kind == "pure-token" then return { token_lit(a.token) } end
     if a.kind == "block" and a.valueless then
         local ops = {}
-        for _, c in ipairs(a.args) do append(ops, node_ops(c, "", false)) end
+        for _, c in ipairs(a.args) do append(ops, node_ops(c, via, false)) end
         return ops
     end
-    if a.enum then return { { op = "enum", type = a, expr = expr } } end
-    return { { op = "call", type = a, expr = addr } }
+    if a.enum then return { { op = "enum", arg = a, via = via, elem = elem } } end
+    return { { op = "call", arg = a, via = via, elem = elem } }
 end
 
--- Ops for argument a stored at `base .. a.id` (base: "", "opts->", "v->").
-node_ops = function(a, base, in_oneof)
+-- Ops for argument a, found through `via` ("param", "opts", "member").
+node_ops = function(a, via, in_oneof)
     local tok = (a.token and a.kind ~= "pure-token") and token_lit(a.token) or nil
-    local x = base .. a.id
     if a.multiple then
-        local count = base .. a.ident .. "_count"
         local body = {}
         if tok and a.multiple_token then body[1] = tok end
-        append(body, value_ops(a, x .. "[i]", "&" .. x .. "[i]"))
+        append(body, value_ops(a, via, true))
         -- A list {NULL, n > 0} has no elements to read: measuring stops at once (stop).
-        local null_list = { op = "check", cond = "!" .. x .. " && " .. count .. " != 0",
-            stop = true }
-        local seq = { null_list, { op = "each", count = count, body = body } }
+        local null_list = { op = "check", test = "null_list", arg = a, via = via, stop = true }
+        local seq = { null_list, { op = "each", arg = a, via = via, body = body } }
         if tok and not a.multiple_token then table.insert(seq, 1, tok) end
         if a.optional then
             if tok and not a.multiple_token then
-                null_list.cond = "!" .. x -- under count > 0
-                return { { op = "if", cond = count .. " > 0", body = seq } }
+                null_list.test = "null" -- under "nonempty"
+                return { { op = "if", test = "nonempty", arg = a, via = via, body = seq } }
             end
             return seq
         end
-        table.insert(seq, 1, { op = "check", cond = count .. " == 0" })
+        table.insert(seq, 1, { op = "check", test = "empty", arg = a, via = via })
         return seq
     end
     local seq = {}
     if tok then seq[1] = tok end
-    append(seq, value_ops(a, x, "&" .. x))
+    append(seq, value_ops(a, via, false))
     if a.optional and not in_oneof then
-        return { { op = "if", cond = presence(a, base), body = seq } }
+        return { { op = "if", test = "present", arg = a, via = via, body = seq } }
     end
     return seq
 end
@@ -342,8 +333,8 @@ local function bound_op(o)
         b.bytes, b.argc, b.scratch = #o.bytes, o.argc, #o.bytes
     elseif o.op == "view" then
         b.argc, b.views = 1, 1
-        if o.max_len then
-            b.bytes = resp.bulk_size(o.max_len)
+        if o.arg.max_len then
+            b.bytes = resp.bulk_size(o.arg.max_len)
             b.scratch = b.bytes
         else
             b.open, b.scratch, b.copies = true, 24, 1
@@ -354,10 +345,10 @@ local function bound_op(o)
     elseif o.op == "dbl" then
         b.bytes, b.doubles, b.argc, b.scratch = DOUBLE_FIXED, 1, 1, DOUBLE_FIXED
     elseif o.op == "enum" then
-        for _, alt in ipairs(o.type.alts) do b.bytes = math.max(b.bytes, #alt.bulk) end
+        for _, alt in ipairs(o.arg.alts) do b.bytes = math.max(b.bytes, #alt.bulk) end
         b.argc, b.scratch = 1, b.bytes
     elseif o.op == "call" then
-        b = o.type.bound
+        b = o.arg.bound
     elseif o.op == "if" then
         b = bound_ops(o.body)
     elseif o.op == "each" then
@@ -378,7 +369,7 @@ end
 local function uses_views(ops)
     for _, o in ipairs(ops) do
         if o.op == "view" then return true end
-        if o.op == "call" and o.type.has_views then return true end
+        if o.op == "call" and o.arg.has_views then return true end
         if o.body and uses_views(o.body) then return true end
         if o.cases then
             for _, c in ipairs(o.cases) do if uses_views(c.body) then return true end end
@@ -401,10 +392,9 @@ local function build_enum(a, PREFIX_T)
 end
 
 local function union_member(c)
-    local vt = value_ctype(c)
     if c.multiple then return { multiple = true, decls = field_decls(c) } end
-    if not vt then return nil end
-    return { decls = { { vt .. " ", c.id } } }
+    if c.valueless then return nil end
+    return { decls = { decl("value", c, c.id) } }
 end
 
 local function build_union(a, PREFIX_T)
@@ -415,16 +405,16 @@ local function build_union(a, PREFIX_T)
         local label = PREFIX_T .. "_" .. naming.upper(naming.ident(c.name))
         a.alts[#a.alts + 1] = { label = label, node = c }
         a.members[#a.members + 1] = union_member(c)
-        cases[#cases + 1] = { label = label, body = node_ops(c, "v->", true) }
+        cases[#cases + 1] = { label = label, body = node_ops(c, "member", true) }
     end
-    a.ops = fold({ { op = "switch", expr = "v->kind", cases = cases } })
+    a.ops = fold({ { op = "switch", arg = a, cases = cases } })
 end
 
 local function build_struct(a)
     a.fields, a.ops = {}, {}
     for _, c in ipairs(a.args) do
         append(a.fields, field_decls(c))
-        append(a.ops, node_ops(c, "v->", false))
+        append(a.ops, node_ops(c, "member", false))
     end
     a.ops = fold(a.ops)
 end
@@ -448,13 +438,34 @@ end
 ---------------------------------------------------------------------------------------------
 -- Commands.
 
-local function annotate(args)
-    for _, a in ipairs(args) do
-        a.ident = naming.ident(a.name)
-        a.id = naming.member(a.name)
+-- The model's own argument nodes for a list of the spec's arguments: each a copy of the spec's
+-- fields (kind, name, line, path, token, optional, multiple, since ...: docs/spec-language.md)
+-- with its children's nodes as args and what every part derives from it:
+--   ident      the name as a C identifier (the prefix of _count and has_ members, type names)
+--   id         the name as a C member or parameter name (a keyword gets a trailing '_')
+--   scalar     "view", "i64" or "dbl" for a kind that carries one value (the op that sends it)
+--   valueless  it sends only tokens (a pure-token, or a block of required such arguments)
+-- build_command adds counts / counted_by (counted key lists) and, on nodes that get a C type,
+-- tname, cname, ops, bound, has_views and enum, none, alts (oneofs), members or fields. The
+-- spec's nodes are left as spec.lua made them.
+local function arg_nodes(spec_args)
+    local out = {}
+    for i, s in ipairs(spec_args) do
+        local a = {}
+        for k, v in pairs(s) do
+            if k ~= "args" then
+                assert(type(v) ~= "table", "model: argument field " .. k .. " is a table")
+                a[k] = v
+            end
+        end
+        a.args = arg_nodes(s.args)
+        a.ident = naming.ident(s.name)
+        a.id = naming.member(s.name)
+        a.scalar = SCALAR[s.kind]
         a.valueless = is_valueless(a)
-        annotate(a.args)
+        out[i] = a
     end
+    return out
 end
 
 -- Redis-style syntax line for documentation comments: SET key value [NX | XX] ...
@@ -486,28 +497,28 @@ local function syntax_of(a, in_oneof)
     return s
 end
 
-local function command_syntax(c)
-    local syn = { table.concat(c.words, " ") }
-    for _, a in ipairs(c.args) do syn[#syn + 1] = syntax_of(a, false) end
+local function command_syntax(cm)
+    local syn = { table.concat(cm.words, " ") }
+    for _, a in ipairs(cm.args) do syn[#syn + 1] = syntax_of(a, false) end
     return table.concat(syn, " ")
 end
 
 -- The command's ops, parameters and options members: required arguments are parameters, optional
 -- ones members of the options struct.
-local function command_ops(cm, c)
+local function command_ops(cm, min_words)
     local ops = {}
-    for _, w in ipairs(c.words) do ops[#ops + 1] = token_lit(w) end
+    for _, w in ipairs(cm.words) do ops[#ops + 1] = token_lit(w) end
     cm.params, cm.opts_fields, cm.counted = {}, {}, {}
-    for _, a in ipairs(c.args) do
+    for _, a in ipairs(cm.args) do
         if a.counts then
-            append(ops, count_ops(a.counts))
+            append(ops, count_ops(a, a.counts))
             cm.counted[#cm.counted + 1] = { count = a, list = a.counts }
         elseif a.optional then
             append(cm.opts_fields, field_decls(a))
-            append(ops, node_ops(a, "opts->", false))
+            append(ops, node_ops(a, "opts", false))
         else
             append(cm.params, field_decls(a))
-            append(ops, node_ops(a, "", false))
+            append(ops, node_ops(a, "param", false))
         end
     end
     ops = fold(ops)
@@ -515,7 +526,7 @@ local function command_ops(cm, c)
         -- The array header is a constant too: it joins the command name's literal.
         local first = 1
         while ops[first].op ~= "lit" do first = first + 1 end
-        ops[first] = lit(resp.array_header(c.min_words) .. ops[first].bytes, ops[first].argc)
+        ops[first] = lit(resp.array_header(min_words) .. ops[first].bytes, ops[first].argc)
     end
     return ops
 end
@@ -558,24 +569,23 @@ end
 
 local function build_command(c, prefix, PREFIX, module_prefix)
     local cm = { name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
-        words = c.words, args = c.args }
+        words = c.words, args = arg_nodes(c.args) }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.ID = naming.upper(cm.id)
     cm.MACRO = PREFIX .. "_" .. cm.ID
     cm.opts_type = cm.fn .. "_opts"
     cm.const_argc = c.min_words == c.max_words
-    cm.syntax = command_syntax(c)
-    annotate(c.args)
-    mark_counted_lists(c)
-    local entries = collect_type_nodes(c.args, {}, {})
+    cm.syntax = command_syntax(cm)
+    mark_counted_lists(cm, c.key_specs)
+    local entries = collect_type_nodes(cm.args, {}, {})
     assign_type_names(cm.id, entries)
     cm.types = {}
     for _, e in ipairs(entries) do
         build_type(e.node, prefix)
         cm.types[#cm.types + 1] = e.node
     end
-    cm.ops = command_ops(cm, c)
+    cm.ops = command_ops(cm, c.min_words)
     cm.has_opts = #cm.opts_fields > 0
     cm.has_views = uses_views(cm.ops)
     command_sizes(cm)
@@ -603,7 +613,7 @@ end
 
 local function claim_members(decls, line, cmd, arg_path, report)
     local scope = new_scope(report)
-    for _, d in ipairs(decls) do scope.claim(d[2], line, cmd, arg_path, "member") end
+    for _, d in ipairs(decls) do scope.claim(d.name, line, cmd, arg_path, "member") end
 end
 
 local function check_type_names(t, global, cmd, report)
@@ -621,7 +631,7 @@ local function check_type_names(t, global, cmd, report)
     if t.kind == "oneof" then
         global.claim(t.cname .. "_kind", t.line, cmd.name, t.path, "type")
         global.claim(t.none, t.line, cmd.name, t.path, "enumerator")
-        local decls = { { "", "kind" } }
+        local decls = { { name = "kind" } }
         for _, alt in ipairs(t.alts) do
             global.claim(alt.label, t.line, cmd.name, t.path, "enumerator")
         end
@@ -649,7 +659,7 @@ local function check_names(model, report)
             global.claim(cm.MACRO .. "_" .. s, cm.line, cm.name, nil, "macro")
         end
         for _, t in ipairs(cm.types) do check_type_names(t, global, cm, report) end
-        local params = { { "", "dst" }, { "", "cap" }, { "", "opts" } }
+        local params = { { name = "dst" }, { name = "cap" }, { name = "opts" } }
         append(params, cm.params)
         claim_members(params, cm.line, cm.name, nil, report)
         claim_members(cm.opts_fields, cm.line, cm.name, nil, report)
@@ -704,7 +714,7 @@ end
 -- empty_placeholder set when "" may stand for its key, the command's tips (the request and
 -- response policies), and the name of its spec table.
 local function keys_of(c, cm, prefix)
-    local empty = empty_placeholders(c.args, {})
+    local empty = empty_placeholders(cm.args, {})
     local specs = {}
     for i, ks in ipairs(c.key_specs or {}) do
         local row = { empty_placeholder = empty[i - 1] }
@@ -750,25 +760,41 @@ local function containers_of(commands, module_prefix)
     return out
 end
 
--- Every table of the model without a metatable of its own gets this one: adding a field raises,
--- so an emitter that would annotate the model for another (rather than keep its own state) fails
--- at once. Reassigning a field that is there is not caught (Lua has no cheap full freeze).
-local FROZEN = {
-    __newindex = function(_, k)
-        error("the command model is read-only: no new field " .. tostring(k), 2)
-    end,
-}
+-- The model is read-only once built. model.freeze gives every table reachable from the model a
+-- read-only proxy over a private copy: reading goes through (fields, #, ipairs, pairs), writing
+-- raises, a new field as well as a reassigned one, so an emitter that would annotate the model
+-- for another (rather than keep its own state) fails at once. next() and rawget() do not see
+-- through a proxy (no part uses them on the model). The copy also leaves the spec's tables the
+-- model shares (words, key specs, reply schemas) untouched. A table with a metatable of its own
+-- is kept as it is (there is none in the model).
+local FROZEN = "the command model (read-only)"
 
--- Freezes t and everything reachable from it; returns t.
+local function refuse(_, k)
+    error("the command model is read-only: cannot set field " .. tostring(k), 2)
+end
+
+-- The read-only form of t and of everything reachable from it (seen: table -> its proxy, so a
+-- node reached twice, as an argument and as an op's arg, stays one node).
 function M.freeze(t, seen)
+    if type(t) ~= "table" or getmetatable(t) ~= nil then return t end
     seen = seen or {}
-    if type(t) ~= "table" or seen[t] or getmetatable(t) then return t end
-    seen[t] = true
-    for k, v in pairs(t) do
-        M.freeze(k, seen)
-        M.freeze(v, seen)
-    end
-    return setmetatable(t, FROZEN)
+    if seen[t] then return seen[t] end
+    local data = {}
+    local proxy = setmetatable({}, {
+        __index = data,
+        __newindex = refuse,
+        __len = function() return #data end,
+        __pairs = function() return next, data, nil end,
+        __metatable = FROZEN,
+    })
+    seen[t] = proxy
+    for k, v in pairs(t) do data[k] = M.freeze(v, seen) end
+    return proxy
+end
+
+-- Whether t is a frozen table of a model.
+function M.frozen(t)
+    return getmetatable(t) == FROZEN
 end
 
 -- Whether command name a sorts before b: bytes of the upper case, as rg_keys compares names.

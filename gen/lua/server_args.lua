@@ -12,13 +12,15 @@ local naming = require("naming")
 
 local M = {}
 
-local VIEW = { key = true, string = true, pattern = true }
-local I64 = { integer = true, ["unix-time"] = true }
+-- The node type and C type of an argument that takes one word, from its scalar (model.lua).
+local SCALAR = {
+    view = { "RG_ARG_VIEW", "rg_view" },
+    i64 = { "RG_ARG_I64", "int64_t" },
+    dbl = { "RG_ARG_DOUBLE", "double" },
+}
 
 local function arg_type(a)
-    if VIEW[a.kind] then return "RG_ARG_VIEW", "rg_view" end
-    if I64[a.kind] then return "RG_ARG_I64", "int64_t" end
-    if a.kind == "double" then return "RG_ARG_DOUBLE", "double" end
+    if SCALAR[a.scalar] then return SCALAR[a.scalar][1], SCALAR[a.scalar][2] end
     if a.kind == "pure-token" then return "RG_ARG_NONE", nil end
     return nil
 end
@@ -52,8 +54,8 @@ local function add_field(cmd, ctype, name, comment)
 end
 
 local function field_name(prefix, a)
-    if prefix == "" then return naming.member(a.name) end
-    return prefix .. "_" .. naming.ident(a.name)
+    if prefix == "" then return a.id end
+    return prefix .. "_" .. a.ident
 end
 
 -- Enumerators for the alternatives of a oneof stored as an int at `field`.
@@ -61,7 +63,7 @@ local function add_consts(cmd, field, alts)
     local consts = {}
     for i, alt in ipairs(alts) do
         consts[#consts + 1] = { cmd.MACRO .. "_" .. naming.upper(field) .. "_" ..
-            naming.upper(naming.ident(alt.name)), i }
+            naming.upper(alt.ident), i }
     end
     cmd.consts[#cmd.consts + 1] = consts
 end
@@ -104,7 +106,7 @@ local function run_of(a, cmd, name)
     local nodes = {}
     if a.token then nodes[1] = new_node(a.token, "RG_ARG_NONE") end
     for _, c in ipairs(a.args) do
-        local sub = run_of(c, cmd, name .. "_" .. naming.ident(c.name))
+        local sub = run_of(c, cmd, name .. "_" .. c.ident)
         if not sub then return nil end
         for _, n in ipairs(sub) do nodes[#nodes + 1] = n end
     end
@@ -149,7 +151,7 @@ local add_option, add_parts
 -- own check.
 local function add_choice_led(a, cmd, name, heads, ctx)
     local lead = a.args[1]
-    local field = name .. "_" .. naming.ident(lead.name)
+    local field = name .. "_" .. lead.ident
     if not add_field(cmd, "int", field, "0 or one of " .. cmd.MACRO .. "_" ..
         naming.upper(field) .. "_*") then
         return false
@@ -159,7 +161,7 @@ local function add_choice_led(a, cmd, name, heads, ctx)
     local group, tail, rest = ctx.groups, {}, {}
     for k = 2, #a.args do
         local c = a.args[k]
-        local cname = name .. "_" .. naming.ident(c.name)
+        local cname = name .. "_" .. c.ident
         if c.optional and c.token then
             rest[#rest + 1] = { c, cname }
         elseif c.optional and c.kind == "oneof" and all_pure(c) and #rest == 0 then
@@ -194,7 +196,7 @@ end
 function add_parts(args, from, cmd, name, heads, ctx)
     for k = from, #args do
         local c = setmetatable({ optional = true }, { __index = args[k] })
-        if not add_option(c, cmd, name .. "_" .. naming.ident(c.name), heads, ctx) then
+        if not add_option(c, cmd, name .. "_" .. c.ident, heads, ctx) then
             return false
         end
     end
@@ -230,7 +232,7 @@ function add_option(a, cmd, name, heads, ctx)
             if not alt.token and not led then
                 return false
             end
-            local nodes = run_of(alt, cmd, name .. "_" .. naming.ident(alt.name))
+            local nodes = run_of(alt, cmd, name .. "_" .. alt.ident)
             if not nodes or not nodes[1].token then return false end
             nodes[1].set, nodes[1].alt, nodes[1].group = name, i, ctx.groups
             heads[#heads + 1] = head(nodes)
@@ -320,7 +322,7 @@ local function add_required(a, cmd, name, heads, ctx)
         add_consts(cmd, name, a.args)
     end
     for i, alt in ipairs(alts) do
-        local nodes = run_of(alt, cmd, set and (name .. "_" .. naming.ident(alt.name)) or name)
+        local nodes = run_of(alt, cmd, set and (name .. "_" .. alt.ident) or name)
         if not nodes or not nodes[1].token then return false end
         nodes[1].set, nodes[1].alt, nodes[1].group = set, i, ctx.groups
         nodes[1].flags = "RG_ARG_REQUIRED"
@@ -462,7 +464,7 @@ function compile_choice(a, cmd, name, ctx)
     add_consts(cmd, name, a.args)
     local heads, untokened, width = {}, 0, nil
     for _, alt in ipairs(a.args) do
-        local nodes = run_of(alt, cmd, name .. "_" .. naming.ident(alt.name))
+        local nodes = run_of(alt, cmd, name .. "_" .. alt.ident)
         if not nodes then return false end
         if not nodes[1].token then untokened = untokened + 1 end
         local w = words_of(nodes)
@@ -502,8 +504,8 @@ local function is_halves(a)
 end
 
 local function compile_halves(a, cmd, name, ctx)
-    local first = name .. "_" .. naming.ident(a.args[1].name)
-    local second = name .. "_" .. naming.ident(a.args[2].name)
+    local first = name .. "_" .. a.args[1].ident
+    local second = name .. "_" .. a.args[2].ident
     if not (add_field(cmd, "const rg_view *", first) and
             add_field(cmd, "const rg_view *", second) and
             add_field(cmd, "size_t", name .. "_count", "words in each of " .. first .. " and " ..

@@ -22,11 +22,9 @@ M.options = {
     ["--sample-overrides"] = { field = "sample_overrides", value = "FILE" },
 }
 
-local SCALAR_CTYPE = {
-    key = "rg_view", string = "rg_view", pattern = "rg_view",
-    integer = "int64_t", ["unix-time"] = "int64_t", double = "double",
-}
-local VIEW_KINDS = { key = true, string = true, pattern = true }
+-- The C type of one value of an argument, by its scalar (model.lua); other arguments with a
+-- value have a type of their own (cname).
+local SCALAR_CTYPE = { view = "rg_view", i64 = "int64_t", dbl = "double" }
 
 local function version_num(v)
     local a, b, c = (v or "0.0.0"):match("^(%d+)%.(%d+)%.(%d+)$")
@@ -75,7 +73,7 @@ end
 local value_expr
 
 local function ctype(a)
-    return SCALAR_CTYPE[a.kind] or a.cname
+    return SCALAR_CTYPE[a.scalar] or a.cname
 end
 
 local function array_of(a, ctx)
@@ -92,7 +90,7 @@ local function members(a, ctx, in_oneof)
     if not ctype(a) then
         return (a.optional and not in_oneof) and { "." .. a.id .. " = true" } or {}
     end
-    if a.optional and not in_oneof and not VIEW_KINDS[a.kind] and a.kind ~= "oneof" then
+    if a.optional and not in_oneof and a.scalar ~= "view" and a.kind ~= "oneof" then
         return { ".has_" .. a.ident .. " = true", "." .. a.id .. " = " .. value_expr(a, ctx) }
     end
     return { "." .. a.id .. " = " .. value_expr(a, ctx) }
@@ -105,7 +103,7 @@ end
 value_expr = function(a, ctx)
     local over = (ctx.over.values or {})[a.name]
     if over then return over end
-    if SCALAR_CTYPE[a.kind] then return default_value(a, ctx) end
+    if a.scalar then return default_value(a, ctx) end
     if a.enum then
         local _, alt = choose(a, ctx)
         return alt.label
