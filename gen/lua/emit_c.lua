@@ -5,6 +5,7 @@
 local frame = require("frame")
 local layout = require("layout")
 local resp = require("resp")
+local shape = require("emit_shape")
 local template = require("template")
 
 local M = {}
@@ -789,6 +790,12 @@ local function command_defs(cm, ops, form)
     local static = STATIC
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
+    local shared = form.shapes and
+        shape.try_encode(form.shapes, cm, "size_t ", concat(PUBLIC_WRITE, param_texts(cm)))
+    if shared then
+        parts[#parts + 1] = shared
+        return table.concat(parts, "\n\n")
+    end
     parts[#parts + 1] = measure_def(cm, ops, static)
     parts[#parts + 1] = put_def(cm, ops, static)
     parts[#parts + 1] = public_defs(cm, ops,
@@ -909,6 +916,8 @@ M.options = { ["--iov"] = { field = "iov" }, ["--no-iov"] = { field = "no_iov" }
 function M.emit(model, opts)
     local header_only = opts.header_only
     local form = { header_only = header_only, iov = opts.iov and not opts.no_iov }
+    -- Shared shape encoders (emit_shape.lua): in a source file without the iovec form.
+    if not form.header_only and not form.iov then form.shapes = shape.new() end
     local used = {}
     local ops = new_ops(model, used, form.iov)
     local defs = {}
@@ -916,6 +925,7 @@ function M.emit(model, opts)
     local helpers = helpers_text(model, used)
     local code = {}
     if helpers ~= "" then code[1] = helpers end
+    code[#code + 1] = form.shapes and shape.defs(form.shapes) or nil
     for _, d in ipairs(defs) do code[#code + 1] = d end
     local code_text = table.concat(code, "\n\n")
     if header_only then

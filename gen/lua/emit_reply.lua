@@ -333,17 +333,14 @@ local function field_line(ind, name, value)
     return lead .. fn .. "(\n" .. args
 end
 
--- An object's key node: the field's name, checked, not stored.
-local function key_text(n, base)
-    return base .. "{\n" .. field_line(base .. IND, "accept", "RG_RA_STR") .. "\n" ..
-        field_line(base .. IND, "shape", "RG_RS_SCALAR") .. "\n" ..
-        field_line(base .. IND, "cval", '"' .. resp.c_escape(n.ty.name) .. '"') .. "\n" ..
-        base .. "},"
-end
-
-local function node_text(n, base)
+-- A node's fields in order: { name, C value } each.
+local function node_fields(n)
     local ty, f = n.ty, {}
-    if ty.t == "key" then return key_text(n, base) end
+    -- An object's key node: the field's name, checked, not stored.
+    if ty.t == "key" then
+        return { { "accept", "RG_RA_STR" }, { "shape", "RG_RS_SCALAR" },
+            { "cval", '"' .. resp.c_escape(ty.name) .. '"' } }
+    end
     f[#f + 1] = { "accept", accept_of(ty) }
     f[#f + 1] = { "shape", SHAPE[ty.t] or "RG_RS_SCALAR" }
     if STORE[ty.t] then f[#f + 1] = { "store", STORE[ty.t] } end
@@ -359,8 +356,14 @@ local function node_text(n, base)
     if off then f[#f + 1] = { "offset", off } end
     if ty.elem then f[#f + 1] = { "elem_size", "sizeof(" .. ty.elem .. ")" } end
     if ty.const then f[#f + 1] = { "cval", '"' .. resp.c_escape(ty.const) .. '"' } end
+    return f
+end
+
+local function node_text(n, base)
     local lines = { base .. "{" }
-    for _, kv in ipairs(f) do lines[#lines + 1] = field_line(base .. IND, kv[1], kv[2]) end
+    for _, kv in ipairs(node_fields(n)) do
+        lines[#lines + 1] = field_line(base .. IND, kv[1], kv[2])
+    end
     lines[#lines + 1] = base .. "},"
     return table.concat(lines, "\n")
 end
@@ -460,9 +463,25 @@ local function command_header(cm, r, header_only)
     return table.concat(out, "\n")
 end
 
-local function command_defs(cm, r, header_only)
+-- The key of a command's node array: its rows and result struct with the command's name made
+-- neutral. Commands with equal keys have result structs of the same layout, so one array (the
+-- first's, whose offsetof and sizeof name its own types) serves all of them: in the Redis set
+-- 383 arrays are 94 distinct ones.
+local function shape_key(cm, r)
+    local plain = cm.fn:gsub("%p", "%%%0")
+    local rows = {}
+    for _, n in ipairs(r.nodes) do
+        for _, kv in ipairs(node_fields(n)) do rows[#rows + 1] = kv[1] .. "=" .. kv[2] end
+        rows[#rows + 1] = "}"
+    end
+    local text = table.concat(r.decls, "\n") .. "\n" .. table.concat(rows, "\n")
+    return (text:gsub(plain, "@"))
+end
+
+-- shared: the name of an earlier command's node array that serves this one, or nil.
+local function command_defs(cm, r, header_only, shared)
     local static = header_only and "static " or ""
-    local nodes = cm.fn .. "_reply_nodes"
+    local nodes = shared or cm.fn .. "_reply_nodes"
     -- A declaration too long for one line continues on the next, its braces one level in.
     local head, base = "static const rg_rnode " .. nodes .. "[] = {", IND
     if #head - 2 <= layout.LIMIT and #head > layout.LIMIT then
@@ -482,6 +501,9 @@ local function command_defs(cm, r, header_only)
     local out = {
         head .. "\n" .. table.concat(rows, "\n") .. "\n};",
         "",
+    }
+    if shared then out = { layout.comment(0, "Nodes: the same shape as an earlier command's.") } end
+    local tail = {
         thead .. "\n" ..
             field_line(tbase, "command", '"' .. resp.c_escape(cm.name) .. '"') .. "\n" ..
             field_line(tbase, "nodes", nodes) .. "\n" ..
@@ -494,6 +516,7 @@ local function command_defs(cm, r, header_only)
             args = { "rr", "&" .. cm.reply_table, "buf", "len", "pos", "out" }, tail = ");" }),
         "}",
     }
+    for _, t in ipairs(tail) do out[#out + 1] = t end
     return table.concat(out, "\n")
 end
 
@@ -560,10 +583,12 @@ end
 -- Returns the reply files: { suffix, text } each.
 function M.emit(model, opts)
     local header_only = opts.header_only
-    local built, defs = {}, {}
+    local built, defs, arrays = {}, {}, {}
     for i, cm in ipairs(model.commands) do
         built[i] = build(cm)
-        defs[i] = command_defs(cm, built[i], header_only)
+        local key = shape_key(cm, built[i])
+        defs[i] = command_defs(cm, built[i], header_only, arrays[key])
+        arrays[key] = arrays[key] or cm.fn .. "_reply_nodes"
     end
     local out = {}
     if header_only then

@@ -21,17 +21,10 @@ rg_status combinators_blocks_reply(rg_reply_reader *rr, const char *buf, size_t 
     return rg_reply_decode(rr, &combinators_blocks_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode combinators_choice_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(combinators_choice_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable combinators_choice_reply_table = {
     .command = "CHOICE",
-    .nodes = combinators_choice_reply_nodes,
+    .nodes = combinators_blocks_reply_nodes,
     .result_size = sizeof(combinators_choice_result),
 };
 
@@ -40,17 +33,10 @@ rg_status combinators_choice_reply(rg_reply_reader *rr, const char *buf, size_t 
     return rg_reply_decode(rr, &combinators_choice_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode combinators_keywords_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(combinators_keywords_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable combinators_keywords_reply_table = {
     .command = "KEYWORDS",
-    .nodes = combinators_keywords_reply_nodes,
+    .nodes = combinators_blocks_reply_nodes,
     .result_size = sizeof(combinators_keywords_result),
 };
 
@@ -59,17 +45,10 @@ rg_status combinators_keywords_reply(rg_reply_reader *rr, const char *buf, size_
     return rg_reply_decode(rr, &combinators_keywords_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode combinators_lists_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(combinators_lists_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable combinators_lists_reply_table = {
     .command = "LISTS",
-    .nodes = combinators_lists_reply_nodes,
+    .nodes = combinators_blocks_reply_nodes,
     .result_size = sizeof(combinators_lists_result),
 };
 
@@ -78,17 +57,10 @@ rg_status combinators_lists_reply(rg_reply_reader *rr, const char *buf, size_t l
     return rg_reply_decode(rr, &combinators_lists_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode combinators_nested_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(combinators_nested_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable combinators_nested_reply_table = {
     .command = "NESTED",
-    .nodes = combinators_nested_reply_nodes,
+    .nodes = combinators_blocks_reply_nodes,
     .result_size = sizeof(combinators_nested_result),
 };
 

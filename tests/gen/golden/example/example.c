@@ -4,6 +4,48 @@
 
 #include <assert.h>
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is
+ * fixed). */
+static RG_NOINLINE size_t shape_w1_L(char *dst, size_t cap, rg_view head, const rg_view *a1,
+                                     size_t a1_count) {
+    if (a1_count == 0) return 0;
+    if (!a1 && a1_count != 0) return 0;
+    rg_meas m;
+    rg_meas_start(&m, 1, head.len);
+    for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
+    return n;
+}
+
+static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    return n;
+}
+
+static RG_NOINLINE size_t shape_vi(char *dst, size_t cap, rg_view head, rg_view a1, int64_t a2) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    rg_meas_i64(&m, a2);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk_i64(dst, a2);
+    return n;
+}
+
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_client_kill_client_type_bulk(example_client_kill_client_type v) {
     static const rg_view bulks[] = {
@@ -163,30 +205,8 @@ size_t example_client_kill_try_encode(char *dst, size_t cap, example_client_kill
     return n;
 }
 
-static inline size_t example_del_measure(rg_meas *m, const rg_view *key, size_t key_count) {
-    rg_meas_start(m, 1, EXAMPLE_DEL_FIXED_SIZE);
-    if (key_count == 0) m->bad = true;
-    if (!key && key_count != 0) {
-        m->bad = true;
-        return 0;
-    }
-    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
-    return rg_meas_total_array(m);
-}
-
-static inline char *example_del_put(char *dst, size_t argc, const rg_view *key, size_t key_count) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$3\r\nDEL\r\n", 9);
-    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
-    return dst;
-}
-
 size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
-    rg_meas m;
-    const size_t n = example_del_measure(&m, key, key_count);
-    if (n == 0 || n > cap) return n;
-    example_del_put(dst, m.argc, key, key_count);
-    return n;
+    return shape_w1_L(dst, cap, (rg_view){"$3\r\nDEL\r\n", 9}, key, key_count);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -474,24 +494,8 @@ size_t example_geosearch_try_encode(char *dst, size_t cap, rg_view key, example_
     return n;
 }
 
-static inline size_t example_get_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, EXAMPLE_GET_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *example_get_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$3\r\nGET\r\n", 13);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
-}
-
 size_t example_get_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = example_get_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    example_get_put(dst, key);
-    return n;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
 }
 
 static inline void example_hset_data_measure(rg_meas *m, const example_hset_data *v) {
@@ -536,26 +540,8 @@ size_t example_hset_try_encode(char *dst, size_t cap, rg_view key, const example
     return n;
 }
 
-static inline size_t example_incrby_measure(rg_meas *m, rg_view key, int64_t increment) {
-    rg_meas_start(m, 1, EXAMPLE_INCRBY_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_i64(m, increment);
-    return rg_meas_total(m);
-}
-
-static inline char *example_incrby_put(char *dst, rg_view key, int64_t increment) {
-    dst = rg_put_raw(dst, "*3\r\n$6\r\nINCRBY\r\n", 16);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk_i64(dst, increment);
-    return dst;
-}
-
 size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key, int64_t increment) {
-    rg_meas m;
-    const size_t n = example_incrby_measure(&m, key, increment);
-    if (n == 0 || n > cap) return n;
-    example_incrby_put(dst, key, increment);
-    return n;
+    return shape_vi(dst, cap, (rg_view){"*3\r\n$6\r\nINCRBY\r\n", 16}, key, increment);
 }
 
 static inline void example_mset_data_measure(rg_meas *m, const example_mset_data *v) {

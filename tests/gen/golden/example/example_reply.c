@@ -56,18 +56,10 @@ rg_status example_del_reply(rg_reply_reader *rr, const char *buf, size_t len, si
     return rg_reply_decode(rr, &example_del_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode example_expire_reply_nodes[] = {
-    {
-        .accept = RG_RA_INT,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_I64,
-        .offset = offsetof(example_expire_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable example_expire_reply_table = {
     .command = "EXPIRE",
-    .nodes = example_expire_reply_nodes,
+    .nodes = example_del_reply_nodes,
     .result_size = sizeof(example_expire_result),
 };
 
@@ -122,18 +114,10 @@ rg_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, si
     return rg_reply_decode(rr, &example_get_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode example_hset_reply_nodes[] = {
-    {
-        .accept = RG_RA_INT,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_I64,
-        .offset = offsetof(example_hset_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable example_hset_reply_table = {
     .command = "HSET",
-    .nodes = example_hset_reply_nodes,
+    .nodes = example_del_reply_nodes,
     .result_size = sizeof(example_hset_result),
 };
 
@@ -142,18 +126,10 @@ rg_status example_hset_reply(rg_reply_reader *rr, const char *buf, size_t len, s
     return rg_reply_decode(rr, &example_hset_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode example_incrby_reply_nodes[] = {
-    {
-        .accept = RG_RA_INT,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_I64,
-        .offset = offsetof(example_incrby_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable example_incrby_reply_table = {
     .command = "INCRBY",
-    .nodes = example_incrby_reply_nodes,
+    .nodes = example_del_reply_nodes,
     .result_size = sizeof(example_incrby_result),
 };
 
@@ -203,18 +179,10 @@ rg_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, s
     return rg_reply_decode(rr, &example_ping_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode example_set_reply_nodes[] = {
-    {
-        .accept = RG_RA_STR | RG_RA_NULL,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_VIEW,
-        .offset = offsetof(example_set_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable example_set_reply_table = {
     .command = "SET",
-    .nodes = example_set_reply_nodes,
+    .nodes = example_get_reply_nodes,
     .result_size = sizeof(example_set_result),
 };
 

@@ -4,6 +4,20 @@
 
 #include <assert.h>
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is
+ * fixed). */
+static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    return n;
+}
+
 static inline size_t keyspecs_eval_measure(rg_meas *m, rg_view script,
                                            const keyspecs_eval_opts *opts) {
     rg_meas_start(m, 1, KEYSPECS_EVAL_FIXED_SIZE);
@@ -147,24 +161,8 @@ size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t 
     return keyspecs_migrate_try_opts(dst, cap, host, port, key, destination_db, timeout, opts);
 }
 
-static inline size_t keyspecs_object_encoding_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 2, KEYSPECS_OBJECT_ENCODING_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *keyspecs_object_encoding_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
-}
-
 size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = keyspecs_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    keyspecs_object_encoding_put(dst, key);
-    return n;
+    return shape_v(dst, cap, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
 static inline size_t keyspecs_ping_measure(rg_meas *m, const keyspecs_ping_opts *opts) {

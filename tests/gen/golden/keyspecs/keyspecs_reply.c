@@ -21,17 +21,10 @@ rg_status keyspecs_eval_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &keyspecs_eval_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode keyspecs_migrate_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(keyspecs_migrate_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable keyspecs_migrate_reply_table = {
     .command = "MIGRATE",
-    .nodes = keyspecs_migrate_reply_nodes,
+    .nodes = keyspecs_eval_reply_nodes,
     .result_size = sizeof(keyspecs_migrate_result),
 };
 
@@ -40,17 +33,10 @@ rg_status keyspecs_migrate_reply(rg_reply_reader *rr, const char *buf, size_t le
     return rg_reply_decode(rr, &keyspecs_migrate_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode keyspecs_object_encoding_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(keyspecs_object_encoding_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable keyspecs_object_encoding_reply_table = {
     .command = "OBJECT ENCODING",
-    .nodes = keyspecs_object_encoding_reply_nodes,
+    .nodes = keyspecs_eval_reply_nodes,
     .result_size = sizeof(keyspecs_object_encoding_result),
 };
 
@@ -59,17 +45,10 @@ rg_status keyspecs_object_encoding_reply(rg_reply_reader *rr, const char *buf, s
     return rg_reply_decode(rr, &keyspecs_object_encoding_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode keyspecs_ping_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(keyspecs_ping_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable keyspecs_ping_reply_table = {
     .command = "PING",
-    .nodes = keyspecs_ping_reply_nodes,
+    .nodes = keyspecs_eval_reply_nodes,
     .result_size = sizeof(keyspecs_ping_result),
 };
 
@@ -78,17 +57,10 @@ rg_status keyspecs_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &keyspecs_ping_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode keyspecs_xread_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(keyspecs_xread_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable keyspecs_xread_reply_table = {
     .command = "XREAD",
-    .nodes = keyspecs_xread_reply_nodes,
+    .nodes = keyspecs_eval_reply_nodes,
     .result_size = sizeof(keyspecs_xread_result),
 };
 
@@ -97,17 +69,10 @@ rg_status keyspecs_xread_reply(rg_reply_reader *rr, const char *buf, size_t len,
     return rg_reply_decode(rr, &keyspecs_xread_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode keyspecs_zunionstore_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(keyspecs_zunionstore_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable keyspecs_zunionstore_reply_table = {
     .command = "ZUNIONSTORE",
-    .nodes = keyspecs_zunionstore_reply_nodes,
+    .nodes = keyspecs_eval_reply_nodes,
     .result_size = sizeof(keyspecs_zunionstore_result),
 };
 

@@ -4,6 +4,29 @@
 
 #include <assert.h>
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is
+ * fixed). */
+static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    return n;
+}
+
+static RG_NOINLINE size_t shape_words(char *dst, size_t cap, rg_view head) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    return n;
+}
+
 static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view value,
                                            const kinds_bounded_opts *opts) {
     rg_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
@@ -150,42 +173,12 @@ size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
     return n;
 }
 
-static inline size_t kinds_object_encoding_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *kinds_object_encoding_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
-}
-
 size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = kinds_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    kinds_object_encoding_put(dst, key);
-    return n;
-}
-
-static inline size_t kinds_time_measure(rg_meas *m) {
-    rg_meas_start(m, 1, KINDS_TIME_FIXED_SIZE);
-    return rg_meas_total(m);
-}
-
-static inline char *kinds_time_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$4\r\nTIME\r\n", 14);
-    return dst;
+    return shape_v(dst, cap, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
 size_t kinds_time_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = kinds_time_measure(&m);
-    if (n == 0 || n > cap) return n;
-    kinds_time_put(dst);
-    return n;
+    return shape_words(dst, cap, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
 }
 
 static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {

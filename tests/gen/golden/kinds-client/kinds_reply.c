@@ -21,17 +21,10 @@ rg_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &kinds_bounded_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode kinds_escapes_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(kinds_escapes_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable kinds_escapes_reply_table = {
     .command = "ESCAPES",
-    .nodes = kinds_escapes_reply_nodes,
+    .nodes = kinds_bounded_reply_nodes,
     .result_size = sizeof(kinds_escapes_result),
 };
 
@@ -61,17 +54,10 @@ rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, si
     return rg_reply_decode(rr, &kinds_kinds_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode kinds_object_encoding_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(kinds_object_encoding_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable kinds_object_encoding_reply_table = {
     .command = "OBJECT ENCODING",
-    .nodes = kinds_object_encoding_reply_nodes,
+    .nodes = kinds_bounded_reply_nodes,
     .result_size = sizeof(kinds_object_encoding_result),
 };
 
@@ -112,17 +98,10 @@ rg_status kinds_time_reply(rg_reply_reader *rr, const char *buf, size_t len, siz
     return rg_reply_decode(rr, &kinds_time_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode kinds_tokens_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(kinds_tokens_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable kinds_tokens_reply_table = {
     .command = "TOKENS",
-    .nodes = kinds_tokens_reply_nodes,
+    .nodes = kinds_bounded_reply_nodes,
     .result_size = sizeof(kinds_tokens_result),
 };
 

@@ -82,17 +82,10 @@ static inline rg_status kinds_bounded_reply(rg_reply_reader *rr, const char *buf
     return rg_reply_decode(rr, &kinds_bounded_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode kinds_escapes_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(kinds_escapes_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 static const rg_rtable kinds_escapes_reply_table = {
     .command = "ESCAPES",
-    .nodes = kinds_escapes_reply_nodes,
+    .nodes = kinds_bounded_reply_nodes,
     .result_size = sizeof(kinds_escapes_result),
 };
 
@@ -122,17 +115,10 @@ static inline rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, 
     return rg_reply_decode(rr, &kinds_kinds_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode kinds_object_encoding_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(kinds_object_encoding_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 static const rg_rtable kinds_object_encoding_reply_table = {
     .command = "OBJECT ENCODING",
-    .nodes = kinds_object_encoding_reply_nodes,
+    .nodes = kinds_bounded_reply_nodes,
     .result_size = sizeof(kinds_object_encoding_result),
 };
 
@@ -174,17 +160,10 @@ static inline rg_status kinds_time_reply(rg_reply_reader *rr, const char *buf, s
     return rg_reply_decode(rr, &kinds_time_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode kinds_tokens_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(kinds_tokens_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 static const rg_rtable kinds_tokens_reply_table = {
     .command = "TOKENS",
-    .nodes = kinds_tokens_reply_nodes,
+    .nodes = kinds_bounded_reply_nodes,
     .result_size = sizeof(kinds_tokens_result),
 };
 

@@ -4,24 +4,31 @@
 
 #include <assert.h>
 
-static inline size_t mod_get_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, MOD_GET_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is
+ * fixed). */
+static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    return n;
 }
 
-static inline char *mod_get_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$7\r\nmod.Get\r\n", 17);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
+static RG_NOINLINE size_t shape_words(char *dst, size_t cap, rg_view head) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    return n;
 }
 
 size_t mod_get_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = mod_get_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    mod_get_put(dst, key);
-    return n;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$7\r\nmod.Get\r\n", 17}, key);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -100,76 +107,18 @@ size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_v
     return mod_set_try_opts(dst, cap, key, path, json, opts);
 }
 
-static inline size_t mod_list_measure(rg_meas *m) {
-    rg_meas_start(m, 1, MOD_LIST_FIXED_SIZE);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_list_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$9\r\nMOD._LIST\r\n", 19);
-    return dst;
-}
-
 size_t mod_list_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = mod_list_measure(&m);
-    if (n == 0 || n > cap) return n;
-    mod_list_put(dst);
-    return n;
-}
-
-static inline size_t mod_object_encoding_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 2, MOD_OBJECT_ENCODING_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_object_encoding_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
+    return shape_words(dst, cap, (rg_view){"*1\r\n$9\r\nMOD._LIST\r\n", 19});
 }
 
 size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = mod_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    mod_object_encoding_put(dst, key);
-    return n;
-}
-
-static inline size_t mod_other_ping_measure(rg_meas *m) {
-    rg_meas_start(m, 1, MOD_OTHER_PING_FIXED_SIZE);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_other_ping_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$10\r\nOTHER.PING\r\n", 21);
-    return dst;
+    return shape_v(dst, cap, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
 size_t mod_other_ping_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = mod_other_ping_measure(&m);
-    if (n == 0 || n > cap) return n;
-    mod_other_ping_put(dst);
-    return n;
-}
-
-static inline size_t mod_time_measure(rg_meas *m) {
-    rg_meas_start(m, 1, MOD_TIME_FIXED_SIZE);
-    return rg_meas_total(m);
-}
-
-static inline char *mod_time_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$4\r\nTIME\r\n", 14);
-    return dst;
+    return shape_words(dst, cap, (rg_view){"*1\r\n$10\r\nOTHER.PING\r\n", 21});
 }
 
 size_t mod_time_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = mod_time_measure(&m);
-    if (n == 0 || n > cap) return n;
-    mod_time_put(dst);
-    return n;
+    return shape_words(dst, cap, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
 }

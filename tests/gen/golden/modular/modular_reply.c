@@ -69,17 +69,10 @@ rg_status mod_list_reply(rg_reply_reader *rr, const char *buf, size_t len, size_
     return rg_reply_decode(rr, &mod_list_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode mod_object_encoding_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(mod_object_encoding_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable mod_object_encoding_reply_table = {
     .command = "OBJECT ENCODING",
-    .nodes = mod_object_encoding_reply_nodes,
+    .nodes = mod_get_reply_nodes,
     .result_size = sizeof(mod_object_encoding_result),
 };
 
@@ -88,17 +81,10 @@ rg_status mod_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t
     return rg_reply_decode(rr, &mod_object_encoding_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode mod_other_ping_reply_nodes[] = {
-    {
-        .accept = RG_RA_ANY,
-        .shape = RG_RS_ANY,
-        .offset = offsetof(mod_other_ping_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable mod_other_ping_reply_table = {
     .command = "OTHER.PING",
-    .nodes = mod_other_ping_reply_nodes,
+    .nodes = mod_get_reply_nodes,
     .result_size = sizeof(mod_other_ping_result),
 };
 

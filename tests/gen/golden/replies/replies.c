@@ -4,22 +4,74 @@
 
 #include <assert.h>
 
-static inline size_t replies_command_measure(rg_meas *m) {
-    rg_meas_start(m, 1, REPLIES_COMMAND_FIXED_SIZE);
-    return rg_meas_total(m);
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is
+ * fixed). */
+static RG_NOINLINE size_t shape_words(char *dst, size_t cap, rg_view head) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    return n;
 }
 
-static inline char *replies_command_put(char *dst) {
-    dst = rg_put_raw(dst, "*1\r\n$7\r\nCOMMAND\r\n", 17);
-    return dst;
+static RG_NOINLINE size_t shape_w2_L(char *dst, size_t cap, rg_view head, const rg_view *a1,
+                                     size_t a1_count) {
+    if (a1_count == 0) return 0;
+    if (!a1 && a1_count != 0) return 0;
+    rg_meas m;
+    rg_meas_start(&m, 2, head.len);
+    for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
+    return n;
+}
+
+static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    return n;
+}
+
+static RG_NOINLINE size_t shape_w1_L(char *dst, size_t cap, rg_view head, const rg_view *a1,
+                                     size_t a1_count) {
+    if (a1_count == 0) return 0;
+    if (!a1 && a1_count != 0) return 0;
+    rg_meas m;
+    rg_meas_start(&m, 1, head.len);
+    for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
+    return n;
+}
+
+static RG_NOINLINE size_t shape_vv(char *dst, size_t cap, rg_view head, rg_view a1, rg_view a2) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    rg_meas_view(&m, a2);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || n > cap) return n;
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk(dst, a2.ptr, a2.len);
+    return n;
 }
 
 size_t replies_command_try_encode(char *dst, size_t cap) {
-    rg_meas m;
-    const size_t n = replies_command_measure(&m);
-    if (n == 0 || n > cap) return n;
-    replies_command_put(dst);
-    return n;
+    return shape_words(dst, cap, (rg_view){"*1\r\n$7\r\nCOMMAND\r\n", 17});
 }
 
 static inline size_t replies_command_docs_measure(rg_meas *m,
@@ -73,74 +125,18 @@ size_t replies_command_docs_try_encode(char *dst, size_t cap,
     return replies_command_docs_try_opts(dst, cap, opts);
 }
 
-static inline size_t replies_config_get_measure(rg_meas *m, const rg_view *parameter,
-                                                size_t parameter_count) {
-    rg_meas_start(m, 2, REPLIES_CONFIG_GET_FIXED_SIZE);
-    if (parameter_count == 0) m->bad = true;
-    if (!parameter && parameter_count != 0) {
-        m->bad = true;
-        return 0;
-    }
-    for (size_t i = 0; i < parameter_count; i++) rg_meas_view(m, parameter[i]);
-    return rg_meas_total_array(m);
-}
-
-static inline char *replies_config_get_put(char *dst, size_t argc, const rg_view *parameter,
-                                           size_t parameter_count) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21);
-    for (size_t i = 0; i < parameter_count; i++)
-        dst = rg_put_bulk(dst, parameter[i].ptr, parameter[i].len);
-    return dst;
-}
-
 size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
                                      size_t parameter_count) {
-    rg_meas m;
-    const size_t n = replies_config_get_measure(&m, parameter, parameter_count);
-    if (n == 0 || n > cap) return n;
-    replies_config_get_put(dst, m.argc, parameter, parameter_count);
-    return n;
-}
-
-static inline size_t replies_geosearch_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, REPLIES_GEOSEARCH_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *replies_geosearch_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$9\r\nGEOSEARCH\r\n", 19);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
+    return shape_w2_L(dst, cap, (rg_view){"$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21}, parameter,
+                      parameter_count);
 }
 
 size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = replies_geosearch_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    replies_geosearch_put(dst, key);
-    return n;
-}
-
-static inline size_t replies_get_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, REPLIES_GET_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *replies_get_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$3\r\nGET\r\n", 13);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$9\r\nGEOSEARCH\r\n", 19}, key);
 }
 
 size_t replies_get_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = replies_get_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    replies_get_put(dst, key);
-    return n;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
 }
 
 static inline void replies_hello_auth_measure(rg_meas *m, const replies_hello_auth *v) {
@@ -219,44 +215,12 @@ size_t replies_hello_try_encode(char *dst, size_t cap, const replies_hello_opts 
     return replies_hello_try_opts(dst, cap, opts);
 }
 
-static inline size_t replies_hgetall_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, REPLIES_HGETALL_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *replies_hgetall_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$7\r\nHGETALL\r\n", 17);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
-}
-
 size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = replies_hgetall_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    replies_hgetall_put(dst, key);
-    return n;
-}
-
-static inline size_t replies_incr_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, REPLIES_INCR_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *replies_incr_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$4\r\nINCR\r\n", 14);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$7\r\nHGETALL\r\n", 17}, key);
 }
 
 size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = replies_incr_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    replies_incr_put(dst, key);
-    return n;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$4\r\nINCR\r\n", 14}, key);
 }
 
 static inline size_t replies_lpos_measure(rg_meas *m, rg_view key, rg_view element,
@@ -332,30 +296,8 @@ size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view eleme
     return replies_lpos_try_opts(dst, cap, key, element, opts);
 }
 
-static inline size_t replies_mget_measure(rg_meas *m, const rg_view *key, size_t key_count) {
-    rg_meas_start(m, 1, REPLIES_MGET_FIXED_SIZE);
-    if (key_count == 0) m->bad = true;
-    if (!key && key_count != 0) {
-        m->bad = true;
-        return 0;
-    }
-    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
-    return rg_meas_total_array(m);
-}
-
-static inline char *replies_mget_put(char *dst, size_t argc, const rg_view *key, size_t key_count) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nMGET\r\n", 10);
-    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
-    return dst;
-}
-
 size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
-    rg_meas m;
-    const size_t n = replies_mget_measure(&m, key, key_count);
-    if (n == 0 || n > cap) return n;
-    replies_mget_put(dst, m.argc, key, key_count);
-    return n;
+    return shape_w1_L(dst, cap, (rg_view){"$4\r\nMGET\r\n", 10}, key, key_count);
 }
 
 static inline size_t replies_scan_measure(rg_meas *m, int64_t cursor,
@@ -552,24 +494,8 @@ size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
     return replies_set_try_opts(dst, cap, key, value, opts);
 }
 
-static inline size_t replies_smembers_measure(rg_meas *m, rg_view key) {
-    rg_meas_start(m, 1, REPLIES_SMEMBERS_FIXED_SIZE);
-    rg_meas_view(m, key);
-    return rg_meas_total(m);
-}
-
-static inline char *replies_smembers_put(char *dst, rg_view key) {
-    dst = rg_put_raw(dst, "*2\r\n$8\r\nSMEMBERS\r\n", 18);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    return dst;
-}
-
 size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key) {
-    rg_meas m;
-    const size_t n = replies_smembers_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    replies_smembers_put(dst, key);
-    return n;
+    return shape_v(dst, cap, (rg_view){"*2\r\n$8\r\nSMEMBERS\r\n", 18}, key);
 }
 
 static inline size_t replies_xrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view end_,
@@ -779,24 +705,6 @@ size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
     return replies_zrange_try_opts(dst, cap, key, start, stop, opts);
 }
 
-static inline size_t replies_zscore_measure(rg_meas *m, rg_view key, rg_view member) {
-    rg_meas_start(m, 1, REPLIES_ZSCORE_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, member);
-    return rg_meas_total(m);
-}
-
-static inline char *replies_zscore_put(char *dst, rg_view key, rg_view member) {
-    dst = rg_put_raw(dst, "*3\r\n$6\r\nZSCORE\r\n", 16);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, member.ptr, member.len);
-    return dst;
-}
-
 size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member) {
-    rg_meas m;
-    const size_t n = replies_zscore_measure(&m, key, member);
-    if (n == 0 || n > cap) return n;
-    replies_zscore_put(dst, key, member);
-    return n;
+    return shape_vv(dst, cap, (rg_view){"*3\r\n$6\r\nZSCORE\r\n", 16}, key, member);
 }

@@ -731,32 +731,10 @@ rg_status replies_hello_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &replies_hello_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode replies_hgetall_reply_nodes[] = {
-    {
-        .accept = RG_RA_PAIRS,
-        .shape = RG_RS_PAIRS,
-        .child = 1,
-        .nchildren = 2,
-        .offset = offsetof(replies_hgetall_result, value),
-        .elem_size = sizeof(replies_hgetall_elem1),
-    },
-    {
-        .accept = RG_RA_STR,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_VIEW,
-        .offset = offsetof(replies_hgetall_elem1, key),
-    },
-    {
-        .accept = RG_RA_STR,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_VIEW,
-        .offset = offsetof(replies_hgetall_elem1, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable replies_hgetall_reply_table = {
     .command = "HGETALL",
-    .nodes = replies_hgetall_reply_nodes,
+    .nodes = replies_config_get_reply_nodes,
     .result_size = sizeof(replies_hgetall_result),
 };
 
@@ -895,18 +873,10 @@ rg_status replies_scan_reply(rg_reply_reader *rr, const char *buf, size_t len, s
     return rg_reply_decode(rr, &replies_scan_reply_table, buf, len, pos, out);
 }
 
-static const rg_rnode replies_set_reply_nodes[] = {
-    {
-        .accept = RG_RA_STR | RG_RA_NULL,
-        .shape = RG_RS_SCALAR,
-        .store = RG_RT_VIEW,
-        .offset = offsetof(replies_set_result, value),
-    },
-};
-
+/* Nodes: the same shape as an earlier command's. */
 const rg_rtable replies_set_reply_table = {
     .command = "SET",
-    .nodes = replies_set_reply_nodes,
+    .nodes = replies_get_reply_nodes,
     .result_size = sizeof(replies_set_result),
 };
 

@@ -1,0 +1,175 @@
+-- Shared encoders for commands of the same shape (issue 13: less C per command).
+--
+-- A command without options whose words are its constant words (array header, name,
+-- subcommand) followed by arguments of one word each (a string, an integer, a double) or lists
+-- of strings differs from another with the same argument kinds only in those constant bytes.
+-- Such commands share one encoder per shape, shape_<kinds>, which takes the constant
+-- words as `head`: the command's _try_encode is one call. In the Redis set 228 of the 383
+-- commands share 22 shapes (docs/bench-encoder.md, "Shared shapes"). A command with options
+-- keeps its fixed-shape path inline (a call there cost E1 14 of 152 instructions).
+--
+-- Only in a source file without the iovec form: the iovec form measures through the command's
+-- own functions, and a header's static inline code is the caller's compiler's to share anyway.
+
+local layout = require("layout")
+local resp = require("resp")
+
+local M = {}
+
+local IND = string.rep(" ", layout.INDENT)
+
+-- Per argument kind: its letter in the shape's name, C type, measuring and writing call.
+local KINDS = {
+    view = { letter = "v", ctype = "rg_view", meas = "rg_meas_view",
+        put = function(a) return "rg_put_bulk(dst, " .. a .. ".ptr, " .. a .. ".len)" end },
+    i64 = { letter = "i", ctype = "int64_t", meas = "rg_meas_i64",
+        put = function(a) return "rg_put_bulk_i64(dst, " .. a .. ")" end },
+    dbl = { letter = "d", ctype = "double", meas = "rg_meas_double",
+        put = function(a) return "rg_put_bulk_double(dst, " .. a .. ")" end },
+    list = { letter = "L", list = true },
+    list0 = { letter = "l", list = true },
+}
+
+-- A list of views (`x[i]` in a loop over x_count) as a shape argument: { array, count }, or nil.
+local function list_of(o)
+    local b = o.body
+    if #b ~= 1 or b[1].op ~= "view" or b[1].max_len then return nil end
+    local x = b[1].expr:match("^([%w_]+)%[i%]$")
+    if not x or o.count ~= x .. "_count" then return nil end
+    return x
+end
+
+-- The shape of a command's ops: { head = constant bytes, kinds = { op kind, ... },
+-- exprs = { argument expressions, ... } }, or nil when the command has none (options, a
+-- bounded argument, a choice, a repeated group, a constant after an argument). A list of views
+-- is kind "list" (at least one element) or "list0" (may be empty); the checks model.lua puts
+-- before the ops must be exactly those of its lists.
+local function ops_shape(ops)
+    local head, kinds, exprs, checks = "", {}, {}, {}
+    for _, o in ipairs(ops) do
+        if o.op == "check" then
+            checks[o.cond] = true
+        elseif o.op == "lit" and #kinds == 0 then
+            head = head .. o.bytes
+        elseif KINDS[o.op] and not o.max_len then
+            kinds[#kinds + 1], exprs[#exprs + 1] = o.op, o.expr
+        elseif o.op == "each" and list_of(o) then
+            local x = list_of(o)
+            local null, empty = "!" .. x .. " && " .. x .. "_count != 0", x .. "_count == 0"
+            if not checks[null] then return nil end
+            checks[null] = nil
+            kinds[#kinds + 1] = checks[empty] and "list" or "list0"
+            checks[empty] = nil
+            exprs[#exprs + 1] = x
+            exprs[#exprs + 1] = x .. "_count"
+        else
+            return nil
+        end
+    end
+    if head == "" or next(checks) then return nil end
+    return { head = head, kinds = kinds, exprs = exprs }
+end
+
+local function shape_of(cm)
+    if cm.has_opts then return nil end
+    local s = ops_shape(cm.ops)
+    if not s or #s.head ~= cm.fixed_bytes then return nil end
+    -- A word count that varies: the array header is written first, the head's words counted.
+    if not cm.const_argc then s.words = cm.fixed_argc end
+    return s
+end
+
+-- Without the file's prefix: the functions are static, and a long prefix made signatures that
+-- clang-format lays out in ways emit_c's layout does not model.
+local function shape_name(s)
+    local letters = {}
+    for i, k in ipairs(s.kinds) do letters[i] = KINDS[k].letter end
+    local name = "shape_" .. (s.words and "w" .. s.words .. "_" or "")
+    return name .. (#letters > 0 and table.concat(letters) or "words")
+end
+
+-- A registry of the shapes a file uses, in order of first use.
+function M.new()
+    return { list = {}, seen = {} }
+end
+
+-- The _try_encode of cm as a call of its shape's encoder, or nil when cm has no shape or its
+-- head would not fit on one line (clang-format would break the string literal).
+-- lead: the definition's return type and qualifiers ("size_t ").
+-- The shape's encoder (registered) and the arguments of its call for shape s, or nil when the
+-- head would not fit on one line at indent (clang-format would break the string literal).
+local function use(reg, s, indent)
+    local head = "(rg_view){\"" .. resp.c_escape(s.head) .. "\", " .. #s.head .. "}"
+    if indent + #IND + #head + 1 > layout.LIMIT then return nil end
+    local name = shape_name(s)
+    if not reg.seen[name] then
+        reg.seen[name] = true
+        reg.list[#reg.list + 1] = { name = name, kinds = s.kinds, words = s.words }
+    end
+    local args = { "dst", "cap", head }
+    for _, e in ipairs(s.exprs) do args[#args + 1] = e end
+    return name, args
+end
+
+function M.try_encode(reg, cm, lead, params)
+    local s = shape_of(cm)
+    if not s then return nil end
+    local name, args = use(reg, s, layout.INDENT)
+    if not name then return nil end
+    return layout.call({ indent = 0, lead = lead, name = cm.fn .. "_try_encode", args = params,
+        tail = ") {", decl = true }) .. "\n" ..
+        layout.call({ indent = layout.INDENT, lead = "return ", name = name, args = args,
+            tail = ");" }) .. "\n}"
+end
+
+local DOC = "Commands without options whose arguments are single words or lists of strings " ..
+    "share an encoder per shape: head holds their constant words (the array header too when " ..
+    "their word count is fixed)."
+
+local function shape_def(s)
+    local params = { "char *dst", "size_t cap", "rg_view head" }
+    local checks, meas, puts = {}, {}, {}
+    for i, k in ipairs(s.kinds) do
+        local a, kind = "a" .. i, KINDS[k]
+        if kind.list then
+            params[#params + 1] = "const rg_view *" .. a
+            params[#params + 1] = "size_t " .. a .. "_count"
+            if k == "list" then checks[#checks + 1] = "if (" .. a .. "_count == 0) return 0;" end
+            checks[#checks + 1] = "if (!" .. a .. " && " .. a .. "_count != 0) return 0;"
+            meas[#meas + 1] = "for (size_t i = 0; i < " .. a .. "_count; i++) rg_meas_view(&m, " ..
+                a .. "[i]);"
+            puts[#puts + 1] = "for (size_t i = 0; i < " .. a .. "_count; i++) dst = " ..
+                "rg_put_bulk(dst, " .. a .. "[i].ptr, " .. a .. "[i].len);"
+        else
+            params[#params + 1] = kind.ctype .. " " .. a
+            meas[#meas + 1] = kind.meas .. "(&m, " .. a .. ");"
+            puts[#puts + 1] = "dst = " .. kind.put(a) .. ";"
+        end
+    end
+    local body = {}
+    for _, c in ipairs(checks) do body[#body + 1] = c end
+    body[#body + 1] = "rg_meas m;"
+    body[#body + 1] = "rg_meas_start(&m, " .. (s.words or 0) .. ", head.len);"
+    for _, x in ipairs(meas) do body[#body + 1] = x end
+    body[#body + 1] = "const size_t n = rg_meas_total" .. (s.words and "_array" or "") .. "(&m);"
+    body[#body + 1] = "if (n == 0 || n > cap) return n;"
+    if s.words then body[#body + 1] = "dst = rg_put_array_header(dst, m.argc);" end
+    body[#body + 1] = "dst = rg_put_bytes(dst, head.ptr, head.len);"
+    for _, x in ipairs(puts) do body[#body + 1] = x end
+    body[#body + 1] = "return n;"
+    for i, line in ipairs(body) do body[i] = IND .. line end
+    return layout.call({ indent = 0, lead = "static RG_NOINLINE size_t ", name = s.name,
+        args = params, tail = ") {", decl = true }) .. "\n" .. table.concat(body, "\n") .. "\n}"
+end
+
+-- The definitions of the shapes used, to precede the commands; nil when none.
+function M.defs(reg)
+    if #reg.list == 0 then return nil end
+    local out = { layout.comment(0, DOC) }
+    for i, s in ipairs(reg.list) do
+        out[#out + 1] = (i == 1 and "" or "\n") .. shape_def(s)
+    end
+    return table.concat(out, "\n")
+end
+
+return M
