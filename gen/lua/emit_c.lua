@@ -211,6 +211,9 @@ local TEST = {
     null = function(o) return "!" .. BASE[o.via] .. o.arg.id end,
 }
 
+-- What emit_shape.lua needs to spell an op's data.
+local SHAPE_C = { value = value_of, i64 = i64_of, count = count_expr }
+
 -- Statements measuring each kind of op (self.m: the measure struct).
 local MEASURE = {
     lit = function(self, o)
@@ -791,7 +794,8 @@ local function command_defs(cm, ops, form)
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     local shared = form.shapes and
-        shape.try_encode(form.shapes, cm, "size_t ", concat(PUBLIC_WRITE, param_texts(cm)))
+        shape.try_encode(form.shapes, cm, "size_t ", concat(PUBLIC_WRITE, param_texts(cm)),
+            SHAPE_C)
     if shared then
         parts[#parts + 1] = shared
         return table.concat(parts, "\n\n")

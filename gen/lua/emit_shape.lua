@@ -30,38 +30,40 @@ local KINDS = {
     list0 = { letter = "l", list = true },
 }
 
--- A list of views (`x[i]` in a loop over x_count) as a shape argument: { array, count }, or nil.
+-- A list of views (one view op on its i-th element in a loop over it) as a shape argument: its
+-- argument node, or nil.
 local function list_of(o)
     local b = o.body
-    if #b ~= 1 or b[1].op ~= "view" or b[1].max_len then return nil end
-    local x = b[1].expr:match("^([%w_]+)%[i%]$")
-    if not x or o.count ~= x .. "_count" then return nil end
-    return x
+    if #b ~= 1 or b[1].op ~= "view" or b[1].arg.max_len then return nil end
+    if b[1].arg ~= o.arg or not b[1].elem then return nil end
+    return o.arg
 end
 
 -- The shape of a command's ops: { head = constant bytes, kinds = { op kind, ... },
 -- exprs = { argument expressions, ... } }, or nil when the command has none (options, a
 -- bounded argument, a choice, a repeated group, a constant after an argument). A list of views
 -- is kind "list" (at least one element) or "list0" (may be empty); the checks model.lua puts
--- before the ops must be exactly those of its lists.
-local function ops_shape(ops)
+-- before the ops must be exactly those of its lists. cx spells the C of an op's data
+-- (emit_c.lua): value(o), i64(o), count(arg, via).
+local function ops_shape(ops, cx)
     local head, kinds, exprs, checks = "", {}, {}, {}
     for _, o in ipairs(ops) do
         if o.op == "check" then
-            checks[o.cond] = true
+            checks[o.arg] = checks[o.arg] or {}
+            checks[o.arg][o.test] = true
         elseif o.op == "lit" and #kinds == 0 then
             head = head .. o.bytes
-        elseif KINDS[o.op] and not o.max_len then
-            kinds[#kinds + 1], exprs[#exprs + 1] = o.op, o.expr
+        elseif KINDS[o.op] and not o.arg.max_len then
+            kinds[#kinds + 1] = o.op
+            exprs[#exprs + 1] = o.op == "i64" and cx.i64(o) or cx.value(o)
         elseif o.op == "each" and list_of(o) then
-            local x = list_of(o)
-            local null, empty = "!" .. x .. " && " .. x .. "_count != 0", x .. "_count == 0"
-            if not checks[null] then return nil end
-            checks[null] = nil
-            kinds[#kinds + 1] = checks[empty] and "list" or "list0"
-            checks[empty] = nil
-            exprs[#exprs + 1] = x
-            exprs[#exprs + 1] = x .. "_count"
+            local a = list_of(o)
+            local c = checks[a]
+            if not (c and c.null_list) then return nil end
+            kinds[#kinds + 1] = c.empty and "list" or "list0"
+            checks[a] = nil
+            exprs[#exprs + 1] = cx.value({ arg = a, via = o.via })
+            exprs[#exprs + 1] = cx.count(a, o.via)
         else
             return nil
         end
@@ -70,9 +72,9 @@ local function ops_shape(ops)
     return { head = head, kinds = kinds, exprs = exprs }
 end
 
-local function shape_of(cm)
+local function shape_of(cm, cx)
     if cm.has_opts then return nil end
-    local s = ops_shape(cm.ops)
+    local s = ops_shape(cm.ops, cx)
     if not s or #s.head ~= cm.fixed_bytes then return nil end
     -- A word count that varies: the array header is written first, the head's words counted.
     if not cm.const_argc then s.words = cm.fixed_argc end
@@ -111,8 +113,8 @@ local function use(reg, s, indent)
     return name, args
 end
 
-function M.try_encode(reg, cm, lead, params)
-    local s = shape_of(cm)
+function M.try_encode(reg, cm, lead, params, cx)
+    local s = shape_of(cm, cx)
     if not s then return nil end
     local name, args = use(reg, s, layout.INDENT)
     if not name then return nil end
