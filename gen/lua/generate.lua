@@ -183,12 +183,13 @@ local function write(outputs, outdir)
         eprint("respgen: cannot create " .. tostring(why))
         return 1
     end
-    for _, f in ipairs(outputs) do
-        local ok, err = host.write_file_atomic(f.path, f.text)
-        if not ok then
-            eprint("respgen: cannot write " .. tostring(err))
-            return 1
-        end
+    -- All files or none: a spec set is written as a whole (host.write_files).
+    local files = {}
+    for i, f in ipairs(outputs) do files[i] = { f.path, f.text } end
+    local ok, err = host.write_files(files)
+    if not ok then
+        eprint("respgen: cannot write " .. tostring(err))
+        return 1
     end
     return 0
 end

@@ -318,6 +318,22 @@ elseif(MODE STREQUAL "bad_file_name")
     fail("respgen wrote [${left}]")
   endif()
 
+elseif(MODE STREQUAL "write_blocked")
+  # One output that cannot be written (here a directory is in its place): exit 1 naming it, and
+  # none of the others written either, nor a temp file left.
+  get_filename_component(stem "${SPEC}" NAME_WE)
+  fresh_dir("${WORK}")
+  file(MAKE_DIRECTORY "${WORK}/${stem}_reply.c")
+  run_respgen(-o "${WORK}" "${SPEC}")
+  set(want "respgen: cannot write ${WORK}/${stem}_reply.c: Is a directory\n")
+  if(NOT rc EQUAL 1 OR NOT err STREQUAL want)
+    fail("exit status ${rc}, stderr:\n${err}expected 1 and:\n${want}")
+  endif()
+  list_dir("${WORK}" left)
+  if(NOT left STREQUAL "${stem}_reply.c")
+    fail("respgen left [${left}] for an output it could not write")
+  endif()
+
 elseif(MODE STREQUAL "check")
   # --check: 0 when the files are current, 1 naming each stale or missing one; writes nothing.
   get_filename_component(stem "${SPEC}" NAME_WE)
