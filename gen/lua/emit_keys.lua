@@ -152,19 +152,25 @@ local function policy_of(cm)
     return { req or "RG_REQ_DEFAULT", rsp or "RG_RESP_DEFAULT" }
 end
 
--- "<lead>P_keys_policy[COUNT]<tail>", broken before '[' as clang-format does when too long.
+-- "<lead>P_keys_policy[COUNT]<tail>" as clang-format lays it out when too long: broken after
+-- the type when the declarator and tail then fit, else before '['. Returns the text and the
+-- indent of an initializer's rows.
 local function sized_decl(lead, n, tail)
-    local one = lead .. n.policy .. "[" .. n.count .. "]" .. tail
-    if #one <= layout.LIMIT then return one end
-    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail
+    local decl = n.policy .. "[" .. n.count .. "]"
+    local one = lead .. decl .. tail
+    if #one <= layout.LIMIT then return one, IND end
+    local typ = lead:gsub(" $", "")
+    if #IND + #decl + #tail <= layout.LIMIT then
+        return typ .. "\n" .. IND .. decl .. tail, IND .. IND
+    end
+    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail, IND .. IND
 end
 
 -- "P_keys_policy[COUNT] = {...}": the policies by command id, only commands that have one listed
 -- (the others are zero: RG_REQ_DEFAULT, RG_RESP_DEFAULT).
 local function policy_def(static, n, list)
     local tail_rows = " = {"
-    local head = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
-    local ind = head:find("\n") and IND .. IND or IND
+    local head, ind = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
     local rows = {}
     for _, e in ipairs(list) do
         local p = policy_of(e.cm)
@@ -176,7 +182,9 @@ local function policy_def(static, n, list)
                 lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
         end
     end
-    if #rows == 0 then return sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};") end
+    if #rows == 0 then
+        return (sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};"))
+    end
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
 end
 
@@ -271,7 +279,7 @@ local function header_text(model, n, sigs, defs)
         end
         body[#body + 1] = ext
         body[#body + 1] = "/* command_tips' request and response policies by command id (zero: " ..
-            "none). */\n" .. sized_decl("extern const rg_cmd_policy ", n, ";")
+            "none). */\n" .. (sized_decl("extern const rg_cmd_policy ", n, ";"))
         local decls = {}
         for _, k in ipairs({ "lookup", "command", "of_request", "slot", "policy_of" }) do
             decls[#decls + 1] = signature(sigs[k], static, ");")

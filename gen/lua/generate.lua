@@ -43,9 +43,8 @@ end
 
 local function check_options(o)
     if #o.specs == 0 then return "no spec given" end
-    if o.prefix and not naming.valid_prefix(o.prefix) then
-        return "--prefix must be a C identifier not ending in '_'"
-    end
+    local problem = o.prefix and naming.prefix_problem(o.prefix)
+    if problem then return "--prefix '" .. o.prefix .. "' " .. problem end
 end
 
 local function file_name(path)
@@ -107,8 +106,11 @@ local function render(path, o)
             "digits and _ . + -)" }
     end
     local prefix = o.prefix or naming.ident(s.module_prefix or stem)
-    if not prefix or not naming.valid_prefix(prefix) then
-        return nil, { path .. ":1: the file name gives no usable prefix; pass --prefix" }
+    local problem = prefix and naming.prefix_problem(prefix)
+    if not prefix or problem then
+        local from = s.module_prefix and "module_prefix" or "file name"
+        return nil, { path .. ":1: the " .. from .. " gives no usable prefix" ..
+            (problem and (" ('" .. prefix .. "' " .. problem .. ")") or "") .. "; pass --prefix" }
     end
     local m, merrs = model.build(s, {
         prefix = prefix, file = file_name(path), stem = stem,
