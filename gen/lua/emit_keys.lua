@@ -97,16 +97,27 @@ local function spec_row(ks, ind)
     return table.concat(lines, "\n")
 end
 
--- "<ctype> <name>[] = {", the rows and "};". A head too long for one line breaks before the name,
--- which clang-format indents once, and the rows once more.
+-- "<ctype> <name>[] = {", the rows and "};". A head too long for one line breaks after the '='
+-- when that fits (the brace alone on the next line), else before the name; clang-format
+-- indents the brace or the name once, and the rows once more.
 local function array_def(ctype, name, row_of, items)
     local head, ind = ctype .. " " .. name .. "[] = {", IND
-    if #head > layout.LIMIT then
+    if #head > layout.LIMIT and #head - 2 <= layout.LIMIT then
+        head, ind = ctype .. " " .. name .. "[] =\n" .. IND .. "{", IND .. IND
+    elseif #head > layout.LIMIT then
         head, ind = ctype .. "\n" .. IND .. name .. "[] = {", IND .. IND
     end
     local rows = {}
     for _, x in ipairs(items) do rows[#rows + 1] = row_of(x, ind) end
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
+end
+
+-- "typedef rg_keys_entry P_keys_entry;" and its comment, broken after the type when too long.
+local function entry_typedef(n)
+    local comment = " /* { name, specs, count } */"
+    local one = "typedef rg_keys_entry " .. n.entry .. ";" .. comment
+    if #one <= layout.LIMIT then return one end
+    return "typedef rg_keys_entry\n" .. IND .. n.entry .. ";" .. comment
 end
 
 local function spec_table(cm)
@@ -268,7 +279,7 @@ local function header_text(model, n, sigs, defs)
     local body = {
         HEADER_DOC,
         enum,
-        "typedef rg_keys_entry " .. n.entry .. "; /* { name, specs, count } */",
+        entry_typedef(n),
     }
     if defs then
         body[#body + 1] = defs
