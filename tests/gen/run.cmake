@@ -256,6 +256,66 @@ elseif(MODE STREQUAL "format")
     fail("clang-format finds generated code it would change:\n${e}")
   endif()
 
+elseif(MODE STREQUAL "long_prefix")
+  # The longest prefix respgen accepts (naming.PREFIX_MAX, 40), on every part: the encoders
+  # (default, --iov, header-only), --client, --server. Every source and header-only header
+  # compiles strict-clean with gcc and with clang; the parts but --server are clang-format clean
+  # too (the server side's layout is checked with its own prefixes: server_format_*).
+  set(prefix "mycompany_redis_proxy_v2_for_the_team_x1")
+  string(LENGTH "${prefix}" n)
+  if(NOT n EQUAL 40)
+    fail("the test's prefix is ${n} characters, not the limit of 40")
+  endif()
+  fresh_dir("${WORK}/src")
+  fresh_dir("${WORK}/iov")
+  fresh_dir("${WORK}/ho")
+  fresh_dir("${WORK}/server")
+  generate("${WORK}/src" --client --prefix ${prefix} ${SPECS})
+  generate("${WORK}/iov" --iov --prefix ${prefix} ${SPECS})
+  generate("${WORK}/ho" --header-only --iov --client --prefix ${prefix} ${SPECS})
+  generate("${WORK}/server" --server --prefix ${prefix} ${SPECS})
+  find_program(CLANG_FORMAT NAMES clang-format)
+  if(CLANG_FORMAT)
+    file(GLOB files "${WORK}/src/*" "${WORK}/iov/*" "${WORK}/ho/*")
+    execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
+                            "--style=file:${SOURCE_DIR}/.clang-format" ${files}
+                    RESULT_VARIABLE r ERROR_VARIABLE e)
+    if(NOT r EQUAL 0)
+      fail("clang-format finds generated code it would change:\n${e}")
+    endif()
+  else()
+    message("clang-format not found: layout not checked")
+  endif()
+  file(GLOB units "${WORK}/src/*.c" "${WORK}/iov/*.c" "${WORK}/server/*.c")
+  file(GLOB headers "${WORK}/ho/*.h")
+  foreach(h ${headers})
+    get_filename_component(name "${h}" NAME)
+    file(WRITE "${WORK}/ho/use_${name}.c" "#include \"${name}\"\n")
+    list(APPEND units "${WORK}/ho/use_${name}.c")
+  endforeach()
+  set(compilers "")
+  foreach(cc gcc clang)
+    find_program(CC_${cc} NAMES ${cc})
+    if(CC_${cc})
+      list(APPEND compilers "${CC_${cc}}")
+    endif()
+  endforeach()
+  if(NOT compilers)
+    message("SKIPPED: neither gcc nor clang found")
+    return()
+  endif()
+  foreach(compiler IN LISTS compilers)
+    foreach(unit ${units})
+      # -O0: the names and the layout are under test here; gen_compile_* builds optimized.
+      execute_process(COMMAND "${compiler}" ${STRICT} -O0 -I "${SOURCE_DIR}/runtime" -c "${unit}"
+                              -o "${unit}.o"
+                      RESULT_VARIABLE r ERROR_VARIABLE e)
+      if(NOT r EQUAL 0)
+        fail("${compiler} failed on ${unit}:\n${e}")
+      endif()
+    endforeach()
+  endforeach()
+
 elseif(MODE STREQUAL "bad")
   # A bad spec: exit status 1, exactly the messages of its "-- expect:" lines (in order, one
   # line each), and no output file.
