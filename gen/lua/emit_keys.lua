@@ -163,14 +163,19 @@ local function policy_of(cm)
     return { req or "RG_REQ_DEFAULT", rsp or "RG_RESP_DEFAULT" }
 end
 
--- "<lead>P_keys_policy[COUNT]<tail>" as clang-format lays it out when too long: broken after
--- the type when the declarator and tail then fit, else before '['. Returns the text and the
--- indent of an initializer's rows.
+-- "<lead>P_keys_policy[COUNT]<tail>" as clang-format lays it out when too long: an initializer
+-- (" = ...") broken after the '=' when the line up to it fits; else broken after the type when
+-- the declarator and tail then fit, else before '['. Returns the text and the indent of an
+-- initializer's rows.
 local function sized_decl(lead, n, tail)
     local decl = n.policy .. "[" .. n.count .. "]"
     local one = lead .. decl .. tail
     if #one <= layout.LIMIT then return one, IND end
     local typ = lead:gsub(" $", "")
+    local init = tail:match("^ = (.*)$")
+    if init and #lead + #decl + 2 <= layout.LIMIT then
+        return lead .. decl .. " =\n" .. IND .. init, IND .. IND
+    end
     if #IND + #decl + #tail <= layout.LIMIT then
         return typ .. "\n" .. IND .. decl .. tail, IND .. IND
     end
