@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lualib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -200,6 +201,64 @@ static int host_write_file_atomic(lua_State *L) {
     return 1;
 }
 
+/* The temp files of host_write_files, one per target: unlinked when anything fails. */
+static void unlink_temps(char *const *tmps, size_t from, size_t to) {
+    for (size_t i = from; i < to; i++) unlink(tmps[i]);
+}
+
+/* host.write_files({ {path, data}, ... }) -> true, or nil, err. All or nothing as far as the
+ * file system lets it be: a target that is a directory fails before anything is written; every
+ * file is then written to a temp file next to its target, and only when all of them are written
+ * are they renamed over their targets (within one directory, where rename(2) does not fail for
+ * lack of space). Any failure before the renames leaves the targets as they were. */
+static int host_write_files(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const size_t n = (size_t)luaL_len(L, 1);
+    /* Every Lua allocation happens before the first temp file exists, so a memory error (a
+     * longjmp) cannot leave one behind. */
+    char **tmps = lua_newuserdatauv(L, (n ? n : 1) * sizeof *tmps, 0);
+    const char **paths = lua_newuserdatauv(L, (n ? n : 1) * sizeof *paths, 0);
+    const char **data = lua_newuserdatauv(L, (n ? n : 1) * sizeof *data, 0);
+    size_t *lens = lua_newuserdatauv(L, (n ? n : 1) * sizeof *lens, 0);
+    lua_createtable(L, n > INT_MAX ? 0 : (int)n, 0); /* keeps the temp names' buffers alive */
+    const int keep = lua_gettop(L);
+    for (size_t i = 0; i < n; i++) {
+        lua_geti(L, 1, (lua_Integer)i + 1);
+        lua_geti(L, -1, 1);
+        paths[i] = luaL_checkstring(L, -1);
+        lua_geti(L, -2, 2);
+        data[i] = luaL_checklstring(L, -1, &lens[i]);
+        lua_pop(L, 3); /* the strings stay referenced by the table at index 1 */
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) return push_errno(L, paths[i], EISDIR);
+        const char *pattern = lua_pushfstring(L, "%s.tmp.XXXXXX", paths[i]);
+        const size_t tlen = strlen(pattern) + 1;
+        tmps[i] = memcpy(lua_newuserdatauv(L, tlen, 0), pattern, tlen);
+        lua_rawseti(L, keep, (lua_Integer)i + 1);
+        lua_pop(L, 1); /* the pattern */
+    }
+    for (size_t i = 0; i < n; i++) {
+        const int fd = mkstemp(tmps[i]);
+        int err = fd < 0 ? errno : 0;
+        if (!err) err = fchmod(fd, target_mode(paths[i])) == 0 ? 0 : errno;
+        if (!err) err = write_all(fd, data[i], lens[i]);
+        if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+        if (err) {
+            unlink_temps(tmps, 0, fd < 0 ? i : i + 1);
+            return push_errno(L, paths[i], err);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rename(tmps[i], paths[i]) != 0) {
+            const int err = errno;
+            unlink_temps(tmps, i, n);
+            return push_errno(L, paths[i], err);
+        }
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* host.list_dir(path) -> array of entry names (no "." or ".."), unsorted; or nil, err. */
 static int host_list_dir(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
@@ -318,6 +377,7 @@ int rg_host_open(lua_State *L) {
         {"dump", host_dump},
         {"read_file", host_read_file},
         {"write_file_atomic", host_write_file_atomic},
+        {"write_files", host_write_files},
         {"mkdir_p", host_mkdir_p},
         {"list_dir", host_list_dir},
         {"set_memory_limit", host_set_memory_limit},

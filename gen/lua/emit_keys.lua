@@ -98,16 +98,27 @@ local function spec_row(ks, ind)
     return table.concat(lines, "\n")
 end
 
--- "<ctype> <name>[] = {", the rows and "};". A head too long for one line breaks before the name,
--- which clang-format indents once, and the rows once more.
+-- "<ctype> <name>[] = {", the rows and "};". A head too long for one line breaks after the '='
+-- when that fits (the brace alone on the next line), else before the name; clang-format
+-- indents the brace or the name once, and the rows once more.
 local function array_def(ctype, name, row_of, items)
     local head, ind = ctype .. " " .. name .. "[] = {", IND
-    if #head > layout.LIMIT then
+    if #head > layout.LIMIT and #head - 2 <= layout.LIMIT then
+        head, ind = ctype .. " " .. name .. "[] =\n" .. IND .. "{", IND .. IND
+    elseif #head > layout.LIMIT then
         head, ind = ctype .. "\n" .. IND .. name .. "[] = {", IND .. IND
     end
     local rows = {}
     for _, x in ipairs(items) do rows[#rows + 1] = row_of(x, ind) end
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
+end
+
+-- "typedef rg_keys_entry P_keys_entry;" and its comment, broken after the type when too long.
+local function entry_typedef(n)
+    local comment = " /* { name, specs, count } */"
+    local one = "typedef rg_keys_entry " .. n.entry .. ";" .. comment
+    if #one <= layout.LIMIT then return one end
+    return "typedef rg_keys_entry\n" .. IND .. n.entry .. ";" .. comment
 end
 
 local function spec_table(cm)
@@ -153,19 +164,30 @@ local function policy_of(cm)
     return { req or "RG_REQ_DEFAULT", rsp or "RG_RESP_DEFAULT" }
 end
 
--- "<lead>P_keys_policy[COUNT]<tail>", broken before '[' as clang-format does when too long.
+-- "<lead>P_keys_policy[COUNT]<tail>" as clang-format lays it out when too long: an initializer
+-- (" = ...") broken after the '=' when the line up to it fits; else broken after the type when
+-- the declarator and tail then fit, else before '['. Returns the text and the indent of an
+-- initializer's rows.
 local function sized_decl(lead, n, tail)
-    local one = lead .. n.policy .. "[" .. n.count .. "]" .. tail
-    if #one <= layout.LIMIT then return one end
-    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail
+    local decl = n.policy .. "[" .. n.count .. "]"
+    local one = lead .. decl .. tail
+    if #one <= layout.LIMIT then return one, IND end
+    local typ = lead:gsub(" $", "")
+    local init = tail:match("^ = (.*)$")
+    if init and #lead + #decl + 2 <= layout.LIMIT then
+        return lead .. decl .. " =\n" .. IND .. init, IND .. IND
+    end
+    if #IND + #decl + #tail <= layout.LIMIT then
+        return typ .. "\n" .. IND .. decl .. tail, IND .. IND
+    end
+    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail, IND .. IND
 end
 
 -- "P_keys_policy[COUNT] = {...}": the policies by command id, only commands that have one listed
 -- (the others are zero: RG_REQ_DEFAULT, RG_RESP_DEFAULT).
 local function policy_def(static, n, list)
     local tail_rows = " = {"
-    local head = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
-    local ind = head:find("\n") and IND .. IND or IND
+    local head, ind = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
     local rows = {}
     for _, e in ipairs(list) do
         local p = policy_of(e.cm)
@@ -177,7 +199,9 @@ local function policy_def(static, n, list)
                 lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
         end
     end
-    if #rows == 0 then return sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};") end
+    if #rows == 0 then
+        return (sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};"))
+    end
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
 end
 
@@ -261,7 +285,7 @@ local function header_text(model, n, sigs, defs)
     local body = {
         HEADER_DOC,
         enum,
-        "typedef rg_keys_entry " .. n.entry .. "; /* { name, specs, count } */",
+        entry_typedef(n),
     }
     if defs then
         body[#body + 1] = defs
@@ -272,7 +296,7 @@ local function header_text(model, n, sigs, defs)
         end
         body[#body + 1] = ext
         body[#body + 1] = "/* command_tips' request and response policies by command id (zero: " ..
-            "none). */\n" .. sized_decl("extern const rg_cmd_policy ", n, ";")
+            "none). */\n" .. (sized_decl("extern const rg_cmd_policy ", n, ";"))
         local decls = {}
         for _, k in ipairs({ "lookup", "command", "of_request", "slot", "policy_of" }) do
             decls[#decls + 1] = signature(sigs[k], static, ");")

@@ -328,6 +328,9 @@ local function field_line(ind, name, value)
         end
     end
     fn = value:match("^([%w_]+)%(")
+    -- A value that is no call (an identifier a long prefix made longer than a line) passes the
+    -- limit least on the next line, where clang-format puts it.
+    if not fn then return ind .. "." .. name .. " =\n" .. cont .. value .. "," end
     local args = cont .. value:sub(#fn + 2) .. ","
     if #args > layout.LIMIT then args = args:gsub(", ", ",\n" .. cont, 1) end
     return lead .. fn .. "(\n" .. args

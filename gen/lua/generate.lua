@@ -43,9 +43,8 @@ end
 
 local function check_options(o)
     if #o.specs == 0 then return "no spec given" end
-    if o.prefix and not naming.valid_prefix(o.prefix) then
-        return "--prefix must be a C identifier not ending in '_'"
-    end
+    local problem = o.prefix and naming.prefix_problem(o.prefix)
+    if problem then return "--prefix '" .. o.prefix .. "' " .. problem end
 end
 
 local function file_name(path)
@@ -56,18 +55,30 @@ local function stem_of(path)
     return (file_name(path):gsub("%.[^.]*$", ""))
 end
 
+-- How many unknown command names an error names.
+local UNKNOWN_SHOWN = 10
+
+-- The largest --commands-file read: a list of every Redis command, commented, is some 30 KB.
+local COMMANDS_FILE_MAX = 1 << 20
+
 -- The command names of --commands (comma-separated) and --commands-file (one per line, '#'
--- starts a comment), in that order; nil when neither is given, or nil and an error.
+-- starts a comment), in that order, each once (the first spelling of names that are the same
+-- command); nil when neither is given, or nil and an error.
 local function chosen_names(o)
     if not o.commands and not o.commands_file then return nil end
-    local names = {}
+    local names, seen = {}, {}
     local function add(name)
         name = name:match("^%s*(.-)%s*$")
-        if name ~= "" then names[#names + 1] = name end
+        local n = spec.normal_name(name)
+        if name ~= "" and not seen[n] then names[#names + 1], seen[n] = name, true end
     end
     for item in (o.commands or ""):gmatch("[^,]+") do add(item) end
     if o.commands_file then
-        local text, err = host.read_file(o.commands_file)
+        local text, err = host.read_file(o.commands_file, COMMANDS_FILE_MAX)
+        if text and #text > COMMANDS_FILE_MAX then -- not a regular file: read, then refused
+            text, err = nil, o.commands_file .. ": over the limit of " .. COMMANDS_FILE_MAX ..
+                " bytes"
+        end
         if not text then return nil, "--commands-file: cannot read " .. tostring(err) end
         for line in text:gmatch("[^\n]+") do add(line:gsub("#.*", "")) end
     end
@@ -82,15 +93,18 @@ local function load_spec(path, o)
     if not text then return nil, { path .. ":1: cannot read spec: " .. tostring(err) } end
     local s, errs = spec.load(text, path, { read = host.read_file })
     if not s or not o.names then return s, errs end
-    local known = {}
+    -- One pass over all the names: a long list costs its length, not its length times the
+    -- spec's commands.
+    local chosen, unknown = spec.select(s.commands, o.names)
+    local missing = {}
+    for _, name in ipairs(unknown) do missing[name] = true end
     for _, name in ipairs(o.names) do
-        local one = spec.select(s.commands, { name })
-        if #one > 0 then o.found[name], known[#known + 1] = true, name end
+        if not missing[name] then o.found[name] = true end
     end
-    if #known == 0 then
+    if #chosen == 0 then
         return nil, { path .. ":1: none of the chosen commands is in this spec" }
     end
-    s.commands = spec.select(s.commands, known)
+    s.commands = chosen
     return s
 end
 
@@ -107,8 +121,11 @@ local function render(path, o)
             "digits and _ . + -)" }
     end
     local prefix = o.prefix or naming.ident(s.module_prefix or stem)
-    if not prefix or not naming.valid_prefix(prefix) then
-        return nil, { path .. ":1: the file name gives no usable prefix; pass --prefix" }
+    local problem = prefix and naming.prefix_problem(prefix)
+    if not prefix or problem then
+        local from = s.module_prefix and "module_prefix" or "file name"
+        return nil, { path .. ":1: the " .. from .. " gives no usable prefix" ..
+            (problem and (" ('" .. prefix .. "' " .. problem .. ")") or "") .. "; pass --prefix" }
     end
     local m, merrs = model.build(s, {
         prefix = prefix, file = file_name(path), stem = stem,
@@ -154,8 +171,14 @@ local function render_all(o)
         if not o.found[name] then unknown[#unknown + 1] = name end
     end
     if #unknown > 0 then
+        -- The first few by name; a list of thousands would bury the message.
+        local shown, more = unknown, ""
+        if #unknown > UNKNOWN_SHOWN then
+            shown = table.move(unknown, 1, UNKNOWN_SHOWN, 1, {})
+            more = " and " .. (#unknown - UNKNOWN_SHOWN) .. " more"
+        end
         errors[#errors + 1] = "respgen: unknown command" .. (#unknown > 1 and "s " or " ") ..
-            spec.quoted_list(unknown) .. " (in none of the specs given)"
+            spec.quoted_list(shown) .. more .. " (in none of the specs given)"
     end
     table.sort(outputs, function(a, b) return a.path < b.path end)
     return outputs, errors
@@ -183,12 +206,13 @@ local function write(outputs, outdir)
         eprint("respgen: cannot create " .. tostring(why))
         return 1
     end
-    for _, f in ipairs(outputs) do
-        local ok, err = host.write_file_atomic(f.path, f.text)
-        if not ok then
-            eprint("respgen: cannot write " .. tostring(err))
-            return 1
-        end
+    -- All files or none: a spec set is written as a whole (host.write_files).
+    local files = {}
+    for i, f in ipairs(outputs) do files[i] = { f.path, f.text } end
+    local ok, err = host.write_files(files)
+    if not ok then
+        eprint("respgen: cannot write " .. tostring(err))
+        return 1
     end
     return 0
 end

@@ -286,9 +286,109 @@ function M.designated(prefix, items, close)
     return table.concat(lines, "\n")
 end
 
+-- clang-format's column layout of a braced list at the top level of a declaration
+-- (CommaSeparatedList in its FormatToken.cpp): six or more items, rows of `columns` items each
+-- padded to its column's widest, where no column but the last mixes items whose lengths differ
+-- by more than 10 and the rows fit. Of the layouts that fit after a break after the brace, the
+-- one with the fewest columns among those with the fewest lines. Returns the lines, or nil when
+-- clang-format would not use a column layout (fewer items, no fitting layout, one column).
+local function column_formats(items, close)
+    local n = #items
+    local len, eol = {}, {}
+    for i = 1, n do
+        -- The comma counts with its item; the last one has none, and at the end of its line
+        -- the close stays with it.
+        len[i] = #items[i] + (i < n and 1 or 0)
+        eol[i] = len[i] + (i < n and 0 or #close)
+    end
+    local formats = {}
+    for columns = 1, M.LIMIT // 3 do
+        local size, min, lines, full = {}, {}, 1, false
+        for c = 1, columns do size[c], min[c] = 0, math.huge end
+        local c = 0
+        for i = 1, n do
+            if c == columns then lines, c = lines + 1, 0 end
+            if c == columns - 1 then full = true end
+            local l = (c == columns - 1) and eol[i] or len[i]
+            size[c + 1], min[c + 1] = math.max(size[c + 1], l), math.min(min[c + 1], l)
+            c = c + 1
+        end
+        if not full then break end
+        local total, even = columns - 1, true
+        for k = 1, columns do
+            total = total + size[k]
+            if k < columns and size[k] - min[k] > 10 then even = false end
+        end
+        if even and (total <= M.LIMIT or columns == 1) then
+            formats[#formats + 1] = { columns = columns, size = size, lines = lines, total = total }
+        end
+    end
+    return formats, len
+end
+
+-- The format getColumnFormat picks when the list starts at column `col`: of those that fit in
+-- the rest of the line, the one with the fewest columns among those with the fewest lines.
+local function pick_format(formats, col)
+    local best
+    for k = #formats, 1, -1 do
+        local f = formats[k]
+        if f.total <= M.LIMIT - col or f.columns == 1 then
+            if best and f.lines > best.lines then break end
+            best = f
+        end
+    end
+    return best
+end
+
+-- The rows of format f, all but the first starting at column `indent`.
+local function column_rows(items, close, f, len, indent)
+    local out, cur, c = {}, "", 0
+    for i, it in ipairs(items) do
+        if c == f.columns then out[#out + 1], cur, c = cur, spaces(indent), 0 end
+        cur = cur .. it .. (i < #items and "," or close)
+        if c < f.columns - 1 and i < #items then cur = cur .. spaces(f.size[c + 1] - len[i] + 1) end
+        c = c + 1
+    end
+    out[#out + 1] = cur
+    return out
+end
+
+-- A list of six or more items after `prefix` (which ends in "{"), as clang-format 14 lays it
+-- out; nil for shorter lists. With one usable format (one column) the items go one a line,
+-- aligned after the brace (it avoids bin packing then); else in columns, from after the brace
+-- or, when that saves two lines or more (a break after the brace costs about 1.5 lines), from
+-- the next line.
+local function columns_layout(prefix, items, close)
+    if #items < 6 then return nil end
+    local formats, len = column_formats(items, close)
+    local here = #prefix
+    if #formats == 1 then
+        local widest = 0
+        for i = 1, #items do
+            widest = math.max(widest, i < #items and len[i] or #items[i] + #close)
+        end
+        if here + widest > M.LIMIT then here = M.INDENT end
+        local f = { columns = 1, size = { 0 } }
+        local rows = column_rows(items, close, f, len, here)
+        if here == #prefix then return prefix .. table.concat(rows, "\n") end
+        return prefix .. "\n" .. spaces(here) .. table.concat(rows, "\n")
+    end
+    local same, below = pick_format(formats, here), pick_format(formats, M.INDENT)
+    if here + same.size[1] <= M.LIMIT and same.lines <= below.lines + 1 then
+        return prefix .. table.concat(column_rows(items, close, same, len, here), "\n")
+    end
+    return prefix .. "\n" .. spaces(M.INDENT) ..
+        table.concat(column_rows(items, close, below, len, M.INDENT), "\n")
+end
+
 -- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
--- brace, or, when not even the first item fits there, a break after the brace.
+-- brace, or, when not even the first item fits there, a break after the brace; a list of six
+-- or more items in columns or one a line (columns_layout).
 function M.braced(prefix, items, close)
+    local one = prefix .. table.concat(items, ", ") .. close
+    if #one <= M.LIMIT then return one end
+    local cols = columns_layout(prefix, items, close)
+    if cols then return cols end
     local indent = spaces(#prefix)
     local first = prefix .. items[1] .. (#items == 1 and close or ",")
     if #first > M.LIMIT then

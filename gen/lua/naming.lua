@@ -61,9 +61,37 @@ function M.upper(id)
     return upper(id)
 end
 
+-- The longest prefix. Every generated name starts with it, and the longest names add some 60
+-- characters of their own (redis_srv_sentinel_get_master_addr_by_name_reply_size): a realistic
+-- prefix ("mycompany_redis_proxy_v2") is well within it, and past it names stop fitting the
+-- 100-column lines the generated code is laid out in.
+M.PREFIX_MAX = 40
+
+-- What keeps s from being a prefix of every generated identifier, or nil when nothing does.
+function M.prefix_problem(s)
+    if s == "" then return "is empty" end
+    if match(s, "[^A-Za-z0-9_]") then
+        return "is no C identifier (letters, digits and '_' only)"
+    end
+    if match(s, "^%d") then return "starts with a digit, as no C identifier can" end
+    if match(s, "^_") then
+        return "starts with '_': C reserves such names (C11 7.1.3); start with a letter"
+    end
+    if match(s, "_$") then
+        return "ends in '_': respgen adds it itself (--prefix " .. gsub(s, "_+$", "") .. ")"
+    end
+    if lower(s) == "rg" or match(lower(s), "^rg_") then
+        return "is the runtime's own namespace (rg_*, RG_*); choose another"
+    end
+    if #s > M.PREFIX_MAX then
+        return "is " .. #s .. " characters long, over the limit of " .. M.PREFIX_MAX
+    end
+    return nil
+end
+
 -- True when s is usable as a prefix for every generated identifier.
 function M.valid_prefix(s)
-    return match(s, "^[A-Za-z][A-Za-z0-9_]*$") ~= nil and not match(s, "_$")
+    return M.prefix_problem(s) == nil
 end
 
 -- Whether a sorts before b byte by byte (Lua's < follows the C locale's collation, which a

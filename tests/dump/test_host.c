@@ -125,6 +125,34 @@ static void files(void **state) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* host.write_files: all the files, or none when one of them cannot be written. */
+static void files_all_or_none(void **state) {
+    char dir[] = "/tmp/respgen-host-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    lua_check(
+        state,
+        "local host, dir = require('host'), ...\n"
+        "assert(host.write_files({ {dir .. '/a.c', 'A'}, {dir .. '/b.c', 'B'} }) == true)\n"
+        "assert(host.read_file(dir .. '/a.c') == 'A' and host.read_file(dir .. '/b.c') == 'B')\n"
+        "assert(host.mkdir_p(dir .. '/d.c'))\n"
+        "local ok, err = host.write_files({ {dir .. '/a.c', 'A2'}, {dir .. '/c.c', 'C'},\n"
+        "                                   {dir .. '/d.c', 'D'} })\n"
+        "assert(ok == nil and err == dir .. '/d.c: Is a directory', err)\n"
+        "assert(host.read_file(dir .. '/a.c') == 'A' and not host.read_file(dir .. '/c.c'))\n"
+        "assert(host.write_files({}) == true)\n",
+        dir);
+    /* a.c, b.c and the directory d.c: no temp file left behind. */
+    assert_int_equal(count_entries(dir), 3);
+    char path[64];
+    for (const char *const *f = (const char *const[]){"a.c", "b.c", NULL}; *f; f++) {
+        snprintf(path, sizeof path, "%s/%s", dir, *f);
+        assert_int_equal(unlink(path), 0);
+    }
+    snprintf(path, sizeof path, "%s/d.c", dir);
+    assert_int_equal(rmdir(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void dump_arguments(void **state) {
     lua_check(state,
               "local host = require('host')\n"
@@ -143,6 +171,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(require_errors_name_the_file, setup, teardown),
         cmocka_unit_test_setup_teardown(templates, setup, teardown),
         cmocka_unit_test_setup_teardown(files, setup, teardown),
+        cmocka_unit_test_setup_teardown(files_all_or_none, setup, teardown),
         cmocka_unit_test_setup_teardown(dump_arguments, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
