@@ -899,12 +899,143 @@ static void long_lists(void **state) {
     }
 }
 
+/* ---- alternatives that are lists of scalars, tried by decoding them (try_list) ---- */
+
+typedef struct i64_list {
+    int64_t *items;
+    size_t count;
+} i64_list;
+
+typedef struct three_lists {
+    uint8_t which;
+    i64_list ints;
+    kd_list kd;
+    view_list views;
+} three_lists;
+
+/* ints, else flat pairs of a view and a double, else views: an element rules each out. */
+static const rg_rnode three_nodes[] = {
+    {.accept = RG_RA_ANY, .shape = RG_RS_ONEOF, .child = 1, .nchildren = 3},
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 4,
+     .nchildren = 1,
+     .offset = offsetof(three_lists, ints),
+     .elem_size = sizeof(int64_t)},
+    {.accept = RG_RA_PAIRS,
+     .shape = RG_RS_PAIRS,
+     .child = 5,
+     .nchildren = 2,
+     .offset = offsetof(three_lists, kd),
+     .elem_size = sizeof(kd)},
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 7,
+     .nchildren = 1,
+     .offset = offsetof(three_lists, views),
+     .elem_size = sizeof(rg_view)},
+    {.accept = RG_RA_INT, .shape = RG_RS_SCALAR, .store = RG_RT_I64},
+    {.accept = RG_RA_STR, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW, .offset = offsetof(kd, key)},
+    {.accept = RG_RA_DBL, .shape = RG_RS_SCALAR, .store = RG_RT_DBL, .offset = offsetof(kd, value)},
+    {.accept = RG_RA_STR | RG_RA_NULL, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW},
+};
+static const rg_rtable three_table = {"THREE", three_nodes, sizeof(three_lists)};
+
+/* The lists of the alternatives not chosen stay empty (a tried one is put back). */
+static void check_three(const three_lists *r, uint8_t which, size_t count) {
+    assert_int_equal(r->which, which);
+    const size_t counts[] = {r->ints.count, r->kd.count, r->views.count};
+    const void *const items[] = {r->ints.items, r->kd.items, r->views.items};
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(counts[k], k + 1 == which ? count : 0);
+        if (k + 1 != which) assert_null(items[k]);
+    }
+}
+
+static void check_three_ints(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 1, 3);
+    assert_int_equal(r->ints.items[0], 1);
+    assert_int_equal(r->ints.items[2], -3);
+}
+
+static void check_three_kd(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 2, 2);
+    assert_view(r->kd.items[0].key, "a");
+    assert_true(r->kd.items[0].value == 1.5);
+    assert_view(r->kd.items[1].key, "b");
+    assert_true(r->kd.items[1].value == -2.5);
+}
+
+static void check_three_kd_one(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 2, 1);
+    assert_view(r->kd.items[0].key, "a");
+    assert_true(r->kd.items[0].value == 1.5);
+}
+
+static void check_three_views(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 3, 4);
+    assert_view(r->views.items[0], "a");
+    assert_view(r->views.items[1], "1.5");
+    assert_null(r->views.items[2].ptr);
+    assert_view(r->views.items[3], "x");
+}
+
+static void check_three_views3(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 3, 3);
+    assert_view(r->views.items[0], "a");
+    assert_view(r->views.items[2], "c");
+}
+
+static void oneof_lists(void **state) {
+    (void)state;
+    expect(&three_table, S("*3\r\n:1\r\n:2\r\n:-3\r\n"), RG_OK, check_three_ints);
+    /* the ints ruled out by the first element, the pairs taken */
+    expect(&three_table, S("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$4\r\n-2.5\r\n"), RG_OK,
+           check_three_kd);
+    expect(&three_table, S("*4\r\n+a\r\n,1.5\r\n+b\r\n#t\r\n"), RG_MISMATCH,
+           NULL); /* no pairs (a boolean score), no views (a double) */
+    expect(&three_table, S("%1\r\n$1\r\na\r\n,1.5\r\n"), RG_OK, check_three_kd_one);
+    /* the pairs ruled out by the last score, by a null key, by an odd count */
+    expect(&three_table, S("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$-1\r\n$1\r\nx\r\n"), RG_OK,
+           check_three_views);
+    expect(&three_table, S("*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"), RG_OK, check_three_views3);
+    /* the ints ruled out by their last element; nothing takes it */
+    expect(&three_table, S("*3\r\n:1\r\n:2\r\n$1\r\nx\r\n"), RG_MISMATCH, NULL);
+    expect(&three_table, S("*2\r\n:1\r\n-ERR x\r\n"), RG_MISMATCH, NULL);
+    /* an attribute inside: left to the lookahead */
+    expect(&three_table, S("*3\r\n:1\r\n|1\r\n+k\r\n+v\r\n:2\r\n:-3\r\n"), RG_OK, check_three_ints);
+    expect(&three_table,
+           S("*4\r\n$1\r\na\r\n|1\r\n+k\r\n+v\r\n$3\r\n1.5\r\n$1\r\nb\r\n$4\r\n-2.5\r\n"), RG_OK,
+           check_three_kd);
+    /* a nested list: no alternative */
+    expect(&three_table, S("*2\r\n:1\r\n*1\r\n:2\r\n"), RG_MISMATCH, NULL);
+    /* the next reply after each is read in step */
+    static const char two[] = "*2\r\n:1\r\n$1\r\nx\r\n*3\r\n:1\r\n:2\r\n:-3\r\n";
+    for (int m = 0; m < MODES; m++) {
+        rg_reply_reader rr;
+        conn c;
+        three_lists out;
+        conn_open(&c, &rr, (enum mode)m, S(two));
+        assert_int_equal(decode_one(&c, &rr, &three_table, &out), RG_MISMATCH);
+        assert_int_equal(decode_one(&c, &rr, &three_table, &out), RG_OK);
+        check_three_ints(&out);
+        conn_close(&c);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(no_crash),    cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
-        cmocka_unit_test(size_query),  cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
-        cmocka_unit_test(get_path),    cmocka_unit_test(scores),       cmocka_unit_test(root_lists),
-        cmocka_unit_test(list_scores), cmocka_unit_test(long_lists),
+        cmocka_unit_test(no_crash),   cmocka_unit_test(alternatives),
+        cmocka_unit_test(streamed),   cmocka_unit_test(size_query),
+        cmocka_unit_test(callbacks),  cmocka_unit_test(pushes),
+        cmocka_unit_test(get_path),   cmocka_unit_test(scores),
+        cmocka_unit_test(root_lists), cmocka_unit_test(list_scores),
+        cmocka_unit_test(long_lists), cmocka_unit_test(oneof_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
