@@ -1941,6 +1941,60 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
     return decode_general(rr, t, buf, len, pos, out, NULL);
 }
 
+/* Whole short '$' bulks for a root view, as many as come (at most n), each read exactly as
+ * rg_reply_quick_bulk reads one, with the position in a register and the reader's offset, value
+ * count and the reply's start stored once at the end. Returns the replies taken. */
+static size_t quick_bulks(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                          size_t *pos, char *out, size_t stride, size_t n) {
+    const rg_rnode *const root = &t->nodes[0];
+    if (n == 0 || *pos >= len || rr->active || rr->pending || rr->rd.depth != 0 ||
+        !rg_fast_ready(&rr->rd) || root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR ||
+        root->cval || !(root->accept & RG_RA(RG_EV_BULK))) {
+        return 0;
+    }
+    const char *const first = buf + *pos, *const e = buf + len;
+    const char *p = first, *last = first;
+    const uint64_t longest = rr->rd.fast_bulk_end;
+    out += root->offset;
+    size_t k = 0;
+    for (; k < n && e - p >= 6 && *p == '$'; k++) { /* 6: as rg_reply_quick_bulk */
+        const char *s;
+        uint64_t blen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || (size_t)(e - s) < blen + 2 ||
+            !rg_fast_crlf(s + blen)) {
+            break;
+        }
+        const rg_view v = {s, (size_t)blen};
+        memcpy(out, &v, sizeof v);
+        out += stride;
+        last = p;
+        p = s + blen + 2;
+    }
+    if (k) {
+        rr->start = rr->rd.offset + (uint64_t)(last - first);
+        rr->rd.offset += (uint64_t)(p - first);
+        rr->rd.values += k;
+        *pos += (size_t)(p - first);
+    }
+    return k;
+}
+
+rg_status rg_reply_decode_many(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out, size_t stride, size_t n, size_t *done) {
+    char *const items = out;
+    rg_status st = RG_OK;
+    size_t k = 0;
+    while (k < n) {
+        k += quick_bulks(rr, t, buf, len, pos, items + k * stride, stride, n - k);
+        if (k == n) break;
+        st = rg_reply_decode(rr, t, buf, len, pos, items + k * stride);
+        if (st != RG_OK) break;
+        k++;
+    }
+    *done = k;
+    return st;
+}
+
 rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
                                size_t *pos, void *out) {
     rr->push_ok = true;
