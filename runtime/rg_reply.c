@@ -1555,21 +1555,25 @@ static try_result try_list(rg_reply_reader *rr, const call_ctx *c, const rg_rnod
         (ev->u.i % 2 || at >= c->len || !memchr("$+:,", c->buf[at], 4))) {
         return TRY_UNSURE;
     }
-    const rg_reader saved = rr->rd;
+    /* The loops touch the decoder's frames up to one below the list's (a header they stop
+     * at): only those are kept for the way back. */
+    const uint32_t frames = rr->rd.depth + 1 < RG_MAX_DEPTH ? rr->rd.depth + 1 : RG_MAX_DEPTH;
+    const size_t kept = offsetof(rg_reader, stack) + frames * sizeof(rg_frame);
+    rg_reader saved;
+    memcpy(&saved, &rr->rd, kept);
     const size_t used = rr->used;
     const uint32_t depth = rr->depth;
     const uint64_t mark = rr->mark;
-    if (pairs) {
-        open_pairs(rr, alt, mem, ev);
-    } else {
-        open_array(rr, alt, mem, ev);
-    }
-    rg_rframe *const f = &rr->stack[rr->depth - 1];
-    if (pairs && f->pairs_mode == 0) {
-        f->pairs_mode = 1;
-        f->mem = reserve_n(rr, f->n / 2, alt->elem_size);
-        set_items(f->field, f->mem);
-    }
+    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, alt, ev);
+    f->field = mem + alt->offset;
+    f->pairs_mode = pairs; /* flat: a map, or an array whose first element is a scalar */
+    /* items the loops write whole need no zeroing: they all are written when alt is taken */
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    const bool covered =
+        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)alt->elem_size;
+    f->mem = covered && items <= UINT64_MAX / alt->elem_size ? carve(rr, items * alt->elem_size)
+                                                             : reserve_n(rr, items, alt->elem_size);
+    set_items(f->field, f->mem);
     try_result r = TRY_UNSURE;
     if (fast_frame(rr, f)) {
         fast_ctx x;
@@ -1586,7 +1590,7 @@ static try_result try_list(rg_reply_reader *rr, const call_ctx *c, const rg_rnod
             r = TRY_FAILS;
         }
     }
-    rr->rd = saved;
+    memcpy(&rr->rd, &saved, kept);
     *c->pos = at;
     rr->used = used;
     rr->depth = depth;
