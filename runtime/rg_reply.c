@@ -30,10 +30,10 @@ enum { F_ARRAY, F_PAIRS, F_TUPLE, F_ATTR, F_RAW, F_OBJECT };
 typedef struct call_ctx {
     const char *buf;
     size_t len;
-    const size_t *pos; /* the reader's position in buf; NULL while a batch's events are stepped
-                          (the reader is past them then, so nothing may look ahead) */
-    uint64_t base;     /* stream offset of buf[0] */
-    uint64_t before;   /* stream offset of the current event's first byte */
+    size_t *pos;     /* the reader's position in buf; NULL while a batch's events are stepped
+                        (the reader is past them then, so nothing may look ahead) */
+    uint64_t base;   /* stream offset of buf[0] */
+    uint64_t before; /* stream offset of the current event's first byte */
 } call_ctx;
 
 void rg_reply_reader_init(rg_reply_reader *rr, const rg_limits *limits) {
@@ -539,9 +539,9 @@ static bool candidate(const rg_rnode *alt, const rg_event *ev) {
  * when the bytes at hand cannot tell yet. The first candidate that fits the whole value wins;
  * one that the input ends inside wins only when no later candidate could still fit. */
 static ck decide(const rg_reply_reader *rr, const call_ctx *c, const rg_rnode *oneof,
-                 const rg_event *ev, const rg_rnode **out) {
+                 const rg_event *ev, const rg_rnode *first, const rg_rnode **out) {
     const rg_rnode *nodes = rr->table->nodes;
-    const rg_rnode *const first = &nodes[oneof->child], *const end = first + oneof->nchildren;
+    const rg_rnode *const end = &nodes[oneof->child] + oneof->nchildren;
     const rg_rnode *open = NULL; /* a candidate the input ended inside */
     size_t n = 0;
     *out = NULL;
@@ -688,6 +688,11 @@ static void open_tuple(rg_reply_reader *rr, const rg_rnode *node, char *mem, con
     push(rr, F_TUPLE, node, ev)->mem = mem;
 }
 
+typedef enum { TRY_TOOK, TRY_FAILS, TRY_UNSURE } try_result;
+
+static try_result try_list(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *oneof,
+                           const rg_rnode *alt, char *mem, const rg_event *ev);
+
 static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, char *mem,
                   const rg_event *ev) {
     if (!(node->accept & RG_RA(ev->kind))) {
@@ -703,8 +708,17 @@ static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, 
     case RG_RS_TUPLE: open_tuple(rr, node, mem, &h); break;
     case RG_RS_OBJECT: push(rr, F_OBJECT, node, &h)->mem = mem; break;
     case RG_RS_ONEOF: {
-        const rg_rnode *alt = NULL;
-        if (decide(rr, c, node, ev, &alt) == CK_MORE) {
+        /* Lists of scalars are tried by decoding them (try_list), in order, while their
+         * elements rule them out; the rest are decided by the lookahead. */
+        const rg_rnode *alt = NULL, *from = &rr->table->nodes[node->child];
+        const rg_rnode *const end = from + node->nchildren;
+        for (; from < end; from++) {
+            if (!candidate(from, ev)) continue;
+            const try_result tr = try_list(rr, c, node, from, mem, ev);
+            if (tr == TRY_TOOK) return;
+            if (tr == TRY_UNSURE) break;
+        }
+        if (decide(rr, c, node, ev, from, &alt) == CK_MORE) {
             wait_for(rr, c, node, mem, ev);
             return;
         }
@@ -1467,33 +1481,36 @@ static bool close_fast(rg_reply_reader *rr, call_ctx *c, rg_event *last, bool *d
 /* Feeds a fast frame: RG_OK to go on, else what the decoder said. The event that completed the
  * reply, if any, is left in *last with *done set. unzeroed: the frame's items were carved
  * without zeroing (root_list), see zero_rest. */
+/* Runs the feeding loop of the fast frame f (the innermost) from its element f->i on, the state
+ * in *x; returns what the decoder said. */
+RG_FAST_INLINE rg_status feed_frame(rg_reply_reader *rr, const call_ctx *c, size_t len, size_t *pos,
+                                    const rg_rframe *f, fast_ctx *x) {
+    const rg_rnode *child = &rr->table->nodes[f->node->child];
+    const bool pairs = f->kind == F_PAIRS;
+    const fast_ctx y = {
+        child,
+        f->mem,
+        f->i,
+        f->n,
+        rr->direct ? 0 : (uintptr_t)c->base - (uintptr_t)c->buf - (uintptr_t)rr->start + 1,
+        f->node->elem_size,
+        {child[0].accept, child[pairs].accept},
+        {child[0].offset, child[pairs].offset},
+        pairs,
+        false,
+        {0}};
+    *x = y;
+    if (pairs && view_double(child)) return feed_view_double(rr, c, len, pos, x);
+    if (!views_only(child, pairs)) return feed_any(rr, c, len, pos, x);
+    if (pairs) return feed_view_pairs(rr, c, len, pos, x);
+    return feed_view_list(rr, c, len, pos, x);
+}
+
 static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t *pos,
                             rg_event *last, bool *done, bool unzeroed) {
     rg_rframe *f = &rr->stack[rr->depth - 1];
-    const rg_rnode *child = &rr->table->nodes[f->node->child];
-    const bool pairs = f->kind == F_PAIRS;
-    fast_ctx x = {child,
-                  f->mem,
-                  f->i,
-                  f->n,
-                  rr->direct ? 0
-                             : (uintptr_t)c->base - (uintptr_t)c->buf - (uintptr_t)rr->start + 1,
-                  f->node->elem_size,
-                  {child[0].accept, child[pairs].accept},
-                  {child[0].offset, child[pairs].offset},
-                  pairs,
-                  false,
-                  {0}};
-    rg_status st;
-    if (pairs && view_double(child)) {
-        st = feed_view_double(rr, c, len, pos, &x);
-    } else if (!views_only(child, pairs)) {
-        st = feed_any(rr, c, len, pos, &x);
-    } else if (pairs) {
-        st = feed_view_pairs(rr, c, len, pos, &x);
-    } else {
-        st = feed_view_list(rr, c, len, pos, &x);
-    }
+    fast_ctx x;
+    const rg_status st = feed_frame(rr, c, len, pos, f, &x);
     f->i = x.i;
     if (unzeroed && x.i < x.n) zero_rest(rr, f, x.i);
     if (st != RG_PAUSED) return st;
@@ -1514,6 +1531,74 @@ static rg_status fast_batch(rg_reply_reader *rr, call_ctx *c, size_t len, size_t
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+/* A oneof's first candidate alt, when it is a counted list of scalars (ZRANGE and ZREVRANGE over
+ * RESP2: the list of members), decoded at once by the fast loops, whose checks are the
+ * lookahead's (the same accept sets, scalar_misfit for the rest): the value is then read once
+ * rather than looked over and decoded again. TRY_TOOK: every element fit and is stored, alt is
+ * chosen, its frame open for its end. Otherwise everything is put back (the reader, the position,
+ * the storage, the frames, the result's member): TRY_FAILS when an element rules alt out
+ * (decide() then skips it), TRY_UNSURE when the loops stopped at what they do not judge (an
+ * attribute, a constant, the end of the input, malformed bytes) or were not tried. */
+static try_result try_list(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *oneof,
+                           const rg_rnode *alt, char *mem, const rg_event *ev) {
+    const rg_rnode *const nodes = rr->table->nodes, *const kv = &nodes[alt->child];
+    const bool pairs = alt->shape == RG_RS_PAIRS;
+    if (!c->pos || rr->each || rr->skipping || !mem || ev->u.i <= 0 || rr->depth >= RG_MAX_DEPTH ||
+        !(alt->accept & RG_RA(ev->kind)) || kv[0].shape != RG_RS_SCALAR ||
+        (alt->shape != RG_RS_ARRAY && !(pairs && kv[1].shape == RG_RS_SCALAR))) {
+        return TRY_UNSURE;
+    }
+    const size_t at = *c->pos;
+    /* flat RESP2 pairs: the first element must be a scalar (a header makes them RESP3 pairs) */
+    if (pairs && ev->kind != RG_EV_MAP &&
+        (ev->u.i % 2 || at >= c->len || !memchr("$+:,", c->buf[at], 4))) {
+        return TRY_UNSURE;
+    }
+    /* The loops touch the decoder's frames up to one below the list's (a header they stop
+     * at): only those are kept for the way back. */
+    const uint32_t frames = rr->rd.depth + 1 < RG_MAX_DEPTH ? rr->rd.depth + 1 : RG_MAX_DEPTH;
+    const size_t kept = offsetof(rg_reader, stack) + frames * sizeof(rg_frame);
+    rg_reader saved;
+    memcpy(&saved, &rr->rd, kept);
+    const size_t used = rr->used;
+    const uint32_t depth = rr->depth;
+    const uint64_t mark = rr->mark;
+    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, alt, ev);
+    f->field = mem + alt->offset;
+    f->pairs_mode = pairs; /* flat: a map, or an array whose first element is a scalar */
+    /* items the loops write whole need no zeroing: they all are written when alt is taken */
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    const bool covered =
+        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)alt->elem_size;
+    f->mem = covered && items <= UINT64_MAX / alt->elem_size ? carve(rr, items * alt->elem_size)
+                                                             : reserve_n(rr, items, alt->elem_size);
+    set_items(f->field, f->mem);
+    try_result r = TRY_UNSURE;
+    if (fast_frame(rr, f)) {
+        fast_ctx x;
+        const rg_status st = feed_frame(rr, c, c->len, c->pos, f, &x);
+        f->i = x.i;
+        if (st == RG_PAUSED && !x.has && x.i == x.n) {
+            rr->mark = rg_reader_offset(&rr->rd);
+            mem[oneof->offset] = (char)(alt - &nodes[oneof->child] + 1);
+            return TRY_TOOK;
+        }
+        double d;
+        if (x.has && x.held.kind != RG_EV_ATTR &&
+            scalar_misfit(pairs ? &kv[x.i & 1] : kv, &x.held, &d)) {
+            r = TRY_FAILS;
+        }
+    }
+    memcpy(&rr->rd, &saved, kept);
+    *c->pos = at;
+    rr->used = used;
+    rr->depth = depth;
+    rr->mark = mark;
+    set_items(mem + alt->offset, NULL);
+    set_count(mem + alt->offset, 0);
+    return r;
+}
 
 /* RESP3 pairs (ZRANGE WITHSCORES, HGETALL as pairs): a list of 2-element arrays, each of a short
  * member and a ',' double (or a short bulk: a score as text, or a view). */
@@ -1858,6 +1943,60 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
         }
     }
     return decode_general(rr, t, buf, len, pos, out, NULL);
+}
+
+/* Whole short '$' bulks for a root view, as many as come (at most n), each read exactly as
+ * rg_reply_quick_bulk reads one, with the position in a register and the reader's offset, value
+ * count and the reply's start stored once at the end. Returns the replies taken. */
+static size_t quick_bulks(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                          size_t *pos, char *out, size_t stride, size_t n) {
+    const rg_rnode *const root = &t->nodes[0];
+    if (n == 0 || *pos >= len || rr->active || rr->pending || rr->rd.depth != 0 ||
+        !rg_fast_ready(&rr->rd) || root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR ||
+        root->cval || !(root->accept & RG_RA(RG_EV_BULK))) {
+        return 0;
+    }
+    const char *const first = buf + *pos, *const e = buf + len;
+    const char *p = first, *last = first;
+    const uint64_t longest = rr->rd.fast_bulk_end;
+    out += root->offset;
+    size_t k = 0;
+    for (; k < n && e - p >= 6 && *p == '$'; k++) { /* 6: as rg_reply_quick_bulk */
+        const char *s;
+        uint64_t blen;
+        if (!short_bulk_head(p, &s, &blen) || blen >= longest || (size_t)(e - s) < blen + 2 ||
+            !rg_fast_crlf(s + blen)) {
+            break;
+        }
+        const rg_view v = {s, (size_t)blen};
+        memcpy(out, &v, sizeof v);
+        out += stride;
+        last = p;
+        p = s + blen + 2;
+    }
+    if (k) {
+        rr->start = rr->rd.offset + (uint64_t)(last - first);
+        rr->rd.offset += (uint64_t)(p - first);
+        rr->rd.values += k;
+        *pos += (size_t)(p - first);
+    }
+    return k;
+}
+
+rg_status rg_reply_decode_many(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out, size_t stride, size_t n, size_t *done) {
+    char *const items = out;
+    rg_status st = RG_OK;
+    size_t k = 0;
+    while (k < n) {
+        k += quick_bulks(rr, t, buf, len, pos, items + k * stride, stride, n - k);
+        if (k == n) break;
+        st = rg_reply_decode(rr, t, buf, len, pos, items + k * stride);
+        if (st != RG_OK) break;
+        k++;
+    }
+    *done = k;
+    return st;
 }
 
 rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,

@@ -244,6 +244,19 @@ static inline rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t,
     return rg_reply_decode_rest(rr, t, buf, len, pos, out);
 }
 
+/* Up to n consecutive replies of table t, as n calls of rg_reply_decode would decode them:
+ * reply k into the struct at (char *)out + k * stride (each of t->result_size bytes, stride at
+ * least that, caller-owned). Stops at the first call that would not return RG_OK and returns
+ * its status, with the reader, *pos and that reply's struct as that call leaves them (RG_PUSH,
+ * RG_NEED_MORE mid-reply: go on as after rg_reply_decode, the pending reply's struct being the
+ * one at index *done); RG_OK when all n were decoded. *done: the replies decoded with RG_OK.
+ * For pipelined one-value replies (GET): whole short bulks are read in one loop that keeps the
+ * position in a register; every other reply goes through rg_reply_decode. Views and storage as
+ * for rg_reply_decode: with storage set, each reply's arrays are carved from its start, so only
+ * the last reply's arrays survive (use n = 1, or callback mode, for lists). */
+rg_status rg_reply_decode_many(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
+                               size_t *pos, void *out, size_t stride, size_t n, size_t *done);
+
 /* rg_reply_decode for a push, after RG_PUSH: the push ('>') at the root is read as the
  * array that table t describes (typed push decoders are tables like any other). */
 rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,

@@ -2,6 +2,8 @@
  *
  *   ours          the generated table + rg_reply_decode into the typed result (views, int64,
  *                 doubles parsed), arrays in caller storage: no allocation
+ *   ours, 64 a call  the same with rg_reply_decode_many (pipelined GET replies, 64 results a
+ *                 call into an array)
  *   hiredis tree  redisReaderFeed + redisReaderGetReply building redisReply trees (then freed)
  *   hiredis null  the same with reader->fn = NULL: parsing only, no tree
  *   raw           the foundation decoder's fastest path on the same bytes: rg_feed_inline with a
@@ -13,7 +15,7 @@
  * table shows the median ns per reply over RUNS runs, hiredis / ours ratios, and allocations per
  * reply (counted by interposing malloc/calloc/realloc in this executable).
  *
- * Usage: bench_reply [RUNS [CASE]]   (default 31 runs; CASE 1-6 runs that case only, e.g. for a
+ * Usage: bench_reply [RUNS [CASE]]   (default 31 runs; CASE 1-7 runs that case only, e.g. for a
  * profile: valgrind --tool=callgrind bench_reply 1 2) */
 #include "bench_reply.h"
 
@@ -108,6 +110,7 @@ typedef struct bench_case {
     void (*make)(buf *);
     const rg_rtable *table;
     size_t elems; /* values per reply, to check the typed result */
+    size_t batch; /* 0: one rg_reply_decode a reply; else rg_reply_decode_many, batch a call */
 } bench_case;
 
 static char g_store[1 << 16];
@@ -144,6 +147,24 @@ RG_BENCH_NOINLINE static void ours(const bench_case *c, const buf *in) {
     for (int i = 0; i < REPLIES; i++) {
         if (rg_reply_decode(&rr, c->table, in->p, in->len, &pos, &out) != RG_OK) exit(2);
         g_check += result_count(c, &out);
+    }
+}
+
+/* Pipelined one-value replies (GET) decoded batch at a time into an array of results. */
+RG_BENCH_NOINLINE static void ours_many(const bench_case *c, const buf *in) {
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    bench_get_result out[64];
+    size_t pos = 0;
+    for (size_t left = REPLIES; left;) {
+        const size_t n = left < c->batch ? left : c->batch;
+        size_t done = 0;
+        if (rg_reply_decode_many(&rr, c->table, in->p, in->len, &pos, out, sizeof out[0], n,
+                                 &done) != RG_OK) {
+            exit(2);
+        }
+        g_check += done + out[n - 1].value.len;
+        left -= n;
     }
 }
 
@@ -209,7 +230,8 @@ static stat measure(const bench_case *c, const buf *in, int which, unsigned runs
         const uint64_t a0 = g_allocs;
         g_count_allocs = 1;
         const uint64_t t0 = now_ns();
-        if (which == 0) ours(c, in);
+        if (which == 0 && c->batch) ours_many(c, in);
+        if (which == 0 && !c->batch) ours(c, in);
         if (which == 1) hiredis(in, true);
         if (which == 2) hiredis(in, false);
         if (which == 3) raw(in);
@@ -228,12 +250,13 @@ int main(int argc, char **argv) {
     if (runs < 1 || runs > 256) runs = 31;
     const unsigned only = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 0;
     const bench_case cases[] = {
-        {"GET (32 B bulk)", reply_get, &bench_get_reply_table, 1},
-        {"MGET (100 keys)", reply_mget, &bench_mget_reply_table, 100},
-        {"HGETALL (100 fields)", reply_hgetall, &bench_hgetall_reply_table, 100},
-        {"LRANGE (100)", reply_mget, &bench_lrange_reply_table, 100},
-        {"ZRANGE WITHSCORES (100)", reply_zrange, &bench_zrange_reply_table, 100},
-        {"ZREVRANGE, oneof with lookahead (100)", reply_mget, &bench_zrevrange_reply_table, 0},
+        {"GET (32 B bulk)", reply_get, &bench_get_reply_table, 1, 0},
+        {"GET, 64 a call (rg_reply_decode_many)", reply_get, &bench_get_reply_table, 1, 64},
+        {"MGET (100 keys)", reply_mget, &bench_mget_reply_table, 100, 0},
+        {"HGETALL (100 fields)", reply_hgetall, &bench_hgetall_reply_table, 100, 0},
+        {"LRANGE (100)", reply_mget, &bench_lrange_reply_table, 100, 0},
+        {"ZRANGE WITHSCORES (100)", reply_zrange, &bench_zrange_reply_table, 100, 0},
+        {"ZREVRANGE, oneof of two lists (100)", reply_mget, &bench_zrevrange_reply_table, 0, 0},
     };
     printf("bench_reply: %d RESP2 replies per run, median of %u runs, ns per reply\n\n", REPLIES,
            runs);

@@ -899,12 +899,281 @@ static void long_lists(void **state) {
     }
 }
 
+/* ---- alternatives that are lists of scalars, tried by decoding them (try_list) ---- */
+
+typedef struct i64_list {
+    int64_t *items;
+    size_t count;
+} i64_list;
+
+typedef struct three_lists {
+    uint8_t which;
+    i64_list ints;
+    kd_list kd;
+    view_list views;
+} three_lists;
+
+/* ints, else flat pairs of a view and a double, else views: an element rules each out. */
+static const rg_rnode three_nodes[] = {
+    {.accept = RG_RA_ANY, .shape = RG_RS_ONEOF, .child = 1, .nchildren = 3},
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 4,
+     .nchildren = 1,
+     .offset = offsetof(three_lists, ints),
+     .elem_size = sizeof(int64_t)},
+    {.accept = RG_RA_PAIRS,
+     .shape = RG_RS_PAIRS,
+     .child = 5,
+     .nchildren = 2,
+     .offset = offsetof(three_lists, kd),
+     .elem_size = sizeof(kd)},
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 7,
+     .nchildren = 1,
+     .offset = offsetof(three_lists, views),
+     .elem_size = sizeof(rg_view)},
+    {.accept = RG_RA_INT, .shape = RG_RS_SCALAR, .store = RG_RT_I64},
+    {.accept = RG_RA_STR, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW, .offset = offsetof(kd, key)},
+    {.accept = RG_RA_DBL, .shape = RG_RS_SCALAR, .store = RG_RT_DBL, .offset = offsetof(kd, value)},
+    {.accept = RG_RA_STR | RG_RA_NULL, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW},
+};
+static const rg_rtable three_table = {"THREE", three_nodes, sizeof(three_lists)};
+
+/* The lists of the alternatives not chosen stay empty (a tried one is put back). */
+static void check_three(const three_lists *r, uint8_t which, size_t count) {
+    assert_int_equal(r->which, which);
+    const size_t counts[] = {r->ints.count, r->kd.count, r->views.count};
+    const void *const items[] = {r->ints.items, r->kd.items, r->views.items};
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(counts[k], k + 1 == which ? count : 0);
+        if (k + 1 != which) assert_null(items[k]);
+    }
+}
+
+static void check_three_ints(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 1, 3);
+    assert_int_equal(r->ints.items[0], 1);
+    assert_int_equal(r->ints.items[2], -3);
+}
+
+static void check_three_kd(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 2, 2);
+    assert_view(r->kd.items[0].key, "a");
+    assert_true(r->kd.items[0].value == 1.5);
+    assert_view(r->kd.items[1].key, "b");
+    assert_true(r->kd.items[1].value == -2.5);
+}
+
+static void check_three_kd_one(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 2, 1);
+    assert_view(r->kd.items[0].key, "a");
+    assert_true(r->kd.items[0].value == 1.5);
+}
+
+static void check_three_views(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 3, 4);
+    assert_view(r->views.items[0], "a");
+    assert_view(r->views.items[1], "1.5");
+    assert_null(r->views.items[2].ptr);
+    assert_view(r->views.items[3], "x");
+}
+
+static void check_three_views3(const void *p) {
+    const three_lists *r = p;
+    check_three(r, 3, 3);
+    assert_view(r->views.items[0], "a");
+    assert_view(r->views.items[2], "c");
+}
+
+static void oneof_lists(void **state) {
+    (void)state;
+    expect(&three_table, S("*3\r\n:1\r\n:2\r\n:-3\r\n"), RG_OK, check_three_ints);
+    /* the ints ruled out by the first element, the pairs taken */
+    expect(&three_table, S("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$4\r\n-2.5\r\n"), RG_OK,
+           check_three_kd);
+    expect(&three_table, S("*4\r\n+a\r\n,1.5\r\n+b\r\n#t\r\n"), RG_MISMATCH,
+           NULL); /* no pairs (a boolean score), no views (a double) */
+    expect(&three_table, S("%1\r\n$1\r\na\r\n,1.5\r\n"), RG_OK, check_three_kd_one);
+    /* the pairs ruled out by the last score, by a null key, by an odd count */
+    expect(&three_table, S("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$-1\r\n$1\r\nx\r\n"), RG_OK,
+           check_three_views);
+    expect(&three_table, S("*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"), RG_OK, check_three_views3);
+    /* the ints ruled out by their last element; nothing takes it */
+    expect(&three_table, S("*3\r\n:1\r\n:2\r\n$1\r\nx\r\n"), RG_MISMATCH, NULL);
+    expect(&three_table, S("*2\r\n:1\r\n-ERR x\r\n"), RG_MISMATCH, NULL);
+    /* an attribute inside: left to the lookahead */
+    expect(&three_table, S("*3\r\n:1\r\n|1\r\n+k\r\n+v\r\n:2\r\n:-3\r\n"), RG_OK, check_three_ints);
+    expect(&three_table,
+           S("*4\r\n$1\r\na\r\n|1\r\n+k\r\n+v\r\n$3\r\n1.5\r\n$1\r\nb\r\n$4\r\n-2.5\r\n"), RG_OK,
+           check_three_kd);
+    /* a nested list: no alternative */
+    expect(&three_table, S("*2\r\n:1\r\n*1\r\n:2\r\n"), RG_MISMATCH, NULL);
+    /* the next reply after each is read in step */
+    static const char two[] = "*2\r\n:1\r\n$1\r\nx\r\n*3\r\n:1\r\n:2\r\n:-3\r\n";
+    for (int m = 0; m < MODES; m++) {
+        rg_reply_reader rr;
+        conn c;
+        three_lists out;
+        conn_open(&c, &rr, (enum mode)m, S(two));
+        assert_int_equal(decode_one(&c, &rr, &three_table, &out), RG_MISMATCH);
+        assert_int_equal(decode_one(&c, &rr, &three_table, &out), RG_OK);
+        check_three_ints(&out);
+        conn_close(&c);
+    }
+}
+
+/* ---- rg_reply_decode_many against one rg_reply_decode per reply ---- */
+
+/* What a driver saw: each reply's status and value, and at each status other than RG_OK where
+ * the reader stood; two drivers that see the same bytes must log the same. */
+typedef struct many_log {
+    char text[16384];
+    size_t len;
+} many_log;
+
+static void log_add(many_log *lg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const int w = vsnprintf(lg->text + lg->len, sizeof lg->text - lg->len, fmt, ap);
+    va_end(ap);
+    assert_true(w >= 0 && (size_t)w < sizeof lg->text - lg->len);
+    lg->len += (size_t)w;
+}
+
+static void log_value(many_log *lg, const redis_get_result *r) {
+    if (!r->value.ptr) {
+        log_add(lg, "OK null;");
+    } else {
+        log_add(lg, "OK %zu:%.*s;", r->value.len, (int)(r->value.len > 8 ? 8 : r->value.len),
+                r->value.ptr);
+    }
+}
+
+static void log_state(many_log *lg, const rg_reply_reader *rr, rg_status st, size_t pos) {
+    const rg_reader *d = rg_reply_decoder(rr);
+    log_add(lg, "%s pos %zu start %llu off %llu values %llu;\n", rg_status_name(st), pos,
+            (unsigned long long)rg_reply_start(rr), (unsigned long long)rg_reader_offset(d),
+            (unsigned long long)rg_reader_values(d));
+}
+
+/* Decodes the stream, the first split bytes arriving first, one reply a call (batch 0) or
+ * batch replies a call with rg_reply_decode_many; pushes skipped. */
+static void many_drive(const char *bytes, size_t total, size_t split, size_t batch, many_log *lg) {
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    rg_reply_set_storage(&rr, storage, sizeof storage);
+    redis_get_result res[8];
+    size_t have = split, pos = 0, pend = 0;
+    lg->len = 0;
+    memset(res, 0xee, sizeof res);
+    for (int guard = 0; guard < 1000; guard++) {
+        rg_status st;
+        if (batch == 0) {
+            st = rg_reply_decode(&rr, &redis_get_reply_table, bytes, have, &pos, &res[0]);
+            if (st == RG_OK) log_value(lg, &res[0]);
+        } else {
+            /* a reply left pending (RG_NEED_MORE) goes on in the struct it began in */
+            size_t done = 99;
+            memset(res + pend + 1, 0xee, sizeof res - (pend + 1) * sizeof res[0]);
+            st = rg_reply_decode_many(&rr, &redis_get_reply_table, bytes, have, &pos, res + pend,
+                                      sizeof res[0], batch - pend, &done);
+            assert_true(done <= batch - pend);
+            assert_true(st == RG_OK ? done == batch - pend : done < batch - pend);
+            for (size_t k = 0; k < done; k++) log_value(lg, &res[pend + k]);
+            pend = st == RG_NEED_MORE ? pend + done : 0;
+        }
+        if (st == RG_OK) continue;
+        log_state(lg, &rr, st, pos);
+        if (st == RG_NEED_MORE) {
+            if (have == total) return;
+            have = total;
+        } else if (st == RG_PUSH) {
+            rg_status sk = rg_reply_skip(&rr, bytes, have, &pos);
+            if (sk == RG_NEED_MORE && have < total) {
+                have = total;
+                sk = rg_reply_skip(&rr, bytes, have, &pos);
+            }
+            log_state(lg, &rr, sk, pos);
+        } else if (rg_status_fatal(st)) {
+            return;
+        }
+    }
+    fail_msg("no end");
+}
+
+static void decode_many(void **state) {
+    (void)state;
+    static char stream[4096];
+    char *b = stream;
+    b += sprintf(b, "$3\r\nabc\r\n$0\r\n\r\n$-1\r\n_\r\n$2\r\nde\r\n-ERR x\r\n");
+    b += sprintf(b, ">2\r\n+message\r\n$1\r\nm\r\n$12\r\n0123456789ab\r\n:5\r\n+OK\r\n");
+    b += sprintf(b, "$1200\r\n");
+    memset(b, 'L', 1200);
+    b += 1200;
+    b += sprintf(b, "\r\n|1\r\n+k\r\n+v\r\n$1\r\na\r\n*1\r\n$1\r\nb\r\n$100\r\n");
+    memset(b, 'h', 100);
+    b += 100;
+    b += sprintf(b, "\r\n$1\r\nz\r\n$1\r\ny\r\n$1\r\nx\r\n$1\r\nw\r\n$1\r\nv\r\n");
+    const size_t good = (size_t)(b - stream);
+    sprintf(b, "$1\r\nu\r\n$x\r\n$1\r\nt\r\n"); /* a protocol error after one more */
+    const size_t ends[] = {good, strlen(stream)};
+    static many_log want, got;
+    for (size_t e = 0; e < 2; e++) {
+        for (size_t split = 0; split <= ends[e]; split++) {
+            many_drive(stream, ends[e], split, 0, &want);
+            for (size_t batch = 1; batch <= 8; batch += 3) {
+                many_drive(stream, ends[e], split, batch, &got);
+                if (got.len != want.len || memcmp(got.text, want.text, got.len) != 0) {
+                    fail_msg("end %zu split %zu batch %zu:\n%.*s\nwant\n%.*s", ends[e], split,
+                             batch, (int)got.len, got.text, (int)want.len, want.text);
+                }
+            }
+        }
+    }
+    /* the whole good stream: 15 values and the push skipped (RG_OK), an error, two mismatches */
+    many_drive(stream, good, good, 4, &got);
+    size_t oks = 0;
+    for (const char *q = got.text; (q = strstr(q, "OK ")) != NULL; q++) oks++;
+    assert_int_equal(oks, 16);
+    /* after RG_OK: the reader as after the last of n calls (the last reply's start) */
+    static const char abc[] = "$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n";
+    for (size_t n = 1; n <= 4; n++) {
+        rg_reply_reader one, many;
+        redis_get_result r[4];
+        size_t p1 = 0, p2 = 0, done = 0;
+        rg_reply_reader_init(&one, NULL);
+        rg_reply_reader_init(&many, NULL);
+        for (size_t k = 0; k < n; k++) {
+            assert_int_equal(rg_reply_decode(&one, &redis_get_reply_table, S(abc), &p1, r), RG_OK);
+        }
+        assert_int_equal(rg_reply_decode_many(&many, &redis_get_reply_table, S(abc), &p2, r,
+                                              sizeof r[0], n, &done),
+                         RG_OK);
+        assert_int_equal(done, n);
+        assert_int_equal(p1, p2);
+        assert_int_equal(rg_reply_start(&one), rg_reply_start(&many));
+        assert_int_equal(rg_reply_start(&many), 7 * (n - 1));
+        assert_int_equal(rg_reader_offset(rg_reply_decoder(&many)), 7 * n);
+        assert_int_equal(rg_reader_values(rg_reply_decoder(&many)), n);
+        assert_view(r[n - 1].value, (const char[]){(char)('a' + n - 1), 0});
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(no_crash),    cmocka_unit_test(alternatives), cmocka_unit_test(streamed),
-        cmocka_unit_test(size_query),  cmocka_unit_test(callbacks),    cmocka_unit_test(pushes),
-        cmocka_unit_test(get_path),    cmocka_unit_test(scores),       cmocka_unit_test(root_lists),
-        cmocka_unit_test(list_scores), cmocka_unit_test(long_lists),
+        cmocka_unit_test(no_crash),    cmocka_unit_test(alternatives),
+        cmocka_unit_test(streamed),    cmocka_unit_test(size_query),
+        cmocka_unit_test(callbacks),   cmocka_unit_test(pushes),
+        cmocka_unit_test(get_path),    cmocka_unit_test(scores),
+        cmocka_unit_test(root_lists),  cmocka_unit_test(list_scores),
+        cmocka_unit_test(long_lists),  cmocka_unit_test(oneof_lists),
+        cmocka_unit_test(decode_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
