@@ -1914,6 +1914,12 @@ static RG_NOINLINE rg_status root_list(rg_reply_reader *rr, const rg_rtable *t, 
  * decode_general. */
 rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
                                size_t *pos, void *out) {
+    /* The rest of a value rg_reply_skip left half-read belongs to no reply: read as one, its
+     * closing events would close frames the engine never opened. */
+    if (RG_FAST_RARE(rr->push_skip)) {
+        const rg_status st = rg_reply_skip(rr, buf, len, pos);
+        if (st != RG_OK) return st;
+    }
     const rg_rnode *const root = &t->nodes[0];
     const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
     /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
@@ -2012,7 +2018,7 @@ rg_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t
     for (;;) {
         const rg_status st = rg_next(&rr->rd, buf, len, pos, &ev);
         rr->start = rg_reader_offset(&rr->rd); /* nothing before *pos is needed */
-        if (st == RG_NEED_MORE) return RG_NEED_MORE;
+        rr->push_skip = st == RG_NEED_MORE;
         if (st != RG_OK) return st;
         if (ev.complete) return RG_OK;
     }

@@ -1165,6 +1165,27 @@ static void decode_many(void **state) {
     }
 }
 
+/* A decode called while rg_reply_skip still waits for the rest of a push (misuse, but a client
+ * must not crash on it): the push is finished first, then the reply is read. It once read the
+ * push's end as the reply's and closed a frame it never opened. */
+static void decode_after_half_skip(void **state) {
+    (void)state;
+    static const char stream[] = MESSAGE_PUSH ":7\r\n";
+    const size_t half = strlen(MESSAGE_PUSH) / 2;
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    rg_reply_set_storage(&rr, storage, sizeof storage);
+    size_t pos = 0;
+    assert_int_equal(rg_reply_skip(&rr, stream, half, &pos), RG_NEED_MORE);
+    redis_incr_result incr;
+    assert_int_equal(rg_reply_decode(&rr, &redis_incr_reply_table, stream, half, &pos, &incr),
+                     RG_NEED_MORE);
+    assert_int_equal(
+        rg_reply_decode(&rr, &redis_incr_reply_table, stream, strlen(stream), &pos, &incr), RG_OK);
+    assert_int_equal(incr.value, 7);
+    assert_int_equal(pos, strlen(stream));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_crash),    cmocka_unit_test(alternatives),
@@ -1173,7 +1194,7 @@ int main(void) {
         cmocka_unit_test(get_path),    cmocka_unit_test(scores),
         cmocka_unit_test(root_lists),  cmocka_unit_test(list_scores),
         cmocka_unit_test(long_lists),  cmocka_unit_test(oneof_lists),
-        cmocka_unit_test(decode_many),
+        cmocka_unit_test(decode_many), cmocka_unit_test(decode_after_half_skip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
