@@ -834,19 +834,21 @@ local function flag_macros(model)
 end
 
 -- One X(...) entry of the command list.
-local function x_entry(cm, flag_macro)
+local function x_entry(cm, flag_macro, last)
     local flags = {}
     for _, f in ipairs(cm.flags) do flags[#flags + 1] = flag_macro[f] end
     return layout.macro_entry("    X(", { cm.id, cm.ID, '"' .. resp.c_escape(cm.name) .. '"',
-        tostring(cm.arity) }, #flags > 0 and flags or { "0" })
+        tostring(cm.arity) }, #flags > 0 and flags or { "0" }, last)
 end
 
 local function command_list(model)
     local flag_macro = {}
     for _, f in ipairs(model.flags) do flag_macro[f.name] = f.macro end
     local lines = { "#define " .. model.PREFIX .. "_COMMANDS(X)" }
-    for _, cm in ipairs(model.commands) do
-        for _, l in ipairs(x_entry(cm, flag_macro)) do lines[#lines + 1] = l end
+    for i, cm in ipairs(model.commands) do
+        for _, l in ipairs(x_entry(cm, flag_macro, i == #model.commands)) do
+            lines[#lines + 1] = l
+        end
     end
     lines = layout.continued(lines)
     return layout.comment(0, "Every command, sorted by name (bytes of the upper case): " ..

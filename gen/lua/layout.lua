@@ -484,9 +484,10 @@ end
 -- One entry "X(a, b, ..., t1 | t2 | ...)" of a multi-line macro, leaving room for the " \" that
 -- ends each line: the arguments packed after `lead` ("    X(") and aligned under the first; the
 -- last one, the terms joined by " | ", on that line when it fits, else from the next, broken
--- after a '|' with the continuations one indent further. Returns the lines.
-function M.macro_entry(lead, args, terms)
-    local room, col = M.LIMIT - 2, #lead
+-- after a '|' with the continuations one indent further. The macro's last entry (last) ends
+-- without a backslash, so it has the whole line. Returns the lines.
+function M.macro_entry(lead, args, terms, last)
+    local room, col = last and M.LIMIT or M.LIMIT - 2, #lead
     local lines, cur = {}, lead .. args[1] .. ","
     for i = 2, #args do
         local piece = args[i] .. ","
