@@ -37,6 +37,16 @@ function(compare_dirs expected actual)
   endforeach()
 endfunction()
 
+# Fails unless clang-format (CLANG_FORMAT, found by the caller) would leave the files as they are.
+function(check_format)
+  execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
+                          "--style=file:${SOURCE_DIR}/.clang-format" ${ARGN}
+                  RESULT_VARIABLE r ERROR_VARIABLE e)
+  if(NOT r EQUAL 0)
+    fail("clang-format finds generated code it would change:\n${e}")
+  endif()
+endfunction()
+
 string(REPLACE "|" ";" SPECS "${SPECS}")
 
 if(MODE STREQUAL "golden")
@@ -292,12 +302,7 @@ elseif(MODE STREQUAL "format")
   # A long prefix makes signatures, calls, macros and tables wrap.
   generate("${WORK}/long" --client --prefix a_rather_long_prefix_to_test_wrapping ${SPECS})
   file(GLOB files "${WORK}/src/*" "${WORK}/ho/*" "${WORK}/long/*")
-  execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
-                          "--style=file:${SOURCE_DIR}/.clang-format" ${files}
-                  RESULT_VARIABLE r ERROR_VARIABLE e)
-  if(NOT r EQUAL 0)
-    fail("clang-format finds generated code it would change:\n${e}")
-  endif()
+  check_format(${files})
 
 elseif(MODE STREQUAL "prefix_headers")
   # The Redis set's headers with prefixes of everyday lengths: the command list's last X entry
@@ -315,12 +320,7 @@ elseif(MODE STREQUAL "prefix_headers")
     file(GLOB h "${WORK}/${prefix}/*.h")
     list(APPEND files ${h})
   endforeach()
-  execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
-                          "--style=file:${SOURCE_DIR}/.clang-format" ${files}
-                  RESULT_VARIABLE r ERROR_VARIABLE e)
-  if(NOT r EQUAL 0)
-    fail("clang-format finds generated code it would change:\n${e}")
-  endif()
+  check_format(${files})
 
 elseif(MODE STREQUAL "long_prefix")
   # The longest prefix respgen accepts (naming.PREFIX_MAX, 40), on every part: the encoders
@@ -343,12 +343,7 @@ elseif(MODE STREQUAL "long_prefix")
   find_program(CLANG_FORMAT NAMES clang-format)
   if(CLANG_FORMAT)
     file(GLOB files "${WORK}/src/*" "${WORK}/iov/*" "${WORK}/ho/*")
-    execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
-                            "--style=file:${SOURCE_DIR}/.clang-format" ${files}
-                    RESULT_VARIABLE r ERROR_VARIABLE e)
-    if(NOT r EQUAL 0)
-      fail("clang-format finds generated code it would change:\n${e}")
-    endif()
+    check_format(${files})
   else()
     message("clang-format not found: layout not checked")
   endif()
