@@ -27,14 +27,17 @@ extern "C" {
 #endif
 
 /* The general path (any options) of a generated command that also has a fixed-shape path for
- * opts == NULL (SET k v against SET k v EX 100 NX): out of line, so that the fast path saves no
- * registers, and cold, so that the compiler optimises it for size (in gcc, -Os for that function,
- * and .text.unlikely). Why: those 105 functions were most of the full Redis set's code and compile
- * time (docs/bench-encoder.md: redis.c 3.4 -> 2.8 s of gcc -O2, 213 -> 167 KB). The cost: an
- * option request takes about 10% more instructions (SET k v EX 100: see the same page), and the
- * branch to the path is marked unlikely. For full speed on option paths, define it before
- * including the generated header, e.g. compile the generated .c with -DRG_OPTS_PATH=RG_NOINLINE
- * (out of line, not cold). Commands with options but no fixed-shape path keep their code hot. */
+ * opts == NULL (SET k v, against SET k v EX 100 NX), _try_opts: out of line, so that the fast path
+ * saves no registers, and cold, so that gcc compiles it for size (it then inlines few helpers)
+ * and places it in .text.unlikely. Why: those 106 functions were most of the full Redis set's
+ * code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8 ->
+ * 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). The cost, under gcc: a request with
+ * options takes 1.3x the instructions and 1.5x the time (SET k v EX 100: 353 -> 472 instructions,
+ * 15 -> 22 ns); clang still inlines into cold functions, and costs nothing measurable. For full
+ * speed on option paths, compile the generated .c with -DRG_OPTS_PATH=RG_NOINLINE (out of line,
+ * not cold), or define RG_OPTS_PATH before including rg_enc.h. Commands with options but no
+ * fixed-shape path keep their one _try_encode hot: it is their only path (cold: another 0.1 s
+ * and 12 KB less). */
 #ifndef RG_OPTS_PATH
 #if defined(__GNUC__) || defined(__clang__)
 #define RG_OPTS_PATH __attribute__((noinline, cold))
@@ -350,10 +353,10 @@ static inline void rg_meas_double(rg_meas *m, double v) {
  * check (a view's length, and ptr - 1: all ones for NULL), and a request whose hi exceeds
  * RG_FIX_VIEW_MAX (a view {NULL, n > 0}, a longer view, a NaN, a string past its max_len) takes
  * the command's general path, which refuses or encodes it as before. Nothing is refused here, so
- * the bound changes no result. bench/enc E1: the wrap checks and the flag cost 8 instructions a
- * request. (Pointers at or above 2^61, tagged ones, or on 32-bit targets those above 512 MiB, also
- * take the general path: correct, slower. The generator uses this path for at most
- * RG_FIX_VIEWS_MAX views.) */
+ * the bound changes no result. bench/enc E1: the wrap checks and the flag cost 7 instructions a
+ * request (154 -> 147). (On 64-bit targets ptr - 1 joins the length in one test: pointers at or
+ * above 2^61, tagged ones, also take the general path: correct, slower. 32-bit targets test NULL
+ * apart. The generator uses this path for at most RG_FIX_VIEWS_MAX views.) */
 #define RG_FIX_VIEW_MAX  (SIZE_MAX / 8)
 #define RG_FIX_VIEWS_MAX 7
 
@@ -366,7 +369,11 @@ static inline void rg_fix_start(rg_fix *f, size_t bytes) {
     *f = (rg_fix){.bytes = bytes};
 }
 static inline void rg_fix_view(rg_fix *f, rg_view v) {
+#if UINTPTR_MAX > 0xffffffffu
     f->hi |= ((uintptr_t)v.ptr - 1) | v.len;
+#else
+    f->hi |= v.len | (v.ptr || !v.len ? 0 : SIZE_MAX);
+#endif
     f->bytes += rg_bulk_size(v.len);
 }
 static inline void rg_fix_view_max(rg_fix *f, rg_view v, size_t max_len) {
