@@ -662,9 +662,10 @@ end
 -- registers (bench/enc/bench_gen.c, E1: 8.1 -> 7.3 ns, 163 -> 152 instructions).
 local SINGLE_WORD = { view = true, i64 = true, dbl = true, enum = true }
 
--- At most this many views (RG_FIX_VIEWS_MAX, rg_enc.h), and no enum, and the fixed-shape path
--- sums their sizes unchecked (rg_fix): a plain sum, the rare views it cannot take (NULL, longer
--- than RG_FIX_VIEW_MAX) going to the general path. bench/enc E1: -8 instructions.
+-- At most this many views (RG_FIX_VIEWS_MAX, rg_enc.h), and no enum (its measure function takes
+-- an rg_meas), and the fixed-shape path sums their sizes unchecked (rg_fix): a plain sum, the
+-- rare views it cannot take (NULL, longer than RG_FIX_VIEW_MAX) going to the general path.
+-- bench/enc E1: 154 -> 147 instructions.
 local FIX_VIEWS_MAX = 7
 
 -- The fixed-shape path's sum of a view, an integer, a double (unchecked: rg_fix).
@@ -728,7 +729,36 @@ local function short_return(n)
     return { t = "if", cond = n .. " == 0 || " .. n .. " > cap", body = { text("return n;") } }
 end
 
-local checked_path, fix_path
+-- The fixed-shape path with the checked sum (rg_meas): enums, or more views than rg_fix takes.
+local function checked_path(plain, ops)
+    local enc = plain_measure(plain, ops)
+    enc[#enc + 1] = call("const size_t n = ", ops:rt("meas_total"), { "&m" })
+    enc[#enc + 1] = short_return("n")
+    ops:with("&m", "NULL"):put(plain.ops, 2 * IND, enc)
+    enc[#enc + 1] = text("return n;")
+    return { t = "if", cond = "!opts", body = enc }
+end
+
+-- The fixed-shape path with the plain sum (rg_fix): taken when no argument needs a check,
+-- else the general path after it decides.
+local function fix_path(plain, ops)
+    local body = { PLAIN_NOTE, text("rg_fix f;"), call("", "rg_fix_start", { "&f", plain.fixed }) }
+    local checked = false
+    for _, o in ipairs(plain.ops) do
+        if FIX[o.op] then body[#body + 1] = FIX[o.op](o) end
+        checked = checked or o.op == "view" or o.op == "dbl"
+    end
+    local enc = { text("const size_t n = f.bytes;"),
+        { t = "if", cond = "n > cap", body = { text("return n;") } } }
+    ops:with("&m", "NULL"):put(plain.ops, (checked and 3 or 2) * IND, enc)
+    enc[#enc + 1] = text("return n;")
+    if checked then
+        body[#body + 1] = { t = "if", cond = "rg_fix_ok(&f)", body = enc }
+    else
+        for _, st in ipairs(enc) do body[#body + 1] = st end
+    end
+    return { t = "if", cond = "!opts", body = body }
+end
 
 -- _try_encode: the one function per command that measures and writes, so that _size, _encode and
 -- _append share one copy of the measure and put code (they were five copies, one per entry point,
@@ -762,37 +792,6 @@ local function write_def(cm, ops, lead, plain, split)
             fast,
             call("return ", opts_fn, concat({ "dst", "cap" }, arg_names(cm))),
         })
-end
-
--- The fixed-shape path with the checked sum (rg_meas): enums, or more views than rg_fix takes.
-checked_path = function(plain, ops)
-    local enc = plain_measure(plain, ops)
-    enc[#enc + 1] = call("const size_t n = ", ops:rt("meas_total"), { "&m" })
-    enc[#enc + 1] = short_return("n")
-    ops:with("&m", "NULL"):put(plain.ops, 2 * IND, enc)
-    enc[#enc + 1] = text("return n;")
-    return { t = "if", cond = "!opts", body = enc }
-end
-
--- The fixed-shape path with the plain sum (rg_fix): taken when no argument needs a check,
--- else the general path after it decides.
-fix_path = function(plain, ops)
-    local body = { PLAIN_NOTE, text("rg_fix f;"), call("", "rg_fix_start", { "&f", plain.fixed }) }
-    local checked = false
-    for _, o in ipairs(plain.ops) do
-        if FIX[o.op] then body[#body + 1] = FIX[o.op](o) end
-        checked = checked or o.op == "view" or o.op == "dbl"
-    end
-    local enc = { text("const size_t n = f.bytes;"),
-        { t = "if", cond = "n > cap", body = { text("return n;") } } }
-    ops:with("&m", "NULL"):put(plain.ops, (checked and 3 or 2) * IND, enc)
-    enc[#enc + 1] = text("return n;")
-    if checked then
-        body[#body + 1] = { t = "if", cond = "rg_fix_ok(&f)", body = enc }
-    else
-        for _, st in ipairs(enc) do body[#body + 1] = st end
-    end
-    return { t = "if", cond = "!opts", body = body }
 end
 
 -- The iovec form (--iov): three more entry points, each measuring again.

@@ -136,10 +136,13 @@ function M.call(s)
     end
     -- An attribute macro in the return type ("static RG_NOINLINE size_t", "static RG_OPTS_PATH
     -- size_t") hides the declaration from clang-format 14: where the return type alone on its
-    -- line would leave parameters on two or more lines, it breaks after the '(' instead.
+    -- line would take more lines than a break after the '(', it breaks after the '(' instead
+    -- (with as many, it keeps the return type alone).
     local attr = s.lead:find("RG_NOINLINE", 1, true) or s.lead:find("RG_OPTS_PATH", 1, true)
     local rt_open = s.decl and attr and candidates[4]
-    if rt_open and best == candidates[2] and #best.lines >= 3 then best = rt_open end
+    if rt_open and best == candidates[2] and #best.lines >= 3 and #best.lines > #rt_open.lines then
+        best = rt_open
+    end
     return best and table.concat(best.lines, "\n") or one
 end
 
