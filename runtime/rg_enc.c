@@ -62,6 +62,15 @@ char *rg_put_i64(char *dst, int64_t v) {
     return rg_put_u64(dst + 1, 0 - (uint64_t)v);
 }
 
+size_t rg_u64_len_long(uint64_t v) {
+    size_t n = 1;
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
 /* ---- RESP pieces (the per-argument ones are inline in rg_enc.h) ---------------------------- */
 
 char *rg_put_bulk_i64(char *dst, int64_t v) {

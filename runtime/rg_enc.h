@@ -26,6 +26,26 @@ extern "C" {
 #define RG_NOINLINE
 #endif
 
+/* The general path (any options) of a generated command that also has a fixed-shape path for
+ * opts == NULL (SET k v, against SET k v EX 100 NX), _try_opts: out of line, so that the fast path
+ * saves no registers, and cold, so that gcc compiles it for size (it then inlines few helpers)
+ * and places it in .text.unlikely. Why: those 106 functions were most of the full Redis set's
+ * code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8 ->
+ * 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). The cost, under gcc: a request with
+ * options takes 1.3x the instructions and 1.5x the time (SET k v EX 100: 353 -> 472 instructions,
+ * 15 -> 22 ns); clang still inlines into cold functions, and costs nothing measurable. For full
+ * speed on option paths, compile the generated .c with -DRG_OPTS_PATH=RG_NOINLINE (out of line,
+ * not cold), or define RG_OPTS_PATH before including rg_enc.h. Commands with options but no
+ * fixed-shape path keep their one _try_encode hot: it is their only path (cold: another 0.1 s
+ * and 12 KB less). */
+#ifndef RG_OPTS_PATH
+#if defined(__GNUC__) || defined(__clang__)
+#define RG_OPTS_PATH __attribute__((noinline, cold))
+#else
+#define RG_OPTS_PATH
+#endif
+#endif
+
 /* Longest decimal int64 ("-9223372036854775808"). */
 #define RG_I64_MAX_LEN 20
 /* Longest double as rg_fmt_double writes it ("-2.2250738585072014e-308"). */
@@ -37,14 +57,13 @@ extern "C" {
  * division, no memory access. A count-leading-zeros plus power-of-ten table variant was measured
  * (gcc 12 and clang 14, -O2): 15% faster on 20-digit values, but 10-35% slower below 10000 and
  * 3.5x slower per argument in rg_argv_size, so this stays. (rg_fmt_double uses the clz form
- * internally for its 15-17 digit significands.) */
+ * internally for its 15-17 digit significands.) From 10000 on, the division loop is out of line:
+ * inline, every encoder kept its constant and registers for it (bench/enc: E1 160 -> 154,
+ * E3 1,150 -> 1,097, E4 10,153 -> 9,946 instructions a request). */
+size_t rg_u64_len_long(uint64_t v); /* rg_u64_len for v >= 10000 */
 static inline size_t rg_u64_len(uint64_t v) {
-    size_t n = 1;
-    while (v >= 10000) {
-        v /= 10000;
-        n += 4;
-    }
-    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+    if (v >= 10000) return rg_u64_len_long(v);
+    return 1 + (size_t)(v >= 10) + (v >= 100) + (v >= 1000);
 }
 
 /* Characters of v in decimal, sign included. */
@@ -325,6 +344,54 @@ static inline void rg_meas_double(rg_meas *m, double v) {
     m->bad |= v != v;
     rg_meas_add(m, rg_bulk_double_size(v));
 }
+/* ---- the fixed-shape path: a command's single-word arguments, opts == NULL --------------------
+ * Its words and array header are constants; what varies is the size of its few views and numbers.
+ * Views of at most RG_FIX_VIEW_MAX bytes (SIZE_MAX / 8: 2^61 - 1 on 64-bit targets, 512 MiB - 1
+ * on 32-bit ones, where Redis' own proto-max-bulk-len is 512 MiB by default) cannot make the sum
+ * wrap: RG_FIX_VIEWS_MAX of them, each at most RG_FIX_VIEW_MAX + 25 bytes, plus numbers and the
+ * constant words stay below SIZE_MAX. So the sum is a plain sum; hi collects what would need a
+ * check (a view's length, and ptr - 1: all ones for NULL), and a request whose hi exceeds
+ * RG_FIX_VIEW_MAX (a view {NULL, n > 0}, a longer view, a NaN, a string past its max_len) takes
+ * the command's general path, which refuses or encodes it as before. Nothing is refused here, so
+ * the bound changes no result. bench/enc E1: the wrap checks and the flag cost 7 instructions a
+ * request (154 -> 147). (On 64-bit targets ptr - 1 joins the length in one test: pointers at or
+ * above 2^61, tagged ones, also take the general path: correct, slower. 32-bit targets test NULL
+ * apart. The generator uses this path for at most RG_FIX_VIEWS_MAX views.) */
+#define RG_FIX_VIEW_MAX  (SIZE_MAX / 8)
+#define RG_FIX_VIEWS_MAX 7
+
+typedef struct rg_fix {
+    size_t bytes;
+    size_t hi;
+} rg_fix;
+
+static inline void rg_fix_start(rg_fix *f, size_t bytes) {
+    *f = (rg_fix){.bytes = bytes};
+}
+static inline void rg_fix_view(rg_fix *f, rg_view v) {
+#if UINTPTR_MAX > 0xffffffffu
+    f->hi |= ((uintptr_t)v.ptr - 1) | v.len;
+#else
+    f->hi |= v.len | (v.ptr || !v.len ? 0 : SIZE_MAX);
+#endif
+    f->bytes += rg_bulk_size(v.len);
+}
+static inline void rg_fix_view_max(rg_fix *f, rg_view v, size_t max_len) {
+    f->hi |= v.len > max_len ? SIZE_MAX : 0;
+    rg_fix_view(f, v);
+}
+static inline void rg_fix_i64(rg_fix *f, int64_t v) {
+    f->bytes += rg_bulk_i64_size(v);
+}
+static inline void rg_fix_double(rg_fix *f, double v) {
+    f->hi |= v != v ? SIZE_MAX : 0;
+    f->bytes += rg_bulk_double_size(v);
+}
+/* Whether the request takes the fixed-shape path: then f->bytes is its size. */
+static inline bool rg_fix_ok(const rg_fix *f) {
+    return f->hi <= RG_FIX_VIEW_MAX;
+}
+
 /* A constant bulk chosen at run time; a NULL one is a choice outside its enum. */
 static inline void rg_meas_bulk(rg_meas *m, rg_view bulk) {
     if (!bulk.ptr) m->bad = true;

@@ -662,9 +662,27 @@ end
 -- registers (bench/enc/bench_gen.c, E1: 8.1 -> 7.3 ns, 163 -> 152 instructions).
 local SINGLE_WORD = { view = true, i64 = true, dbl = true, enum = true }
 
+-- At most this many views (RG_FIX_VIEWS_MAX, rg_enc.h), and no enum (its measure function takes
+-- an rg_meas), and the fixed-shape path sums their sizes unchecked (rg_fix): a plain sum, the
+-- rare views it cannot take (NULL, longer than RG_FIX_VIEW_MAX) going to the general path.
+-- bench/enc E1: 154 -> 147 instructions.
+local FIX_VIEWS_MAX = 7
+
+-- The fixed-shape path's sum of a view, an integer, a double (unchecked: rg_fix).
+local FIX = {
+    view = function(o)
+        if o.arg.max_len then
+            return call("", "rg_fix_view_max", { "&f", value_of(o), tostring(o.arg.max_len) })
+        end
+        return call("", "rg_fix_view", { "&f", value_of(o) })
+    end,
+    i64 = function(o) return call("", "rg_fix_i64", { "&f", i64_of(o) }) end,
+    dbl = function(o) return call("", "rg_fix_double", { "&f", value_of(o) }) end,
+}
+
 local function plain_ops(cm)
     if not cm.has_opts then return nil end
-    local ops, argc, extra = {}, 0, 0
+    local ops, argc, extra, views, enums = {}, 0, 0, 0, 0
     for _, o in ipairs(cm.ops) do
         if not reads_opts(o) then
             if o.when_no_opts then
@@ -683,6 +701,8 @@ local function plain_ops(cm)
                 end
             elseif SINGLE_WORD[o.op] then
                 argc = argc + 1
+                views = views + (o.op == "view" and 1 or 0)
+                enums = enums + (o.op == "enum" and 1 or 0)
                 ops[#ops + 1] = o
             else
                 return nil
@@ -691,7 +711,8 @@ local function plain_ops(cm)
     end
     local header = resp.array_header(argc)
     ops[1] = { op = "lit", bytes = header .. ops[1].bytes, argc = ops[1].argc }
-    return { ops = ops, argc = argc, fixed = cm.MACRO .. "_FIXED_SIZE + " .. #header + extra }
+    return { ops = ops, argc = argc, fixed = cm.MACRO .. "_FIXED_SIZE + " .. #header + extra,
+        unchecked = enums == 0 and views <= FIX_VIEWS_MAX }
 end
 
 local PLAIN_NOTE = text("/* Without options the words are fixed, and so is the array header. */")
@@ -706,6 +727,37 @@ end
 -- What _try_encode does when the request does not fit: returns its size without writing.
 local function short_return(n)
     return { t = "if", cond = n .. " == 0 || " .. n .. " > cap", body = { text("return n;") } }
+end
+
+-- The fixed-shape path with the checked sum (rg_meas): enums, or more views than rg_fix takes.
+local function checked_path(plain, ops)
+    local enc = plain_measure(plain, ops)
+    enc[#enc + 1] = call("const size_t n = ", ops:rt("meas_total"), { "&m" })
+    enc[#enc + 1] = short_return("n")
+    ops:with("&m", "NULL"):put(plain.ops, 2 * IND, enc)
+    enc[#enc + 1] = text("return n;")
+    return { t = "if", cond = "!opts", body = enc }
+end
+
+-- The fixed-shape path with the plain sum (rg_fix): taken when no argument needs a check,
+-- else the general path after it decides.
+local function fix_path(plain, ops)
+    local body = { PLAIN_NOTE, text("rg_fix f;"), call("", "rg_fix_start", { "&f", plain.fixed }) }
+    local checked = false
+    for _, o in ipairs(plain.ops) do
+        if FIX[o.op] then body[#body + 1] = FIX[o.op](o) end
+        checked = checked or o.op == "view" or o.op == "dbl"
+    end
+    local enc = { text("const size_t n = f.bytes;"),
+        { t = "if", cond = "n > cap", body = { text("return n;") } } }
+    ops:with("&m", "NULL"):put(plain.ops, (checked and 3 or 2) * IND, enc)
+    enc[#enc + 1] = text("return n;")
+    if checked then
+        body[#body + 1] = { t = "if", cond = "rg_fix_ok(&f)", body = enc }
+    else
+        for _, st in ipairs(enc) do body[#body + 1] = st end
+    end
+    return { t = "if", cond = "!opts", body = body }
 end
 
 -- _try_encode: the one function per command that measures and writes, so that _size, _encode and
@@ -725,20 +777,17 @@ local function write_def(cm, ops, lead, plain, split)
         text("return n;"),
     }
     if not plain then return func(lead, cm.fn .. "_try_encode", params, general) end
-    local enc = plain_measure(plain, ops)
-    enc[#enc + 1] = call("const size_t n = ", ops:rt("meas_total"), { "&m" })
-    enc[#enc + 1] = short_return("n")
-    ops:with("&m", "NULL"):put(plain.ops, 2 * IND, enc)
-    enc[#enc + 1] = text("return n;")
-    local fast = { t = "if", cond = "!opts", body = enc }
+    local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
     if not split then
         return func(lead, cm.fn .. "_try_encode", params, concat({ fast }, general))
     end
     -- The general path out of line: inlined, the registers it needs were saved on the fast path
-    -- too (bench/enc E1: 5.3 -> 4.9 ns, 158 -> 152 instructions).
+    -- too (bench/enc E1: 5.3 -> 4.9 ns, 158 -> 152 instructions). And cold by default
+    -- (RG_OPTS_PATH, rg_enc.h): these functions were most of redis.c's code and compile time.
     local opts_fn = cm.fn .. "_try_opts"
-    return layout.comment(0, "With options: what _try_encode does for any command.") .. "\n" ..
-        func("static RG_NOINLINE size_t ", opts_fn, params, general) .. "\n\n" ..
+    return layout.comment(0,
+        "With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h).") .. "\n" ..
+        func("static RG_OPTS_PATH size_t ", opts_fn, params, general) .. "\n\n" ..
         func(lead, cm.fn .. "_try_encode", params, {
             fast,
             call("return ", opts_fn, concat({ "dst", "cap" }, arg_names(cm))),

@@ -134,11 +134,15 @@ function M.call(s)
     if rt_flat and #rt_flat.lines == 2 and best == candidates[1] and #best.lines >= 3 then
         best = rt_flat
     end
-    -- An attribute macro in the return type ("static RG_NOINLINE size_t") hides the declaration
-    -- from clang-format 14: where the return type alone on its line would leave parameters on
-    -- two or more lines, it breaks after the '(' instead.
-    local rt_open = s.decl and s.lead:find("RG_NOINLINE", 1, true) and candidates[4]
-    if rt_open and best == candidates[2] and #best.lines >= 3 then best = rt_open end
+    -- An attribute macro in the return type ("static RG_NOINLINE size_t", "static RG_OPTS_PATH
+    -- size_t") hides the declaration from clang-format 14: where the return type alone on its
+    -- line would take more lines than a break after the '(', it breaks after the '(' instead
+    -- (with as many, it keeps the return type alone).
+    local attr = s.lead:find("RG_NOINLINE", 1, true) or s.lead:find("RG_OPTS_PATH", 1, true)
+    local rt_open = s.decl and attr and candidates[4]
+    if rt_open and best == candidates[2] and #best.lines >= 3 and #best.lines > #rt_open.lines then
+        best = rt_open
+    end
     return best and table.concat(best.lines, "\n") or one
 end
 

@@ -188,6 +188,32 @@ static void infinities_encode(void **state) {
             scores, 1, NULL);
 }
 
+/* The fixed-shape path (SET without options) sums the sizes of views of at most RG_FIX_VIEW_MAX
+ * bytes without a wrap check; a longer view takes the general path, which measures it exactly
+ * or refuses a sum that would wrap. Sizes only: no byte is read. */
+static void long_views(void **state) {
+    (void)state;
+    static const char byte = 'x';
+    const rg_view at = {&byte, RG_FIX_VIEW_MAX}, past = {&byte, RG_FIX_VIEW_MAX + 1};
+    const rg_view half = {&byte, SIZE_MAX / 2};
+    const size_t head = sizeof "*3\r\n$3\r\nSET\r\n" - 1;
+    assert_int_equal(example_set_size(at, at, NULL), head + 2 * rg_bulk_size(RG_FIX_VIEW_MAX));
+    assert_int_equal(example_set_size(past, RG_LIT("v"), NULL),
+                     head + rg_bulk_size(RG_FIX_VIEW_MAX + 1) + rg_bulk_size(1));
+    assert_int_equal(example_set_size(half, RG_LIT("v"), NULL),
+                     head + rg_bulk_size(SIZE_MAX / 2) + rg_bulk_size(1));
+    /* Too long for any buffer: nothing written, the size returned. */
+    char buf[16] = {0};
+    assert_int_equal(example_set_encode(buf, sizeof buf, past, past, NULL), 0);
+    assert_int_equal(example_set_try_encode(buf, sizeof buf, at, at, NULL),
+                     head + 2 * rg_bulk_size(RG_FIX_VIEW_MAX));
+    /* Two such halves add up past SIZE_MAX: refused on either path. */
+    REFUSED(example_set, half, half, NULL);
+    const example_set_opts nx = {.condition = EXAMPLE_SET_CONDITION_NX};
+    REFUSED(example_set, half, half, &nx);
+    REFUSED(example_set, half, ((rg_view){&byte, SIZE_MAX - 30}), NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(null_view_parameter),
@@ -197,6 +223,7 @@ int main(void) {
         cmocka_unit_test(null_list),
         cmocka_unit_test(nan_refused),
         cmocka_unit_test(infinities_encode),
+        cmocka_unit_test(long_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -375,6 +375,11 @@ static void test_kinds_bounded(void **state) {
     assert_int_equal(n, kinds_bounded_size(k, v, &opts));
     const rg_view too_long = {value, sizeof key + 1};
     assert_int_equal(kinds_bounded_size(too_long, v, &opts), 0);
+    /* Without options too (the fixed-shape path hands it to the general one, which refuses). */
+    assert_int_equal(kinds_bounded_size(too_long, v, NULL), 0);
+    assert_int_equal(kinds_bounded_encode(buf, sizeof buf, too_long, v, NULL), 0);
+    assert_int_equal(kinds_bounded_size(k, v, NULL),
+                     KINDS_BOUNDED_FIXED_SIZE + 4 + rg_bulk_size(16) + rg_bulk_size(64));
 }
 
 static void test_kinds_subcommand_and_no_args(void **state) {

@@ -227,10 +227,10 @@ static inline char *combinators_choice_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t combinators_choice_try_opts(char *dst, size_t cap, rg_view key,
-                                                      combinators_choice_mode mode,
-                                                      const combinators_choice_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t combinators_choice_try_opts(char *dst, size_t cap, rg_view key,
+                                                       combinators_choice_mode mode,
+                                                       const combinators_choice_opts *opts) {
     rg_meas m;
     const size_t n = combinators_choice_measure(&m, key, mode, opts);
     if (n == 0 || n > cap) return n;
@@ -329,10 +329,10 @@ static inline char *combinators_keywords_put(char *dst, size_t argc, rg_view def
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t combinators_keywords_try_opts(char *dst, size_t cap, rg_view default_,
-                                                        int64_t int_, rg_view unix_time,
-                                                        const combinators_keywords_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t combinators_keywords_try_opts(char *dst, size_t cap, rg_view default_,
+                                                         int64_t int_, rg_view unix_time,
+                                                         const combinators_keywords_opts *opts) {
     rg_meas m;
     const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
     if (n == 0 || n > cap) return n;
@@ -344,18 +344,20 @@ size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, 
                                        rg_view unix_time, const combinators_keywords_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 4, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
-        rg_meas_view(&m, default_);
-        rg_meas_i64(&m, int_);
-        rg_meas_view(&m, unix_time);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*4\r\n$8\r\nKEYWORDS\r\n", 18);
-        dst = rg_put_bulk(dst, default_.ptr, default_.len);
-        dst = rg_put_bulk_i64(dst, int_);
-        dst = rg_put_bulk(dst, unix_time.ptr, unix_time.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, COMBINATORS_KEYWORDS_FIXED_SIZE + 4);
+        rg_fix_view(&f, default_);
+        rg_fix_i64(&f, int_);
+        rg_fix_view(&f, unix_time);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*4\r\n$8\r\nKEYWORDS\r\n", 18);
+            dst = rg_put_bulk(dst, default_.ptr, default_.len);
+            dst = rg_put_bulk_i64(dst, int_);
+            dst = rg_put_bulk(dst, unix_time.ptr, unix_time.len);
+            return n;
+        }
     }
     return combinators_keywords_try_opts(dst, cap, default_, int_, unix_time, opts);
 }

@@ -255,10 +255,10 @@ static inline char *example_expire_put(char *dst, size_t argc, rg_view key, int6
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t example_expire_try_opts(char *dst, size_t cap, rg_view key,
-                                                  int64_t seconds,
-                                                  const example_expire_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_expire_try_opts(char *dst, size_t cap, rg_view key,
+                                                   int64_t seconds,
+                                                   const example_expire_opts *opts) {
     rg_meas m;
     const size_t n = example_expire_measure(&m, key, seconds, opts);
     if (n == 0 || n > cap) return n;
@@ -270,16 +270,18 @@ size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t sec
                                  const example_expire_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_i64(&m, seconds);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*3\r\n$6\r\nEXPIRE\r\n", 16);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk_i64(dst, seconds);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, EXAMPLE_EXPIRE_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_i64(&f, seconds);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*3\r\n$6\r\nEXPIRE\r\n", 16);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_i64(dst, seconds);
+            return n;
+        }
     }
     return example_expire_try_opts(dst, cap, key, seconds, opts);
 }
@@ -602,9 +604,9 @@ static inline char *example_ping_put(char *dst, size_t argc, const example_ping_
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t example_ping_try_opts(char *dst, size_t cap,
-                                                const example_ping_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_ping_try_opts(char *dst, size_t cap,
+                                                 const example_ping_opts *opts) {
     rg_meas m;
     const size_t n = example_ping_measure(&m, opts);
     if (n == 0 || n > cap) return n;
@@ -615,10 +617,10 @@ static RG_NOINLINE size_t example_ping_try_opts(char *dst, size_t cap,
 size_t example_ping_try_encode(char *dst, size_t cap, const example_ping_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 1, EXAMPLE_PING_FIXED_SIZE + 4);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, EXAMPLE_PING_FIXED_SIZE + 4);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
         return n;
     }
@@ -722,9 +724,9 @@ static inline char *example_set_put(char *dst, size_t argc, rg_view key, rg_view
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t example_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
-                                               const example_set_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
+                                                const example_set_opts *opts) {
     rg_meas m;
     const size_t n = example_set_measure(&m, key, value, opts);
     if (n == 0 || n > cap) return n;
@@ -736,16 +738,18 @@ size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
                               const example_set_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, EXAMPLE_SET_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_view(&m, value);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, value.ptr, value.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, EXAMPLE_SET_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, value);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            return n;
+        }
     }
     return example_set_try_opts(dst, cap, key, value, opts);
 }
@@ -840,9 +844,9 @@ static inline char *example_sort_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t example_sort_try_opts(char *dst, size_t cap, rg_view key,
-                                                const example_sort_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_sort_try_opts(char *dst, size_t cap, rg_view key,
+                                                 const example_sort_opts *opts) {
     rg_meas m;
     const size_t n = example_sort_measure(&m, key, opts);
     if (n == 0 || n > cap) return n;
@@ -853,14 +857,16 @@ static RG_NOINLINE size_t example_sort_try_opts(char *dst, size_t cap, rg_view k
 size_t example_sort_try_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 2, EXAMPLE_SORT_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*2\r\n$4\r\nSORT\r\n", 14);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, EXAMPLE_SORT_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*2\r\n$4\r\nSORT\r\n", 14);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            return n;
+        }
     }
     return example_sort_try_opts(dst, cap, key, opts);
 }
@@ -1008,10 +1014,10 @@ static inline char *example_zrangebyscore_put(char *dst, size_t argc, rg_view ke
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t example_zrangebyscore_try_opts(char *dst, size_t cap, rg_view key,
-                                                         double min, double max,
-                                                         const example_zrangebyscore_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_zrangebyscore_try_opts(char *dst, size_t cap, rg_view key,
+                                                          double min, double max,
+                                                          const example_zrangebyscore_opts *opts) {
     rg_meas m;
     const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
     if (n == 0 || n > cap) return n;
@@ -1023,18 +1029,20 @@ size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, doub
                                         const example_zrangebyscore_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 4, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_double(&m, min);
-        rg_meas_double(&m, max);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*4\r\n$13\r\nZRANGEBYSCORE\r\n", 24);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk_double(dst, min);
-        dst = rg_put_bulk_double(dst, max);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_double(&f, min);
+        rg_fix_double(&f, max);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*4\r\n$13\r\nZRANGEBYSCORE\r\n", 24);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_double(dst, min);
+            dst = rg_put_bulk_double(dst, max);
+            return n;
+        }
     }
     return example_zrangebyscore_try_opts(dst, cap, key, min, max, opts);
 }

@@ -55,9 +55,9 @@ static inline char *keyspecs_eval_put(char *dst, size_t argc, rg_view script,
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t keyspecs_eval_try_opts(char *dst, size_t cap, rg_view script,
-                                                 const keyspecs_eval_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t keyspecs_eval_try_opts(char *dst, size_t cap, rg_view script,
+                                                  const keyspecs_eval_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_eval_measure(&m, script, opts);
     if (n == 0 || n > cap) return n;
@@ -69,15 +69,17 @@ size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
                                 const keyspecs_eval_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, KEYSPECS_EVAL_FIXED_SIZE + 11);
-        rg_meas_view(&m, script);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*3\r\n$4\r\nEVAL\r\n", 14);
-        dst = rg_put_bulk(dst, script.ptr, script.len);
-        dst = rg_put_raw(dst, "$1\r\n0\r\n", 7);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, KEYSPECS_EVAL_FIXED_SIZE + 11);
+        rg_fix_view(&f, script);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*3\r\n$4\r\nEVAL\r\n", 14);
+            dst = rg_put_bulk(dst, script.ptr, script.len);
+            dst = rg_put_raw(dst, "$1\r\n0\r\n", 7);
+            return n;
+        }
     }
     return keyspecs_eval_try_opts(dst, cap, script, opts);
 }
@@ -124,11 +126,11 @@ static inline char *keyspecs_migrate_put(char *dst, size_t argc, rg_view host, i
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t keyspecs_migrate_try_opts(char *dst, size_t cap, rg_view host,
-                                                    int64_t port, rg_view key,
-                                                    int64_t destination_db, int64_t timeout,
-                                                    const keyspecs_migrate_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t keyspecs_migrate_try_opts(char *dst, size_t cap, rg_view host,
+                                                     int64_t port, rg_view key,
+                                                     int64_t destination_db, int64_t timeout,
+                                                     const keyspecs_migrate_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
     if (n == 0 || n > cap) return n;
@@ -141,22 +143,24 @@ size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t 
                                    const keyspecs_migrate_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 6, KEYSPECS_MIGRATE_FIXED_SIZE + 4);
-        rg_meas_view(&m, host);
-        rg_meas_i64(&m, port);
-        rg_meas_view(&m, key);
-        rg_meas_i64(&m, destination_db);
-        rg_meas_i64(&m, timeout);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*6\r\n$7\r\nMIGRATE\r\n", 17);
-        dst = rg_put_bulk(dst, host.ptr, host.len);
-        dst = rg_put_bulk_i64(dst, port);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk_i64(dst, destination_db);
-        dst = rg_put_bulk_i64(dst, timeout);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, KEYSPECS_MIGRATE_FIXED_SIZE + 4);
+        rg_fix_view(&f, host);
+        rg_fix_i64(&f, port);
+        rg_fix_view(&f, key);
+        rg_fix_i64(&f, destination_db);
+        rg_fix_i64(&f, timeout);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*6\r\n$7\r\nMIGRATE\r\n", 17);
+            dst = rg_put_bulk(dst, host.ptr, host.len);
+            dst = rg_put_bulk_i64(dst, port);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_i64(dst, destination_db);
+            dst = rg_put_bulk_i64(dst, timeout);
+            return n;
+        }
     }
     return keyspecs_migrate_try_opts(dst, cap, host, port, key, destination_db, timeout, opts);
 }
@@ -183,9 +187,9 @@ static inline char *keyspecs_ping_put(char *dst, size_t argc, const keyspecs_pin
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t keyspecs_ping_try_opts(char *dst, size_t cap,
-                                                 const keyspecs_ping_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t keyspecs_ping_try_opts(char *dst, size_t cap,
+                                                  const keyspecs_ping_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_ping_measure(&m, opts);
     if (n == 0 || n > cap) return n;
@@ -196,10 +200,10 @@ static RG_NOINLINE size_t keyspecs_ping_try_opts(char *dst, size_t cap,
 size_t keyspecs_ping_try_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 1, KEYSPECS_PING_FIXED_SIZE + 4);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, KEYSPECS_PING_FIXED_SIZE + 4);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
         return n;
     }

@@ -146,16 +146,18 @@ static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key
                                               const kinds_bounded_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, KINDS_BOUNDED_FIXED_SIZE + 4);
-        rg_meas_view_max(&m, key, 16);
-        rg_meas_view_max(&m, value, 64);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, value.ptr, value.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, KINDS_BOUNDED_FIXED_SIZE + 4);
+        rg_fix_view_max(&f, key, 16);
+        rg_fix_view_max(&f, value, 64);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            return n;
+        }
     }
     rg_meas m;
     const size_t n = kinds_bounded_measure(&m, key, value, opts);
@@ -213,10 +215,10 @@ static inline size_t kinds_escapes_try_encode(char *dst, size_t cap,
                                               const kinds_escapes_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, KINDS_ESCAPES_FIXED_SIZE + 4);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, KINDS_ESCAPES_FIXED_SIZE + 4);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
         dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
         return n;
@@ -448,10 +450,10 @@ static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_
 static inline size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 1, KINDS_TOKENS_FIXED_SIZE + 4);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, KINDS_TOKENS_FIXED_SIZE + 4);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
         return n;
     }

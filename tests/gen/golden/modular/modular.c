@@ -77,9 +77,9 @@ static inline char *mod_set_put(char *dst, size_t argc, rg_view key, rg_view pat
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t mod_set_try_opts(char *dst, size_t cap, rg_view key, rg_view path,
-                                           rg_view json, const mod_set_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t mod_set_try_opts(char *dst, size_t cap, rg_view key, rg_view path,
+                                            rg_view json, const mod_set_opts *opts) {
     rg_meas m;
     const size_t n = mod_set_measure(&m, key, path, json, opts);
     if (n == 0 || n > cap) return n;
@@ -91,18 +91,20 @@ size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_v
                           const mod_set_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 4, MOD_SET_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_view(&m, path);
-        rg_meas_view(&m, json);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*4\r\n$7\r\nMOD.SET\r\n", 17);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, path.ptr, path.len);
-        dst = rg_put_bulk(dst, json.ptr, json.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, MOD_SET_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, path);
+        rg_fix_view(&f, json);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*4\r\n$7\r\nMOD.SET\r\n", 17);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, path.ptr, path.len);
+            dst = rg_put_bulk(dst, json.ptr, json.len);
+            return n;
+        }
     }
     return mod_set_try_opts(dst, cap, key, path, json, opts);
 }

@@ -101,9 +101,9 @@ static inline char *replies_command_docs_put(char *dst, size_t argc,
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_command_docs_try_opts(char *dst, size_t cap,
-                                                        const replies_command_docs_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_command_docs_try_opts(char *dst, size_t cap,
+                                                         const replies_command_docs_opts *opts) {
     rg_meas m;
     const size_t n = replies_command_docs_measure(&m, opts);
     if (n == 0 || n > cap) return n;
@@ -115,10 +115,10 @@ size_t replies_command_docs_try_encode(char *dst, size_t cap,
                                        const replies_command_docs_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE + 4);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_COMMAND_DOCS_FIXED_SIZE + 4);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 27);
         return n;
     }
@@ -192,9 +192,9 @@ static inline char *replies_hello_put(char *dst, size_t argc, const replies_hell
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_hello_try_opts(char *dst, size_t cap,
-                                                 const replies_hello_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_hello_try_opts(char *dst, size_t cap,
+                                                  const replies_hello_opts *opts) {
     rg_meas m;
     const size_t n = replies_hello_measure(&m, opts);
     if (n == 0 || n > cap) return n;
@@ -205,10 +205,10 @@ static RG_NOINLINE size_t replies_hello_try_opts(char *dst, size_t cap,
 size_t replies_hello_try_encode(char *dst, size_t cap, const replies_hello_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 1, REPLIES_HELLO_FIXED_SIZE + 4);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_HELLO_FIXED_SIZE + 4);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*1\r\n$5\r\nHELLO\r\n", 15);
         return n;
     }
@@ -268,9 +268,9 @@ static inline char *replies_lpos_put(char *dst, size_t argc, rg_view key, rg_vie
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_lpos_try_opts(char *dst, size_t cap, rg_view key, rg_view element,
-                                                const replies_lpos_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_lpos_try_opts(char *dst, size_t cap, rg_view key,
+                                                 rg_view element, const replies_lpos_opts *opts) {
     rg_meas m;
     const size_t n = replies_lpos_measure(&m, key, element, opts);
     if (n == 0 || n > cap) return n;
@@ -282,16 +282,18 @@ size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view eleme
                                const replies_lpos_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, REPLIES_LPOS_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_view(&m, element);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*3\r\n$4\r\nLPOS\r\n", 14);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, element.ptr, element.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_LPOS_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, element);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*3\r\n$4\r\nLPOS\r\n", 14);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, element.ptr, element.len);
+            return n;
+        }
     }
     return replies_lpos_try_opts(dst, cap, key, element, opts);
 }
@@ -343,9 +345,9 @@ static inline char *replies_scan_put(char *dst, size_t argc, int64_t cursor,
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_scan_try_opts(char *dst, size_t cap, int64_t cursor,
-                                                const replies_scan_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_scan_try_opts(char *dst, size_t cap, int64_t cursor,
+                                                 const replies_scan_opts *opts) {
     rg_meas m;
     const size_t n = replies_scan_measure(&m, cursor, opts);
     if (n == 0 || n > cap) return n;
@@ -357,11 +359,11 @@ size_t replies_scan_try_encode(char *dst, size_t cap, int64_t cursor,
                                const replies_scan_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 2, REPLIES_SCAN_FIXED_SIZE + 4);
-        rg_meas_i64(&m, cursor);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_SCAN_FIXED_SIZE + 4);
+        rg_fix_i64(&f, cursor);
+        const size_t n = f.bytes;
+        if (n > cap) return n;
         dst = rg_put_raw(dst, "*2\r\n$4\r\nSCAN\r\n", 14);
         dst = rg_put_bulk_i64(dst, cursor);
         return n;
@@ -466,9 +468,9 @@ static inline char *replies_set_put(char *dst, size_t argc, rg_view key, rg_view
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
-                                               const replies_set_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
+                                                const replies_set_opts *opts) {
     rg_meas m;
     const size_t n = replies_set_measure(&m, key, value, opts);
     if (n == 0 || n > cap) return n;
@@ -480,16 +482,18 @@ size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
                               const replies_set_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 3, REPLIES_SET_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_view(&m, value);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, value.ptr, value.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_SET_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, value);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            return n;
+        }
     }
     return replies_set_try_opts(dst, cap, key, value, opts);
 }
@@ -529,9 +533,10 @@ static inline char *replies_xrange_put(char *dst, size_t argc, rg_view key, rg_v
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_xrange_try_opts(char *dst, size_t cap, rg_view key, rg_view start,
-                                                  rg_view end_, const replies_xrange_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_xrange_try_opts(char *dst, size_t cap, rg_view key,
+                                                   rg_view start, rg_view end_,
+                                                   const replies_xrange_opts *opts) {
     rg_meas m;
     const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
     if (n == 0 || n > cap) return n;
@@ -543,18 +548,20 @@ size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
                                  const replies_xrange_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 4, REPLIES_XRANGE_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_view(&m, start);
-        rg_meas_view(&m, end_);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*4\r\n$6\r\nXRANGE\r\n", 16);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, start.ptr, start.len);
-        dst = rg_put_bulk(dst, end_.ptr, end_.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_XRANGE_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, start);
+        rg_fix_view(&f, end_);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*4\r\n$6\r\nXRANGE\r\n", 16);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, start.ptr, start.len);
+            dst = rg_put_bulk(dst, end_.ptr, end_.len);
+            return n;
+        }
     }
     return replies_xrange_try_opts(dst, cap, key, start, end_, opts);
 }
@@ -580,9 +587,9 @@ static inline char *replies_zpopmin_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_zpopmin_try_opts(char *dst, size_t cap, rg_view key,
-                                                   const replies_zpopmin_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_zpopmin_try_opts(char *dst, size_t cap, rg_view key,
+                                                    const replies_zpopmin_opts *opts) {
     rg_meas m;
     const size_t n = replies_zpopmin_measure(&m, key, opts);
     if (n == 0 || n > cap) return n;
@@ -594,14 +601,16 @@ size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
                                   const replies_zpopmin_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 2, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*2\r\n$7\r\nZPOPMIN\r\n", 17);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_ZPOPMIN_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*2\r\n$7\r\nZPOPMIN\r\n", 17);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            return n;
+        }
     }
     return replies_zpopmin_try_opts(dst, cap, key, opts);
 }
@@ -675,9 +684,10 @@ static inline char *replies_zrange_put(char *dst, size_t argc, rg_view key, rg_v
     return dst;
 }
 
-/* With options: what _try_encode does for any command. */
-static RG_NOINLINE size_t replies_zrange_try_opts(char *dst, size_t cap, rg_view key, rg_view start,
-                                                  rg_view stop, const replies_zrange_opts *opts) {
+/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_zrange_try_opts(char *dst, size_t cap, rg_view key,
+                                                   rg_view start, rg_view stop,
+                                                   const replies_zrange_opts *opts) {
     rg_meas m;
     const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
     if (n == 0 || n > cap) return n;
@@ -689,18 +699,20 @@ size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
                                  const replies_zrange_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
-        rg_meas m;
-        rg_meas_start(&m, 4, REPLIES_ZRANGE_FIXED_SIZE + 4);
-        rg_meas_view(&m, key);
-        rg_meas_view(&m, start);
-        rg_meas_view(&m, stop);
-        const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
-        dst = rg_put_raw(dst, "*4\r\n$6\r\nZRANGE\r\n", 16);
-        dst = rg_put_bulk(dst, key.ptr, key.len);
-        dst = rg_put_bulk(dst, start.ptr, start.len);
-        dst = rg_put_bulk(dst, stop.ptr, stop.len);
-        return n;
+        rg_fix f;
+        rg_fix_start(&f, REPLIES_ZRANGE_FIXED_SIZE + 4);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, start);
+        rg_fix_view(&f, stop);
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes;
+            if (n > cap) return n;
+            dst = rg_put_raw(dst, "*4\r\n$6\r\nZRANGE\r\n", 16);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, start.ptr, start.len);
+            dst = rg_put_bulk(dst, stop.ptr, stop.len);
+            return n;
+        }
     }
     return replies_zrange_try_opts(dst, cap, key, start, stop, opts);
 }
