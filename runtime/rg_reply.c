@@ -36,9 +36,25 @@ typedef struct call_ctx {
     uint64_t before; /* stream offset of the current event's first byte */
 } call_ctx;
 
+/* What rr->ready caches: between replies, nothing partly read, the decoder idle (and whether
+ * rg_reply_quick_bulk's bulks, under 1000 bytes, are within the decoder's limits). */
+static uint8_t between_replies(const rg_reply_reader *rr) {
+    if (rr->active || rr->pending || rr->push_skip || rr->rd.depth || !rg_fast_ready(&rr->rd)) {
+        return 0;
+    }
+    return rr->rd.fast_bulk_end >= 1000 ? RG_REPLY_QUICK : RG_REPLY_IDLE;
+}
+
+/* Every call that may change the state ends here (rg_reply_quick_bulk keeps it). */
+static rg_status settle(rg_reply_reader *rr, rg_status st) {
+    rr->ready = between_replies(rr);
+    return st;
+}
+
 void rg_reply_reader_init(rg_reply_reader *rr, const rg_limits *limits) {
     memset(rr, 0, offsetof(rg_reply_reader, stack));
     rg_reader_init(&rr->rd, limits);
+    rr->ready = between_replies(rr);
 }
 
 void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap) {
@@ -1921,11 +1937,10 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
         if (st != RG_OK) return st;
     }
     const rg_rnode *const root = &t->nodes[0];
-    const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
     /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
      * '>', is left to the general path) */
     const char c0 = *pos < len ? buf[*pos] : 0;
-    if ((c0 == '$' || c0 == ':' || c0 == '+' || c0 == '*') && idle) {
+    if ((c0 == '$' || c0 == ':' || c0 == '+' || c0 == '*') && rr->ready) { /* (idle) */
         rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
         rg_event ev;
         rr->start = rg_reader_offset(&rr->rd);
@@ -1933,6 +1948,7 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
             rg_fast_save(&f, &rr->rd, pos);
             const bool plain =
                 root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind));
+            /* (a whole value read from the idle state leaves it idle: rr->ready holds) */
             if (plain && root->store == RG_RT_VIEW) {
                 const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
                 memcpy((char *)out + root->offset, &v, sizeof v);
@@ -1943,12 +1959,12 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
                 return RG_OK;
             }
             if (root_list_fits(rr, t->nodes, &ev, buf, len, *pos)) {
-                return root_list(rr, t, buf, len, pos, out, &ev);
+                return settle(rr, root_list(rr, t, buf, len, pos, out, &ev));
             }
-            return decode_general(rr, t, buf, len, pos, out, &ev);
+            return settle(rr, decode_general(rr, t, buf, len, pos, out, &ev));
         }
     }
-    return decode_general(rr, t, buf, len, pos, out, NULL);
+    return settle(rr, decode_general(rr, t, buf, len, pos, out, NULL));
 }
 
 /* Whole short '$' bulks for a root view, as many as come (at most n), each read exactly as
@@ -1957,9 +1973,8 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
 static size_t quick_bulks(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
                           size_t *pos, char *out, size_t stride, size_t n) {
     const rg_rnode *const root = &t->nodes[0];
-    if (n == 0 || *pos >= len || rr->active || rr->pending || rr->rd.depth != 0 ||
-        !rg_fast_ready(&rr->rd) || root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR ||
-        root->cval || !(root->accept & RG_RA(RG_EV_BULK))) {
+    if (n == 0 || *pos >= len || !(rr->ready & RG_REPLY_IDLE) || root->store != RG_RT_VIEW ||
+        root->shape != RG_RS_SCALAR || root->cval || !(root->accept & RG_RA(RG_EV_BULK))) {
         return 0;
     }
     const char *const first = buf + *pos, *const e = buf + len;
@@ -2019,7 +2034,6 @@ rg_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t
         const rg_status st = rg_next(&rr->rd, buf, len, pos, &ev);
         rr->start = rg_reader_offset(&rr->rd); /* nothing before *pos is needed */
         rr->push_skip = st == RG_NEED_MORE;
-        if (st != RG_OK) return st;
-        if (ev.complete) return RG_OK;
+        if (st != RG_OK || ev.complete) return settle(rr, st);
     }
 }
