@@ -13,6 +13,7 @@
  * aggregate has not fully arrived and the choice still depends on it, the header waits (it is
  * consumed; its event is kept in the reader) and the next call decides again. */
 #include "rg_reply.h"
+#include "rg_decimal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,12 +214,6 @@ static void put_view(const rg_reply_reader *rr, const call_ctx *c, char *at, rg_
     memcpy(at, &o, sizeof o);
 }
 
-/* Exact powers of ten: a decimal with at most 15 significant digits and at most 22 after the
- * point is m / 10^k with both exact, so one correctly rounded division gives strtod's result. */
-static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
 /* Accumulates the digits at p (before e) into *m; returns the first byte that is not one. */
 static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
     uint64_t v = *m;
@@ -227,13 +222,13 @@ static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
     return p;
 }
 
-/* [-]digits[.digits] with 1 to 15 digits: one loop for each part, no test for the point in
- * between. Anything else (exponents, inf, 16 digits or more) is for strtod. */
+/* [-]digits[.digits] with 1 to 19 digits: one loop for each part, no test for the point in
+ * between, then rg_decimal. Anything else (exponents, inf, 20 digits or more) is for strtod. */
 static inline bool quick_double(rg_view s, double *out) {
     const char *p = s.ptr, *const end = s.ptr + s.len;
     const bool neg = p < end && *p == '-';
     p += neg;
-    if (end - p > 16) return false;
+    if (end - p > RG_DECIMAL_DIGITS + 1) return false;
     uint64_t m = 0;
     const char *q = digits_of(p, end, &m);
     size_t frac = 0;
@@ -244,10 +239,8 @@ static inline bool quick_double(rg_view s, double *out) {
         frac = (size_t)(end - q - 1);
     }
     const size_t digits = (size_t)(end - p) - (q < end);
-    if (digits == 0 || digits > 15) return false;
-    const double d = (double)m / POW10[frac];
-    *out = neg ? -d : d;
-    return true;
+    if (digits == 0 || digits > RG_DECIMAL_DIGITS) return false;
+    return rg_decimal(m, (unsigned)frac, neg, out);
 }
 
 static inline bool text_double(rg_view s, double *out) {
@@ -1221,22 +1214,39 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
 }
 
 /* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
- * without a test for the end of the text. Takes the same texts as quick_double, with the same
- * value (m / 10^k, both exact); anything else is left to it. */
+ * without a test for the end of the text: the same texts, the same values. Inline, only the
+ * common case is spelled out (digits[.digits], at most 19 bytes, m < 2^53: an integer converted,
+ * or one division), each test a byte or two, so that the caller's loop holds no more than it
+ * must; the rest (a sign, more digits, no digit first) is quick_double's. */
+/* quick_score's rare texts: quick_double, out of line. */
+static RG_NOINLINE bool score_rest(const char *s, size_t len, double *out) {
+    return quick_double((rg_view){s, len}, out);
+}
+
+/* Its value goes to *out through a double of its own, so that the common way's value can go
+ * from a register straight to the item. */
+RG_FAST_INLINE bool score_rest_to(const char *s, size_t len, double *out) {
+    double w;
+    if (!score_rest(s, len, &w)) return false;
+    *out = w;
+    return true;
+}
+
 RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
-    if (len > 17) return false; /* a sign, 15 digits and a point at most */
-    const char *const p = s + (*s == '-'), *const end = s + len;
     uint64_t m = 0;
     unsigned d;
-    const char *q = p;
+    const char *q = s;
     for (; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
-    const bool point = *q == '.';
+    if (RG_FAST_RARE(q == s)) return score_rest_to(s, len, out); /* '-', '.', ... */
+    const bool point = d == (unsigned)('.' - '0');
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
-    const size_t digits = (size_t)(r - p) - point;
-    if (r != end || digits == 0 || digits > 15) return false;
-    const double v = (double)m / POW10[point ? r - q - 1 : 0];
-    *out = *s == '-' ? -v : v;
+    if (r != s + len) return false;
+    if (RG_FAST_RARE(len > RG_DECIMAL_DIGITS || m >> 53))
+        return quick_double((rg_view){s, len}, out);
+    double v = (double)(int64_t)m;
+    if (point) v /= RG_POW10[r - q - 1];
+    *out = v;
     return true;
 }
 

@@ -731,38 +731,20 @@ static void root_lists(void **state) {
  * for bit with strtod: random decimals of 1 to 17 digits, and the edges. */
 static void list_scores(void **state) {
     (void)state;
-    static const char *const fixed[] = {"0",
-                                        "-0",
-                                        "1.5",
-                                        ".5",
-                                        "5.",
-                                        "-.5",
-                                        "-5.",
-                                        "1e5",
-                                        ".",
-                                        "-",
-                                        "",
-                                        "1.2.3",
-                                        "+1",
-                                        "inf",
-                                        "nan",
-                                        "0x10",
-                                        " 1",
-                                        "1 ",
-                                        "--1",
-                                        "9007199254740993",
-                                        "123456789012345",
-                                        "1234567890123456",
-                                        "0.000000000000001",
-                                        "99999999999999.9",
-                                        "-999999999999999",
-                                        "3.14159265358979",
-                                        "0.1",
-                                        "0.3",
-                                        "2.675",
-                                        "1.0000000000000002"};
+    static const char *const fixed[] = {
+        "0", "-0", "1.5", ".5", "5.", "-.5", "-5.", "1e5", ".", "-", "", "1.2.3", "+1", "inf",
+        "nan", "0x10", " 1", "1 ", "--1", "9007199254740993", "123456789012345", "1234567890123456",
+        "0.000000000000001", "99999999999999.9", "-999999999999999", "3.14159265358979", "0.1",
+        "0.3", "2.675", "1.0000000000000002",
+        /* 16 to 19 digits (Redis before 7.2 sends "%.17g"):
+         * rg_decimal's 64-bit product, a multiple of 5^k (a
+         * tie: 2^53 + 1), more than 19 digits, 2^63 */
+        "0.10000000000000001", "-0.29999999999999999", "3.1400000000000001", "9007199254740993.0",
+        "9007199254740993.5", "1844674407370955.1615", "9999999999999999999",
+        "99999999999.99999999", "9223372036854775807", "9223372036854775808",
+        "0.0000000000000000001", "12345678901234567890"};
     enum { PAIRS = 40 };
-    char text[PAIRS][24];
+    char text[PAIRS][32];
     unsigned seed = 7;
     size_t next_fixed = 0;
     for (int round = 0; round < 1000; round++) {
@@ -773,8 +755,14 @@ static void list_scores(void **state) {
             }
             size_t n = 0;
             seed = seed * 1103515245u + 12345u;
+            if ((seed >> 26) % 4 == 0) { /* a double as Redis 7.0 sends it */
+                const uint64_t bits = (uint64_t)seed << 32 ^ (uint64_t)(seed * 2654435761u);
+                const double v = (double)(bits >> 12) / (double)(UINT64_C(1) << (bits & 63));
+                snprintf(text[k], sizeof text[k], "%.17g", bits >> 11 & 1 ? -v : v);
+                continue;
+            }
             if ((seed >> 29) == 7) text[k][n++] = '-';
-            const size_t digits = 1 + (seed >> 8) % 17, point = (seed >> 16) % (digits + 2);
+            const size_t digits = 1 + (seed >> 8) % 20, point = (seed >> 16) % (digits + 2);
             for (size_t i = 0; i < digits; i++) {
                 if (i == point) text[k][n++] = '.';
                 seed = seed * 1103515245u + 12345u;
