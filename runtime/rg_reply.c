@@ -1265,14 +1265,11 @@ typedef struct score_run {
  * the registers to itself, so that nothing on the chain from one bulk to the next is kept in
  * memory. A bulk below 41 bytes ends inside the room of its header (64 bytes), so the end of the
  * input needs no test. Stops before the first pair it does not take whole. */
-static RG_NOINLINE void score_pairs(score_run *run) {
+RG_FAST_INLINE void score_pairs_as(score_run *run, size_t size, ptrdiff_t voff, uintptr_t delta) {
     const char *p = run->p;
     const char *const roomy = run->roomy;
     char *at = run->at;
     char *const stop = run->stop;
-    const size_t size = run->size;
-    const ptrdiff_t voff = run->voff;
-    const uintptr_t delta = run->delta;
     const uint64_t longest = run->longest;
     while (at != stop && p < roomy && *p == '$') {
         const char *s, *s2;
@@ -1293,6 +1290,20 @@ static RG_NOINLINE void score_pairs(score_run *run) {
     }
     run->p = p;
     run->at = at;
+}
+
+/* The usual items ({ rg_view; double }, views direct) get a loop of their own whose layout is
+ * constants: the loop then has registers enough for all it holds. */
+static RG_NOINLINE void score_pairs(score_run *run) {
+    typedef struct {
+        rg_view key;
+        double value;
+    } view_dbl;
+    if (run->size == sizeof(view_dbl) && run->voff == offsetof(view_dbl, value) && !run->delta) {
+        score_pairs_as(run, sizeof(view_dbl), offsetof(view_dbl, value), 0);
+    } else {
+        score_pairs_as(run, run->size, run->voff, run->delta);
+    }
 }
 
 /* Pairs of two short bulks (HGETALL), as score_pairs reads its pairs. */
