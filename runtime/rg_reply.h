@@ -99,11 +99,15 @@ typedef struct rg_rnode {
     const char *cval;   /* a constant the value must equal (string), or NULL */
 } rg_rnode;
 
+/* rg_rtable.flags: what the engine may take for granted about nodes[0] without looking. */
+#define RG_RF_VIEW 1u /* a scalar view (RG_RT_VIEW) without a constant that takes a bulk (GET) */
+
 /* A command's reply table. */
 typedef struct rg_rtable {
     const char *command; /* for messages */
     const rg_rnode *nodes;
     uint32_t result_size; /* sizeof the result struct, zeroed when a reply begins */
+    uint32_t flags;       /* RG_RF_*, set by the generator; 0: nothing taken for granted */
 } rg_rtable;
 
 /* What rg_reply_decode returns (rg_status, rg.h):
@@ -211,7 +215,7 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
 /* Internal, not API: GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes
- * for a root view, read the way the decoder's fast path reads it (rg_fast_bulk: the same length,
+ * for a root view (a table with RG_RF_VIEW), read the way the decoder's fast path reads it (rg_fast_bulk: the same length,
  * limit and CRLF checks), with the reader idle at depth 0 before and after. Inline in the
  * caller, so that a caller's loop keeps its position in a register rather than passing it
  * through memory on every reply; longer lengths and a header cut by the end of the input are
@@ -221,9 +225,7 @@ static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, 
     const rg_rnode *const root = &t->nodes[0];
     const size_t at = *pos;
     /* 6: "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
-    if (at + 6 > len || buf[at] != '$' || rr->ready != RG_REPLY_QUICK ||
-        root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR || root->cval ||
-        !(root->accept & RG_RA(RG_EV_BULK))) {
+    if (at + 6 > len || buf[at] != '$' || rr->ready != RG_REPLY_QUICK || !(t->flags & RG_RF_VIEW)) {
         return false;
     }
     const char *const p = buf + at;

@@ -592,7 +592,7 @@ static const rg_rnode kd_nodes[] = {
     {.accept = RG_RA_STR, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW, .offset = offsetof(kd, key)},
     {.accept = RG_RA_DBL, .shape = RG_RS_SCALAR, .store = RG_RT_DBL, .offset = offsetof(kd, value)},
 };
-static const rg_rtable kd_table = {"KD", kd_nodes, sizeof(kd_list)};
+static const rg_rtable kd_table = {"KD", kd_nodes, sizeof(kd_list), 0};
 
 typedef struct view_list {
     rg_view *items;
@@ -607,7 +607,7 @@ static const rg_rnode views_nodes[] = {
      .elem_size = sizeof(rg_view)},
     {.accept = RG_RA_STR | RG_RA_NULL, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW},
 };
-static const rg_rtable views_table = {"VIEWS", views_nodes, sizeof(view_list)};
+static const rg_rtable views_table = {"VIEWS", views_nodes, sizeof(view_list), 0};
 
 /* Decodes bytes in mode into poisoned storage and a poisoned out; c keeps the bytes the views
  * point into until conn_close. */
@@ -927,7 +927,7 @@ static const rg_rnode three_nodes[] = {
     {.accept = RG_RA_DBL, .shape = RG_RS_SCALAR, .store = RG_RT_DBL, .offset = offsetof(kd, value)},
     {.accept = RG_RA_STR | RG_RA_NULL, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW},
 };
-static const rg_rtable three_table = {"THREE", three_nodes, sizeof(three_lists)};
+static const rg_rtable three_table = {"THREE", three_nodes, sizeof(three_lists), 0};
 
 /* The lists of the alternatives not chosen stay empty (a tried one is put back). */
 static void check_three(const three_lists *r, uint8_t which, size_t count) {
