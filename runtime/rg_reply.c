@@ -1223,11 +1223,24 @@ static RG_NOINLINE bool score_rest(const char *s, size_t len, double *out) {
     return quick_double((rg_view){s, len}, out);
 }
 
-/* Its value goes to *out through a double of its own, so that the common way's value can go
+/* quick_score's digits that rg_decimal converts beyond the common case (16 to 19 digits, m >=
+ * 2^53), out of line: the digits are not read again. */
+static RG_NOINLINE bool score_long(uint64_t m, unsigned k, double *out) {
+    return rg_decimal(m, k, false, out);
+}
+
+/* Their values go to *out through a double of its own, so that the common way's value can go
  * from a register straight to the item. */
 RG_FAST_INLINE bool score_rest_to(const char *s, size_t len, double *out) {
     double w;
     if (!score_rest(s, len, &w)) return false;
+    *out = w;
+    return true;
+}
+
+RG_FAST_INLINE bool score_long_to(uint64_t m, unsigned k, double *out) {
+    double w;
+    if (!score_long(m, k, &w)) return false;
     *out = w;
     return true;
 }
@@ -1242,8 +1255,10 @@ RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
     if (r != s + len) return false;
-    if (RG_FAST_RARE(len > RG_DECIMAL_DIGITS || m >> 53))
-        return quick_double((rg_view){s, len}, out);
+    if (RG_FAST_RARE(len > RG_DECIMAL_DIGITS || m >> 53)) {
+        if ((size_t)(r - s) - point > RG_DECIMAL_DIGITS) return false; /* (m wrapped around) */
+        return score_long_to(m, point ? (unsigned)(r - q - 1) : 0, out);
+    }
     double v = (double)(int64_t)m;
     if (point) v /= RG_POW10[r - q - 1];
     *out = v;
