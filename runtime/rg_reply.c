@@ -1280,12 +1280,12 @@ typedef struct score_run {
  * the registers to itself, so that nothing on the chain from one bulk to the next is kept in
  * memory. A bulk below 41 bytes ends inside the room of its header (64 bytes), so the end of the
  * input needs no test. Stops before the first pair it does not take whole. */
-RG_FAST_INLINE void score_pairs_as(score_run *run, size_t size, ptrdiff_t voff, uintptr_t delta) {
+RG_FAST_INLINE void score_pairs_as(score_run *run, size_t size, ptrdiff_t voff, uintptr_t delta,
+                                   uint64_t longest) {
     const char *p = run->p;
     const char *const roomy = run->roomy;
     char *at = run->at;
     char *const stop = run->stop;
-    const uint64_t longest = run->longest;
     while (at != stop && p < roomy && *p == '$') {
         const char *s, *s2;
         uint64_t blen, vlen;
@@ -1307,17 +1307,18 @@ RG_FAST_INLINE void score_pairs_as(score_run *run, size_t size, ptrdiff_t voff, 
     run->at = at;
 }
 
-/* The usual items ({ rg_view; double }, views direct) get a loop of their own whose layout is
- * constants: the loop then has registers enough for all it holds. */
+/* The usual items ({ rg_view; double }, views direct, the default limits) get a loop of their own
+ * whose layout and limit are constants: the loop then has registers enough for all it holds. */
 static RG_NOINLINE void score_pairs(score_run *run) {
     typedef struct {
         rg_view key;
         double value;
     } view_dbl;
-    if (run->size == sizeof(view_dbl) && run->voff == offsetof(view_dbl, value) && !run->delta) {
-        score_pairs_as(run, sizeof(view_dbl), offsetof(view_dbl, value), 0);
+    if (run->size == sizeof(view_dbl) && run->voff == offsetof(view_dbl, value) && !run->delta &&
+        run->longest == 41) {
+        score_pairs_as(run, sizeof(view_dbl), offsetof(view_dbl, value), 0, 41);
     } else {
-        score_pairs_as(run, run->size, run->voff, run->delta);
+        score_pairs_as(run, run->size, run->voff, run->delta, run->longest);
     }
 }
 
