@@ -215,11 +215,12 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
 /* Internal, not API: GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes
- * for a root view (a table with RG_RF_VIEW), read the way the decoder's fast path reads it (rg_fast_bulk: the same length,
- * limit and CRLF checks), with the reader idle at depth 0 before and after. Inline in the
- * caller, so that a caller's loop keeps its position in a register rather than passing it
- * through memory on every reply; longer lengths and a header cut by the end of the input are
- * for rg_reply_decode_rest. False when it is anything else; nothing consumed then. */
+ * for a root view (a table with RG_RF_VIEW), read the way the decoder's fast path reads it
+ * (rg_fast_bulk: the same length, limit and CRLF checks), with the reader idle at depth 0 before
+ * and after. Inline in the caller, so that a caller's loop keeps its position in a register
+ * rather than passing it through memory on every reply; longer lengths and a header cut by the
+ * end of the input are for rg_reply_decode_rest. False when it is anything else; nothing
+ * consumed then. */
 static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
                                        size_t len, size_t *pos, void *out) {
     const rg_rnode *const root = &t->nodes[0];
