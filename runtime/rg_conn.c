@@ -20,7 +20,7 @@ enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT };
 
 static const rg_rnode RAW_NODES[] = {
     {.accept = RG_RA_ANY, .shape = RG_RS_ANY, .store = RG_RT_NONE, .cval = NULL}};
-const rg_rtable rg_conn_raw_table = {"raw", RAW_NODES, sizeof(rg_raw_result)};
+const rg_rtable rg_conn_raw_table = {"raw", RAW_NODES, sizeof(rg_raw_result), 0};
 
 const char *rg_call_status_name(rg_call_status s) {
     static const char *const names[RG_CALL_STATUS_COUNT] = {

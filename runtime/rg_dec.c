@@ -9,6 +9,7 @@
  * into its parent frame.
  */
 #include "rg_dec.h"
+#include "rg_decimal.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -272,15 +273,10 @@ static bool valid_double(const char *s, size_t n) {
     return i == n;
 }
 
-/* Exact powers of ten (10^22 is the last one a double holds exactly). */
-static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* Validated text of the form [-+]digits[.digits] with 1 to 15 digits in all: its digits m and the
- * count k after the point are exact in a double (m < 10^15 < 2^53, k <= 15), so m / 10^k is one
- * correctly rounded division, bit for bit what strtod (correctly rounding) returns, at a small
- * part of its cost. False for anything else (exponents, inf, nan, more digits). */
+/* Validated text of the form [-+]digits[.digits] with 1 to 19 digits in all: its digits m (below
+ * 10^19) and the count k after the point, converted by rg_decimal, bit for bit what strtod
+ * (correctly rounding) returns, at a small part of its cost. False for anything else (exponents,
+ * inf, nan, more digits) and for the rare values rg_decimal leaves to strtod. */
 static bool exact_double(const char *s, size_t n, double *out) {
     size_t i = n > 0 && (s[0] == '-' || s[0] == '+');
     uint64_t m = 0;
@@ -291,10 +287,8 @@ static bool exact_double(const char *s, size_t n, double *out) {
             m = m * 10 + (uint64_t)(s[i] - '0');
         }
     }
-    if (i != n || digits == 0 || digits > 15) return false;
-    const double d = (double)m / POW10[frac];
-    *out = s[0] == '-' ? -d : d;
-    return true;
+    if (i != n || digits == 0 || digits > RG_DECIMAL_DIGITS) return false;
+    return rg_decimal(m, (unsigned)frac, s[0] == '-', out);
 }
 
 /* Converts validated double text. strtod wants a terminated string in the current locale's

@@ -13,6 +13,7 @@
  * aggregate has not fully arrived and the choice still depends on it, the header waits (it is
  * consumed; its event is kept in the reader) and the next call decides again. */
 #include "rg_reply.h"
+#include "rg_decimal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +37,25 @@ typedef struct call_ctx {
     uint64_t before; /* stream offset of the current event's first byte */
 } call_ctx;
 
+/* What rr->ready caches: between replies, nothing partly read, the decoder idle (and whether
+ * rg_reply_quick_bulk's bulks, under 1000 bytes, are within the decoder's limits). */
+static uint8_t between_replies(const rg_reply_reader *rr) {
+    if (rr->active || rr->pending || rr->push_skip || rr->rd.depth || !rg_fast_ready(&rr->rd)) {
+        return 0;
+    }
+    return rr->rd.fast_bulk_end >= 1000 ? RG_REPLY_QUICK : RG_REPLY_IDLE;
+}
+
+/* Every call that may change the state ends here (rg_reply_quick_bulk keeps it). */
+static rg_status settle(rg_reply_reader *rr, rg_status st) {
+    rr->ready = between_replies(rr);
+    return st;
+}
+
 void rg_reply_reader_init(rg_reply_reader *rr, const rg_limits *limits) {
     memset(rr, 0, offsetof(rg_reply_reader, stack));
     rg_reader_init(&rr->rd, limits);
+    rr->ready = between_replies(rr);
 }
 
 void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap) {
@@ -197,12 +214,6 @@ static void put_view(const rg_reply_reader *rr, const call_ctx *c, char *at, rg_
     memcpy(at, &o, sizeof o);
 }
 
-/* Exact powers of ten: a decimal with at most 15 significant digits and at most 22 after the
- * point is m / 10^k with both exact, so one correctly rounded division gives strtod's result. */
-static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
 /* Accumulates the digits at p (before e) into *m; returns the first byte that is not one. */
 static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
     uint64_t v = *m;
@@ -211,13 +222,13 @@ static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
     return p;
 }
 
-/* [-]digits[.digits] with 1 to 15 digits: one loop for each part, no test for the point in
- * between. Anything else (exponents, inf, 16 digits or more) is for strtod. */
+/* [-]digits[.digits] with 1 to 19 digits: one loop for each part, no test for the point in
+ * between, then rg_decimal. Anything else (exponents, inf, 20 digits or more) is for strtod. */
 static inline bool quick_double(rg_view s, double *out) {
     const char *p = s.ptr, *const end = s.ptr + s.len;
     const bool neg = p < end && *p == '-';
     p += neg;
-    if (end - p > 16) return false;
+    if (end - p > RG_DECIMAL_DIGITS + 1) return false;
     uint64_t m = 0;
     const char *q = digits_of(p, end, &m);
     size_t frac = 0;
@@ -228,10 +239,8 @@ static inline bool quick_double(rg_view s, double *out) {
         frac = (size_t)(end - q - 1);
     }
     const size_t digits = (size_t)(end - p) - (q < end);
-    if (digits == 0 || digits > 15) return false;
-    const double d = (double)m / POW10[frac];
-    *out = neg ? -d : d;
-    return true;
+    if (digits == 0 || digits > RG_DECIMAL_DIGITS) return false;
+    return rg_decimal(m, (unsigned)frac, neg, out);
 }
 
 static inline bool text_double(rg_view s, double *out) {
@@ -1205,22 +1214,54 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
 }
 
 /* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
- * without a test for the end of the text. Takes the same texts as quick_double, with the same
- * value (m / 10^k, both exact); anything else is left to it. */
+ * without a test for the end of the text: the same texts, the same values. Inline, only the
+ * common case is spelled out (digits[.digits], at most 19 bytes, m < 2^53: an integer converted,
+ * or one division), each test a byte or two, so that the caller's loop holds no more than it
+ * must; the rest (a sign, more digits, no digit first) is quick_double's. */
+/* quick_score's rare texts: quick_double, out of line. */
+static RG_NOINLINE bool score_rest(const char *s, size_t len, double *out) {
+    return quick_double((rg_view){s, len}, out);
+}
+
+/* quick_score's digits that rg_decimal converts beyond the common case (16 to 19 digits, m >=
+ * 2^53), out of line: the digits are not read again. */
+static RG_NOINLINE bool score_long(uint64_t m, unsigned k, double *out) {
+    return rg_decimal(m, k, false, out);
+}
+
+/* Their values go to *out through a double of its own, so that the common way's value can go
+ * from a register straight to the item. */
+RG_FAST_INLINE bool score_rest_to(const char *s, size_t len, double *out) {
+    double w;
+    if (!score_rest(s, len, &w)) return false;
+    *out = w;
+    return true;
+}
+
+RG_FAST_INLINE bool score_long_to(uint64_t m, unsigned k, double *out) {
+    double w;
+    if (!score_long(m, k, &w)) return false;
+    *out = w;
+    return true;
+}
+
 RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
-    if (len > 17) return false; /* a sign, 15 digits and a point at most */
-    const char *const p = s + (*s == '-'), *const end = s + len;
     uint64_t m = 0;
     unsigned d;
-    const char *q = p;
+    const char *q = s;
     for (; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
-    const bool point = *q == '.';
+    if (RG_FAST_RARE(q == s)) return score_rest_to(s, len, out); /* '-', '.', ... */
+    const bool point = d == (unsigned)('.' - '0');
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
-    const size_t digits = (size_t)(r - p) - point;
-    if (r != end || digits == 0 || digits > 15) return false;
-    const double v = (double)m / POW10[point ? r - q - 1 : 0];
-    *out = *s == '-' ? -v : v;
+    if (r != s + len) return false;
+    if (RG_FAST_RARE(len > RG_DECIMAL_DIGITS || m >> 53)) {
+        if ((size_t)(r - s) - point > RG_DECIMAL_DIGITS) return false; /* (m wrapped around) */
+        return score_long_to(m, point ? (unsigned)(r - q - 1) : 0, out);
+    }
+    double v = (double)(int64_t)m;
+    if (point) v /= RG_POW10[r - q - 1];
+    *out = v;
     return true;
 }
 
@@ -1239,15 +1280,12 @@ typedef struct score_run {
  * the registers to itself, so that nothing on the chain from one bulk to the next is kept in
  * memory. A bulk below 41 bytes ends inside the room of its header (64 bytes), so the end of the
  * input needs no test. Stops before the first pair it does not take whole. */
-static RG_NOINLINE void score_pairs(score_run *run) {
+RG_FAST_INLINE void score_pairs_as(score_run *run, size_t size, ptrdiff_t voff, uintptr_t delta,
+                                   uint64_t longest) {
     const char *p = run->p;
     const char *const roomy = run->roomy;
     char *at = run->at;
     char *const stop = run->stop;
-    const size_t size = run->size;
-    const ptrdiff_t voff = run->voff;
-    const uintptr_t delta = run->delta;
-    const uint64_t longest = run->longest;
     while (at != stop && p < roomy && *p == '$') {
         const char *s, *s2;
         uint64_t blen, vlen;
@@ -1267,6 +1305,21 @@ static RG_NOINLINE void score_pairs(score_run *run) {
     }
     run->p = p;
     run->at = at;
+}
+
+/* The usual items ({ rg_view; double }, views direct, the default limits) get a loop of their own
+ * whose layout and limit are constants: the loop then has registers enough for all it holds. */
+static RG_NOINLINE void score_pairs(score_run *run) {
+    typedef struct {
+        rg_view key;
+        double value;
+    } view_dbl;
+    if (run->size == sizeof(view_dbl) && run->voff == offsetof(view_dbl, value) && !run->delta &&
+        run->longest == 41) {
+        score_pairs_as(run, sizeof(view_dbl), offsetof(view_dbl, value), 0, 41);
+    } else {
+        score_pairs_as(run, run->size, run->voff, run->delta, run->longest);
+    }
 }
 
 /* Pairs of two short bulks (HGETALL), as score_pairs reads its pairs. */
@@ -1921,11 +1974,10 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
         if (st != RG_OK) return st;
     }
     const rg_rnode *const root = &t->nodes[0];
-    const bool idle = !rr->active && !rr->pending && rr->rd.depth == 0 && rg_fast_ready(&rr->rd);
     /* '$', ':', '+', and '*', whose header then goes to decode_general already read (a push,
      * '>', is left to the general path) */
     const char c0 = *pos < len ? buf[*pos] : 0;
-    if ((c0 == '$' || c0 == ':' || c0 == '+' || c0 == '*') && idle) {
+    if ((c0 == '$' || c0 == ':' || c0 == '+' || c0 == '*') && rr->ready) { /* (idle) */
         rg_fast f = rg_fast_load(&rr->rd, buf, len, *pos, false);
         rg_event ev;
         rr->start = rg_reader_offset(&rr->rd);
@@ -1933,6 +1985,7 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
             rg_fast_save(&f, &rr->rd, pos);
             const bool plain =
                 root->shape == RG_RS_SCALAR && !root->cval && (root->accept & RG_RA(ev.kind));
+            /* (a whole value read from the idle state leaves it idle: rr->ready holds) */
             if (plain && root->store == RG_RT_VIEW) {
                 const rg_view v = ev.kind == RG_EV_NULL ? (rg_view){NULL, 0} : ev.str;
                 memcpy((char *)out + root->offset, &v, sizeof v);
@@ -1943,12 +1996,12 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
                 return RG_OK;
             }
             if (root_list_fits(rr, t->nodes, &ev, buf, len, *pos)) {
-                return root_list(rr, t, buf, len, pos, out, &ev);
+                return settle(rr, root_list(rr, t, buf, len, pos, out, &ev));
             }
-            return decode_general(rr, t, buf, len, pos, out, &ev);
+            return settle(rr, decode_general(rr, t, buf, len, pos, out, &ev));
         }
     }
-    return decode_general(rr, t, buf, len, pos, out, NULL);
+    return settle(rr, decode_general(rr, t, buf, len, pos, out, NULL));
 }
 
 /* Whole short '$' bulks for a root view, as many as come (at most n), each read exactly as
@@ -1957,9 +2010,8 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
 static size_t quick_bulks(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
                           size_t *pos, char *out, size_t stride, size_t n) {
     const rg_rnode *const root = &t->nodes[0];
-    if (n == 0 || *pos >= len || rr->active || rr->pending || rr->rd.depth != 0 ||
-        !rg_fast_ready(&rr->rd) || root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR ||
-        root->cval || !(root->accept & RG_RA(RG_EV_BULK))) {
+    if (n == 0 || *pos >= len || !(rr->ready & RG_REPLY_IDLE) || root->store != RG_RT_VIEW ||
+        root->shape != RG_RS_SCALAR || root->cval || !(root->accept & RG_RA(RG_EV_BULK))) {
         return 0;
     }
     const char *const first = buf + *pos, *const e = buf + len;
@@ -2019,7 +2071,6 @@ rg_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t
         const rg_status st = rg_next(&rr->rd, buf, len, pos, &ev);
         rr->start = rg_reader_offset(&rr->rd); /* nothing before *pos is needed */
         rr->push_skip = st == RG_NEED_MORE;
-        if (st != RG_OK) return st;
-        if (ev.complete) return RG_OK;
+        if (st != RG_OK || ev.complete) return settle(rr, st);
     }
 }

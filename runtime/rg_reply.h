@@ -99,11 +99,15 @@ typedef struct rg_rnode {
     const char *cval;   /* a constant the value must equal (string), or NULL */
 } rg_rnode;
 
+/* rg_rtable.flags: what the engine may take for granted about nodes[0] without looking. */
+#define RG_RF_VIEW 1u /* a scalar view (RG_RT_VIEW) without a constant that takes a bulk (GET) */
+
 /* A command's reply table. */
 typedef struct rg_rtable {
     const char *command; /* for messages */
     const rg_rnode *nodes;
     uint32_t result_size; /* sizeof the result struct, zeroed when a reply begins */
+    uint32_t flags;       /* RG_RF_*, set by the generator; 0: nothing taken for granted */
 } rg_rtable;
 
 /* What rg_reply_decode returns (rg_status, rg.h):
@@ -164,6 +168,11 @@ typedef struct rg_reply_reader {
     bool push_seen; /* a push came where the reply should start, at stream offset push_at */
     bool push_ok;   /* rg_reply_decode_push: a push at the root is read as an array */
     bool push_skip; /* rg_reply_skip stopped inside a value (RG_NEED_MORE) */
+    uint8_t ready;  /* RG_REPLY_IDLE: between replies: no reply begun (active), none partly read
+                     * (pending), no skip half done, the decoder idle at depth 0; RG_REPLY_QUICK:
+                     * that, and the decoder's limits let bulks of up to 999 bytes be read whole.
+                     * Set by every call that changes the state, before it returns: the one test
+                     * of it rg_reply_quick_bulk makes */
     uint64_t push_at;
     /* A header whose alternative or element count the bytes at hand could not tell yet: it is
      * consumed, so the next call decides it again from these, with the elements after it. */
@@ -189,6 +198,10 @@ void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap);
 /* Callback mode for root arrays (fn NULL: off). Takes effect at the next reply's start. */
 void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud);
 
+/* Internal, not API: rg_reply_reader.ready's values. */
+#define RG_REPLY_IDLE  1u
+#define RG_REPLY_QUICK 3u
+
 /* Internal, not API: rg_reply_decode for every reply its inline part below does not read. */
 rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
                                size_t *pos, void *out);
@@ -202,21 +215,22 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
 /* Internal, not API: GET's reply, the commonest of all: a whole '$' bulk of under 1000 bytes
- * for a root view, read the way the decoder's fast path reads it (rg_fast_bulk: the same length,
- * limit and CRLF checks), with the reader idle at depth 0 before and after. Inline in the
- * caller, so that a caller's loop keeps its position in a register rather than passing it
- * through memory on every reply; longer lengths and a header cut by the end of the input are
- * for rg_reply_decode_rest. False when it is anything else; nothing consumed then. */
+ * for a root view (a table with RG_RF_VIEW), read the way the decoder's fast path reads it
+ * (rg_fast_bulk: the same length, limit and CRLF checks), with the reader idle at depth 0 before
+ * and after. Inline in the caller, so that a caller's loop keeps its position in a register
+ * rather than passing it through memory on every reply; longer lengths and a header cut by the
+ * end of the input are for rg_reply_decode_rest. False when it is anything else; nothing
+ * consumed then. */
 static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
                                        size_t len, size_t *pos, void *out) {
     const rg_rnode *const root = &t->nodes[0];
-    const char *const p = buf + *pos, *const e = buf + len;
-    if (*pos >= len || *p != '$' || rr->active || rr->pending || rr->rd.depth != 0 ||
-        !rg_fast_ready(&rr->rd) || root->store != RG_RT_VIEW || root->shape != RG_RS_SCALAR ||
-        root->cval || !(root->accept & RG_RA(RG_EV_BULK)) || e - p < 6) {
-        return false; /* 6: "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
+    const size_t at = *pos;
+    /* 6: "$ddd\r\n", or the shortest whole bulk: "$0\r\n\r\n" */
+    if (at + 6 > len || buf[at] != '$' || rr->ready != RG_REPLY_QUICK || !(t->flags & RG_RF_VIEW)) {
+        return false;
     }
-    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]), d2 = rg_fast_digit(p[3]);
+    const char *const p = buf + at;
+    const unsigned d0 = rg_fast_digit(p[1]), d1 = rg_fast_digit(p[2]);
     const char *s;
     uint64_t n;
     if (d0 > 9) return false;
@@ -226,18 +240,18 @@ static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, 
     } else if (d1 <= 9 && rg_fast_crlf(p + 3)) {
         n = d0 * 10 + d1;
         s = p + 5;
-    } else if (d1 <= 9 && d2 <= 9 && rg_fast_crlf(p + 4)) {
-        n = d0 * 100 + d1 * 10 + d2;
+    } else if (d1 <= 9 && rg_fast_digit(p[3]) <= 9 && rg_fast_crlf(p + 4)) {
+        n = d0 * 100 + d1 * 10 + rg_fast_digit(p[3]);
         s = p + 6;
     } else {
         return false;
     }
-    if (n >= rr->rd.fast_bulk_end || (size_t)(e - s) < n + 2 || !rg_fast_crlf(s + n)) return false;
-    const size_t used = (size_t)(s + n + 2 - p);
+    const size_t end = (size_t)(s - buf) + n + 2; /* n < 1000: no overflow */
+    if (end > len || !rg_fast_crlf(s + n)) return false;
     rr->start = rr->rd.offset;
-    rr->rd.offset += used;
+    rr->rd.offset += end - at;
     rr->rd.values++;
-    *pos += used;
+    *pos = end;
     const rg_view v = {s, (size_t)n};
     memcpy((char *)out + root->offset, &v, sizeof v);
     return true;

@@ -481,6 +481,14 @@ local function shape_key(cm, r)
     return (text:gsub(plain, "@"))
 end
 
+-- The table's flags line (RG_RF_*, rg_reply.h), or "": a root that is a plain string (GET's)
+-- is read by the inline path of rg_reply_decode without looking at the node.
+local function flags_line(r, base)
+    local root = r.nodes[1].ty
+    if root.t ~= "str" or root.const then return "" end
+    return field_line(base, "flags", "RG_RF_VIEW") .. "\n"
+end
+
 -- shared: the name of an earlier command's node array that serves this one, or nil.
 local function command_defs(cm, r, header_only, shared)
     local static = header_only and "static " or ""
@@ -510,7 +518,8 @@ local function command_defs(cm, r, header_only, shared)
         thead .. "\n" ..
             field_line(tbase, "command", '"' .. resp.c_escape(cm.name) .. '"') .. "\n" ..
             field_line(tbase, "nodes", nodes) .. "\n" ..
-            field_line(tbase, "result_size", "sizeof(" .. cm.reply_result .. ")") .. "\n};",
+            field_line(tbase, "result_size", "sizeof(" .. cm.reply_result .. ")") .. "\n" ..
+            flags_line(r, tbase) .. "};",
         "",
         layout.call({ indent = 0, lead = (header_only and "static inline " or "") ..
             "rg_status ", name = cm.fn .. "_reply", args = params(cm), tail = ") {",

@@ -41,9 +41,9 @@ static const rg_rnode VIEW_NODES[] = {
 static const rg_rnode ARRAY_NODES[] = {
     {RG_RA_ARR, RG_RS_ARRAY, RG_RT_NONE, 1, 1, 0, 0, sizeof(rg_view), NULL},
     {RG_RA_STR | RG_RA_NULL, RG_RS_SCALAR, RG_RT_VIEW, 0, 0, 0, 0, 0, NULL}};
-static const rg_rtable INT_TABLE = {"INCR", INT_NODES, sizeof(int_result)};
-static const rg_rtable VIEW_TABLE = {"GET", VIEW_NODES, sizeof(view_result)};
-static const rg_rtable ARRAY_TABLE = {"MGET", ARRAY_NODES, sizeof(array_result)};
+static const rg_rtable INT_TABLE = {"INCR", INT_NODES, sizeof(int_result), 0};
+static const rg_rtable VIEW_TABLE = {"GET", VIEW_NODES, sizeof(view_result), RG_RF_VIEW};
+static const rg_rtable ARRAY_TABLE = {"MGET", ARRAY_NODES, sizeof(array_result), 0};
 
 typedef struct run {
     rg_conn c;

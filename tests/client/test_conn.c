@@ -163,7 +163,7 @@ static const rg_rnode INT_NODES[] = {{.accept = RG_RA_INT,
                                       .store = RG_RT_I64,
                                       .offset = offsetof(int_result, value),
                                       .cval = NULL}};
-static const rg_rtable INT_TABLE = {"INCR", INT_NODES, sizeof(int_result)};
+static const rg_rtable INT_TABLE = {"INCR", INT_NODES, sizeof(int_result), 0};
 
 typedef struct bed {
     rg_conn c;

@@ -107,6 +107,7 @@ const rg_rtable example_get_reply_table = {
     .command = "GET",
     .nodes = example_get_reply_nodes,
     .result_size = sizeof(example_get_result),
+    .flags = RG_RF_VIEW,
 };
 
 rg_status example_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
@@ -172,6 +173,7 @@ const rg_rtable example_ping_reply_table = {
     .command = "PING",
     .nodes = example_ping_reply_nodes,
     .result_size = sizeof(example_ping_result),
+    .flags = RG_RF_VIEW,
 };
 
 rg_status example_ping_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
@@ -184,6 +186,7 @@ const rg_rtable example_set_reply_table = {
     .command = "SET",
     .nodes = example_get_reply_nodes,
     .result_size = sizeof(example_set_result),
+    .flags = RG_RF_VIEW,
 };
 
 rg_status example_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,

@@ -566,6 +566,7 @@ const rg_rtable replies_get_reply_table = {
     .command = "GET",
     .nodes = replies_get_reply_nodes,
     .result_size = sizeof(replies_get_result),
+    .flags = RG_RF_VIEW,
 };
 
 rg_status replies_get_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
@@ -878,6 +879,7 @@ const rg_rtable replies_set_reply_table = {
     .command = "SET",
     .nodes = replies_get_reply_nodes,
     .result_size = sizeof(replies_set_result),
+    .flags = RG_RF_VIEW,
 };
 
 rg_status replies_set_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
