@@ -196,7 +196,8 @@ local function header_text(model, cmds)
     add("    const rg_arg_spec *args;")
     add("} " .. p .. "_srv_command;")
     add("")
-    add("extern const " .. p .. "_srv_command " .. p .. "_srv_commands[" .. P .. "_SRV_NCMDS];")
+    add(layout.array_decl("extern const " .. p .. "_srv_command", p .. "_srv_commands",
+        P .. "_SRV_NCMDS", ";"))
     add("")
     add("/* Reply encoders follow for the commands whose reply schema names one exact form;")
     add(" * each _reply_size returns exactly what its _reply writes. */")
@@ -205,9 +206,10 @@ local function header_text(model, cmds)
         P .. "_SRV_NONE. Containers (COMMAND, CLIENT, ...) resolve to their own id; " .. p ..
         "_srv_parse goes on to the subcommand. _switch and _hash are the two generated forms; " ..
         "lookup is the faster."))
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup(const char *name, size_t len);")
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup_switch(const char *name, size_t len);")
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup_hash(const char *name, size_t len);")
+    for _, form in ipairs({ "", "_switch", "_hash" }) do
+        add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup" .. form,
+            { "const char *name", "size_t len" }, ";"))
+    end
     add("")
     add(layout.comment(0, "Resolves a request (argc >= 1) to its command, subcommand included, " ..
         "checks the arity and parses the typed arguments into *args (views borrow argv). " ..
@@ -352,8 +354,8 @@ local function switch_text(p, tops)
         table.insert(by_len[n], t)
     end
     table.sort(lens)
-    local out = { p .. "_srv_cmd " .. p .. "_srv_lookup_switch(const char *name, size_t len) {",
-        "    switch (len) {" }
+    local out = { layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup_switch",
+        { "const char *name", "size_t len" }, " {"), "    switch (len) {" }
     for _, n in ipairs(lens) do
         out[#out + 1] = "    case " .. n .. ":"
         out[#out + 1] = "        switch (name[0] | 0x20) {"
@@ -407,7 +409,8 @@ local function hash_text(model, tops)
         "};",
         "/* clang-format on */",
         "",
-        p .. "_srv_cmd " .. p .. "_srv_lookup_hash(const char *name, size_t len) {",
+        layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup_hash",
+            { "const char *name", "size_t len" }, " {"),
         "    uint32_t h = 2166136261u;",
         "    for (size_t i = 0; i < len; i++) {",
         "        const unsigned char c = (unsigned char)name[i];",
@@ -415,19 +418,25 @@ local function hash_text(model, tops)
         "    }",
         "    const uint32_t seed = " .. p .. "_srv_hash_seeds[h & " .. (ph.nb - 1) .. "u];",
         "    const uint32_t slot = ((h ^ seed) * 0x9E3779B1u) >> " .. (32 - ph.bits) .. ";",
-        "    const " .. p .. "_srv_cmd id = (" .. p .. "_srv_cmd)" .. p .. "_srv_hash_slots[slot];",
+        -- (Shapes that no prefix makes clang-format break: braced ifs, short right sides.)
+        layout.assign(4, "const " .. p .. "_srv_cmd id", p .. "_srv_hash_slots[slot]"),
         "    const char *want = " .. p .. "_srv_commands[id].name;",
-        "    if (id == " .. P .. "_SRV_NONE || strlen(want) != len) return " .. P .. "_SRV_NONE;",
-        "    return " .. p .. "_srv_eq(name, want, len) ? id : " .. P .. "_SRV_NONE;",
+        "    if (id == " .. P .. "_SRV_NONE || strlen(want) != len) {",
+        "        return " .. P .. "_SRV_NONE;",
+        "    }",
+        "    if (!" .. p .. "_srv_eq(name, want, len)) {",
+        "        return " .. P .. "_SRV_NONE;",
+        "    }",
+        "    return id;",
         "}",
     }
     return join(out)
 end
 
 local function sub_lookup_text(p, P, tops)
-    local out = { "/* The subcommand argv[1] of container id, or " .. P .. "_SRV_NONE. */",
-        "static " .. p .. "_srv_cmd " .. p .. "_srv_sub(" .. p ..
-        "_srv_cmd id, rg_view word) {" }
+    local out = { layout.comment(0, "The subcommand argv[1] of container id, or " .. P ..
+        "_SRV_NONE."), layout.signature("static " .. p .. "_srv_cmd " .. p .. "_srv_sub",
+        { p .. "_srv_cmd id", "rg_view word" }, " {") }
     local any = false
     for _, t in ipairs(tops) do any = any or (t.cmd.subs and #t.cmd.subs > 0) end
     if not any then out[#out + 1] = "    (void)word; /* a spec without subcommands */" end
@@ -452,8 +461,8 @@ local function sub_lookup_text(p, P, tops)
 end
 
 local function has_subs(p, tops)
-    local out = { "static int " .. p .. "_srv_has_subs(" .. p .. "_srv_cmd id) {",
-        "    switch (id) {" }
+    local out = { layout.signature("static int " .. p .. "_srv_has_subs", { p .. "_srv_cmd id" },
+        " {"), "    switch (id) {" }
     for _, t in ipairs(tops) do
         if t.cmd.subs and #t.cmd.subs > 0 then out[#out + 1] = "    case " .. t.cmd.enum .. ":" end
     end
@@ -487,7 +496,8 @@ local function source_text(model, cmds, tops)
         end
     end
     add("")
-    add("const " .. p .. "_srv_command " .. p .. "_srv_commands[" .. P .. "_SRV_NCMDS] = {")
+    -- The size comes from the initializers (every id has one) and must agree with the header's.
+    add(layout.array_decl("const " .. p .. "_srv_command", p .. "_srv_commands", "", " = {"))
     add("    [" .. P .. "_SRV_NONE] = {\"\", 0, NULL},")
     for _, c in ipairs(cmds) do
         local spec = (c.parsed and #c.fields > 0) and ("&" .. c.spec_name) or "NULL"
@@ -504,7 +514,8 @@ local function source_text(model, cmds, tops)
     add("};")
     add("")
     add("/* rg_eq_lower, here so that the lookups inline it. */")
-    add("static inline int " .. p .. "_srv_eq(const char *word, const char *lower, size_t n) {")
+    add(layout.signature("static inline int " .. p .. "_srv_eq",
+        { "const char *word", "const char *lower", "size_t n" }, " {"))
     add("    for (size_t i = 0; i < n; i++) {")
     add("        const unsigned char c = (unsigned char)word[i];")
     add("        if ((c >= 'A' && c <= 'Z' ? c | 0x20u : c) != (unsigned char)lower[i]) return 0;")
@@ -526,20 +537,22 @@ local function source_text(model, cmds, tops)
     add("")
     add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc",
         "const rg_view *argv", p .. "_srv_args *args", "rg_errbuf *err" }, " {"))
-    add("    " .. p .. "_srv_cmd id = " .. p .. "_srv_lookup(argv[0].ptr, argv[0].len);")
+    add(layout.call({ indent = 4, lead = p .. "_srv_cmd id = ", name = p .. "_srv_lookup",
+        args = { "argv[0].ptr", "argv[0].len" }, tail = ");" }))
     add("    if (id == " .. P .. "_SRV_NONE) {")
     add("        rg_err_unknown_command(err, argc, argv);")
     add("        return " .. P .. "_SRV_NONE;")
     add("    }")
     add("    if (argc >= 2 && " .. p .. "_srv_has_subs(id)) {")
-    add("        const " .. p .. "_srv_cmd sub = " .. p .. "_srv_sub(id, argv[1]);")
+    add(layout.call({ indent = 8, lead = "const " .. p .. "_srv_cmd sub = ", name = p .. "_srv_sub",
+        args = { "id", "argv[1]" }, tail = ");" }))
     add("        if (sub == " .. P .. "_SRV_NONE) {")
     add("            rg_err_unknown_subcommand(err, argv[0], argv[1]);")
     add("            return " .. P .. "_SRV_NONE;")
     add("        }")
     add("        id = sub;")
     add("    }")
-    add("    const " .. p .. "_srv_command *c = &" .. p .. "_srv_commands[id];")
+    add(layout.assign(4, "const " .. p .. "_srv_command *c", "&" .. p .. "_srv_commands[id]"))
     add("    if (!rg_arity_ok(c->arity, argc)) {")
     add("        rg_err_arity(err, c->name);")
     add("        return " .. P .. "_SRV_NONE;")

@@ -199,24 +199,33 @@ end
 ---------------------------------------------------------------------------------------------
 -- Shapes of the tables and declarations of the keys and server emitters.
 
--- A declaration "<ret> <name>(<params>)<tail>" on one line, or wrapped after the comma that keeps
--- the first line within the limit, continuation aligned with the parameters (clang-format's
--- layout for two parameter lines).
+-- A declaration "<ret> <name>(<params>)<tail>" (tail ";" or " {") at column 0, laid out as M.call
+-- lays out a declaration.
 function M.signature(head, params, tail)
-    local one = head .. "(" .. table.concat(params, ", ") .. ")" .. tail
+    local lead, name = head:match("^(.*[ *])([%w_]+)$")
+    return M.call({ indent = 0, lead = lead, name = name, args = params, tail = ")" .. tail,
+        decl = true })
+end
+
+-- "<lhs> = <rhs>;" at column `indent`: on one line, or broken after the '=' with the right side
+-- one continuation in, as clang-format breaks it when the right side has no cheaper break of its
+-- own (a name, "&table[id]", "table[slot]").
+function M.assign(indent, lhs, rhs)
+    local one = spaces(indent) .. lhs .. " = " .. rhs .. ";"
     if #one <= M.LIMIT then return one end
-    local indent = spaces(#head + 1)
-    local lines, line = {}, head .. "(" .. params[1]
-    for i = 2, #params do
-        if #line + 2 + #params[i] + (i == #params and #tail + 1 or 1) > M.LIMIT then
-            lines[#lines + 1] = line .. ","
-            line = indent .. params[i]
-        else
-            line = line .. ", " .. params[i]
-        end
-    end
-    lines[#lines + 1] = line .. ")" .. tail
-    return table.concat(lines, "\n")
+    return spaces(indent) .. lhs .. " =\n" .. spaces(indent + M.INDENT) .. rhs .. ";"
+end
+
+-- An array declaration at the top level, "<head> <name>[<bound>]<tail>" (tail ";" or " = {"):
+-- on one line, else broken before the name, one continuation in, and, when "[<bound>]" does not
+-- fit there either, before the '[' one more continuation in (clang-format 14's layout).
+function M.array_decl(head, name, bound, tail)
+    local one = head .. " " .. name .. "[" .. bound .. "]" .. tail
+    if #one <= M.LIMIT then return one end
+    local second = spaces(M.INDENT) .. name .. "[" .. bound .. "]" .. tail
+    if #second <= M.LIMIT then return head .. "\n" .. second end
+    return head .. "\n" .. spaces(M.INDENT) .. name .. "\n" .. spaces(2 * M.INDENT) .. "[" ..
+        bound .. "]" .. tail
 end
 
 -- Greedy packing of items after an opening "{" at column #lead, continuing aligned under the
@@ -273,17 +282,36 @@ function M.split_string(col, item, tail)
     return item:sub(1, q - 1) .. table.concat(pieces, "\n" .. spaces(qcol))
 end
 
+-- One designated initializer ".member = value" at column `col`, followed by `tail`, as
+-- clang-format breaks it when it does not fit: a string literal split (split_string); a call
+-- ("offsetof(type, member)") laid out as M.call lays out "x = f(...)"; any other value after
+-- the '=', one continuation in. The first line is returned without its indentation.
+function M.initializer(col, item, tail)
+    if col + #item + #tail <= M.LIMIT then return item end
+    if item:find('"', 1, true) then return M.split_string(col, item, tail) end
+    local lead, name, args = item:match("^(%.[%w_]+ = )([%w_]+)%((.*)%)$")
+    if lead then
+        local list = {}
+        for a in args:gmatch("[^,]+") do list[#list + 1] = a:match("^%s*(.-)%s*$") end
+        return M.call({ indent = col, lead = lead, name = name, args = list, tail = ")" .. tail })
+            :sub(col + 1):sub(1, -#tail - 1)
+    end
+    local member, value = item:match("^(%.[%w_]+) = (.*)$")
+    if not member then return item end
+    return member .. " =\n" .. spaces(col + M.INDENT) .. value
+end
+
 -- A braced list of designated initializers as clang-format lays it out: on one line when it
 -- fits, else one initializer per line aligned after the brace.
 function M.designated(prefix, items, close)
     local one = prefix .. table.concat(items, ", ") .. close
     if #one <= M.LIMIT then return one end
-    local indent = spaces(#prefix)
-    local lines = { prefix .. M.split_string(#prefix, items[1], ",") .. "," }
-    for k = 2, #items - 1 do
-        lines[#lines + 1] = indent .. M.split_string(#indent, items[k], ",") .. ","
+    local col = #prefix
+    local lines = {}
+    for k, item in ipairs(items) do
+        local tail = k < #items and "," or close
+        lines[k] = (k == 1 and prefix or spaces(col)) .. M.initializer(col, item, tail) .. tail
     end
-    lines[#lines + 1] = indent .. M.split_string(#indent, items[#items], close) .. close
     return table.concat(lines, "\n")
 end
 
@@ -383,19 +411,20 @@ local function columns_layout(prefix, items, close)
 end
 
 -- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
--- brace, or, when not even the first item fits there, a break after the brace; a list of six
+-- brace, or a break after the brace when that costs less (as after a call's '('); a list of six
 -- or more items in columns or one a line (columns_layout).
 function M.braced(prefix, items, close)
     local one = prefix .. table.concat(items, ", ") .. close
     if #one <= M.LIMIT then return one end
     local cols = columns_layout(prefix, items, close)
     if cols then return cols end
-    local indent = spaces(#prefix)
-    local first = prefix .. items[1] .. (#items == 1 and close or ",")
-    if #first > M.LIMIT then
-        return prefix:gsub(" $", "") .. "\n" .. M.pack("    ", items, "    ", close)
+    local here, breaks = pack(items, #prefix, #prefix, close)
+    local below, below_breaks = pack(items, M.INDENT, M.INDENT, close)
+    if here and (not below or breaks * PENALTY.comma <=
+            PENALTY.open_call + below_breaks * PENALTY.comma) then
+        return prefix .. table.concat(here, "\n" .. spaces(#prefix))
     end
-    return M.pack(prefix, items, indent, close)
+    return prefix .. "\n" .. spaces(M.INDENT) .. table.concat(below, "\n" .. spaces(M.INDENT))
 end
 
 -- Items with a trailing comma each, packed into lines that start with `indent`.
