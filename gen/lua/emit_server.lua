@@ -497,17 +497,22 @@ local function source_text(model, cmds, tops)
     end
     add("")
     -- The size comes from the initializers (every id has one) and must agree with the header's.
-    add(layout.array_decl("const " .. p .. "_srv_command", p .. "_srv_commands", "", " = {"))
-    add("    [" .. P .. "_SRV_NONE] = {\"\", 0, NULL},")
+    local def = layout.array_decl("const " .. p .. "_srv_command", p .. "_srv_commands", "",
+        " = {")
+    -- A definition broken before its name puts the entries one continuation further in.
+    local ind = def:find("\n", 1, true) and 2 * layout.INDENT or layout.INDENT
+    add(def)
+    add(string.rep(" ", ind) .. "[" .. P .. "_SRV_NONE] = {\"\", 0, NULL},")
     for _, c in ipairs(cmds) do
         local spec = (c.parsed and #c.fields > 0) and ("&" .. c.spec_name) or "NULL"
-        local head = "    [" .. c.enum .. "] = {"
         local items = { c_string(c.name), tostring(c.arity), spec }
+        local head = string.rep(" ", ind) .. "[" .. c.enum .. "] = {"
         local text = layout.pack(head, items, string.rep(" ", #head), "},")
         local longest = 0
         for l in text:gmatch("[^\n]+") do longest = math.max(longest, #l) end
         if longest > layout.LIMIT then
-            text = layout.pack("    [" .. c.enum .. "] =\n        {", items, "         ", "},")
+            local cont = string.rep(" ", ind + layout.INDENT)
+            text = layout.pack(head:sub(1, -3) .. "\n" .. cont .. "{", items, cont .. " ", "},")
         end
         add(text)
     end
@@ -527,7 +532,8 @@ local function source_text(model, cmds, tops)
     add("")
     add(hash_text(model, tops))
     add("")
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup(const char *name, size_t len) {")
+    add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup", { "const char *name", "size_t len" },
+        " {"))
     add("    return " .. p .. "_srv_lookup_switch(name, len);")
     add("}")
     add("")
