@@ -188,9 +188,17 @@ end
 local function policy_def(static, n, list)
     local tail_rows = " = {"
     local head, ind = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
+    local one = static .. "const rg_cmd_policy " .. n.policy .. "[" .. n.count .. "] = {{0, 0}};"
+    -- Without policies the table is all zero: "{{0, 0}}" when that fits on its line, else the
+    -- first row spelled out, a shape whose breaks clang-format keeps (rows and a trailing comma)
+    -- where the one-item list's breaks depend on the prefix's length.
+    local any = false
+    for _, e in ipairs(list) do any = any or policy_of(e.cm) ~= nil end
+    if not any and #one <= layout.LIMIT then return one end
     local rows = {}
-    for _, e in ipairs(list) do
+    for k, e in ipairs(list) do
         local p = policy_of(e.cm)
+        if not any and k == 1 then p = { "RG_REQ_DEFAULT", "RG_RESP_DEFAULT" } end
         if p then
             local lead = ind .. "[" .. e.enum .. "] = "
             local items = { p[1] .. ",", p[2] .. "}," }
@@ -198,9 +206,6 @@ local function policy_def(static, n, list)
             rows[#rows + 1] = #one <= layout.LIMIT and one or layout.pack_braced(lead, items) or
                 lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
         end
-    end
-    if #rows == 0 then
-        return (sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};"))
     end
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
 end

@@ -515,9 +515,12 @@ end
 -- ends each line: the arguments packed after `lead` ("    X(") and aligned under the first; the
 -- last one, the terms joined by " | ", on that line when it fits, else from the next, broken
 -- after a '|' with the continuations one indent further. The macro's last entry (last) ends
--- without a backslash, so it has the whole line. Returns the lines.
+-- without a backslash, so it has the whole line when it fits on one. Returns the lines.
 function M.macro_entry(lead, args, terms, last)
-    local room, col = last and M.LIMIT or M.LIMIT - 2, #lead
+    local whole = lead .. table.concat(args, ", ") .. ", " .. table.concat(terms, " | ") .. ")"
+    if last and #whole <= M.LIMIT then return { whole } end
+    -- (Once the last entry is broken, its lines keep the room of the others: clang-format 14.)
+    local room, col = M.LIMIT - 2, #lead
     local lines, cur = {}, lead .. args[1] .. ","
     for i = 2, #args do
         local piece = args[i] .. ","
