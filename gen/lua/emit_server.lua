@@ -183,7 +183,11 @@ local function header_text(model, cmds)
     add("typedef union " .. p .. "_srv_args {")
     add("    char none_;")
     for _, c in ipairs(cmds) do
-        if c.parsed and #c.fields > 0 then add("    " .. c.struct .. " " .. c.member .. ";") end
+        if c.parsed and #c.fields > 0 then
+            -- (A declaration too long breaks before the member's name, one continuation in.)
+            local one = "    " .. c.struct .. " " .. c.member .. ";"
+            add(layout.fits(one) and one or ("    " .. c.struct .. "\n        " .. c.member .. ";"))
+        end
     end
     add("} " .. p .. "_srv_args;")
     add("")
@@ -231,11 +235,19 @@ local function header_text(model, cmds)
     })
 end
 
--- "<head> = {" and one initializer per line; the trailing comma keeps clang-format there.
-local function one_per_line(head, items)
+-- The head "<typ> <name><dims> = {" of a table (dims "[]", or false for no array) and the
+-- indentation of its rows: one continuation further in when the head breaks before the name.
+local function table_head(typ, name, dims)
+    local head = layout.array_decl(typ, name, dims, " = {")
+    return head, string.rep(" ", head:find("\n", 1, true) and 2 * layout.INDENT or layout.INDENT)
+end
+
+-- "<typ> <name> = {" and one initializer per line; the trailing comma keeps clang-format there.
+local function one_per_line(typ, name, items)
+    local head, ind = table_head(typ, name, false)
     local lines = {}
-    for k, item in ipairs(items) do lines[k] = layout.split_string(4, item, ",") end
-    return head .. " = {\n    " .. table.concat(lines, ",\n    ") .. ",\n};"
+    for k, item in ipairs(items) do lines[k] = layout.initializer(#ind, item, ",") end
+    return head .. "\n" .. ind .. table.concat(lines, ",\n" .. ind) .. ",\n};"
 end
 
 local SYNTAX_STYLE = { plain = "RG_SYNTAX_PLAIN", subcommand = "RG_SYNTAX_SUBCOMMAND",
@@ -247,7 +259,7 @@ end
 
 -- Designated initializers of the fields that are not zero (offsets that are absent are
 -- RG_ARG_NO_OFF, since 0 is an offset).
-local function node_init(n, struct, choices, check)
+local function node_init(n, struct, choices, check, ind)
     local items = {}
     if n.token then
         items[#items + 1] = ".token = " .. c_string(n.token)
@@ -263,10 +275,10 @@ local function node_init(n, struct, choices, check)
     items[#items + 1] = ".set_off = " .. offset(struct, n.set)
     if n.value then items[#items + 1] = ".value_off = " .. offset(struct, n.value) end
     if n.count then items[#items + 1] = ".count_off = " .. offset(struct, n.count) end
-    return layout.designated("    {", items, "},")
+    return layout.designated(ind .. "{", items, "},")
 end
 
-local function seg_init(seg, struct, nodes_name, first)
+local function seg_init(seg, struct, nodes_name, first, ind)
     local items = { ".kind = " .. seg.kind }
     if #(seg.nodes or {}) > 0 then
         items[#items + 1] = ".nodes = &" .. nodes_name .. "[" .. first .. "]"
@@ -282,7 +294,7 @@ local function seg_init(seg, struct, nodes_name, first)
     if seg.count then items[#items + 1] = ".count_off = " .. offset(struct, seg.count) end
     items[#items + 1] = ".counted_by = " .. offset(struct, seg.counted_by)
     if seg.error then items[#items + 1] = ".error = " .. c_string(seg.error) end
-    return layout.designated("    {", items, "},")
+    return layout.designated(ind .. "{", items, "},")
 end
 
 local function spec_text(c)
@@ -304,7 +316,7 @@ local function spec_text(c)
                 items[#items + 1] = ".min_error = " .. c_string(n.check.min_error)
                 items[#items + 1] = ".min = " .. n.check.min
             end
-            out[#out + 1] = one_per_line("static const rg_arg_check " .. name, items)
+            out[#out + 1] = one_per_line("static const rg_arg_check", name, items)
             check_names[k] = name
         end
         local key = n.choices and table.concat(n.choices, "\0")
@@ -323,15 +335,17 @@ local function spec_text(c)
     end
     local nodes_name = c.fn .. "_nodes"
     if #all > 0 then
-        out[#out + 1] = "static const rg_arg_node " .. nodes_name .. "[] = {"
+        local head, ind = table_head("static const rg_arg_node", nodes_name, "")
+        out[#out + 1] = head
         for k, n in ipairs(all) do
-            out[#out + 1] = node_init(n, c.struct, choice_names[k], check_names[k])
+            out[#out + 1] = node_init(n, c.struct, choice_names[k], check_names[k], ind)
         end
         out[#out + 1] = "};"
     end
-    out[#out + 1] = "static const rg_arg_seg " .. c.fn .. "_segs[] = {"
+    local head, ind = table_head("static const rg_arg_seg", c.fn .. "_segs", "")
+    out[#out + 1] = head
     for s, seg in ipairs(c.segs) do
-        out[#out + 1] = seg_init(seg, c.struct, nodes_name, first[s])
+        out[#out + 1] = seg_init(seg, c.struct, nodes_name, first[s], ind)
     end
     out[#out + 1] = "};"
     local spec = { ".segs = " .. c.fn .. "_segs", ".nsegs = " .. #c.segs, ".words = " .. #c.words }
@@ -342,7 +356,7 @@ local function spec_text(c)
     end
     if style ~= "RG_SYNTAX_PLAIN" then table.insert(spec, 4, ".syntax = " .. style) end
     if c.late_numbers then spec[#spec + 1] = ".late_numbers = 1" end
-    out[#out + 1] = one_per_line("static const rg_arg_spec " .. c.spec_name, spec)
+    out[#out + 1] = one_per_line("static const rg_arg_spec", c.spec_name, spec)
     return join(out)
 end
 

@@ -216,13 +216,15 @@ function M.assign(indent, lhs, rhs)
     return spaces(indent) .. lhs .. " =\n" .. spaces(indent + M.INDENT) .. rhs .. ";"
 end
 
--- An array declaration at the top level, "<head> <name>[<bound>]<tail>" (tail ";" or " = {"):
+-- An array declaration at the top level, "<head> <name>[<bound>]<tail>" (tail ";" or " = {"; no
+-- bound: "[]"; bound false: a declaration of no array):
 -- on one line, else broken before the name, one continuation in, and, when "[<bound>]" does not
 -- fit there either, before the '[' one more continuation in (clang-format 14's layout).
 function M.array_decl(head, name, bound, tail)
-    local one = head .. " " .. name .. "[" .. bound .. "]" .. tail
+    local dims = bound and ("[" .. bound .. "]") or ""
+    local one = head .. " " .. name .. dims .. tail
     if #one <= M.LIMIT then return one end
-    local second = spaces(M.INDENT) .. name .. "[" .. bound .. "]" .. tail
+    local second = spaces(M.INDENT) .. name .. dims .. tail
     if #second <= M.LIMIT then return head .. "\n" .. second end
     return head .. "\n" .. spaces(M.INDENT) .. name .. "\n" .. spaces(2 * M.INDENT) .. "[" ..
         bound .. "]" .. tail
