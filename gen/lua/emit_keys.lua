@@ -108,8 +108,12 @@ local function array_def(ctype, name, row_of, items)
     elseif #head > layout.LIMIT then
         head, ind = ctype .. "\n" .. IND .. name .. "[] = {", IND .. IND
     end
-    local rows = {}
-    for _, x in ipairs(items) do rows[#rows + 1] = row_of(x, ind) end
+    local rows, flat = {}, {}
+    for _, x in ipairs(items) do
+        rows[#rows + 1] = row_of(x, ind)
+        flat[#flat + 1] = rows[#rows]:sub(#ind + 1, -2)
+    end
+    rows = layout.rows(#ind, flat) or rows
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
 end
 

@@ -323,14 +323,14 @@ end
 -- by more than 10 and the rows fit. Of the layouts that fit after a break after the brace, the
 -- one with the fewest columns among those with the fewest lines. Returns the lines, or nil when
 -- clang-format would not use a column layout (fewer items, no fitting layout, one column).
-local function column_formats(items, close)
+local function column_formats(items, close, trailing)
     local n = #items
     local len, eol = {}, {}
     for i = 1, n do
-        -- The comma counts with its item; the last one has none, and at the end of its line
-        -- the close stays with it.
-        len[i] = #items[i] + (i < n and 1 or 0)
-        eol[i] = len[i] + (i < n and 0 or #close)
+        -- The comma counts with its item; the last one has none (but a trailing comma), and at
+        -- the end of its line the close stays with it.
+        len[i] = #items[i] + ((i < n or trailing) and 1 or 0)
+        eol[i] = len[i] + ((i < n or trailing) and 0 or #close)
     end
     local formats = {}
     for columns = 1, M.LIMIT // 3 do
@@ -410,6 +410,23 @@ local function columns_layout(prefix, items, close)
     end
     return prefix .. "\n" .. spaces(M.INDENT) ..
         table.concat(column_rows(items, close, below, len, M.INDENT), "\n")
+end
+
+-- The rows of a braced list that ends in a trailing comma (so clang-format breaks after its brace
+-- and before its close), its items from column `indent` on: in columns when clang-format would
+-- use a column layout (five items or more, short and of similar lengths: a short prefix makes
+-- "[P_X] = {...}" rows such), else nil and the caller's one item a line. Returns the lines.
+function M.rows(indent, items)
+    if #items < 5 then return nil end
+    for _, it in ipairs(items) do
+        if indent + #it + 1 > M.LIMIT or it:find("\n", 1, true) then return nil end
+    end
+    local formats, len = column_formats(items, ",", true)
+    local f = pick_format(formats, indent)
+    if not f or f.columns == 1 then return nil end
+    local rows = column_rows(items, ",", f, len, indent)
+    rows[1] = spaces(indent) .. rows[1]
+    return rows
 end
 
 -- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
