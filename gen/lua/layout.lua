@@ -224,6 +224,10 @@ function M.array_decl(head, name, bound, tail)
     local dims = bound and ("[" .. bound .. "]") or ""
     local one = head .. " " .. name .. dims .. tail
     if #one <= M.LIMIT then return one end
+    -- An initializer's brace that alone passes the limit goes to the next line.
+    if tail == " = {" and #one - 2 <= M.LIMIT then
+        return one:sub(1, -3) .. "\n" .. spaces(M.INDENT) .. "{"
+    end
     local second = spaces(M.INDENT) .. name .. dims .. tail
     if #second <= M.LIMIT then return head .. "\n" .. second end
     return head .. "\n" .. spaces(M.INDENT) .. name .. "\n" .. spaces(2 * M.INDENT) .. "[" ..

@@ -322,6 +322,22 @@ elseif(MODE STREQUAL "prefix_headers")
   endforeach()
   check_format(${files})
 
+elseif(MODE STREQUAL "prefix_format")
+  # Every part (encoders with --iov, replies, keys, --client, --server, header-only) at one
+  # prefix, PREFIX, clang-format clean: the layout rules must hold at any prefix length, not only
+  # at the defaults (gen_prefix_format_<n>, one test per length so that they run in parallel).
+  find_program(CLANG_FORMAT NAMES clang-format)
+  if(NOT CLANG_FORMAT)
+    message("SKIPPED: clang-format not found")
+    return()
+  endif()
+  fresh_dir("${WORK}/src")
+  fresh_dir("${WORK}/ho")
+  generate("${WORK}/src" --client --server --iov --prefix ${PREFIX} ${SPECS})
+  generate("${WORK}/ho" --header-only --client --iov --prefix ${PREFIX} ${SPECS})
+  file(GLOB files "${WORK}/src/*" "${WORK}/ho/*")
+  check_format(${files})
+
 elseif(MODE STREQUAL "long_prefix")
   # The longest prefix respgen accepts (naming.PREFIX_MAX, 40), on every part: the encoders
   # (default, --iov, header-only), --client, --server. Every source and header-only header
