@@ -172,7 +172,7 @@ local function header_text(model, cmds)
             add("typedef struct " .. c.struct .. " {")
             for _, f in ipairs(c.fields) do
                 local sp = f[1]:sub(-1) == "*" and "" or " "
-                if f[3] then add("    /* " .. cstr.comment(f[3]) .. " */") end
+                if f[3] then add(layout.comment(4, f[3])) end
                 add("    " .. f[1] .. sp .. f[2] .. ";")
             end
             add("} " .. c.struct .. ";")
@@ -328,8 +328,10 @@ local function spec_text(c)
             local items = {}
             for _, w in ipairs(n.choices) do items[#items + 1] = c_string(w) end
             items[#items + 1] = "NULL"
-            out[#out + 1] = layout.braced("static const char *const " .. name .. "[] = {", items,
-                "};")
+            -- A head too long breaks as array_decl breaks it; the list follows its last line.
+            local head = layout.array_decl("static const char *const", name, "", " = {")
+            local above, last = head:match("^(.*\n)([^\n]*)$")
+            out[#out + 1] = (above or "") .. layout.braced(last or head, items, "};")
             choice_names[k] = name
         end
     end

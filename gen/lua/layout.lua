@@ -304,6 +304,12 @@ function M.initializer(col, item, tail)
     end
     local member, value = item:match("^(%.[%w_]+) = (.*)$")
     if not member then return item end
+    -- A value too long even there ("&name[0]") breaks before its subscript, one more in.
+    local base, sub = value:match("^(.-)(%[[^%]]*%])$")
+    if base and col + M.INDENT + #value + #tail > M.LIMIT then
+        return member .. " =\n" .. spaces(col + M.INDENT) .. base .. "\n" ..
+            spaces(col + 2 * M.INDENT) .. sub
+    end
     return member .. " =\n" .. spaces(col + M.INDENT) .. value
 end
 
