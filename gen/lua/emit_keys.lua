@@ -192,13 +192,13 @@ end
 local function policy_def(static, n, list)
     local tail_rows = " = {"
     local head, ind = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
-    local one = static .. "const rg_cmd_policy " .. n.policy .. "[" .. n.count .. "] = {{0, 0}};"
+    local zero = static .. "const rg_cmd_policy " .. n.policy .. "[" .. n.count .. "] = {{0, 0}};"
     -- Without policies the table is all zero: "{{0, 0}}" when that fits on its line, else the
     -- first row spelled out, a shape whose breaks clang-format keeps (rows and a trailing comma)
     -- where the one-item list's breaks depend on the prefix's length.
     local any = false
     for _, e in ipairs(list) do any = any or policy_of(e.cm) ~= nil end
-    if not any and #one <= layout.LIMIT then return one end
+    if not any and #zero <= layout.LIMIT then return zero end
     local rows = {}
     for k, e in ipairs(list) do
         local p = policy_of(e.cm)

@@ -548,8 +548,8 @@ local function source_text(model, cmds, tops)
     add("")
     add(hash_text(model, tops))
     add("")
-    add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup", { "const char *name", "size_t len" },
-        " {"))
+    add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup",
+        { "const char *name", "size_t len" }, " {"))
     add("    return " .. p .. "_srv_lookup_switch(name, len);")
     add("}")
     add("")
