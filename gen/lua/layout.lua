@@ -30,6 +30,7 @@ local PENALTY = {
     -- type and size_t as a declared name, and a break after a name costs 110 (+ 20).
     return_type_macro = 130,
     assignment = 20 + 2,   -- after '=' (PenaltyBreakAssignment)
+    sum = 40,              -- after a '+' inside an argument (more than open_call - comma)
 }
 
 local function spaces(n)
@@ -47,7 +48,7 @@ end
 -- not fit. `tail` follows the last argument.
 local function pack(args, first_col, cont_col, tail)
     local lines, cur, col = {}, "", first_col
-    local breaks = 0
+    local breaks, extra = 0, 0
     for i, a in ipairs(args) do
         local piece = a .. (i < #args and "," or tail)
         local sep = (cur == "") and "" or " "
@@ -56,33 +57,45 @@ local function pack(args, first_col, cont_col, tail)
             cur, col, breaks = "", cont_col, breaks + 1
             sep = ""
         end
-        if col + #sep + #piece > M.LIMIT then return nil end
-        cur = cur .. sep .. piece
-        col = col + #sep + #piece
+        if col + #sep + #piece > M.LIMIT then
+            -- A sum too long for its line ("P_X_FIXED_SIZE + 4") breaks after its '+', the
+            -- rest one continuation further in; on a line of its own only.
+            local a1, a2 = a:match("^(.*) %+ (.-)$")
+            if cur ~= "" or not a1 or col + #a1 + 2 > M.LIMIT or
+                    col + M.INDENT + #a2 + #piece - #a > M.LIMIT then
+                return nil
+            end
+            lines[#lines + 1] = a1 .. " +"
+            cur, col = spaces(M.INDENT) .. a2 .. piece:sub(#a + 1), col + M.INDENT + #a2
+            extra = extra + PENALTY.sum
+        else
+            cur = cur .. sep .. piece
+            col = col + #sep + #piece
+        end
     end
     lines[#lines + 1] = cur
-    return lines, breaks
+    return lines, breaks, extra
 end
 
 -- A layout with the arguments starting right after "prefix(" and continuing aligned under the
 -- first one: { cost, lines }, or nil when an argument does not fit.
 local function aligned(prefix, args, tail, cost)
     local col = #prefix + 1
-    local lines, breaks = pack(args, col, col, tail)
+    local lines, breaks, extra = pack(args, col, col, tail)
     if not lines then return nil end
     local out = { prefix .. "(" .. lines[1] }
     for i = 2, #lines do out[i] = spaces(col) .. lines[i] end
-    return { cost = cost + breaks * PENALTY.comma, lines = out }
+    return { cost = cost + breaks * PENALTY.comma + extra, lines = out }
 end
 
 -- A layout broken after "prefix(", the arguments from column `cont` on.
 local function broken(prefix, cont, args, tail, cost)
     if #prefix + 1 > M.LIMIT then return nil end
-    local lines, breaks = pack(args, cont, cont, tail)
+    local lines, breaks, extra = pack(args, cont, cont, tail)
     if not lines then return nil end
     local out = { prefix .. "(" }
     for _, l in ipairs(lines) do out[#out + 1] = spaces(cont) .. l end
-    return { cost = cost + breaks * PENALTY.comma, lines = out }
+    return { cost = cost + breaks * PENALTY.comma + extra, lines = out }
 end
 
 local function after_line(first, layout)
