@@ -531,6 +531,16 @@ end
 -- value. One that does not fit on a line breaks inside its braces when that fits, else after
 -- '=' (clang-format's penalties for the two).
 local function bulk_entries(t)
+    local flat = {}
+    for _, alt in ipairs(t.alts) do
+        flat[#flat + 1] = "[" .. alt.label .. "] = {\"" .. resp.c_escape(alt.bulk) .. "\", " ..
+            #alt.bulk .. "}"
+    end
+    local rows = layout.rows(2 * IND, flat)
+    if rows then
+        for k, r in ipairs(rows) do rows[k] = text(r:sub(IND + 1)) end
+        return rows
+    end
     local out = {}
     for _, alt in ipairs(t.alts) do
         local head = "[" .. alt.label .. "] = "

@@ -108,8 +108,12 @@ local function array_def(ctype, name, row_of, items)
     elseif #head > layout.LIMIT then
         head, ind = ctype .. "\n" .. IND .. name .. "[] = {", IND .. IND
     end
-    local rows = {}
-    for _, x in ipairs(items) do rows[#rows + 1] = row_of(x, ind) end
+    local rows, flat = {}, {}
+    for _, x in ipairs(items) do
+        rows[#rows + 1] = row_of(x, ind)
+        flat[#flat + 1] = rows[#rows]:sub(#ind + 1, -2)
+    end
+    rows = layout.rows(#ind, flat) or rows
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
 end
 
@@ -164,43 +168,48 @@ local function policy_of(cm)
     return { req or "RG_REQ_DEFAULT", rsp or "RG_RESP_DEFAULT" }
 end
 
--- "<lead>P_keys_policy[COUNT]<tail>" as clang-format lays it out when too long: an initializer
--- (" = ...") broken after the '=' when the line up to it fits; else broken after the type when
--- the declarator and tail then fit, else before '['. Returns the text and the indent of an
--- initializer's rows.
+-- "<lead>P_keys_policy[COUNT];" as clang-format lays it out when too long: broken after the type
+-- when the declarator then fits, else before '['.
 local function sized_decl(lead, n, tail)
     local decl = n.policy .. "[" .. n.count .. "]"
     local one = lead .. decl .. tail
-    if #one <= layout.LIMIT then return one, IND end
-    local typ = lead:gsub(" $", "")
-    local init = tail:match("^ = (.*)$")
-    if init and #lead + #decl + 2 <= layout.LIMIT then
-        return lead .. decl .. " =\n" .. IND .. init, IND .. IND
-    end
+    if #one <= layout.LIMIT then return one end
     if #IND + #decl + #tail <= layout.LIMIT then
-        return typ .. "\n" .. IND .. decl .. tail, IND .. IND
+        return lead:gsub(" $", "") .. "\n" .. IND .. decl .. tail
     end
-    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail, IND .. IND
+    return lead .. n.policy .. "\n" .. IND .. "[" .. n.count .. "]" .. tail
 end
 
 -- "P_keys_policy[COUNT] = {...}": the policies by command id, only commands that have one listed
--- (the others are zero: RG_REQ_DEFAULT, RG_RESP_DEFAULT).
+-- (the others are zero: RG_REQ_DEFAULT, RG_RESP_DEFAULT); "{{0, 0}}" when none has one.
+-- A head too long for its line would break where clang-format weighs it against the rows (before
+-- the '[' or before the '{', depending on the rows' lengths), so the table is then defined as "[]"
+-- (array_decl, whose breaks depend on the head alone), its size set by a row for the last command
+-- (with the defaults when it has no policy) and checked against the header's declaration.
 local function policy_def(static, n, list)
-    local tail_rows = " = {"
-    local head, ind = sized_decl(static .. "const rg_cmd_policy ", n, tail_rows)
+    local lead = static .. "const rg_cmd_policy "
+    local decl = n.policy .. "[" .. n.count .. "]"
+    local any = false
+    for _, e in ipairs(list) do any = any or policy_of(e.cm) ~= nil end
+    local zero = lead .. decl .. " = {{0, 0}};"
+    if not any and #zero <= layout.LIMIT then return zero end
+    local head = lead .. decl .. " = {"
+    local sized = #head <= layout.LIMIT
+    if not sized then head = layout.array_decl(lead:gsub(" $", ""), n.policy, "", " = {") end
+    local ind = head:find("\n", 1, true) and IND .. IND or IND
     local rows = {}
-    for _, e in ipairs(list) do
+    for k, e in ipairs(list) do
         local p = policy_of(e.cm)
-        if p then
-            local lead = ind .. "[" .. e.enum .. "] = "
-            local items = { p[1] .. ",", p[2] .. "}," }
-            local one = lead .. "{" .. table.concat(items, " ")
-            rows[#rows + 1] = #one <= layout.LIMIT and one or layout.pack_braced(lead, items) or
-                lead:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
+        if not p and k == #list and (not sized or not any) then
+            p = { "RG_REQ_DEFAULT", "RG_RESP_DEFAULT" }
         end
-    end
-    if #rows == 0 then
-        return (sized_decl(static .. "const rg_cmd_policy ", n, " = {{0, 0}};"))
+        if p then
+            local row = ind .. "[" .. e.enum .. "] = "
+            local items = { p[1] .. ",", p[2] .. "}," }
+            local one = row .. "{" .. table.concat(items, " ")
+            rows[#rows + 1] = #one <= layout.LIMIT and one or layout.pack_braced(row, items) or
+                row:gsub(" $", "") .. "\n" .. ind .. IND .. "{" .. table.concat(items, " ")
+        end
     end
     return head .. "\n" .. table.concat(rows, "\n") .. "\n};"
 end

@@ -172,7 +172,7 @@ local function header_text(model, cmds)
             add("typedef struct " .. c.struct .. " {")
             for _, f in ipairs(c.fields) do
                 local sp = f[1]:sub(-1) == "*" and "" or " "
-                if f[3] then add("    /* " .. cstr.comment(f[3]) .. " */") end
+                if f[3] then add(layout.comment(4, f[3])) end
                 add("    " .. f[1] .. sp .. f[2] .. ";")
             end
             add("} " .. c.struct .. ";")
@@ -183,7 +183,11 @@ local function header_text(model, cmds)
     add("typedef union " .. p .. "_srv_args {")
     add("    char none_;")
     for _, c in ipairs(cmds) do
-        if c.parsed and #c.fields > 0 then add("    " .. c.struct .. " " .. c.member .. ";") end
+        if c.parsed and #c.fields > 0 then
+            -- (A declaration too long breaks before the member's name, one continuation in.)
+            local one = "    " .. c.struct .. " " .. c.member .. ";"
+            add(layout.fits(one) and one or ("    " .. c.struct .. "\n        " .. c.member .. ";"))
+        end
     end
     add("} " .. p .. "_srv_args;")
     add("")
@@ -196,7 +200,8 @@ local function header_text(model, cmds)
     add("    const rg_arg_spec *args;")
     add("} " .. p .. "_srv_command;")
     add("")
-    add("extern const " .. p .. "_srv_command " .. p .. "_srv_commands[" .. P .. "_SRV_NCMDS];")
+    add(layout.array_decl("extern const " .. p .. "_srv_command", p .. "_srv_commands",
+        P .. "_SRV_NCMDS", ";"))
     add("")
     add("/* Reply encoders follow for the commands whose reply schema names one exact form;")
     add(" * each _reply_size returns exactly what its _reply writes. */")
@@ -205,9 +210,10 @@ local function header_text(model, cmds)
         P .. "_SRV_NONE. Containers (COMMAND, CLIENT, ...) resolve to their own id; " .. p ..
         "_srv_parse goes on to the subcommand. _switch and _hash are the two generated forms; " ..
         "lookup is the faster."))
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup(const char *name, size_t len);")
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup_switch(const char *name, size_t len);")
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup_hash(const char *name, size_t len);")
+    for _, form in ipairs({ "", "_switch", "_hash" }) do
+        add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup" .. form,
+            { "const char *name", "size_t len" }, ";"))
+    end
     add("")
     add(layout.comment(0, "Resolves a request (argc >= 1) to its command, subcommand included, " ..
         "checks the arity and parses the typed arguments into *args (views borrow argv). " ..
@@ -229,11 +235,19 @@ local function header_text(model, cmds)
     })
 end
 
--- "<head> = {" and one initializer per line; the trailing comma keeps clang-format there.
-local function one_per_line(head, items)
+-- The head "<typ> <name><dims> = {" of a table (dims "[]", or false for no array) and the
+-- indentation of its rows: one continuation further in when the head breaks before the name.
+local function table_head(typ, name, dims)
+    local head = layout.array_decl(typ, name, dims, " = {")
+    return head, string.rep(" ", head:find("\n", 1, true) and 2 * layout.INDENT or layout.INDENT)
+end
+
+-- "<typ> <name> = {" and one initializer per line; the trailing comma keeps clang-format there.
+local function one_per_line(typ, name, items)
+    local head, ind = table_head(typ, name, false)
     local lines = {}
-    for k, item in ipairs(items) do lines[k] = layout.split_string(4, item, ",") end
-    return head .. " = {\n    " .. table.concat(lines, ",\n    ") .. ",\n};"
+    for k, item in ipairs(items) do lines[k] = layout.initializer(#ind, item, ",") end
+    return head .. "\n" .. ind .. table.concat(lines, ",\n" .. ind) .. ",\n};"
 end
 
 local SYNTAX_STYLE = { plain = "RG_SYNTAX_PLAIN", subcommand = "RG_SYNTAX_SUBCOMMAND",
@@ -245,7 +259,7 @@ end
 
 -- Designated initializers of the fields that are not zero (offsets that are absent are
 -- RG_ARG_NO_OFF, since 0 is an offset).
-local function node_init(n, struct, choices, check)
+local function node_init(n, struct, choices, check, ind)
     local items = {}
     if n.token then
         items[#items + 1] = ".token = " .. c_string(n.token)
@@ -261,10 +275,10 @@ local function node_init(n, struct, choices, check)
     items[#items + 1] = ".set_off = " .. offset(struct, n.set)
     if n.value then items[#items + 1] = ".value_off = " .. offset(struct, n.value) end
     if n.count then items[#items + 1] = ".count_off = " .. offset(struct, n.count) end
-    return layout.designated("    {", items, "},")
+    return layout.designated(ind .. "{", items, "},")
 end
 
-local function seg_init(seg, struct, nodes_name, first)
+local function seg_init(seg, struct, nodes_name, first, ind)
     local items = { ".kind = " .. seg.kind }
     if #(seg.nodes or {}) > 0 then
         items[#items + 1] = ".nodes = &" .. nodes_name .. "[" .. first .. "]"
@@ -280,7 +294,7 @@ local function seg_init(seg, struct, nodes_name, first)
     if seg.count then items[#items + 1] = ".count_off = " .. offset(struct, seg.count) end
     items[#items + 1] = ".counted_by = " .. offset(struct, seg.counted_by)
     if seg.error then items[#items + 1] = ".error = " .. c_string(seg.error) end
-    return layout.designated("    {", items, "},")
+    return layout.designated(ind .. "{", items, "},")
 end
 
 local function spec_text(c)
@@ -302,7 +316,7 @@ local function spec_text(c)
                 items[#items + 1] = ".min_error = " .. c_string(n.check.min_error)
                 items[#items + 1] = ".min = " .. n.check.min
             end
-            out[#out + 1] = one_per_line("static const rg_arg_check " .. name, items)
+            out[#out + 1] = one_per_line("static const rg_arg_check", name, items)
             check_names[k] = name
         end
         local key = n.choices and table.concat(n.choices, "\0")
@@ -314,22 +328,26 @@ local function spec_text(c)
             local items = {}
             for _, w in ipairs(n.choices) do items[#items + 1] = c_string(w) end
             items[#items + 1] = "NULL"
-            out[#out + 1] = layout.braced("static const char *const " .. name .. "[] = {", items,
-                "};")
+            -- A head too long breaks as array_decl breaks it; the list follows its last line.
+            local head = layout.array_decl("static const char *const", name, "", " = {")
+            local above, last = head:match("^(.*\n)([^\n]*)$")
+            out[#out + 1] = (above or "") .. layout.braced(last or head, items, "};")
             choice_names[k] = name
         end
     end
     local nodes_name = c.fn .. "_nodes"
     if #all > 0 then
-        out[#out + 1] = "static const rg_arg_node " .. nodes_name .. "[] = {"
+        local head, ind = table_head("static const rg_arg_node", nodes_name, "")
+        out[#out + 1] = head
         for k, n in ipairs(all) do
-            out[#out + 1] = node_init(n, c.struct, choice_names[k], check_names[k])
+            out[#out + 1] = node_init(n, c.struct, choice_names[k], check_names[k], ind)
         end
         out[#out + 1] = "};"
     end
-    out[#out + 1] = "static const rg_arg_seg " .. c.fn .. "_segs[] = {"
+    local head, ind = table_head("static const rg_arg_seg", c.fn .. "_segs", "")
+    out[#out + 1] = head
     for s, seg in ipairs(c.segs) do
-        out[#out + 1] = seg_init(seg, c.struct, nodes_name, first[s])
+        out[#out + 1] = seg_init(seg, c.struct, nodes_name, first[s], ind)
     end
     out[#out + 1] = "};"
     local spec = { ".segs = " .. c.fn .. "_segs", ".nsegs = " .. #c.segs, ".words = " .. #c.words }
@@ -340,7 +358,7 @@ local function spec_text(c)
     end
     if style ~= "RG_SYNTAX_PLAIN" then table.insert(spec, 4, ".syntax = " .. style) end
     if c.late_numbers then spec[#spec + 1] = ".late_numbers = 1" end
-    out[#out + 1] = one_per_line("static const rg_arg_spec " .. c.spec_name, spec)
+    out[#out + 1] = one_per_line("static const rg_arg_spec", c.spec_name, spec)
     return join(out)
 end
 
@@ -352,8 +370,8 @@ local function switch_text(p, tops)
         table.insert(by_len[n], t)
     end
     table.sort(lens)
-    local out = { p .. "_srv_cmd " .. p .. "_srv_lookup_switch(const char *name, size_t len) {",
-        "    switch (len) {" }
+    local out = { layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup_switch",
+        { "const char *name", "size_t len" }, " {"), "    switch (len) {" }
     for _, n in ipairs(lens) do
         out[#out + 1] = "    case " .. n .. ":"
         out[#out + 1] = "        switch (name[0] | 0x20) {"
@@ -407,7 +425,8 @@ local function hash_text(model, tops)
         "};",
         "/* clang-format on */",
         "",
-        p .. "_srv_cmd " .. p .. "_srv_lookup_hash(const char *name, size_t len) {",
+        layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup_hash",
+            { "const char *name", "size_t len" }, " {"),
         "    uint32_t h = 2166136261u;",
         "    for (size_t i = 0; i < len; i++) {",
         "        const unsigned char c = (unsigned char)name[i];",
@@ -415,19 +434,25 @@ local function hash_text(model, tops)
         "    }",
         "    const uint32_t seed = " .. p .. "_srv_hash_seeds[h & " .. (ph.nb - 1) .. "u];",
         "    const uint32_t slot = ((h ^ seed) * 0x9E3779B1u) >> " .. (32 - ph.bits) .. ";",
-        "    const " .. p .. "_srv_cmd id = (" .. p .. "_srv_cmd)" .. p .. "_srv_hash_slots[slot];",
+        -- (Shapes that no prefix makes clang-format break: braced ifs, short right sides.)
+        layout.assign(4, "const " .. p .. "_srv_cmd id", p .. "_srv_hash_slots[slot]"),
         "    const char *want = " .. p .. "_srv_commands[id].name;",
-        "    if (id == " .. P .. "_SRV_NONE || strlen(want) != len) return " .. P .. "_SRV_NONE;",
-        "    return " .. p .. "_srv_eq(name, want, len) ? id : " .. P .. "_SRV_NONE;",
+        "    if (id == " .. P .. "_SRV_NONE || strlen(want) != len) {",
+        "        return " .. P .. "_SRV_NONE;",
+        "    }",
+        "    if (!" .. p .. "_srv_eq(name, want, len)) {",
+        "        return " .. P .. "_SRV_NONE;",
+        "    }",
+        "    return id;",
         "}",
     }
     return join(out)
 end
 
 local function sub_lookup_text(p, P, tops)
-    local out = { "/* The subcommand argv[1] of container id, or " .. P .. "_SRV_NONE. */",
-        "static " .. p .. "_srv_cmd " .. p .. "_srv_sub(" .. p ..
-        "_srv_cmd id, rg_view word) {" }
+    local out = { layout.comment(0, "The subcommand argv[1] of container id, or " .. P ..
+        "_SRV_NONE."), layout.signature("static " .. p .. "_srv_cmd " .. p .. "_srv_sub",
+        { p .. "_srv_cmd id", "rg_view word" }, " {") }
     local any = false
     for _, t in ipairs(tops) do any = any or (t.cmd.subs and #t.cmd.subs > 0) end
     if not any then out[#out + 1] = "    (void)word; /* a spec without subcommands */" end
@@ -452,8 +477,8 @@ local function sub_lookup_text(p, P, tops)
 end
 
 local function has_subs(p, tops)
-    local out = { "static int " .. p .. "_srv_has_subs(" .. p .. "_srv_cmd id) {",
-        "    switch (id) {" }
+    local out = { layout.signature("static int " .. p .. "_srv_has_subs", { p .. "_srv_cmd id" },
+        " {"), "    switch (id) {" }
     for _, t in ipairs(tops) do
         if t.cmd.subs and #t.cmd.subs > 0 then out[#out + 1] = "    case " .. t.cmd.enum .. ":" end
     end
@@ -487,24 +512,31 @@ local function source_text(model, cmds, tops)
         end
     end
     add("")
-    add("const " .. p .. "_srv_command " .. p .. "_srv_commands[" .. P .. "_SRV_NCMDS] = {")
-    add("    [" .. P .. "_SRV_NONE] = {\"\", 0, NULL},")
+    -- The size comes from the initializers (every id has one) and must agree with the header's.
+    local def = layout.array_decl("const " .. p .. "_srv_command", p .. "_srv_commands", "",
+        " = {")
+    -- A definition broken before its name puts the entries one continuation further in.
+    local ind = def:find("\n", 1, true) and 2 * layout.INDENT or layout.INDENT
+    add(def)
+    add(string.rep(" ", ind) .. "[" .. P .. "_SRV_NONE] = {\"\", 0, NULL},")
     for _, c in ipairs(cmds) do
         local spec = (c.parsed and #c.fields > 0) and ("&" .. c.spec_name) or "NULL"
-        local head = "    [" .. c.enum .. "] = {"
         local items = { c_string(c.name), tostring(c.arity), spec }
+        local head = string.rep(" ", ind) .. "[" .. c.enum .. "] = {"
         local text = layout.pack(head, items, string.rep(" ", #head), "},")
         local longest = 0
         for l in text:gmatch("[^\n]+") do longest = math.max(longest, #l) end
         if longest > layout.LIMIT then
-            text = layout.pack("    [" .. c.enum .. "] =\n        {", items, "         ", "},")
+            local cont = string.rep(" ", ind + layout.INDENT)
+            text = layout.pack(head:sub(1, -3) .. "\n" .. cont .. "{", items, cont .. " ", "},")
         end
         add(text)
     end
     add("};")
     add("")
     add("/* rg_eq_lower, here so that the lookups inline it. */")
-    add("static inline int " .. p .. "_srv_eq(const char *word, const char *lower, size_t n) {")
+    add(layout.signature("static inline int " .. p .. "_srv_eq",
+        { "const char *word", "const char *lower", "size_t n" }, " {"))
     add("    for (size_t i = 0; i < n; i++) {")
     add("        const unsigned char c = (unsigned char)word[i];")
     add("        if ((c >= 'A' && c <= 'Z' ? c | 0x20u : c) != (unsigned char)lower[i]) return 0;")
@@ -516,7 +548,8 @@ local function source_text(model, cmds, tops)
     add("")
     add(hash_text(model, tops))
     add("")
-    add(p .. "_srv_cmd " .. p .. "_srv_lookup(const char *name, size_t len) {")
+    add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_lookup",
+        { "const char *name", "size_t len" }, " {"))
     add("    return " .. p .. "_srv_lookup_switch(name, len);")
     add("}")
     add("")
@@ -526,20 +559,22 @@ local function source_text(model, cmds, tops)
     add("")
     add(layout.signature(p .. "_srv_cmd " .. p .. "_srv_parse", { "size_t argc",
         "const rg_view *argv", p .. "_srv_args *args", "rg_errbuf *err" }, " {"))
-    add("    " .. p .. "_srv_cmd id = " .. p .. "_srv_lookup(argv[0].ptr, argv[0].len);")
+    add(layout.call({ indent = 4, lead = p .. "_srv_cmd id = ", name = p .. "_srv_lookup",
+        args = { "argv[0].ptr", "argv[0].len" }, tail = ");" }))
     add("    if (id == " .. P .. "_SRV_NONE) {")
     add("        rg_err_unknown_command(err, argc, argv);")
     add("        return " .. P .. "_SRV_NONE;")
     add("    }")
     add("    if (argc >= 2 && " .. p .. "_srv_has_subs(id)) {")
-    add("        const " .. p .. "_srv_cmd sub = " .. p .. "_srv_sub(id, argv[1]);")
+    add(layout.call({ indent = 8, lead = "const " .. p .. "_srv_cmd sub = ", name = p .. "_srv_sub",
+        args = { "id", "argv[1]" }, tail = ");" }))
     add("        if (sub == " .. P .. "_SRV_NONE) {")
     add("            rg_err_unknown_subcommand(err, argv[0], argv[1]);")
     add("            return " .. P .. "_SRV_NONE;")
     add("        }")
     add("        id = sub;")
     add("    }")
-    add("    const " .. p .. "_srv_command *c = &" .. p .. "_srv_commands[id];")
+    add(layout.assign(4, "const " .. p .. "_srv_command *c", "&" .. p .. "_srv_commands[id]"))
     add("    if (!rg_arity_ok(c->arity, argc)) {")
     add("        rg_err_arity(err, c->name);")
     add("        return " .. P .. "_SRV_NONE;")

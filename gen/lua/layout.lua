@@ -26,7 +26,11 @@ local PENALTY = {
     open_call = 40 + 19,   -- after '(' of a call (PenaltyBreakBeforeFirstCallParameter)
     open_decl = 160,       -- after '(' of a function declaration (fitted to clang-format 14)
     return_type = 100,     -- between return type and name (fitted to clang-format 14)
+    -- Between "static RG_NOINLINE size_t" (or RG_OPTS_PATH) and the name: clang-format 14 reads the
+    -- macro as the type and size_t as a declared name, and a break after a name costs 110 (+ 20).
+    return_type_macro = 130,
     assignment = 20 + 2,   -- after '=' (PenaltyBreakAssignment)
+    sum = 40,              -- after a '+' inside an argument (more than open_call - comma)
 }
 
 local function spaces(n)
@@ -44,7 +48,7 @@ end
 -- not fit. `tail` follows the last argument.
 local function pack(args, first_col, cont_col, tail)
     local lines, cur, col = {}, "", first_col
-    local breaks = 0
+    local breaks, extra = 0, 0
     for i, a in ipairs(args) do
         local piece = a .. (i < #args and "," or tail)
         local sep = (cur == "") and "" or " "
@@ -53,33 +57,45 @@ local function pack(args, first_col, cont_col, tail)
             cur, col, breaks = "", cont_col, breaks + 1
             sep = ""
         end
-        if col + #sep + #piece > M.LIMIT then return nil end
-        cur = cur .. sep .. piece
-        col = col + #sep + #piece
+        if col + #sep + #piece > M.LIMIT then
+            -- A sum too long for its line ("P_X_FIXED_SIZE + 4") breaks after its '+', the
+            -- rest one continuation further in; on a line of its own only.
+            local a1, a2 = a:match("^(.*) %+ (.-)$")
+            if cur ~= "" or not a1 or col + #a1 + 2 > M.LIMIT or
+                    col + M.INDENT + #a2 + #piece - #a > M.LIMIT then
+                return nil
+            end
+            lines[#lines + 1] = a1 .. " +"
+            cur, col = spaces(M.INDENT) .. a2 .. piece:sub(#a + 1), col + M.INDENT + #a2
+            extra = extra + PENALTY.sum
+        else
+            cur = cur .. sep .. piece
+            col = col + #sep + #piece
+        end
     end
     lines[#lines + 1] = cur
-    return lines, breaks
+    return lines, breaks, extra
 end
 
 -- A layout with the arguments starting right after "prefix(" and continuing aligned under the
 -- first one: { cost, lines }, or nil when an argument does not fit.
 local function aligned(prefix, args, tail, cost)
     local col = #prefix + 1
-    local lines, breaks = pack(args, col, col, tail)
+    local lines, breaks, extra = pack(args, col, col, tail)
     if not lines then return nil end
     local out = { prefix .. "(" .. lines[1] }
     for i = 2, #lines do out[i] = spaces(col) .. lines[i] end
-    return { cost = cost + breaks * PENALTY.comma, lines = out }
+    return { cost = cost + breaks * PENALTY.comma + extra, lines = out }
 end
 
 -- A layout broken after "prefix(", the arguments from column `cont` on.
 local function broken(prefix, cont, args, tail, cost)
     if #prefix + 1 > M.LIMIT then return nil end
-    local lines, breaks = pack(args, cont, cont, tail)
+    local lines, breaks, extra = pack(args, cont, cont, tail)
     if not lines then return nil end
     local out = { prefix .. "(" }
     for _, l in ipairs(lines) do out[#out + 1] = spaces(cont) .. l end
-    return { cost = cost + breaks * PENALTY.comma, lines = out }
+    return { cost = cost + breaks * PENALTY.comma + extra, lines = out }
 end
 
 local function after_line(first, layout)
@@ -105,12 +121,14 @@ function M.call(s)
     local candidates = {}
     local function add(layout) candidates[#candidates + 1] = layout or false end
     add(aligned(head, s.args, s.tail, 0))
+    local macro = s.decl and (s.lead:find("RG_NOINLINE", 1, true)
+        or s.lead:find("RG_OPTS_PATH", 1, true))
     if s.decl then
         -- The return type alone on a line, the name at the statement's column.
         local rtype, name_line = ind .. s.lead:gsub(" $", ""), ind .. s.name
-        add(after_line(rtype, aligned(name_line, s.args, s.tail, PENALTY.return_type)))
-        add(after_line(rtype, broken(name_line, cont, s.args, s.tail,
-            PENALTY.return_type + PENALTY.open_decl)))
+        local rt = macro and PENALTY.return_type_macro or PENALTY.return_type
+        add(after_line(rtype, aligned(name_line, s.args, s.tail, rt)))
+        add(after_line(rtype, broken(name_line, cont, s.args, s.tail, rt + PENALTY.open_decl)))
         add(broken(head, cont, s.args, s.tail, PENALTY.open_decl))
     else
         add(broken(head, cont, s.args, s.tail, PENALTY.open_call))
@@ -129,19 +147,12 @@ function M.call(s)
     end
     -- A declaration whose parameters all fit on the line after the return type goes there
     -- rather than breaking twice or more after its '(' column (clang-format 14, observed with
-    -- "static inline size_t" and long names; its penalties are not additive here).
-    local rt_flat = s.decl and candidates[2]
+    -- "static inline size_t" and long names; its penalties are not additive here). With the
+    -- attribute macro they are: the candidates' costs alone decide (checked against
+    -- clang-format 14 over thousands of random declarations of each kind).
+    local rt_flat = s.decl and not macro and candidates[2]
     if rt_flat and #rt_flat.lines == 2 and best == candidates[1] and #best.lines >= 3 then
         best = rt_flat
-    end
-    -- An attribute macro in the return type ("static RG_NOINLINE size_t", "static RG_OPTS_PATH
-    -- size_t") hides the declaration from clang-format 14: where the return type alone on its
-    -- line would take more lines than a break after the '(', it breaks after the '(' instead
-    -- (with as many, it keeps the return type alone).
-    local attr = s.lead:find("RG_NOINLINE", 1, true) or s.lead:find("RG_OPTS_PATH", 1, true)
-    local rt_open = s.decl and attr and candidates[4]
-    if rt_open and best == candidates[2] and #best.lines >= 3 and #best.lines > #rt_open.lines then
-        best = rt_open
     end
     return best and table.concat(best.lines, "\n") or one
 end
@@ -202,24 +213,39 @@ end
 ---------------------------------------------------------------------------------------------
 -- Shapes of the tables and declarations of the keys and server emitters.
 
--- A declaration "<ret> <name>(<params>)<tail>" on one line, or wrapped after the comma that keeps
--- the first line within the limit, continuation aligned with the parameters (clang-format's
--- layout for two parameter lines).
+-- A declaration "<ret> <name>(<params>)<tail>" (tail ";" or " {") at column 0, laid out as M.call
+-- lays out a declaration.
 function M.signature(head, params, tail)
-    local one = head .. "(" .. table.concat(params, ", ") .. ")" .. tail
+    local lead, name = head:match("^(.*[ *])([%w_]+)$")
+    return M.call({ indent = 0, lead = lead, name = name, args = params, tail = ")" .. tail,
+        decl = true })
+end
+
+-- "<lhs> = <rhs>;" at column `indent`: on one line, or broken after the '=' with the right side
+-- one continuation in, as clang-format breaks it when the right side has no cheaper break of its
+-- own (a name, "&table[id]", "table[slot]").
+function M.assign(indent, lhs, rhs)
+    local one = spaces(indent) .. lhs .. " = " .. rhs .. ";"
     if #one <= M.LIMIT then return one end
-    local indent = spaces(#head + 1)
-    local lines, line = {}, head .. "(" .. params[1]
-    for i = 2, #params do
-        if #line + 2 + #params[i] + (i == #params and #tail + 1 or 1) > M.LIMIT then
-            lines[#lines + 1] = line .. ","
-            line = indent .. params[i]
-        else
-            line = line .. ", " .. params[i]
-        end
+    return spaces(indent) .. lhs .. " =\n" .. spaces(indent + M.INDENT) .. rhs .. ";"
+end
+
+-- An array declaration at the top level, "<head> <name>[<bound>]<tail>" (tail ";" or " = {"; no
+-- bound: "[]"; bound false: a declaration of no array):
+-- on one line, else broken before the name, one continuation in, and, when "[<bound>]" does not
+-- fit there either, before the '[' one more continuation in (clang-format 14's layout).
+function M.array_decl(head, name, bound, tail)
+    local dims = bound and ("[" .. bound .. "]") or ""
+    local one = head .. " " .. name .. dims .. tail
+    if #one <= M.LIMIT then return one end
+    -- An initializer's brace that alone passes the limit goes to the next line.
+    if tail == " = {" and #one - 2 <= M.LIMIT then
+        return one:sub(1, -3) .. "\n" .. spaces(M.INDENT) .. "{"
     end
-    lines[#lines + 1] = line .. ")" .. tail
-    return table.concat(lines, "\n")
+    local second = spaces(M.INDENT) .. name .. dims .. tail
+    if #second <= M.LIMIT then return head .. "\n" .. second end
+    return head .. "\n" .. spaces(M.INDENT) .. name .. "\n" .. spaces(2 * M.INDENT) .. "[" ..
+        bound .. "]" .. tail
 end
 
 -- Greedy packing of items after an opening "{" at column #lead, continuing aligned under the
@@ -276,17 +302,42 @@ function M.split_string(col, item, tail)
     return item:sub(1, q - 1) .. table.concat(pieces, "\n" .. spaces(qcol))
 end
 
+-- One designated initializer ".member = value" at column `col`, followed by `tail`, as
+-- clang-format breaks it when it does not fit: a string literal split (split_string); a call
+-- ("offsetof(type, member)") laid out as M.call lays out "x = f(...)"; any other value after
+-- the '=', one continuation in. The first line is returned without its indentation.
+function M.initializer(col, item, tail)
+    if col + #item + #tail <= M.LIMIT then return item end
+    if item:find('"', 1, true) then return M.split_string(col, item, tail) end
+    local lead, name, args = item:match("^(%.[%w_]+ = )([%w_]+)%((.*)%)$")
+    if lead then
+        local list = {}
+        for a in args:gmatch("[^,]+") do list[#list + 1] = a:match("^%s*(.-)%s*$") end
+        return M.call({ indent = col, lead = lead, name = name, args = list, tail = ")" .. tail })
+            :sub(col + 1):sub(1, -#tail - 1)
+    end
+    local member, value = item:match("^(%.[%w_]+) = (.*)$")
+    if not member then return item end
+    -- A value too long even there ("&name[0]") breaks before its subscript, one more in.
+    local base, sub = value:match("^(.-)(%[[^%]]*%])$")
+    if base and col + M.INDENT + #value + #tail > M.LIMIT then
+        return member .. " =\n" .. spaces(col + M.INDENT) .. base .. "\n" ..
+            spaces(col + 2 * M.INDENT) .. sub
+    end
+    return member .. " =\n" .. spaces(col + M.INDENT) .. value
+end
+
 -- A braced list of designated initializers as clang-format lays it out: on one line when it
 -- fits, else one initializer per line aligned after the brace.
 function M.designated(prefix, items, close)
     local one = prefix .. table.concat(items, ", ") .. close
     if #one <= M.LIMIT then return one end
-    local indent = spaces(#prefix)
-    local lines = { prefix .. M.split_string(#prefix, items[1], ",") .. "," }
-    for k = 2, #items - 1 do
-        lines[#lines + 1] = indent .. M.split_string(#indent, items[k], ",") .. ","
+    local col = #prefix
+    local lines = {}
+    for k, item in ipairs(items) do
+        local tail = k < #items and "," or close
+        lines[k] = (k == 1 and prefix or spaces(col)) .. M.initializer(col, item, tail) .. tail
     end
-    lines[#lines + 1] = indent .. M.split_string(#indent, items[#items], close) .. close
     return table.concat(lines, "\n")
 end
 
@@ -296,14 +347,14 @@ end
 -- by more than 10 and the rows fit. Of the layouts that fit after a break after the brace, the
 -- one with the fewest columns among those with the fewest lines. Returns the lines, or nil when
 -- clang-format would not use a column layout (fewer items, no fitting layout, one column).
-local function column_formats(items, close)
+local function column_formats(items, close, trailing)
     local n = #items
     local len, eol = {}, {}
     for i = 1, n do
-        -- The comma counts with its item; the last one has none, and at the end of its line
-        -- the close stays with it.
-        len[i] = #items[i] + (i < n and 1 or 0)
-        eol[i] = len[i] + (i < n and 0 or #close)
+        -- The comma counts with its item; the last one has none (but a trailing comma), and at
+        -- the end of its line the close stays with it.
+        len[i] = #items[i] + ((i < n or trailing) and 1 or 0)
+        eol[i] = len[i] + ((i < n or trailing) and 0 or #close)
     end
     local formats = {}
     for columns = 1, M.LIMIT // 3 do
@@ -385,20 +436,38 @@ local function columns_layout(prefix, items, close)
         table.concat(column_rows(items, close, below, len, M.INDENT), "\n")
 end
 
+-- The rows of a braced list that ends in a trailing comma (so clang-format breaks after its brace
+-- and before its close), its items from column `indent` on: in columns when clang-format would
+-- use a column layout (five items or more, short and of similar lengths: a short prefix makes
+-- "[P_X] = {...}" rows such), else nil and the caller's one item a line. Returns the lines.
+function M.rows(indent, items)
+    if #items < 5 then return nil end
+    for _, it in ipairs(items) do
+        if indent + #it + 1 > M.LIMIT or it:find("\n", 1, true) then return nil end
+    end
+    local formats, len = column_formats(items, ",", true)
+    local f = pick_format(formats, indent)
+    if not f or f.columns == 1 then return nil end
+    local rows = column_rows(items, ",", f, len, indent)
+    rows[1] = spaces(indent) .. rows[1]
+    return rows
+end
+
 -- A bin-packed braced list as clang-format lays it out: continuation lines aligned after the
--- brace, or, when not even the first item fits there, a break after the brace; a list of six
+-- brace, or a break after the brace when that costs less (as after a call's '('); a list of six
 -- or more items in columns or one a line (columns_layout).
 function M.braced(prefix, items, close)
     local one = prefix .. table.concat(items, ", ") .. close
     if #one <= M.LIMIT then return one end
     local cols = columns_layout(prefix, items, close)
     if cols then return cols end
-    local indent = spaces(#prefix)
-    local first = prefix .. items[1] .. (#items == 1 and close or ",")
-    if #first > M.LIMIT then
-        return prefix:gsub(" $", "") .. "\n" .. M.pack("    ", items, "    ", close)
+    local here, breaks = pack(items, #prefix, #prefix, close)
+    local below, below_breaks = pack(items, M.INDENT, M.INDENT, close)
+    if here and (not below or breaks * PENALTY.comma <=
+            PENALTY.open_call + below_breaks * PENALTY.comma) then
+        return prefix .. table.concat(here, "\n" .. spaces(#prefix))
     end
-    return M.pack(prefix, items, indent, close)
+    return prefix .. "\n" .. spaces(M.INDENT) .. table.concat(below, "\n" .. spaces(M.INDENT))
 end
 
 -- Items with a trailing comma each, packed into lines that start with `indent`.
@@ -489,9 +558,12 @@ end
 -- ends each line: the arguments packed after `lead` ("    X(") and aligned under the first; the
 -- last one, the terms joined by " | ", on that line when it fits, else from the next, broken
 -- after a '|' with the continuations one indent further. The macro's last entry (last) ends
--- without a backslash, so it has the whole line. Returns the lines.
+-- without a backslash, so it has the whole line when it fits on one. Returns the lines.
 function M.macro_entry(lead, args, terms, last)
-    local room, col = last and M.LIMIT or M.LIMIT - 2, #lead
+    local whole = lead .. table.concat(args, ", ") .. ", " .. table.concat(terms, " | ") .. ")"
+    if last and #whole <= M.LIMIT then return { whole } end
+    -- (Once the last entry is broken, its lines keep the room of the others: clang-format 14.)
+    local room, col = M.LIMIT - 2, #lead
     local lines, cur = {}, lead .. args[1] .. ","
     for i = 2, #args do
         local piece = args[i] .. ","

@@ -322,11 +322,26 @@ elseif(MODE STREQUAL "prefix_headers")
   endforeach()
   check_format(${files})
 
+elseif(MODE STREQUAL "prefix_format")
+  # Every part (encoders with --iov, replies, keys, --client, --server, header-only) at one
+  # prefix, PREFIX, clang-format clean: the layout rules must hold at any prefix length, not only
+  # at the defaults (gen_prefix_format_<n>, one test per length so that they run in parallel).
+  find_program(CLANG_FORMAT NAMES clang-format)
+  if(NOT CLANG_FORMAT)
+    message("SKIPPED: clang-format not found")
+    return()
+  endif()
+  fresh_dir("${WORK}/src")
+  fresh_dir("${WORK}/ho")
+  generate("${WORK}/src" --client --server --iov --prefix ${PREFIX} ${SPECS})
+  generate("${WORK}/ho" --header-only --client --iov --prefix ${PREFIX} ${SPECS})
+  file(GLOB files "${WORK}/src/*" "${WORK}/ho/*")
+  check_format(${files})
+
 elseif(MODE STREQUAL "long_prefix")
   # The longest prefix respgen accepts (naming.PREFIX_MAX, 40), on every part: the encoders
   # (default, --iov, header-only), --client, --server. Every source and header-only header
-  # compiles strict-clean with gcc and with clang; the parts but --server are clang-format clean
-  # too (the server side's layout is checked with its own prefixes: server_format_*).
+  # compiles strict-clean with gcc and with clang; every part is clang-format clean too.
   set(prefix "mycompany_redis_proxy_v2_for_the_team_x1")
   string(LENGTH "${prefix}" n)
   if(NOT n EQUAL 40)
@@ -342,7 +357,7 @@ elseif(MODE STREQUAL "long_prefix")
   generate("${WORK}/server" --server --prefix ${prefix} ${SPECS})
   find_program(CLANG_FORMAT NAMES clang-format)
   if(CLANG_FORMAT)
-    file(GLOB files "${WORK}/src/*" "${WORK}/iov/*" "${WORK}/ho/*")
+    file(GLOB files "${WORK}/src/*" "${WORK}/iov/*" "${WORK}/ho/*" "${WORK}/server/*")
     check_format(${files})
   else()
     message("clang-format not found: layout not checked")

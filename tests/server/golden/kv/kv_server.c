@@ -299,7 +299,7 @@ static const rg_arg_spec kv_srv_ttl_spec = {
     .words = 1,
 };
 
-const kv_srv_command kv_srv_commands[KV_SRV_NCMDS] = {
+const kv_srv_command kv_srv_commands[] = {
     [KV_SRV_NONE] = {"", 0, NULL},
     [KV_SRV_COMMAND] = {"command", -1, NULL},
     [KV_SRV_COMMAND_COUNT] = {"command|count", 2, NULL},
@@ -417,10 +417,15 @@ kv_srv_cmd kv_srv_lookup_hash(const char *name, size_t len) {
     }
     const uint32_t seed = kv_srv_hash_seeds[h & 7u];
     const uint32_t slot = ((h ^ seed) * 0x9E3779B1u) >> 27;
-    const kv_srv_cmd id = (kv_srv_cmd)kv_srv_hash_slots[slot];
+    const kv_srv_cmd id = kv_srv_hash_slots[slot];
     const char *want = kv_srv_commands[id].name;
-    if (id == KV_SRV_NONE || strlen(want) != len) return KV_SRV_NONE;
-    return kv_srv_eq(name, want, len) ? id : KV_SRV_NONE;
+    if (id == KV_SRV_NONE || strlen(want) != len) {
+        return KV_SRV_NONE;
+    }
+    if (!kv_srv_eq(name, want, len)) {
+        return KV_SRV_NONE;
+    }
+    return id;
 }
 
 kv_srv_cmd kv_srv_lookup(const char *name, size_t len) {
