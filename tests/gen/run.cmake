@@ -38,6 +38,16 @@ function(compare_dirs expected actual)
 endfunction()
 
 # Fails unless clang-format (CLANG_FORMAT, found by the caller) would leave the files as they are.
+# Ends the test as skipped where clang-format is not installed (a macro: its return() leaves the
+# script).
+macro(require_clang_format)
+  find_program(CLANG_FORMAT NAMES clang-format)
+  if(NOT CLANG_FORMAT)
+    message("SKIPPED: clang-format not found")
+    return()
+  endif()
+endmacro()
+
 function(check_format)
   execute_process(COMMAND "${CLANG_FORMAT}" --dry-run --Werror
                           "--style=file:${SOURCE_DIR}/.clang-format" ${ARGN}
@@ -289,11 +299,7 @@ elseif(MODE STREQUAL "commands_odd")
 
 elseif(MODE STREQUAL "format")
   # The emitter lays out code exactly as clang-format would with the project's .clang-format.
-  find_program(CLANG_FORMAT NAMES clang-format)
-  if(NOT CLANG_FORMAT)
-    message("SKIPPED: clang-format not found")
-    return()
-  endif()
+  require_clang_format()
   fresh_dir("${WORK}/src")
   fresh_dir("${WORK}/ho")
   fresh_dir("${WORK}/long")
@@ -308,11 +314,7 @@ elseif(MODE STREQUAL "prefix_headers")
   # The Redis set's headers with prefixes of everyday lengths: the command list's last X entry
   # ends without a backslash and so has the whole line (it was wrapped as if it had one). The
   # sources are checked at the longest prefix by long_prefix.
-  find_program(CLANG_FORMAT NAMES clang-format)
-  if(NOT CLANG_FORMAT)
-    message("SKIPPED: clang-format not found")
-    return()
-  endif()
+  require_clang_format()
   set(files "")
   foreach(prefix acme_redis cache_v2 app)
     fresh_dir("${WORK}/${prefix}")
@@ -326,11 +328,7 @@ elseif(MODE STREQUAL "prefix_format")
   # Every part (encoders with --iov, replies, keys, --client, --server, header-only) at one
   # prefix, PREFIX, clang-format clean: the layout rules must hold at any prefix length, not only
   # at the defaults (gen_prefix_format_<n>, one test per length so that they run in parallel).
-  find_program(CLANG_FORMAT NAMES clang-format)
-  if(NOT CLANG_FORMAT)
-    message("SKIPPED: clang-format not found")
-    return()
-  endif()
+  require_clang_format()
   fresh_dir("${WORK}/src")
   fresh_dir("${WORK}/ho")
   generate("${WORK}/src" --client --server --iov --prefix ${PREFIX} ${SPECS})
