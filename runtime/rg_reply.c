@@ -1215,7 +1215,7 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
 
 /* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
  * without a test for the end of the text: the same texts, the same values. Inline, only the
- * common case is spelled out (digits[.digits], at most 19 bytes, m < 2^53: an integer converted,
+ * common case is spelled out (digits[.digits], at most SCORE_SHORT bytes: an integer converted,
  * or one division), each test a byte or two, so that the caller's loop holds no more than it
  * must; the rest (a sign, more digits, no digit first) is quick_double's. */
 /* quick_score's rare texts: quick_double, out of line. */
@@ -1245,6 +1245,10 @@ RG_FAST_INLINE bool score_long_to(uint64_t m, unsigned k, double *out) {
     return true;
 }
 
+/* Texts of at most this many bytes have at most 15 digits: m < 10^15 < 2^53, so the length alone
+ * tells the common way (one conversion and a division) from rg_decimal's other ones. */
+#define SCORE_SHORT 15
+
 RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     uint64_t m = 0;
     unsigned d;
@@ -1255,7 +1259,7 @@ RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
     if (r != s + len) return false;
-    if (RG_FAST_RARE(len > RG_DECIMAL_DIGITS || m >> 53)) {
+    if (RG_FAST_RARE(len > SCORE_SHORT)) {
         if ((size_t)(r - s) - point > RG_DECIMAL_DIGITS) return false; /* (m wrapped around) */
         return score_long_to(m, point ? (unsigned)(r - q - 1) : 0, out);
     }
