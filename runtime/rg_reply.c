@@ -1215,7 +1215,7 @@ static inline bool short_bulk_head(const char *p, const char **s, uint64_t *n) {
 
 /* quick_double for the payload of a short bulk, whose CR after it (checked) ends the digit loops
  * without a test for the end of the text: the same texts, the same values. Inline, only the
- * common case is spelled out (digits[.digits], at most 19 bytes, m < 2^53: an integer converted,
+ * common case is spelled out (digits[.digits], at most SCORE_SHORT bytes: an integer converted,
  * or one division), each test a byte or two, so that the caller's loop holds no more than it
  * must; the rest (a sign, more digits, no digit first) is quick_double's. */
 /* quick_score's rare texts: quick_double, out of line. */
@@ -1245,6 +1245,10 @@ RG_FAST_INLINE bool score_long_to(uint64_t m, unsigned k, double *out) {
     return true;
 }
 
+/* Texts of at most this many bytes have at most 15 digits: m < 10^15 < 2^53, so the length alone
+ * tells the common way (one conversion and a division) from rg_decimal's other ones. */
+#define SCORE_SHORT 15
+
 RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     uint64_t m = 0;
     unsigned d;
@@ -1255,7 +1259,7 @@ RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
     if (r != s + len) return false;
-    if (RG_FAST_RARE(len > RG_DECIMAL_DIGITS || m >> 53)) {
+    if (RG_FAST_RARE(len > SCORE_SHORT)) {
         if ((size_t)(r - s) - point > RG_DECIMAL_DIGITS) return false; /* (m wrapped around) */
         return score_long_to(m, point ? (unsigned)(r - q - 1) : 0, out);
     }
@@ -1912,9 +1916,9 @@ static RG_NOINLINE rg_status decode_general(rg_reply_reader *rr, const rg_rtable
 /* Does root_list take the reply whose first event (a '*' header read by the inline reader) is
  * ev? A root list of scalars, or of flat pairs of scalars (the first element a bulk, so not
  * RESP3's nested pairs), with elements, not in callback mode. */
-static bool root_list_fits(const rg_reply_reader *rr, const rg_rnode *nodes, const rg_event *ev,
-                           const char *buf, size_t len, size_t pos) {
-    const rg_rnode *const root = &nodes[0], *const kv = &nodes[root->child];
+static bool root_list_fits(const rg_reply_reader *rr, const rg_rnode *nodes, const rg_rnode *root,
+                           const rg_event *ev, const char *buf, size_t len, size_t pos) {
+    const rg_rnode *const kv = &nodes[root->child];
     if (rr->each || ev->kind != RG_EV_ARRAY || ev->u.i <= 0 || !(root->accept & RG_RA_ARR)) {
         return false;
     }
@@ -1961,6 +1965,72 @@ static RG_NOINLINE rg_status root_list(rg_reply_reader *rr, const rg_rtable *t, 
     return st;
 }
 
+/* The root oneof's alternative that value() tries first for the header ev (its first candidate),
+ * when that is a list root_list would take (ZREVRANGE and ZRANGE without scores over RESP2), else
+ * NULL. */
+static const rg_rnode *root_alt(const rg_reply_reader *rr, const rg_rtable *t, const rg_event *ev,
+                                const char *buf, size_t len, size_t pos) {
+    const rg_rnode *const root = &t->nodes[0];
+    if (root->shape != RG_RS_ONEOF || !(root->accept & RG_RA(ev->kind))) return NULL;
+    const rg_rnode *alt = &t->nodes[root->child];
+    const rg_rnode *const end = alt + root->nchildren;
+    while (alt < end && !candidate(alt, ev)) alt++;
+    if (alt == end || alt->cval || !root_list_fits(rr, t->nodes, alt, ev, buf, len, pos)) {
+        return NULL;
+    }
+    return alt;
+}
+
+/* A root oneof whose first candidate alt is a list (root_alt), read as root_list reads a root
+ * list: when the fast loops take every element (what try_list calls TRY_TOOK), alt is chosen
+ * exactly as value() chooses it (the tag, the frame left open for its end, closed directly when
+ * it can be); anything else puts the reply back (the decoder at its start, idle as it was there)
+ * and decodes it by the general step, which tries the alternatives in order. */
+static RG_NOINLINE rg_status root_oneof(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                        size_t len, size_t *pos, void *out, const rg_event *ev,
+                                        const rg_rnode *alt) {
+    call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
+    const uint64_t start = rr->start;
+    const rg_rnode *const root = &t->nodes[0], *const kv = &t->nodes[alt->child];
+    const bool pairs = alt->shape == RG_RS_PAIRS;
+    begin(rr, t, out);
+    rr->start = c.before = start;
+    rr->mark = rg_reader_offset(&rr->rd);
+    rr->start_values = rg_reader_values(&rr->rd);
+    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, alt, ev);
+    f->field = (char *)out + alt->offset;
+    f->pairs_mode = pairs; /* flat */
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    const bool covered =
+        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)alt->elem_size;
+    f->mem = covered && items <= UINT64_MAX / alt->elem_size ? carve(rr, items * alt->elem_size)
+                                                             : reserve_n(rr, items, alt->elem_size);
+    set_items(f->field, f->mem);
+    if (f->mem && fast_frame(rr, f)) {
+        fast_ctx x;
+        const rg_status st = feed_frame(rr, &c, len, pos, f, &x);
+        f->i = x.i;
+        if (st == RG_PAUSED && !x.has && x.i == x.n) {
+            rr->mark = rg_reader_offset(&rr->rd);
+            ((char *)out)[root->offset] = (char)(alt - &t->nodes[root->child] + 1);
+            rg_event last;
+            bool done = false;
+            if (close_fast(rr, &c, &last, &done) && done) return finish(rr, &c, pos);
+            rg_status rest = decode_loop(rr, &c, len, pos);
+            if (rest == RG_NEED_MORE && rr->direct) {
+                leave_direct(rr, &c, pos);
+                rest = decode_loop(rr, &c, len, pos);
+            }
+            return rest;
+        }
+    }
+    rewind_reader(rr);
+    *pos = (size_t)(start - c.base);
+    rr->active = false;
+    rr->depth = 0;
+    return decode_general(rr, t, buf, len, pos, out, NULL);
+}
+
 /* Every reply but GET's (rg_reply_quick_bulk, inline in rg_reply.h): one-value replies read by
  * the decoder's inline token reader and stored at once (INCR, a view of a '+' line), root lists
  * of scalars by root_list, the rest (with a '*' header read the same way) through
@@ -1995,9 +2065,11 @@ rg_status rg_reply_decode_rest(rg_reply_reader *rr, const rg_rtable *t, const ch
                 memcpy((char *)out + root->offset, &ev.u.i, sizeof ev.u.i);
                 return RG_OK;
             }
-            if (root_list_fits(rr, t->nodes, &ev, buf, len, *pos)) {
+            if (root_list_fits(rr, t->nodes, root, &ev, buf, len, *pos)) {
                 return settle(rr, root_list(rr, t, buf, len, pos, out, &ev));
             }
+            const rg_rnode *const alt = root_alt(rr, t, &ev, buf, len, *pos);
+            if (alt) return settle(rr, root_oneof(rr, t, buf, len, pos, out, &ev, alt));
             return settle(rr, decode_general(rr, t, buf, len, pos, out, &ev));
         }
     }

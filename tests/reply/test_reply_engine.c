@@ -727,6 +727,35 @@ static void root_lists(void **state) {
     }
 }
 
+/* The idx-th of list_scores' systematic texts (false past the last), for every length 1 to 20:
+ * digits (a 9, then the length's own pattern: 16 of them are above 2^53), then a point in place of
+ * each digit, then each byte of `bad` in place of each digit. */
+static bool edge_score(size_t idx, char *out) {
+    static const char bad[] = {'.', '/', ':',        'a',        '-',
+                               '+', 'e', (char)0xb9, (char)0xba, (char)0xff};
+    const size_t nbad = sizeof bad;
+    for (size_t len = 1; len <= 20; len++) {
+        const size_t variants = 1 + len + len * nbad;
+        if (idx >= variants) {
+            idx -= variants;
+            continue;
+        }
+        for (size_t i = 0; i < len; i++) out[i] = (char)('0' + (i ? (i * 7 + len) % 10 : 9));
+        out[len] = '\0';
+        if (idx >= 1 && idx <= len) out[idx - 1] = '.';
+        if (idx > len) out[(idx - len - 1) / nbad] = bad[(idx - len - 1) % nbad];
+        return true;
+    }
+    return false;
+}
+
+/* Whether list_scores' text is a score: what strtod takes whole (as text_double, "+1" too). */
+static bool is_score(const char *text) {
+    char *end = NULL;
+    (void)strtod(text, &end);
+    return *text && *end == '\0';
+}
+
 /* Scores read by the short loops of root_list (in lists long enough for their room) agree bit
  * for bit with strtod: random decimals of 1 to 17 digits, and the edges. */
 static void list_scores(void **state) {
@@ -747,8 +776,21 @@ static void list_scores(void **state) {
     char text[PAIRS][32];
     unsigned seed = 7;
     size_t next_fixed = 0;
-    for (int round = 0; round < 1000; round++) {
+    size_t next_edge = 0;
+    bool edges_left = true;
+    for (int round = 0; round < 1000 || edges_left; round++) {
+        bool ended = false;
         for (size_t k = 0; k < PAIRS; k++) {
+            if (round >= 1000) { /* the edge texts, after the random ones; one that is not a
+                                    score ends its round (the rest would not be read) */
+                ended = ended || (k && !is_score(text[k - 1]));
+                if (ended || !(edges_left = edge_score(next_edge, text[k]))) {
+                    snprintf(text[k], sizeof text[k], "1");
+                } else {
+                    next_edge++;
+                }
+                continue;
+            }
             if (next_fixed < sizeof fixed / sizeof *fixed) {
                 snprintf(text[k], sizeof text[k], "%s", fixed[next_fixed++]);
                 continue;
@@ -773,7 +815,7 @@ static void list_scores(void **state) {
         /* flat (RESP2); RESP3 pairs with ',' doubles (only random texts: all are doubles); pairs
          * with the scores as bulks */
         for (int form = 0; form < 3; form++) {
-            if (form == 1 && round == 0) continue;
+            if (form == 1 && (round == 0 || round >= 1000)) continue;
             char reply[4096];
             size_t len = (size_t)snprintf(reply, sizeof reply, "*%d\r\n", form ? PAIRS : 2 * PAIRS);
             for (size_t k = 0; k < PAIRS; k++) {
@@ -798,11 +840,8 @@ static void list_scores(void **state) {
             const rg_status st = rg_reply_decode(&rr, &kd_table, reply, whole + 100, &pos, &out);
             bool all = true;
             for (size_t k = 0; k < PAIRS; k++) {
-                char *end = NULL;
-                const double want = strtod(text[k], &end);
-                const bool number =
-                    *text[k] && *end == '\0' && text[k][0] != '+' && text[k][0] != ' ';
-                if (!number) {
+                const double want = strtod(text[k], NULL);
+                if (!is_score(text[k])) {
                     all = false;
                     if (st != RG_MISMATCH) fail_msg("\"%s\": %s", text[k], rg_status_name(st));
                     break;
