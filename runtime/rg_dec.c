@@ -305,6 +305,12 @@ static double to_double(const char *s, size_t n) {
     return strtod(tmp, NULL);
 }
 
+bool rg_double_text(const char *s, size_t n, double *out) {
+    if (n >= RG_DOUBLE_LINE_MAX || !valid_double(s, n)) return false;
+    *out = to_double(s, n);
+    return true;
+}
+
 static bool valid_bignum(const char *s, size_t n) {
     size_t i = n > 0 && (s[0] == '-' || s[0] == '+');
     if (i == n) return false;

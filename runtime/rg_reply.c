@@ -223,7 +223,8 @@ static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
 }
 
 /* [-]digits[.digits] with 1 to 19 digits: one loop for each part, no test for the point in
- * between, then rg_decimal. Anything else (exponents, inf, 20 digits or more) is for strtod. */
+ * between, then rg_decimal. Anything else (exponents, inf, 20 digits or more) is for
+ * rg_double_text. */
 static inline bool quick_double(rg_view s, double *out) {
     const char *p = s.ptr, *const end = s.ptr + s.len;
     const bool neg = p < end && *p == '-';
@@ -244,14 +245,7 @@ static inline bool quick_double(rg_view s, double *out) {
 }
 
 static inline bool text_double(rg_view s, double *out) {
-    char tmp[64];
-    if (quick_double(s, out)) return true;
-    char *end = NULL;
-    if (s.len == 0 || s.len >= sizeof tmp) return false;
-    memcpy(tmp, s.ptr, s.len);
-    tmp[s.len] = '\0';
-    *out = strtod(tmp, &end);
-    return end == tmp + s.len;
+    return quick_double(s, out) || rg_double_text(s.ptr, s.len, out);
 }
 
 static inline bool const_fits(const rg_rnode *node, const rg_event *ev) {
