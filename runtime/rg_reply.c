@@ -1921,29 +1921,40 @@ static bool root_list_fits(const rg_reply_reader *rr, const rg_rnode *nodes, con
            kv[0].shape == RG_RS_SCALAR && kv[1].shape == RG_RS_SCALAR;
 }
 
+/* Begins the reply at the list node (a root list, or a root oneof's list alternative) whose
+ * header ev was just read: its frame opened as step() and open_array or open_pairs would (pairs
+ * as flat ones: the first element is a bulk), its items placed. *covered: the loops write every
+ * byte of an element, so the items are not zeroed first (fast_batch zeroes what its loops did not
+ * reach). */
+RG_FAST_INLINE rg_rframe *open_root_list(rg_reply_reader *rr, const rg_rtable *t, void *out,
+                                         call_ctx *c, const rg_rnode *node, const rg_event *ev,
+                                         bool *covered) {
+    const uint64_t start = rr->start;
+    const rg_rnode *const kv = &t->nodes[node->child];
+    const bool pairs = node->shape == RG_RS_PAIRS;
+    begin(rr, t, out);
+    rr->start = c->before = start;
+    rr->mark = rg_reader_offset(&rr->rd);
+    rr->start_values = rg_reader_values(&rr->rd);
+    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, node, ev);
+    f->field = (char *)out + node->offset;
+    f->pairs_mode = pairs; /* flat */
+    const uint64_t items = pairs ? f->n / 2 : f->n;
+    const uint32_t size = node->elem_size;
+    *covered = store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)size;
+    f->mem = *covered && size && items <= UINT64_MAX / size ? carve(rr, items * size)
+                                                            : reserve_n(rr, items, size);
+    set_items(f->field, f->mem);
+    return f;
+}
+
 /* A root list (MGET, LRANGE, HGETALL, ZRANGE WITHSCORES over RESP2) whose header ev was just
- * read: the reply begun and its frame opened as first_of, step() and open_array or open_pairs
- * would (for pairs, as flat ones: the first element is a bulk), the elements fed by fast_batch
- * at once. When the loops write every byte of an element (covered) the items are not zeroed
- * first (fast_batch zeroes what its loops did not reach). */
+ * read, its elements fed by fast_batch at once. */
 static RG_NOINLINE rg_status root_list(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
                                        size_t len, size_t *pos, void *out, const rg_event *ev) {
     call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
-    const uint64_t start = rr->start;
-    const rg_rnode *const root = &t->nodes[0], *const kv = &t->nodes[root->child];
-    const bool pairs = root->shape == RG_RS_PAIRS;
-    begin(rr, t, out);
-    rr->start = c.before = start;
-    rr->mark = rg_reader_offset(&rr->rd);
-    rr->start_values = rg_reader_values(&rr->rd);
-    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, root, ev);
-    f->field = (char *)out + root->offset;
-    f->pairs_mode = pairs; /* flat */
-    const uint64_t items = pairs ? f->n / 2 : f->n;
-    const bool covered =
-        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)root->elem_size;
-    f->mem = covered ? carve(rr, items * root->elem_size) : reserve_n(rr, items, root->elem_size);
-    set_items(f->field, f->mem);
+    bool covered;
+    const rg_rframe *const f = open_root_list(rr, t, out, &c, &t->nodes[0], ev, &covered);
     if (f->mem) {
         rg_event last;
         bool done = false;
@@ -1985,21 +1996,9 @@ static RG_NOINLINE rg_status root_oneof(rg_reply_reader *rr, const rg_rtable *t,
                                         const rg_rnode *alt) {
     call_ctx c = {buf, len, pos, rg_reader_offset(&rr->rd) - *pos, 0};
     const uint64_t start = rr->start;
-    const rg_rnode *const root = &t->nodes[0], *const kv = &t->nodes[alt->child];
-    const bool pairs = alt->shape == RG_RS_PAIRS;
-    begin(rr, t, out);
-    rr->start = c.before = start;
-    rr->mark = rg_reader_offset(&rr->rd);
-    rr->start_values = rg_reader_values(&rr->rd);
-    rg_rframe *const f = push(rr, pairs ? F_PAIRS : F_ARRAY, alt, ev);
-    f->field = (char *)out + alt->offset;
-    f->pairs_mode = pairs; /* flat */
-    const uint64_t items = pairs ? f->n / 2 : f->n;
-    const bool covered =
-        store_size(&kv[0]) + (pairs ? store_size(&kv[1]) : 0) == (uint64_t)alt->elem_size;
-    f->mem = covered && items <= UINT64_MAX / alt->elem_size ? carve(rr, items * alt->elem_size)
-                                                             : reserve_n(rr, items, alt->elem_size);
-    set_items(f->field, f->mem);
+    const rg_rnode *const root = &t->nodes[0];
+    bool covered;
+    rg_rframe *const f = open_root_list(rr, t, out, &c, alt, ev, &covered);
     if (f->mem && fast_frame(rr, f)) {
         fast_ctx x;
         const rg_status st = feed_frame(rr, &c, len, pos, f, &x);
