@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 /* The general path (any options) of a generated command that also has a fixed-shape path for
- * opts == NULL (SET k v, against SET k v EX 100 NX), _try_opts: out of line, so that the fast path
+ * opts == NULL (SET k v, against SET k v EX 100 NX), _pipe_write_opts: out of line, so that the fast path
  * saves no registers, and cold, so that gcc compiles it for size (it then inlines few helpers)
  * and places it in .text.unlikely. Why: those 106 functions were most of the full Redis set's
  * code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8 ->
@@ -36,7 +36,7 @@ extern "C" {
  * 15 -> 22 ns); clang still inlines into cold functions, and costs nothing measurable. For full
  * speed on option paths, compile the generated .c with -DRG_OPTS_PATH=RG_NOINLINE (out of line,
  * not cold), or define RG_OPTS_PATH before including rg_enc.h. Commands with options but no
- * fixed-shape path keep their one _try_encode hot: it is their only path (cold: another 0.1 s
+ * fixed-shape path keep their one _pipe_write hot: it is their only path (cold: another 0.1 s
  * and 12 KB less). */
 #ifndef RG_OPTS_PATH
 #if defined(__GNUC__) || defined(__clang__)
@@ -202,8 +202,8 @@ size_t rg_argv_encode(char *dst, size_t cap, size_t argc, const rg_view *argv);
 
 /* A pipeline: many requests encoded back to back into one buffer, to be sent with one write.
  * Generated <prefix>_<command>_append(p, args) functions measure each request once, check (and
- * when owned, grow) the room once and write it in place; rg_pipe_append_argv does the same for
- * commands outside any spec.
+ * when owned, grow) the room once and write it in place, all in one call of the command's
+ * _pipe_write; rg_pipe_append_argv does the same for commands outside any spec.
  *
  * The buffer is the caller's (rg_pipe_init: borrowed for the pipe's life, never grown, an append
  * that does not fit is refused) or the pipe's own (rg_pipe_init_owned: malloc'd, doubled when
@@ -218,8 +218,9 @@ typedef struct rg_pipe {
     bool owned;
 } rg_pipe;
 
-/* Over the caller's buf of cap bytes (buf not NULL); the pipe never grows nor frees it. Inline:
- * a pipe made for one request costs four stores. */
+/* Over the caller's buf of cap bytes (buf may be NULL only when cap is 0: a pipe that measures,
+ * as C_size does); the pipe never grows nor frees it. Inline: a pipe made for one request costs a
+ * few stores. */
 static inline void rg_pipe_init(rg_pipe *p, char *buf, size_t cap) {
     *p = (rg_pipe){.buf = buf, .cap = cap};
 }
@@ -242,6 +243,12 @@ static inline size_t rg_pipe_room(const rg_pipe *p) {
 /* Makes room for n more bytes: true when there is; false for a borrowed buffer that is too
  * small or an owned one that cannot grow (allocation failed, or the size would wrap). */
 bool rg_pipe_reserve(rg_pipe *p, size_t n);
+/* Whether n more bytes fit, after growing an owned pipe when they do not: what generated C_write
+ * checks between measuring a request and writing it. Inline, and a borrowed pipe that is short
+ * (C_size's) returns without a call. */
+static inline bool rg_pipe_fits(rg_pipe *p, size_t n) {
+    return n <= rg_pipe_room(p) || (p->owned && rg_pipe_reserve(p, n));
+}
 /* Adds a request of n bytes just written at rg_pipe_end (n <= room; 0: nothing written, no
  * request). Returns n. */
 static inline size_t rg_pipe_commit(rg_pipe *p, size_t n) {

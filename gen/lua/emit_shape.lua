@@ -4,7 +4,7 @@
 -- subcommand) followed by arguments of one word each (a string, an integer, a double) or lists
 -- of strings differs from another with the same argument kinds only in those constant bytes.
 -- Such commands share one encoder per shape, shape_<kinds>, which takes the constant
--- words as `head`: the command's _try_encode is one call. In the Redis set 228 of the 383
+-- words as `head`: the command's _pipe_write is one call. In the Redis set 228 of the 383
 -- commands share 22 shapes (docs/bench-encoder.md, "Shared shapes"). A command with options
 -- keeps its fixed-shape path inline (a call there cost E1 14 of 152 instructions).
 --
@@ -95,9 +95,6 @@ function M.new()
     return { list = {}, seen = {} }
 end
 
--- The _try_encode of cm as a call of its shape's encoder, or nil when cm has no shape or its
--- head would not fit on one line (clang-format would break the string literal).
--- lead: the definition's return type and qualifiers ("size_t ").
 -- The shape's encoder (registered) and the arguments of its call for shape s, or nil when the
 -- head would not fit on one line at indent (clang-format would break the string literal).
 local function use(reg, s, indent)
@@ -108,17 +105,20 @@ local function use(reg, s, indent)
         reg.seen[name] = true
         reg.list[#reg.list + 1] = { name = name, kinds = s.kinds, words = s.words }
     end
-    local args = { "dst", "cap", head }
+    local args = { "p", head }
     for _, e in ipairs(s.exprs) do args[#args + 1] = e end
     return name, args
 end
 
-function M.try_encode(reg, cm, lead, params, cx)
+-- The _pipe_write of cm as a call of its shape's encoder, or nil when cm has no shape or its head
+-- would not fit on one line (clang-format would break the string literal).
+-- lead: the definition's return type and qualifiers ("size_t ").
+function M.write(reg, cm, lead, params, cx)
     local s = shape_of(cm, cx)
     if not s then return nil end
     local name, args = use(reg, s, layout.INDENT)
     if not name then return nil end
-    return layout.call({ indent = 0, lead = lead, name = cm.fn .. "_try_encode", args = params,
+    return layout.call({ indent = 0, lead = lead, name = cm.fn .. "_pipe_write", args = params,
         tail = ") {", decl = true }) .. "\n" ..
         layout.call({ indent = layout.INDENT, lead = "return ", name = name, args = args,
             tail = ");" }) .. "\n}"
@@ -129,7 +129,7 @@ local DOC = "Commands without options whose arguments are single words or lists 
     "their word count is fixed)."
 
 local function shape_def(s)
-    local params = { "char *dst", "size_t cap", "rg_view head" }
+    local params = { "rg_pipe *p", "rg_view head" }
     local checks, meas, puts = {}, {}, {}
     for i, k in ipairs(s.kinds) do
         local a, kind = "a" .. i, KINDS[k]
@@ -154,7 +154,8 @@ local function shape_def(s)
     body[#body + 1] = "rg_meas_start(&m, " .. (s.words or 0) .. ", head.len);"
     for _, x in ipairs(meas) do body[#body + 1] = x end
     body[#body + 1] = "const size_t n = rg_meas_total" .. (s.words and "_array" or "") .. "(&m);"
-    body[#body + 1] = "if (n == 0 || n > cap) return n;"
+    body[#body + 1] = "if (n == 0 || !rg_pipe_fits(p, n)) return n;"
+    body[#body + 1] = "char *dst = rg_pipe_end(p);"
     if s.words then body[#body + 1] = "dst = rg_put_array_header(dst, m.argc);" end
     body[#body + 1] = "dst = rg_put_bytes(dst, head.ptr, head.len);"
     for _, x in ipairs(puts) do body[#body + 1] = x end

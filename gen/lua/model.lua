@@ -44,8 +44,8 @@ local SCALAR = {
 }
 
 -- Names every command owns besides its types: functions and the options struct.
-local COMMAND_SUFFIXES = { "size", "encode", "try_encode", "try_opts", "append", "iov_count",
-    "scratch_size", "encode_iov", "measure", "put", "opts" }
+local COMMAND_SUFFIXES = { "size", "encode", "try_encode", "pipe_write", "pipe_write_opts",
+    "append", "iov_count", "scratch_size", "encode_iov", "measure", "put", "opts" }
 local MACRO_SUFFIXES = { "FIXED_SIZE", "MAX_SIZE", "IOV_MAX", "SCRATCH_MAX" }
 
 -- Helpers the emitter may define once per generated file: the pieces of templates/helpers.c.in.

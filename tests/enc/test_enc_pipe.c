@@ -1,7 +1,9 @@
-/* Pipelines (rg_pipe, rg_enc.h) and the generated C_try_encode and C_append (specs/example.lua):
- * appended requests are byte for byte what the separate C_encode calls write, back to back; a
- * borrowed buffer that is too small and invalid arguments are refused without a byte appended; an
- * owned buffer grows; C_try_encode returns the size it needs when cap is short, writing nothing. */
+/* Pipelines (rg_pipe, rg_enc.h) and the generated C_pipe_write, C_try_encode and C_append
+ * (specs/example.lua): appended requests are byte for byte what the separate C_encode calls write,
+ * back to back; a borrowed buffer that is too small and invalid arguments are refused without a
+ * byte appended; an owned buffer grows, on every path of the encoders (shared shapes, fixed words,
+ * options); C_pipe_write writes at the pipe's end without adding the request; C_try_encode returns
+ * the size it needs when cap is short, writing nothing. */
 #include "example.h"
 
 #include <setjmp.h>
@@ -165,6 +167,64 @@ static void owned_buffer_grows(void **state) {
     free(want);
 }
 
+/* Every path (GET's shared shape, SET's fixed words and options, HSET's pairs, ZADD's doubles)
+ * grows an owned pipe from its smallest buffer: the bytes are the encoders', request after request.
+ */
+static void every_path_grows_an_owned_pipe(void **state) {
+    (void)state;
+    enum { ROUNDS = 200 };
+    static char want[CAP];
+    const size_t n = encode_all(want, CAP);
+    rg_pipe p;
+    assert_true(rg_pipe_init_owned(&p, 1));
+    const size_t cap = p.cap;
+    assert_true(cap < n);
+    for (size_t i = 0; i < ROUNDS; i++) assert_int_equal(append_all(&p), 5);
+    assert_true(p.cap > cap);
+    assert_int_equal(p.count, 5 * ROUNDS);
+    assert_int_equal(p.len, n * ROUNDS);
+    for (size_t i = 0; i < ROUNDS; i++) assert_memory_equal(p.buf + i * n, want, n);
+    rg_pipe_free(&p);
+}
+
+/* C_pipe_write, what the others wrap: writes at the end, grows an owned pipe, adds nothing (the
+ * caller commits); short on a borrowed pipe, it returns the size and writes nothing. */
+static void pipe_write_writes_without_adding(void **state) {
+    (void)state;
+    static char buf[CAP];
+    char want[64];
+    const size_t n =
+        example_set_encode(want, sizeof want, RG_LIT("lock"), RG_LIT("me"), &g_set_opts);
+    assert_true(n > 0);
+    memset(buf, GUARD, sizeof buf);
+    rg_pipe p;
+    rg_pipe_init(&p, buf, CAP);
+    const size_t at = example_get_append(&p, RG_LIT("key"));
+    assert_true(at > 0);
+    assert_int_equal(example_set_pipe_write(&p, RG_LIT("lock"), RG_LIT("me"), &g_set_opts), n);
+    assert_int_equal(p.len, at);
+    assert_int_equal(p.count, 1);
+    assert_memory_equal(buf + at, want, n);
+    assert_int_equal(rg_pipe_commit(&p, n), n);
+    assert_int_equal(p.count, 2);
+    /* Short by one byte: nothing written past the end. */
+    memset(buf, GUARD, sizeof buf);
+    rg_pipe_init(&p, buf, n - 1);
+    assert_int_equal(example_set_pipe_write(&p, RG_LIT("lock"), RG_LIT("me"), &g_set_opts), n);
+    assert_int_equal(p.len + p.count, 0);
+    for (size_t i = 0; i < sizeof buf; i++) assert_int_equal((unsigned char)buf[i], GUARD);
+    /* An owned pipe with no room left grows first. */
+    rg_pipe q;
+    assert_true(rg_pipe_init_owned(&q, 1));
+    q.len = q.cap; /* as if full of requests */
+    const size_t full = q.cap;
+    assert_int_equal(example_set_pipe_write(&q, RG_LIT("lock"), RG_LIT("me"), &g_set_opts), n);
+    assert_true(q.cap >= full + n);
+    assert_int_equal(q.len, full);
+    assert_memory_equal(q.buf + full, want, n);
+    rg_pipe_free(&q);
+}
+
 static void append_argv_is_rg_argv_encode(void **state) {
     (void)state;
     static char want[CAP], buf[CAP];
@@ -189,6 +249,8 @@ int main(void) {
         cmocka_unit_test(borrowed_buffer_refuses_what_does_not_fit),
         cmocka_unit_test(invalid_arguments_append_nothing),
         cmocka_unit_test(owned_buffer_grows),
+        cmocka_unit_test(every_path_grows_an_owned_pipe),
+        cmocka_unit_test(pipe_write_writes_without_adding),
         cmocka_unit_test(append_argv_is_rg_argv_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,13 +78,12 @@ static inline char *combinators_blocks_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-size_t combinators_blocks_try_encode(char *dst, size_t cap, rg_view key,
-                                     combinators_blocks_range range,
+size_t combinators_blocks_pipe_write(rg_pipe *p, rg_view key, combinators_blocks_range range,
                                      const combinators_blocks_opts *opts) {
     rg_meas m;
     const size_t n = combinators_blocks_measure(&m, key, range, opts);
-    if (n == 0 || n > cap) return n;
-    combinators_blocks_put(dst, m.argc, key, range, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    combinators_blocks_put(rg_pipe_end(p), m.argc, key, range, opts);
     return n;
 }
 
@@ -227,19 +226,18 @@ static inline char *combinators_choice_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t combinators_choice_try_opts(char *dst, size_t cap, rg_view key,
-                                                       combinators_choice_mode mode,
-                                                       const combinators_choice_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t combinators_choice_pipe_write_opts(rg_pipe *p, rg_view key,
+                                                              combinators_choice_mode mode,
+                                                              const combinators_choice_opts *opts) {
     rg_meas m;
     const size_t n = combinators_choice_measure(&m, key, mode, opts);
-    if (n == 0 || n > cap) return n;
-    combinators_choice_put(dst, m.argc, key, mode, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    combinators_choice_put(rg_pipe_end(p), m.argc, key, mode, opts);
     return n;
 }
 
-size_t combinators_choice_try_encode(char *dst, size_t cap, rg_view key,
-                                     combinators_choice_mode mode,
+size_t combinators_choice_pipe_write(rg_pipe *p, rg_view key, combinators_choice_mode mode,
                                      const combinators_choice_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -248,13 +246,14 @@ size_t combinators_choice_try_encode(char *dst, size_t cap, rg_view key,
         rg_meas_view(&m, key);
         combinators_choice_mode_measure(&m, mode);
         const size_t n = rg_meas_total(&m);
-        if (n == 0 || n > cap) return n;
+        if (n == 0 || !rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*3\r\n$6\r\nCHOICE\r\n", 16);
         dst = rg_put_bulk(dst, key.ptr, key.len);
         dst = combinators_choice_mode_put(dst, mode);
         return n;
     }
-    return combinators_choice_try_opts(dst, cap, key, mode, opts);
+    return combinators_choice_pipe_write_opts(p, key, mode, opts);
 }
 
 static inline void combinators_keywords_switch_measure(rg_meas *m,
@@ -329,18 +328,18 @@ static inline char *combinators_keywords_put(char *dst, size_t argc, rg_view def
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t combinators_keywords_try_opts(char *dst, size_t cap, rg_view default_,
-                                                         int64_t int_, rg_view unix_time,
-                                                         const combinators_keywords_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t
+combinators_keywords_pipe_write_opts(rg_pipe *p, rg_view default_, int64_t int_, rg_view unix_time,
+                                     const combinators_keywords_opts *opts) {
     rg_meas m;
     const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-    if (n == 0 || n > cap) return n;
-    combinators_keywords_put(dst, m.argc, default_, int_, unix_time, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    combinators_keywords_put(rg_pipe_end(p), m.argc, default_, int_, unix_time, opts);
     return n;
 }
 
-size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
+size_t combinators_keywords_pipe_write(rg_pipe *p, rg_view default_, int64_t int_,
                                        rg_view unix_time, const combinators_keywords_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -351,7 +350,8 @@ size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, 
         rg_fix_view(&f, unix_time);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*4\r\n$8\r\nKEYWORDS\r\n", 18);
             dst = rg_put_bulk(dst, default_.ptr, default_.len);
             dst = rg_put_bulk_i64(dst, int_);
@@ -359,7 +359,7 @@ size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, 
             return n;
         }
     }
-    return combinators_keywords_try_opts(dst, cap, default_, int_, unix_time, opts);
+    return combinators_keywords_pipe_write_opts(p, default_, int_, unix_time, opts);
 }
 
 static inline void combinators_lists_pairs_measure(rg_meas *m, const combinators_lists_pairs *v) {
@@ -496,12 +496,12 @@ static inline char *combinators_lists_put(char *dst, size_t argc, const rg_view 
     return dst;
 }
 
-size_t combinators_lists_try_encode(char *dst, size_t cap, const rg_view *keys, size_t keys_count,
+size_t combinators_lists_pipe_write(rg_pipe *p, const rg_view *keys, size_t keys_count,
                                     const combinators_lists_opts *opts) {
     rg_meas m;
     const size_t n = combinators_lists_measure(&m, keys, keys_count, opts);
-    if (n == 0 || n > cap) return n;
-    combinators_lists_put(dst, m.argc, keys, keys_count, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    combinators_lists_put(rg_pipe_end(p), m.argc, keys, keys_count, opts);
     return n;
 }
 
@@ -727,11 +727,11 @@ static inline char *combinators_nested_put(char *dst, size_t argc, combinators_n
     return dst;
 }
 
-size_t combinators_nested_try_encode(char *dst, size_t cap, combinators_nested_from from,
+size_t combinators_nested_pipe_write(rg_pipe *p, combinators_nested_from from,
                                      const combinators_nested_opts *opts) {
     rg_meas m;
     const size_t n = combinators_nested_measure(&m, from, opts);
-    if (n == 0 || n > cap) return n;
-    combinators_nested_put(dst, m.argc, from, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    combinators_nested_put(rg_pipe_end(p), m.argc, from, opts);
     return n;
 }

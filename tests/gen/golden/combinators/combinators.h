@@ -76,9 +76,16 @@ typedef struct combinators_blocks_opts {
     bool withall;
 } combinators_blocks_opts;
 
-size_t combinators_blocks_try_encode(char *dst, size_t cap, rg_view key,
-                                     combinators_blocks_range range,
+size_t combinators_blocks_pipe_write(rg_pipe *p, rg_view key, combinators_blocks_range range,
                                      const combinators_blocks_opts *opts);
+
+static inline size_t combinators_blocks_try_encode(char *dst, size_t cap, rg_view key,
+                                                   combinators_blocks_range range,
+                                                   const combinators_blocks_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return combinators_blocks_pipe_write(&p, key, range, opts);
+}
 
 static inline size_t combinators_blocks_size(rg_view key, combinators_blocks_range range,
                                              const combinators_blocks_opts *opts) {
@@ -95,13 +102,8 @@ static inline size_t combinators_blocks_encode(char *dst, size_t cap, rg_view ke
 static inline size_t combinators_blocks_append(rg_pipe *p, rg_view key,
                                                combinators_blocks_range range,
                                                const combinators_blocks_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = combinators_blocks_try_encode(rg_pipe_end(p), room, key, range, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = combinators_blocks_try_encode(rg_pipe_end(p), n, key, range, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = combinators_blocks_pipe_write(p, key, range, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* CHOICE key <FAST | SAFE> [NX | XX] [EX seconds | RATIO ratio | AT at | KEEPTTL] [AGGREGATE <SUM |
@@ -151,9 +153,16 @@ typedef struct combinators_choice_opts {
     combinators_choice_aggregate aggregate;
 } combinators_choice_opts;
 
-size_t combinators_choice_try_encode(char *dst, size_t cap, rg_view key,
-                                     combinators_choice_mode mode,
+size_t combinators_choice_pipe_write(rg_pipe *p, rg_view key, combinators_choice_mode mode,
                                      const combinators_choice_opts *opts);
+
+static inline size_t combinators_choice_try_encode(char *dst, size_t cap, rg_view key,
+                                                   combinators_choice_mode mode,
+                                                   const combinators_choice_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return combinators_choice_pipe_write(&p, key, mode, opts);
+}
 
 static inline size_t combinators_choice_size(rg_view key, combinators_choice_mode mode,
                                              const combinators_choice_opts *opts) {
@@ -170,13 +179,8 @@ static inline size_t combinators_choice_encode(char *dst, size_t cap, rg_view ke
 static inline size_t combinators_choice_append(rg_pipe *p, rg_view key,
                                                combinators_choice_mode mode,
                                                const combinators_choice_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = combinators_choice_try_encode(rg_pipe_end(p), room, key, mode, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = combinators_choice_try_encode(rg_pipe_end(p), n, key, mode, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = combinators_choice_pipe_write(p, key, mode, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* KEYWORDS default int unix-time [operator] [CASE | DO do] [register dst] */
@@ -208,8 +212,16 @@ typedef struct combinators_keywords_opts {
     combinators_keywords_struct struct_;
 } combinators_keywords_opts;
 
-size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_, int64_t int_,
+size_t combinators_keywords_pipe_write(rg_pipe *p, rg_view default_, int64_t int_,
                                        rg_view unix_time, const combinators_keywords_opts *opts);
+
+static inline size_t combinators_keywords_try_encode(char *dst, size_t cap, rg_view default_,
+                                                     int64_t int_, rg_view unix_time,
+                                                     const combinators_keywords_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return combinators_keywords_pipe_write(&p, default_, int_, unix_time, opts);
+}
 
 static inline size_t combinators_keywords_size(rg_view default_, int64_t int_, rg_view unix_time,
                                                const combinators_keywords_opts *opts) {
@@ -226,14 +238,8 @@ static inline size_t combinators_keywords_encode(char *dst, size_t cap, rg_view 
 static inline size_t combinators_keywords_append(rg_pipe *p, rg_view default_, int64_t int_,
                                                  rg_view unix_time,
                                                  const combinators_keywords_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n =
-        combinators_keywords_try_encode(rg_pipe_end(p), room, default_, int_, unix_time, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = combinators_keywords_try_encode(rg_pipe_end(p), n, default_, int_, unix_time, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = combinators_keywords_pipe_write(p, default_, int_, unix_time, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* LISTS keys [keys ...] [WEIGHTS weights [weights ...]] [GET get [GET get ...]] [PAIRS field value
@@ -278,8 +284,16 @@ typedef struct combinators_lists_opts {
     size_t marks_count;
 } combinators_lists_opts;
 
-size_t combinators_lists_try_encode(char *dst, size_t cap, const rg_view *keys, size_t keys_count,
+size_t combinators_lists_pipe_write(rg_pipe *p, const rg_view *keys, size_t keys_count,
                                     const combinators_lists_opts *opts);
+
+static inline size_t combinators_lists_try_encode(char *dst, size_t cap, const rg_view *keys,
+                                                  size_t keys_count,
+                                                  const combinators_lists_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return combinators_lists_pipe_write(&p, keys, keys_count, opts);
+}
 
 static inline size_t combinators_lists_size(const rg_view *keys, size_t keys_count,
                                             const combinators_lists_opts *opts) {
@@ -295,13 +309,8 @@ static inline size_t combinators_lists_encode(char *dst, size_t cap, const rg_vi
 
 static inline size_t combinators_lists_append(rg_pipe *p, const rg_view *keys, size_t keys_count,
                                               const combinators_lists_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = combinators_lists_try_encode(rg_pipe_end(p), room, keys, keys_count, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = combinators_lists_try_encode(rg_pipe_end(p), n, keys, keys_count, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = combinators_lists_pipe_write(p, keys, keys_count, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* NESTED <FROMMEMBER member | FROMLONLAT lon lat> [[OVERFLOW <WRAP | FAIL>] <SET type offset value
@@ -403,8 +412,16 @@ typedef struct combinators_nested_opts {
     combinators_nested_filter filter;
 } combinators_nested_opts;
 
-size_t combinators_nested_try_encode(char *dst, size_t cap, combinators_nested_from from,
+size_t combinators_nested_pipe_write(rg_pipe *p, combinators_nested_from from,
                                      const combinators_nested_opts *opts);
+
+static inline size_t combinators_nested_try_encode(char *dst, size_t cap,
+                                                   combinators_nested_from from,
+                                                   const combinators_nested_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return combinators_nested_pipe_write(&p, from, opts);
+}
 
 static inline size_t combinators_nested_size(combinators_nested_from from,
                                              const combinators_nested_opts *opts) {
@@ -419,13 +436,8 @@ static inline size_t combinators_nested_encode(char *dst, size_t cap, combinator
 
 static inline size_t combinators_nested_append(rg_pipe *p, combinators_nested_from from,
                                                const combinators_nested_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = combinators_nested_try_encode(rg_pipe_end(p), room, from, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = combinators_nested_try_encode(rg_pipe_end(p), n, from, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = combinators_nested_pipe_write(p, from, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus

@@ -7,39 +7,41 @@
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is
  * fixed). */
-static RG_NOINLINE size_t shape_w1_L(char *dst, size_t cap, rg_view head, const rg_view *a1,
-                                     size_t a1_count) {
+static RG_NOINLINE size_t shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
     if (a1_count == 0) return 0;
     if (!a1 && a1_count != 0) return 0;
     rg_meas m;
     rg_meas_start(&m, 1, head.len);
     for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
     const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_array_header(dst, m.argc);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_vi(char *dst, size_t cap, rg_view head, rg_view a1, int64_t a2) {
+static RG_NOINLINE size_t shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     rg_meas_i64(&m, a2);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     dst = rg_put_bulk_i64(dst, a2);
@@ -197,16 +199,16 @@ static inline char *example_client_kill_put(char *dst, size_t argc,
     return dst;
 }
 
-size_t example_client_kill_try_encode(char *dst, size_t cap, example_client_kill_filter filter) {
+size_t example_client_kill_pipe_write(rg_pipe *p, example_client_kill_filter filter) {
     rg_meas m;
     const size_t n = example_client_kill_measure(&m, filter);
-    if (n == 0 || n > cap) return n;
-    example_client_kill_put(dst, m.argc, filter);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_client_kill_put(rg_pipe_end(p), m.argc, filter);
     return n;
 }
 
-size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
-    return shape_w1_L(dst, cap, (rg_view){"$3\r\nDEL\r\n", 9}, key, key_count);
+size_t example_del_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    return shape_w1_L(p, (rg_view){"$3\r\nDEL\r\n", 9}, key, key_count);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -255,18 +257,17 @@ static inline char *example_expire_put(char *dst, size_t argc, rg_view key, int6
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t example_expire_try_opts(char *dst, size_t cap, rg_view key,
-                                                   int64_t seconds,
-                                                   const example_expire_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_expire_pipe_write_opts(rg_pipe *p, rg_view key, int64_t seconds,
+                                                          const example_expire_opts *opts) {
     rg_meas m;
     const size_t n = example_expire_measure(&m, key, seconds, opts);
-    if (n == 0 || n > cap) return n;
-    example_expire_put(dst, m.argc, key, seconds, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_expire_put(rg_pipe_end(p), m.argc, key, seconds, opts);
     return n;
 }
 
-size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
+size_t example_expire_pipe_write(rg_pipe *p, rg_view key, int64_t seconds,
                                  const example_expire_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -276,14 +277,15 @@ size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t sec
         rg_fix_i64(&f, seconds);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$6\r\nEXPIRE\r\n", 16);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk_i64(dst, seconds);
             return n;
         }
     }
-    return example_expire_try_opts(dst, cap, key, seconds, opts);
+    return example_expire_pipe_write_opts(p, key, seconds, opts);
 }
 
 static inline void example_geosearch_fromlonlat_measure(rg_meas *m,
@@ -487,17 +489,17 @@ static inline char *example_geosearch_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-size_t example_geosearch_try_encode(char *dst, size_t cap, rg_view key, example_geosearch_from from,
+size_t example_geosearch_pipe_write(rg_pipe *p, rg_view key, example_geosearch_from from,
                                     example_geosearch_by by, const example_geosearch_opts *opts) {
     rg_meas m;
     const size_t n = example_geosearch_measure(&m, key, from, by, opts);
-    if (n == 0 || n > cap) return n;
-    example_geosearch_put(dst, m.argc, key, from, by, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_geosearch_put(rg_pipe_end(p), m.argc, key, from, by, opts);
     return n;
 }
 
-size_t example_get_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
+size_t example_get_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
 }
 
 static inline void example_hset_data_measure(rg_meas *m, const example_hset_data *v) {
@@ -533,17 +535,17 @@ static inline char *example_hset_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-size_t example_hset_try_encode(char *dst, size_t cap, rg_view key, const example_hset_data *data,
+size_t example_hset_pipe_write(rg_pipe *p, rg_view key, const example_hset_data *data,
                                size_t data_count) {
     rg_meas m;
     const size_t n = example_hset_measure(&m, key, data, data_count);
-    if (n == 0 || n > cap) return n;
-    example_hset_put(dst, m.argc, key, data, data_count);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_hset_put(rg_pipe_end(p), m.argc, key, data, data_count);
     return n;
 }
 
-size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key, int64_t increment) {
-    return shape_vi(dst, cap, (rg_view){"*3\r\n$6\r\nINCRBY\r\n", 16}, key, increment);
+size_t example_incrby_pipe_write(rg_pipe *p, rg_view key, int64_t increment) {
+    return shape_vi(p, (rg_view){"*3\r\n$6\r\nINCRBY\r\n", 16}, key, increment);
 }
 
 static inline void example_mset_data_measure(rg_meas *m, const example_mset_data *v) {
@@ -577,12 +579,11 @@ static inline char *example_mset_put(char *dst, size_t argc, const example_mset_
     return dst;
 }
 
-size_t example_mset_try_encode(char *dst, size_t cap, const example_mset_data *data,
-                               size_t data_count) {
+size_t example_mset_pipe_write(rg_pipe *p, const example_mset_data *data, size_t data_count) {
     rg_meas m;
     const size_t n = example_mset_measure(&m, data, data_count);
-    if (n == 0 || n > cap) return n;
-    example_mset_put(dst, m.argc, data, data_count);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_mset_put(rg_pipe_end(p), m.argc, data, data_count);
     return n;
 }
 
@@ -604,27 +605,27 @@ static inline char *example_ping_put(char *dst, size_t argc, const example_ping_
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t example_ping_try_opts(char *dst, size_t cap,
-                                                 const example_ping_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_ping_pipe_write_opts(rg_pipe *p, const example_ping_opts *opts) {
     rg_meas m;
     const size_t n = example_ping_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    example_ping_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_ping_put(rg_pipe_end(p), m.argc, opts);
     return n;
 }
 
-size_t example_ping_try_encode(char *dst, size_t cap, const example_ping_opts *opts) {
+size_t example_ping_pipe_write(rg_pipe *p, const example_ping_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, EXAMPLE_PING_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
         return n;
     }
-    return example_ping_try_opts(dst, cap, opts);
+    return example_ping_pipe_write_opts(p, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -724,17 +725,17 @@ static inline char *example_set_put(char *dst, size_t argc, rg_view key, rg_view
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t example_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
-                                                const example_set_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                       const example_set_opts *opts) {
     rg_meas m;
     const size_t n = example_set_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return n;
-    example_set_put(dst, m.argc, key, value, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_set_put(rg_pipe_end(p), m.argc, key, value, opts);
     return n;
 }
 
-size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+size_t example_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
                               const example_set_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -744,14 +745,15 @@ size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
         rg_fix_view(&f, value);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, value.ptr, value.len);
             return n;
         }
     }
-    return example_set_try_opts(dst, cap, key, value, opts);
+    return example_set_pipe_write_opts(p, key, value, opts);
 }
 
 static inline void example_sort_limit_measure(rg_meas *m, const example_sort_limit *v) {
@@ -844,17 +846,17 @@ static inline char *example_sort_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t example_sort_try_opts(char *dst, size_t cap, rg_view key,
-                                                 const example_sort_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_sort_pipe_write_opts(rg_pipe *p, rg_view key,
+                                                        const example_sort_opts *opts) {
     rg_meas m;
     const size_t n = example_sort_measure(&m, key, opts);
-    if (n == 0 || n > cap) return n;
-    example_sort_put(dst, m.argc, key, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_sort_put(rg_pipe_end(p), m.argc, key, opts);
     return n;
 }
 
-size_t example_sort_try_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts) {
+size_t example_sort_pipe_write(rg_pipe *p, rg_view key, const example_sort_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
@@ -862,13 +864,14 @@ size_t example_sort_try_encode(char *dst, size_t cap, rg_view key, const example
         rg_fix_view(&f, key);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*2\r\n$4\r\nSORT\r\n", 14);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             return n;
         }
     }
-    return example_sort_try_opts(dst, cap, key, opts);
+    return example_sort_pipe_write_opts(p, key, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -959,12 +962,12 @@ static inline char *example_zadd_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-size_t example_zadd_try_encode(char *dst, size_t cap, rg_view key, const example_zadd_data *data,
+size_t example_zadd_pipe_write(rg_pipe *p, rg_view key, const example_zadd_data *data,
                                size_t data_count, const example_zadd_opts *opts) {
     rg_meas m;
     const size_t n = example_zadd_measure(&m, key, data, data_count, opts);
-    if (n == 0 || n > cap) return n;
-    example_zadd_put(dst, m.argc, key, data, data_count, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_zadd_put(rg_pipe_end(p), m.argc, key, data, data_count, opts);
     return n;
 }
 
@@ -1014,18 +1017,17 @@ static inline char *example_zrangebyscore_put(char *dst, size_t argc, rg_view ke
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t example_zrangebyscore_try_opts(char *dst, size_t cap, rg_view key,
-                                                          double min, double max,
-                                                          const example_zrangebyscore_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t example_zrangebyscore_pipe_write_opts(
+    rg_pipe *p, rg_view key, double min, double max, const example_zrangebyscore_opts *opts) {
     rg_meas m;
     const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
-    if (n == 0 || n > cap) return n;
-    example_zrangebyscore_put(dst, m.argc, key, min, max, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    example_zrangebyscore_put(rg_pipe_end(p), m.argc, key, min, max, opts);
     return n;
 }
 
-size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, double min, double max,
+size_t example_zrangebyscore_pipe_write(rg_pipe *p, rg_view key, double min, double max,
                                         const example_zrangebyscore_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -1036,7 +1038,8 @@ size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, doub
         rg_fix_double(&f, max);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*4\r\n$13\r\nZRANGEBYSCORE\r\n", 24);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk_double(dst, min);
@@ -1044,5 +1047,5 @@ size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, doub
             return n;
         }
     }
-    return example_zrangebyscore_try_opts(dst, cap, key, min, max, opts);
+    return example_zrangebyscore_pipe_write_opts(p, key, min, max, opts);
 }

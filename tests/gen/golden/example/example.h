@@ -128,7 +128,14 @@ typedef struct example_client_kill_filter {
     };
 } example_client_kill_filter;
 
-size_t example_client_kill_try_encode(char *dst, size_t cap, example_client_kill_filter filter);
+size_t example_client_kill_pipe_write(rg_pipe *p, example_client_kill_filter filter);
+
+static inline size_t example_client_kill_try_encode(char *dst, size_t cap,
+                                                    example_client_kill_filter filter) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_client_kill_pipe_write(&p, filter);
+}
 
 static inline size_t example_client_kill_size(example_client_kill_filter filter) {
     return example_client_kill_try_encode(NULL, 0, filter);
@@ -141,19 +148,21 @@ static inline size_t example_client_kill_encode(char *dst, size_t cap,
 }
 
 static inline size_t example_client_kill_append(rg_pipe *p, example_client_kill_filter filter) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_client_kill_try_encode(rg_pipe_end(p), room, filter);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_client_kill_try_encode(rg_pipe_end(p), n, filter);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_client_kill_pipe_write(p, filter);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* DEL key [key ...] */
 #define EXAMPLE_DEL_FIXED_SIZE 9
 
-size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count);
+size_t example_del_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count);
+
+static inline size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key,
+                                            size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_del_pipe_write(&p, key, key_count);
+}
 
 static inline size_t example_del_size(const rg_view *key, size_t key_count) {
     return example_del_try_encode(NULL, 0, key, key_count);
@@ -166,13 +175,8 @@ static inline size_t example_del_encode(char *dst, size_t cap, const rg_view *ke
 }
 
 static inline size_t example_del_append(rg_pipe *p, const rg_view *key, size_t key_count) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_del_try_encode(rg_pipe_end(p), room, key, key_count);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_del_try_encode(rg_pipe_end(p), n, key, key_count);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_del_pipe_write(p, key, key_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* EXPIRE key seconds [NX | XX | GT | LT] */
@@ -191,8 +195,15 @@ typedef struct example_expire_opts {
     example_expire_condition condition;
 } example_expire_opts;
 
-size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
+size_t example_expire_pipe_write(rg_pipe *p, rg_view key, int64_t seconds,
                                  const example_expire_opts *opts);
+
+static inline size_t example_expire_try_encode(char *dst, size_t cap, rg_view key, int64_t seconds,
+                                               const example_expire_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_expire_pipe_write(&p, key, seconds, opts);
+}
 
 static inline size_t example_expire_size(rg_view key, int64_t seconds,
                                          const example_expire_opts *opts) {
@@ -207,13 +218,8 @@ static inline size_t example_expire_encode(char *dst, size_t cap, rg_view key, i
 
 static inline size_t example_expire_append(rg_pipe *p, rg_view key, int64_t seconds,
                                            const example_expire_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_expire_try_encode(rg_pipe_end(p), room, key, seconds, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_expire_try_encode(rg_pipe_end(p), n, key, seconds, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_expire_pipe_write(p, key, seconds, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* GEOSEARCH key <FROMMEMBER member | FROMLONLAT longitude latitude> <BYRADIUS radius <M | KM | FT |
@@ -302,8 +308,17 @@ typedef struct example_geosearch_opts {
     bool withhash;
 } example_geosearch_opts;
 
-size_t example_geosearch_try_encode(char *dst, size_t cap, rg_view key, example_geosearch_from from,
+size_t example_geosearch_pipe_write(rg_pipe *p, rg_view key, example_geosearch_from from,
                                     example_geosearch_by by, const example_geosearch_opts *opts);
+
+static inline size_t example_geosearch_try_encode(char *dst, size_t cap, rg_view key,
+                                                  example_geosearch_from from,
+                                                  example_geosearch_by by,
+                                                  const example_geosearch_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_geosearch_pipe_write(&p, key, from, by, opts);
+}
 
 static inline size_t example_geosearch_size(rg_view key, example_geosearch_from from,
                                             example_geosearch_by by,
@@ -321,19 +336,20 @@ static inline size_t example_geosearch_encode(char *dst, size_t cap, rg_view key
 static inline size_t example_geosearch_append(rg_pipe *p, rg_view key, example_geosearch_from from,
                                               example_geosearch_by by,
                                               const example_geosearch_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_geosearch_try_encode(rg_pipe_end(p), room, key, from, by, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_geosearch_try_encode(rg_pipe_end(p), n, key, from, by, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_geosearch_pipe_write(p, key, from, by, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* GET key */
 #define EXAMPLE_GET_FIXED_SIZE 13
 
-size_t example_get_try_encode(char *dst, size_t cap, rg_view key);
+size_t example_get_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t example_get_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_get_pipe_write(&p, key);
+}
 
 static inline size_t example_get_size(rg_view key) {
     return example_get_try_encode(NULL, 0, key);
@@ -345,13 +361,8 @@ static inline size_t example_get_encode(char *dst, size_t cap, rg_view key) {
 }
 
 static inline size_t example_get_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_get_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_get_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_get_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* HSET key field value [field value ...] */
@@ -362,8 +373,15 @@ typedef struct example_hset_data {
     rg_view value;
 } example_hset_data;
 
-size_t example_hset_try_encode(char *dst, size_t cap, rg_view key, const example_hset_data *data,
+size_t example_hset_pipe_write(rg_pipe *p, rg_view key, const example_hset_data *data,
                                size_t data_count);
+
+static inline size_t example_hset_try_encode(char *dst, size_t cap, rg_view key,
+                                             const example_hset_data *data, size_t data_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_hset_pipe_write(&p, key, data, data_count);
+}
 
 static inline size_t example_hset_size(rg_view key, const example_hset_data *data,
                                        size_t data_count) {
@@ -378,19 +396,21 @@ static inline size_t example_hset_encode(char *dst, size_t cap, rg_view key,
 
 static inline size_t example_hset_append(rg_pipe *p, rg_view key, const example_hset_data *data,
                                          size_t data_count) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_hset_try_encode(rg_pipe_end(p), room, key, data, data_count);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_hset_try_encode(rg_pipe_end(p), n, key, data, data_count);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_hset_pipe_write(p, key, data, data_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* INCRBY key increment */
 #define EXAMPLE_INCRBY_FIXED_SIZE 16
 
-size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key, int64_t increment);
+size_t example_incrby_pipe_write(rg_pipe *p, rg_view key, int64_t increment);
+
+static inline size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key,
+                                               int64_t increment) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_incrby_pipe_write(&p, key, increment);
+}
 
 static inline size_t example_incrby_size(rg_view key, int64_t increment) {
     return example_incrby_try_encode(NULL, 0, key, increment);
@@ -402,13 +422,8 @@ static inline size_t example_incrby_encode(char *dst, size_t cap, rg_view key, i
 }
 
 static inline size_t example_incrby_append(rg_pipe *p, rg_view key, int64_t increment) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_incrby_try_encode(rg_pipe_end(p), room, key, increment);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_incrby_try_encode(rg_pipe_end(p), n, key, increment);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_incrby_pipe_write(p, key, increment);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* MSET key value [key value ...] */
@@ -419,8 +434,14 @@ typedef struct example_mset_data {
     rg_view value;
 } example_mset_data;
 
-size_t example_mset_try_encode(char *dst, size_t cap, const example_mset_data *data,
-                               size_t data_count);
+size_t example_mset_pipe_write(rg_pipe *p, const example_mset_data *data, size_t data_count);
+
+static inline size_t example_mset_try_encode(char *dst, size_t cap, const example_mset_data *data,
+                                             size_t data_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_mset_pipe_write(&p, data, data_count);
+}
 
 static inline size_t example_mset_size(const example_mset_data *data, size_t data_count) {
     return example_mset_try_encode(NULL, 0, data, data_count);
@@ -434,13 +455,8 @@ static inline size_t example_mset_encode(char *dst, size_t cap, const example_ms
 
 static inline size_t example_mset_append(rg_pipe *p, const example_mset_data *data,
                                          size_t data_count) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_mset_try_encode(rg_pipe_end(p), room, data, data_count);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_mset_try_encode(rg_pipe_end(p), n, data, data_count);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_mset_pipe_write(p, data, data_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* PING [message] */
@@ -452,7 +468,13 @@ typedef struct example_ping_opts {
     rg_view message;
 } example_ping_opts;
 
-size_t example_ping_try_encode(char *dst, size_t cap, const example_ping_opts *opts);
+size_t example_ping_pipe_write(rg_pipe *p, const example_ping_opts *opts);
+
+static inline size_t example_ping_try_encode(char *dst, size_t cap, const example_ping_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_ping_pipe_write(&p, opts);
+}
 
 static inline size_t example_ping_size(const example_ping_opts *opts) {
     return example_ping_try_encode(NULL, 0, opts);
@@ -464,13 +486,8 @@ static inline size_t example_ping_encode(char *dst, size_t cap, const example_pi
 }
 
 static inline size_t example_ping_append(rg_pipe *p, const example_ping_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_ping_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_ping_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_ping_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT
@@ -509,8 +526,14 @@ typedef struct example_set_opts {
     example_set_expiration expiration;
 } example_set_opts;
 
-size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                              const example_set_opts *opts);
+size_t example_set_pipe_write(rg_pipe *p, rg_view key, rg_view value, const example_set_opts *opts);
+
+static inline size_t example_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                            const example_set_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_set_pipe_write(&p, key, value, opts);
+}
 
 static inline size_t example_set_size(rg_view key, rg_view value, const example_set_opts *opts) {
     return example_set_try_encode(NULL, 0, key, value, opts);
@@ -524,13 +547,8 @@ static inline size_t example_set_encode(char *dst, size_t cap, rg_view key, rg_v
 
 static inline size_t example_set_append(rg_pipe *p, rg_view key, rg_view value,
                                         const example_set_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_set_try_encode(rg_pipe_end(p), room, key, value, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_set_try_encode(rg_pipe_end(p), n, key, value, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_set_pipe_write(p, key, value, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]
@@ -560,7 +578,14 @@ typedef struct example_sort_opts {
     rg_view destination;
 } example_sort_opts;
 
-size_t example_sort_try_encode(char *dst, size_t cap, rg_view key, const example_sort_opts *opts);
+size_t example_sort_pipe_write(rg_pipe *p, rg_view key, const example_sort_opts *opts);
+
+static inline size_t example_sort_try_encode(char *dst, size_t cap, rg_view key,
+                                             const example_sort_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_sort_pipe_write(&p, key, opts);
+}
 
 static inline size_t example_sort_size(rg_view key, const example_sort_opts *opts) {
     return example_sort_try_encode(NULL, 0, key, opts);
@@ -573,13 +598,8 @@ static inline size_t example_sort_encode(char *dst, size_t cap, rg_view key,
 }
 
 static inline size_t example_sort_append(rg_pipe *p, rg_view key, const example_sort_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_sort_try_encode(rg_pipe_end(p), room, key, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_sort_try_encode(rg_pipe_end(p), n, key, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_sort_pipe_write(p, key, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ZADD key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...] */
@@ -610,8 +630,16 @@ typedef struct example_zadd_opts {
     bool increment;
 } example_zadd_opts;
 
-size_t example_zadd_try_encode(char *dst, size_t cap, rg_view key, const example_zadd_data *data,
+size_t example_zadd_pipe_write(rg_pipe *p, rg_view key, const example_zadd_data *data,
                                size_t data_count, const example_zadd_opts *opts);
+
+static inline size_t example_zadd_try_encode(char *dst, size_t cap, rg_view key,
+                                             const example_zadd_data *data, size_t data_count,
+                                             const example_zadd_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_zadd_pipe_write(&p, key, data, data_count, opts);
+}
 
 static inline size_t example_zadd_size(rg_view key, const example_zadd_data *data,
                                        size_t data_count, const example_zadd_opts *opts) {
@@ -627,13 +655,8 @@ static inline size_t example_zadd_encode(char *dst, size_t cap, rg_view key,
 
 static inline size_t example_zadd_append(rg_pipe *p, rg_view key, const example_zadd_data *data,
                                          size_t data_count, const example_zadd_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_zadd_try_encode(rg_pipe_end(p), room, key, data, data_count, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_zadd_try_encode(rg_pipe_end(p), n, key, data, data_count, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_zadd_pipe_write(p, key, data, data_count, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count] */
@@ -651,8 +674,16 @@ typedef struct example_zrangebyscore_opts {
     example_zrangebyscore_limit limit;
 } example_zrangebyscore_opts;
 
-size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key, double min, double max,
+size_t example_zrangebyscore_pipe_write(rg_pipe *p, rg_view key, double min, double max,
                                         const example_zrangebyscore_opts *opts);
+
+static inline size_t example_zrangebyscore_try_encode(char *dst, size_t cap, rg_view key,
+                                                      double min, double max,
+                                                      const example_zrangebyscore_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return example_zrangebyscore_pipe_write(&p, key, min, max, opts);
+}
 
 static inline size_t example_zrangebyscore_size(rg_view key, double min, double max,
                                                 const example_zrangebyscore_opts *opts) {
@@ -668,13 +699,8 @@ static inline size_t example_zrangebyscore_encode(char *dst, size_t cap, rg_view
 
 static inline size_t example_zrangebyscore_append(rg_pipe *p, rg_view key, double min, double max,
                                                   const example_zrangebyscore_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = example_zrangebyscore_try_encode(rg_pipe_end(p), room, key, min, max, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = example_zrangebyscore_try_encode(rg_pipe_end(p), n, key, min, max, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = example_zrangebyscore_pipe_write(p, key, min, max, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus

@@ -7,12 +7,13 @@
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is
  * fixed). */
-static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     return n;
@@ -55,18 +56,17 @@ static inline char *keyspecs_eval_put(char *dst, size_t argc, rg_view script,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t keyspecs_eval_try_opts(char *dst, size_t cap, rg_view script,
-                                                  const keyspecs_eval_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t keyspecs_eval_pipe_write_opts(rg_pipe *p, rg_view script,
+                                                         const keyspecs_eval_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_eval_measure(&m, script, opts);
-    if (n == 0 || n > cap) return n;
-    keyspecs_eval_put(dst, m.argc, script, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    keyspecs_eval_put(rg_pipe_end(p), m.argc, script, opts);
     return n;
 }
 
-size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
-                                const keyspecs_eval_opts *opts) {
+size_t keyspecs_eval_pipe_write(rg_pipe *p, rg_view script, const keyspecs_eval_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
@@ -74,14 +74,15 @@ size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
         rg_fix_view(&f, script);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$4\r\nEVAL\r\n", 14);
             dst = rg_put_bulk(dst, script.ptr, script.len);
             dst = rg_put_raw(dst, "$1\r\n0\r\n", 7);
             return n;
         }
     }
-    return keyspecs_eval_try_opts(dst, cap, script, opts);
+    return keyspecs_eval_pipe_write_opts(p, script, opts);
 }
 
 static inline size_t keyspecs_migrate_measure(rg_meas *m, rg_view host, int64_t port, rg_view key,
@@ -126,19 +127,19 @@ static inline char *keyspecs_migrate_put(char *dst, size_t argc, rg_view host, i
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t keyspecs_migrate_try_opts(char *dst, size_t cap, rg_view host,
-                                                     int64_t port, rg_view key,
-                                                     int64_t destination_db, int64_t timeout,
-                                                     const keyspecs_migrate_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t keyspecs_migrate_pipe_write_opts(rg_pipe *p, rg_view host, int64_t port,
+                                                            rg_view key, int64_t destination_db,
+                                                            int64_t timeout,
+                                                            const keyspecs_migrate_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-    if (n == 0 || n > cap) return n;
-    keyspecs_migrate_put(dst, m.argc, host, port, key, destination_db, timeout, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    keyspecs_migrate_put(rg_pipe_end(p), m.argc, host, port, key, destination_db, timeout, opts);
     return n;
 }
 
-size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t port, rg_view key,
+size_t keyspecs_migrate_pipe_write(rg_pipe *p, rg_view host, int64_t port, rg_view key,
                                    int64_t destination_db, int64_t timeout,
                                    const keyspecs_migrate_opts *opts) {
     if (!opts) {
@@ -152,7 +153,8 @@ size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t 
         rg_fix_i64(&f, timeout);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*6\r\n$7\r\nMIGRATE\r\n", 17);
             dst = rg_put_bulk(dst, host.ptr, host.len);
             dst = rg_put_bulk_i64(dst, port);
@@ -162,11 +164,11 @@ size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t 
             return n;
         }
     }
-    return keyspecs_migrate_try_opts(dst, cap, host, port, key, destination_db, timeout, opts);
+    return keyspecs_migrate_pipe_write_opts(p, host, port, key, destination_db, timeout, opts);
 }
 
-size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
+size_t keyspecs_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
 static inline size_t keyspecs_ping_measure(rg_meas *m, const keyspecs_ping_opts *opts) {
@@ -187,27 +189,28 @@ static inline char *keyspecs_ping_put(char *dst, size_t argc, const keyspecs_pin
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t keyspecs_ping_try_opts(char *dst, size_t cap,
-                                                  const keyspecs_ping_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t keyspecs_ping_pipe_write_opts(rg_pipe *p,
+                                                         const keyspecs_ping_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_ping_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    keyspecs_ping_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    keyspecs_ping_put(rg_pipe_end(p), m.argc, opts);
     return n;
 }
 
-size_t keyspecs_ping_try_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts) {
+size_t keyspecs_ping_pipe_write(rg_pipe *p, const keyspecs_ping_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KEYSPECS_PING_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*1\r\n$4\r\nPING\r\n", 14);
         return n;
     }
-    return keyspecs_ping_try_opts(dst, cap, opts);
+    return keyspecs_ping_pipe_write_opts(p, opts);
 }
 
 static inline void keyspecs_xread_streams_measure(rg_meas *m, const keyspecs_xread_streams *v) {
@@ -259,12 +262,12 @@ static inline char *keyspecs_xread_put(char *dst, size_t argc, keyspecs_xread_st
     return dst;
 }
 
-size_t keyspecs_xread_try_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
+size_t keyspecs_xread_pipe_write(rg_pipe *p, keyspecs_xread_streams streams,
                                  const keyspecs_xread_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_xread_measure(&m, streams, opts);
-    if (n == 0 || n > cap) return n;
-    keyspecs_xread_put(dst, m.argc, streams, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    keyspecs_xread_put(rg_pipe_end(p), m.argc, streams, opts);
     return n;
 }
 
@@ -311,12 +314,11 @@ static inline char *keyspecs_zunionstore_put(char *dst, size_t argc, rg_view des
     return dst;
 }
 
-size_t keyspecs_zunionstore_try_encode(char *dst, size_t cap, rg_view destination,
-                                       const rg_view *key, size_t key_count,
-                                       const keyspecs_zunionstore_opts *opts) {
+size_t keyspecs_zunionstore_pipe_write(rg_pipe *p, rg_view destination, const rg_view *key,
+                                       size_t key_count, const keyspecs_zunionstore_opts *opts) {
     rg_meas m;
     const size_t n = keyspecs_zunionstore_measure(&m, destination, key, key_count, opts);
-    if (n == 0 || n > cap) return n;
-    keyspecs_zunionstore_put(dst, m.argc, destination, key, key_count, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    keyspecs_zunionstore_put(rg_pipe_end(p), m.argc, destination, key, key_count, opts);
     return n;
 }

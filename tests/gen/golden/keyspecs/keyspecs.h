@@ -58,8 +58,14 @@ typedef struct keyspecs_eval_opts {
     size_t arg_count;
 } keyspecs_eval_opts;
 
-size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
-                                const keyspecs_eval_opts *opts);
+size_t keyspecs_eval_pipe_write(rg_pipe *p, rg_view script, const keyspecs_eval_opts *opts);
+
+static inline size_t keyspecs_eval_try_encode(char *dst, size_t cap, rg_view script,
+                                              const keyspecs_eval_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return keyspecs_eval_pipe_write(&p, script, opts);
+}
 
 static inline size_t keyspecs_eval_size(rg_view script, const keyspecs_eval_opts *opts) {
     return keyspecs_eval_try_encode(NULL, 0, script, opts);
@@ -73,13 +79,8 @@ static inline size_t keyspecs_eval_encode(char *dst, size_t cap, rg_view script,
 
 static inline size_t keyspecs_eval_append(rg_pipe *p, rg_view script,
                                           const keyspecs_eval_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = keyspecs_eval_try_encode(rg_pipe_end(p), room, script, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = keyspecs_eval_try_encode(rg_pipe_end(p), n, script, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = keyspecs_eval_pipe_write(p, script, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* MIGRATE host port key destination-db timeout [KEYS keys [keys ...]] */
@@ -91,9 +92,18 @@ typedef struct keyspecs_migrate_opts {
     size_t keys_count;
 } keyspecs_migrate_opts;
 
-size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t port, rg_view key,
+size_t keyspecs_migrate_pipe_write(rg_pipe *p, rg_view host, int64_t port, rg_view key,
                                    int64_t destination_db, int64_t timeout,
                                    const keyspecs_migrate_opts *opts);
+
+static inline size_t keyspecs_migrate_try_encode(char *dst, size_t cap, rg_view host, int64_t port,
+                                                 rg_view key, int64_t destination_db,
+                                                 int64_t timeout,
+                                                 const keyspecs_migrate_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return keyspecs_migrate_pipe_write(&p, host, port, key, destination_db, timeout, opts);
+}
 
 static inline size_t keyspecs_migrate_size(rg_view host, int64_t port, rg_view key,
                                            int64_t destination_db, int64_t timeout,
@@ -112,21 +122,20 @@ static inline size_t keyspecs_migrate_encode(char *dst, size_t cap, rg_view host
 static inline size_t keyspecs_migrate_append(rg_pipe *p, rg_view host, int64_t port, rg_view key,
                                              int64_t destination_db, int64_t timeout,
                                              const keyspecs_migrate_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = keyspecs_migrate_try_encode(rg_pipe_end(p), room, host, port, key, destination_db,
-                                           timeout, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = keyspecs_migrate_try_encode(rg_pipe_end(p), n, host, port, key, destination_db, timeout,
-                                        opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = keyspecs_migrate_pipe_write(p, host, port, key, destination_db, timeout, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* OBJECT ENCODING key */
 #define KEYSPECS_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key);
+size_t keyspecs_object_encoding_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return keyspecs_object_encoding_pipe_write(&p, key);
+}
 
 static inline size_t keyspecs_object_encoding_size(rg_view key) {
     return keyspecs_object_encoding_try_encode(NULL, 0, key);
@@ -138,13 +147,8 @@ static inline size_t keyspecs_object_encoding_encode(char *dst, size_t cap, rg_v
 }
 
 static inline size_t keyspecs_object_encoding_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = keyspecs_object_encoding_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = keyspecs_object_encoding_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = keyspecs_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* PING [message] */
@@ -155,7 +159,14 @@ typedef struct keyspecs_ping_opts {
     rg_view message;
 } keyspecs_ping_opts;
 
-size_t keyspecs_ping_try_encode(char *dst, size_t cap, const keyspecs_ping_opts *opts);
+size_t keyspecs_ping_pipe_write(rg_pipe *p, const keyspecs_ping_opts *opts);
+
+static inline size_t keyspecs_ping_try_encode(char *dst, size_t cap,
+                                              const keyspecs_ping_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return keyspecs_ping_pipe_write(&p, opts);
+}
 
 static inline size_t keyspecs_ping_size(const keyspecs_ping_opts *opts) {
     return keyspecs_ping_try_encode(NULL, 0, opts);
@@ -167,13 +178,8 @@ static inline size_t keyspecs_ping_encode(char *dst, size_t cap, const keyspecs_
 }
 
 static inline size_t keyspecs_ping_append(rg_pipe *p, const keyspecs_ping_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = keyspecs_ping_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = keyspecs_ping_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = keyspecs_ping_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* XREAD [COUNT count] STREAMS key [key ...] id [id ...] */
@@ -192,8 +198,16 @@ typedef struct keyspecs_xread_opts {
     int64_t count;
 } keyspecs_xread_opts;
 
-size_t keyspecs_xread_try_encode(char *dst, size_t cap, keyspecs_xread_streams streams,
+size_t keyspecs_xread_pipe_write(rg_pipe *p, keyspecs_xread_streams streams,
                                  const keyspecs_xread_opts *opts);
+
+static inline size_t keyspecs_xread_try_encode(char *dst, size_t cap,
+                                               keyspecs_xread_streams streams,
+                                               const keyspecs_xread_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return keyspecs_xread_pipe_write(&p, streams, opts);
+}
 
 static inline size_t keyspecs_xread_size(keyspecs_xread_streams streams,
                                          const keyspecs_xread_opts *opts) {
@@ -208,13 +222,8 @@ static inline size_t keyspecs_xread_encode(char *dst, size_t cap, keyspecs_xread
 
 static inline size_t keyspecs_xread_append(rg_pipe *p, keyspecs_xread_streams streams,
                                            const keyspecs_xread_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = keyspecs_xread_try_encode(rg_pipe_end(p), room, streams, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = keyspecs_xread_try_encode(rg_pipe_end(p), n, streams, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = keyspecs_xread_pipe_write(p, streams, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]] (numkeys: written
@@ -227,9 +236,16 @@ typedef struct keyspecs_zunionstore_opts {
     size_t weight_count;
 } keyspecs_zunionstore_opts;
 
-size_t keyspecs_zunionstore_try_encode(char *dst, size_t cap, rg_view destination,
-                                       const rg_view *key, size_t key_count,
-                                       const keyspecs_zunionstore_opts *opts);
+size_t keyspecs_zunionstore_pipe_write(rg_pipe *p, rg_view destination, const rg_view *key,
+                                       size_t key_count, const keyspecs_zunionstore_opts *opts);
+
+static inline size_t keyspecs_zunionstore_try_encode(char *dst, size_t cap, rg_view destination,
+                                                     const rg_view *key, size_t key_count,
+                                                     const keyspecs_zunionstore_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return keyspecs_zunionstore_pipe_write(&p, destination, key, key_count, opts);
+}
 
 static inline size_t keyspecs_zunionstore_size(rg_view destination, const rg_view *key,
                                                size_t key_count,
@@ -247,14 +263,8 @@ static inline size_t keyspecs_zunionstore_encode(char *dst, size_t cap, rg_view 
 static inline size_t keyspecs_zunionstore_append(rg_pipe *p, rg_view destination,
                                                  const rg_view *key, size_t key_count,
                                                  const keyspecs_zunionstore_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n =
-        keyspecs_zunionstore_try_encode(rg_pipe_end(p), room, destination, key, key_count, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = keyspecs_zunionstore_try_encode(rg_pipe_end(p), n, destination, key, key_count, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = keyspecs_zunionstore_pipe_write(p, destination, key, key_count, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus

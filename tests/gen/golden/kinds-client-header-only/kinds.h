@@ -142,7 +142,7 @@ static inline char *kinds_bounded_put(char *dst, size_t argc, rg_view key, rg_vi
     return dst;
 }
 
-static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+static inline size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
                                               const kinds_bounded_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -152,7 +152,8 @@ static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key
         rg_fix_view_max(&f, value, 64);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, value.ptr, value.len);
@@ -161,9 +162,16 @@ static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key
     }
     rg_meas m;
     const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_bounded_put(dst, m.argc, key, value, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_bounded_put(rg_pipe_end(p), m.argc, key, value, opts);
     return n;
+}
+
+static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                              const kinds_bounded_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_bounded_pipe_write(&p, key, value, opts);
 }
 
 static inline size_t kinds_bounded_size(rg_view key, rg_view value,
@@ -179,13 +187,8 @@ static inline size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg
 
 static inline size_t kinds_bounded_append(rg_pipe *p, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_bounded_try_encode(rg_pipe_end(p), room, key, value, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_bounded_try_encode(rg_pipe_end(p), n, key, value, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_bounded_pipe_write(p, key, value, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 static inline size_t kinds_escapes_measure(rg_meas *m, const kinds_escapes_opts *opts) {
@@ -211,23 +214,30 @@ static inline char *kinds_escapes_put(char *dst, size_t argc, const kinds_escape
     return dst;
 }
 
-static inline size_t kinds_escapes_try_encode(char *dst, size_t cap,
-                                              const kinds_escapes_opts *opts) {
+static inline size_t kinds_escapes_pipe_write(rg_pipe *p, const kinds_escapes_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KINDS_ESCAPES_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
         dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
         return n;
     }
     rg_meas m;
     const size_t n = kinds_escapes_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_escapes_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_escapes_put(rg_pipe_end(p), m.argc, opts);
     return n;
+}
+
+static inline size_t kinds_escapes_try_encode(char *dst, size_t cap,
+                                              const kinds_escapes_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_escapes_pipe_write(&p, opts);
 }
 
 static inline size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
@@ -240,13 +250,8 @@ static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_esc
 }
 
 static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_escapes_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_escapes_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_escapes_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
@@ -274,14 +279,21 @@ static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_vi
     return dst;
 }
 
+static inline size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
+                                            int64_t count, double score, int64_t at) {
+    rg_meas m;
+    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_kinds_put(rg_pipe_end(p), key, value, pattern, count, score, at);
+    return n;
+}
+
 static inline size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
                                             rg_view pattern, int64_t count, double score,
                                             int64_t at) {
-    rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    if (n == 0 || n > cap) return n;
-    kinds_kinds_put(dst, key, value, pattern, count, score, at);
-    return n;
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_kinds_pipe_write(&p, key, value, pattern, count, score, at);
 }
 
 static inline size_t kinds_kinds_size(rg_view key, rg_view value, rg_view pattern, int64_t count,
@@ -297,13 +309,8 @@ static inline size_t kinds_kinds_encode(char *dst, size_t cap, rg_view key, rg_v
 
 static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                                         int64_t count, double score, int64_t at) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_kinds_try_encode(rg_pipe_end(p), room, key, value, pattern, count, score, at);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_kinds_try_encode(rg_pipe_end(p), n, key, value, pattern, count, score, at);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_kinds_pipe_write(p, key, value, pattern, count, score, at);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 static inline size_t kinds_object_encoding_measure(rg_meas *m, rg_view key) {
@@ -318,12 +325,18 @@ static inline char *kinds_object_encoding_put(char *dst, rg_view key) {
     return dst;
 }
 
-static inline size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+static inline size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
     rg_meas m;
     const size_t n = kinds_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    kinds_object_encoding_put(dst, key);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_object_encoding_put(rg_pipe_end(p), key);
     return n;
+}
+
+static inline size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_object_encoding_pipe_write(&p, key);
 }
 
 static inline size_t kinds_object_encoding_size(rg_view key) {
@@ -336,13 +349,8 @@ static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view
 }
 
 static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_object_encoding_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_object_encoding_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 static inline size_t kinds_time_measure(rg_meas *m) {
@@ -355,12 +363,18 @@ static inline char *kinds_time_put(char *dst) {
     return dst;
 }
 
-static inline size_t kinds_time_try_encode(char *dst, size_t cap) {
+static inline size_t kinds_time_pipe_write(rg_pipe *p) {
     rg_meas m;
     const size_t n = kinds_time_measure(&m);
-    if (n == 0 || n > cap) return n;
-    kinds_time_put(dst);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_time_put(rg_pipe_end(p));
     return n;
+}
+
+static inline size_t kinds_time_try_encode(char *dst, size_t cap) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_time_pipe_write(&p);
 }
 
 static inline size_t kinds_time_size(void) {
@@ -373,13 +387,8 @@ static inline size_t kinds_time_encode(char *dst, size_t cap) {
 }
 
 static inline size_t kinds_time_append(rg_pipe *p) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_time_try_encode(rg_pipe_end(p), room);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_time_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_time_pipe_write(p);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {
@@ -447,21 +456,28 @@ static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_
     return dst;
 }
 
-static inline size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+static inline size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KINDS_TOKENS_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
         return n;
     }
     rg_meas m;
     const size_t n = kinds_tokens_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_tokens_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_tokens_put(rg_pipe_end(p), m.argc, opts);
     return n;
+}
+
+static inline size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_tokens_pipe_write(&p, opts);
 }
 
 static inline size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
@@ -474,13 +490,8 @@ static inline size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_toke
 }
 
 static inline size_t kinds_tokens_append(rg_pipe *p, const kinds_tokens_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_tokens_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_tokens_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_tokens_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus

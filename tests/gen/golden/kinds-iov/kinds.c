@@ -79,17 +79,17 @@ static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_bounded_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
-                                                  const kinds_bounded_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                         const kinds_bounded_opts *opts) {
     rg_meas m;
     const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_bounded_put(dst, NULL, m.argc, key, value, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_bounded_put(rg_pipe_end(p), NULL, m.argc, key, value, opts);
     return n;
 }
 
-size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
                                 const kinds_bounded_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -99,14 +99,15 @@ size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view valu
         rg_fix_view_max(&f, value, 64);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
             dst = kinds_put_view(dst, NULL, key);
             dst = kinds_put_view(dst, NULL, value);
             return n;
         }
     }
-    return kinds_bounded_try_opts(dst, cap, key, value, opts);
+    return kinds_bounded_pipe_write_opts(p, key, value, opts);
 }
 
 size_t kinds_bounded_iov_count(rg_view key, rg_view value, const kinds_bounded_opts *opts) {
@@ -155,28 +156,29 @@ static inline char *kinds_escapes_put(char *dst, kinds_iovw *w, size_t argc,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_escapes_try_opts(char *dst, size_t cap,
-                                                  const kinds_escapes_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t kinds_escapes_pipe_write_opts(rg_pipe *p,
+                                                         const kinds_escapes_opts *opts) {
     rg_meas m;
     const size_t n = kinds_escapes_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_escapes_put(dst, NULL, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_escapes_put(rg_pipe_end(p), NULL, m.argc, opts);
     return n;
 }
 
-size_t kinds_escapes_try_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
+size_t kinds_escapes_pipe_write(rg_pipe *p, const kinds_escapes_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KINDS_ESCAPES_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
         dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
         return n;
     }
-    return kinds_escapes_try_opts(dst, cap, opts);
+    return kinds_escapes_pipe_write_opts(p, opts);
 }
 
 size_t kinds_escapes_iov_count(const kinds_escapes_opts *opts) {
@@ -226,12 +228,12 @@ static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_vi
     return dst;
 }
 
-size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value, rg_view pattern,
+size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                               int64_t count, double score, int64_t at) {
     rg_meas m;
     const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    if (n == 0 || n > cap) return n;
-    kinds_kinds_put(dst, NULL, key, value, pattern, count, score, at);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_kinds_put(rg_pipe_end(p), NULL, key, value, pattern, count, score, at);
     return n;
 }
 
@@ -272,11 +274,11 @@ static inline char *kinds_object_encoding_put(char *dst, kinds_iovw *w, rg_view 
     return dst;
 }
 
-size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
     rg_meas m;
     const size_t n = kinds_object_encoding_measure(&m, key);
-    if (n == 0 || n > cap) return n;
-    kinds_object_encoding_put(dst, NULL, key);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_object_encoding_put(rg_pipe_end(p), NULL, key);
     return n;
 }
 
@@ -312,11 +314,11 @@ static inline char *kinds_time_put(char *dst) {
     return dst;
 }
 
-size_t kinds_time_try_encode(char *dst, size_t cap) {
+size_t kinds_time_pipe_write(rg_pipe *p) {
     rg_meas m;
     const size_t n = kinds_time_measure(&m);
-    if (n == 0 || n > cap) return n;
-    kinds_time_put(dst);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_time_put(rg_pipe_end(p));
     return n;
 }
 
@@ -407,27 +409,27 @@ static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_tokens_try_opts(char *dst, size_t cap,
-                                                 const kinds_tokens_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t kinds_tokens_pipe_write_opts(rg_pipe *p, const kinds_tokens_opts *opts) {
     rg_meas m;
     const size_t n = kinds_tokens_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_tokens_put(dst, NULL, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_tokens_put(rg_pipe_end(p), NULL, m.argc, opts);
     return n;
 }
 
-size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KINDS_TOKENS_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
         return n;
     }
-    return kinds_tokens_try_opts(dst, cap, opts);
+    return kinds_tokens_pipe_write_opts(p, opts);
 }
 
 size_t kinds_tokens_iov_count(const kinds_tokens_opts *opts) {

@@ -7,22 +7,24 @@
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is
  * fixed). */
-static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_words(char *dst, size_t cap, rg_view head) {
+static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     return n;
 }
@@ -64,17 +66,17 @@ static inline char *kinds_bounded_put(char *dst, size_t argc, rg_view key, rg_vi
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_bounded_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
-                                                  const kinds_bounded_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                         const kinds_bounded_opts *opts) {
     rg_meas m;
     const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_bounded_put(dst, m.argc, key, value, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_bounded_put(rg_pipe_end(p), m.argc, key, value, opts);
     return n;
 }
 
-size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
                                 const kinds_bounded_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -84,14 +86,15 @@ size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view valu
         rg_fix_view_max(&f, value, 64);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$7\r\nBOUNDED\r\n", 17);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, value.ptr, value.len);
             return n;
         }
     }
-    return kinds_bounded_try_opts(dst, cap, key, value, opts);
+    return kinds_bounded_pipe_write_opts(p, key, value, opts);
 }
 
 static inline size_t kinds_escapes_measure(rg_meas *m, const kinds_escapes_opts *opts) {
@@ -117,28 +120,29 @@ static inline char *kinds_escapes_put(char *dst, size_t argc, const kinds_escape
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_escapes_try_opts(char *dst, size_t cap,
-                                                  const kinds_escapes_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t kinds_escapes_pipe_write_opts(rg_pipe *p,
+                                                         const kinds_escapes_opts *opts) {
     rg_meas m;
     const size_t n = kinds_escapes_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_escapes_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_escapes_put(rg_pipe_end(p), m.argc, opts);
     return n;
 }
 
-size_t kinds_escapes_try_encode(char *dst, size_t cap, const kinds_escapes_opts *opts) {
+size_t kinds_escapes_pipe_write(rg_pipe *p, const kinds_escapes_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KINDS_ESCAPES_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*3\r\n$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n", 36);
         dst = rg_put_raw(dst, "$0\r\n\r\n", 6);
         return n;
     }
-    return kinds_escapes_try_opts(dst, cap, opts);
+    return kinds_escapes_pipe_write_opts(p, opts);
 }
 
 static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
@@ -166,21 +170,21 @@ static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_vi
     return dst;
 }
 
-size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value, rg_view pattern,
+size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                               int64_t count, double score, int64_t at) {
     rg_meas m;
     const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
-    if (n == 0 || n > cap) return n;
-    kinds_kinds_put(dst, key, value, pattern, count, score, at);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_kinds_put(rg_pipe_end(p), key, value, pattern, count, score, at);
     return n;
 }
 
-size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
+size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
-size_t kinds_time_try_encode(char *dst, size_t cap) {
-    return shape_words(dst, cap, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
+size_t kinds_time_pipe_write(rg_pipe *p) {
+    return shape_words(p, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
 }
 
 static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {
@@ -248,25 +252,25 @@ static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_tokens_try_opts(char *dst, size_t cap,
-                                                 const kinds_tokens_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t kinds_tokens_pipe_write_opts(rg_pipe *p, const kinds_tokens_opts *opts) {
     rg_meas m;
     const size_t n = kinds_tokens_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    kinds_tokens_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_tokens_put(rg_pipe_end(p), m.argc, opts);
     return n;
 }
 
-size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, KINDS_TOKENS_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*1\r\n$6\r\nTOKENS\r\n", 16);
         return n;
     }
-    return kinds_tokens_try_opts(dst, cap, opts);
+    return kinds_tokens_pipe_write_opts(p, opts);
 }

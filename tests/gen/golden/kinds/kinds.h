@@ -69,8 +69,15 @@ typedef struct kinds_bounded_opts {
     double weight;
 } kinds_bounded_opts;
 
-size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
                                 const kinds_bounded_opts *opts);
+
+static inline size_t kinds_bounded_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                              const kinds_bounded_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_bounded_pipe_write(&p, key, value, opts);
+}
 
 static inline size_t kinds_bounded_size(rg_view key, rg_view value,
                                         const kinds_bounded_opts *opts) {
@@ -85,13 +92,8 @@ static inline size_t kinds_bounded_encode(char *dst, size_t cap, rg_view key, rg
 
 static inline size_t kinds_bounded_append(rg_pipe *p, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_bounded_try_encode(rg_pipe_end(p), room, key, value, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_bounded_try_encode(rg_pipe_end(p), n, key, value, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_bounded_pipe_write(p, key, value, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ESCAPES a"b\c?\?d\r\n\t\310 "" [?\?= value] */
@@ -102,7 +104,14 @@ typedef struct kinds_escapes_opts {
     rg_view value;
 } kinds_escapes_opts;
 
-size_t kinds_escapes_try_encode(char *dst, size_t cap, const kinds_escapes_opts *opts);
+size_t kinds_escapes_pipe_write(rg_pipe *p, const kinds_escapes_opts *opts);
+
+static inline size_t kinds_escapes_try_encode(char *dst, size_t cap,
+                                              const kinds_escapes_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_escapes_pipe_write(&p, opts);
+}
 
 static inline size_t kinds_escapes_size(const kinds_escapes_opts *opts) {
     return kinds_escapes_try_encode(NULL, 0, opts);
@@ -114,20 +123,23 @@ static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_esc
 }
 
 static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_escapes_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_escapes_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_escapes_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* KINDS key value pattern count score at FLAG */
 #define KINDS_KINDS_FIXED_SIZE 25
 
-size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value, rg_view pattern,
+size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                               int64_t count, double score, int64_t at);
+
+static inline size_t kinds_kinds_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                            rg_view pattern, int64_t count, double score,
+                                            int64_t at) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_kinds_pipe_write(&p, key, value, pattern, count, score, at);
+}
 
 static inline size_t kinds_kinds_size(rg_view key, rg_view value, rg_view pattern, int64_t count,
                                       double score, int64_t at) {
@@ -142,19 +154,20 @@ static inline size_t kinds_kinds_encode(char *dst, size_t cap, rg_view key, rg_v
 
 static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                                         int64_t count, double score, int64_t at) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_kinds_try_encode(rg_pipe_end(p), room, key, value, pattern, count, score, at);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_kinds_try_encode(rg_pipe_end(p), n, key, value, pattern, count, score, at);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_kinds_pipe_write(p, key, value, pattern, count, score, at);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* OBJECT ENCODING key */
 #define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key);
+size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_object_encoding_pipe_write(&p, key);
+}
 
 static inline size_t kinds_object_encoding_size(rg_view key) {
     return kinds_object_encoding_try_encode(NULL, 0, key);
@@ -166,20 +179,21 @@ static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view
 }
 
 static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_object_encoding_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_object_encoding_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* TIME */
 #define KINDS_TIME_FIXED_SIZE 14
 #define KINDS_TIME_MAX_SIZE   14
 
-size_t kinds_time_try_encode(char *dst, size_t cap);
+size_t kinds_time_pipe_write(rg_pipe *p);
+
+static inline size_t kinds_time_try_encode(char *dst, size_t cap) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_time_pipe_write(&p);
+}
 
 static inline size_t kinds_time_size(void) {
     return kinds_time_try_encode(NULL, 0);
@@ -191,13 +205,8 @@ static inline size_t kinds_time_encode(char *dst, size_t cap) {
 }
 
 static inline size_t kinds_time_append(rg_pipe *p) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_time_try_encode(rg_pipe_end(p), room);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_time_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_time_pipe_write(p);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* TOKENS [KEY key] [VALUE value] [MATCH match] [COUNT count] [SCORE score] [EXAT at] [FLAG] */
@@ -217,7 +226,13 @@ typedef struct kinds_tokens_opts {
     bool flag;
 } kinds_tokens_opts;
 
-size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts);
+size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts *opts);
+
+static inline size_t kinds_tokens_try_encode(char *dst, size_t cap, const kinds_tokens_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_tokens_pipe_write(&p, opts);
+}
 
 static inline size_t kinds_tokens_size(const kinds_tokens_opts *opts) {
     return kinds_tokens_try_encode(NULL, 0, opts);
@@ -229,13 +244,8 @@ static inline size_t kinds_tokens_encode(char *dst, size_t cap, const kinds_toke
 }
 
 static inline size_t kinds_tokens_append(rg_pipe *p, const kinds_tokens_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = kinds_tokens_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = kinds_tokens_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = kinds_tokens_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus

@@ -7,28 +7,30 @@
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is
  * fixed). */
-static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_words(char *dst, size_t cap, rg_view head) {
+static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     return n;
 }
 
-size_t mod_get_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$7\r\nmod.Get\r\n", 17}, key);
+size_t mod_get_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$7\r\nmod.Get\r\n", 17}, key);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -77,17 +79,17 @@ static inline char *mod_set_put(char *dst, size_t argc, rg_view key, rg_view pat
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t mod_set_try_opts(char *dst, size_t cap, rg_view key, rg_view path,
-                                            rg_view json, const mod_set_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
+                                                   rg_view json, const mod_set_opts *opts) {
     rg_meas m;
     const size_t n = mod_set_measure(&m, key, path, json, opts);
-    if (n == 0 || n > cap) return n;
-    mod_set_put(dst, m.argc, key, path, json, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    mod_set_put(rg_pipe_end(p), m.argc, key, path, json, opts);
     return n;
 }
 
-size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+size_t mod_set_pipe_write(rg_pipe *p, rg_view key, rg_view path, rg_view json,
                           const mod_set_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -98,7 +100,8 @@ size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_v
         rg_fix_view(&f, json);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*4\r\n$7\r\nMOD.SET\r\n", 17);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, path.ptr, path.len);
@@ -106,21 +109,21 @@ size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_v
             return n;
         }
     }
-    return mod_set_try_opts(dst, cap, key, path, json, opts);
+    return mod_set_pipe_write_opts(p, key, path, json, opts);
 }
 
-size_t mod_list_try_encode(char *dst, size_t cap) {
-    return shape_words(dst, cap, (rg_view){"*1\r\n$9\r\nMOD._LIST\r\n", 19});
+size_t mod_list_pipe_write(rg_pipe *p) {
+    return shape_words(p, (rg_view){"*1\r\n$9\r\nMOD._LIST\r\n", 19});
 }
 
-size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
+size_t mod_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
-size_t mod_other_ping_try_encode(char *dst, size_t cap) {
-    return shape_words(dst, cap, (rg_view){"*1\r\n$10\r\nOTHER.PING\r\n", 21});
+size_t mod_other_ping_pipe_write(rg_pipe *p) {
+    return shape_words(p, (rg_view){"*1\r\n$10\r\nOTHER.PING\r\n", 21});
 }
 
-size_t mod_time_try_encode(char *dst, size_t cap) {
-    return shape_words(dst, cap, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
+size_t mod_time_pipe_write(rg_pipe *p) {
+    return shape_words(p, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
 }

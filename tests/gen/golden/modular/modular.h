@@ -56,7 +56,13 @@ extern "C" {
 /* mod.Get key */
 #define MOD_GET_FIXED_SIZE 17
 
-size_t mod_get_try_encode(char *dst, size_t cap, rg_view key);
+size_t mod_get_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t mod_get_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return mod_get_pipe_write(&p, key);
+}
 
 static inline size_t mod_get_size(rg_view key) {
     return mod_get_try_encode(NULL, 0, key);
@@ -68,13 +74,8 @@ static inline size_t mod_get_encode(char *dst, size_t cap, rg_view key) {
 }
 
 static inline size_t mod_get_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_get_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_get_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = mod_get_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* MOD.SET key path json [NX | XX] */
@@ -91,8 +92,15 @@ typedef struct mod_set_opts {
     mod_set_condition condition;
 } mod_set_opts;
 
-size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path, rg_view json,
+size_t mod_set_pipe_write(rg_pipe *p, rg_view key, rg_view path, rg_view json,
                           const mod_set_opts *opts);
+
+static inline size_t mod_set_try_encode(char *dst, size_t cap, rg_view key, rg_view path,
+                                        rg_view json, const mod_set_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return mod_set_pipe_write(&p, key, path, json, opts);
+}
 
 static inline size_t mod_set_size(rg_view key, rg_view path, rg_view json,
                                   const mod_set_opts *opts) {
@@ -107,20 +115,21 @@ static inline size_t mod_set_encode(char *dst, size_t cap, rg_view key, rg_view 
 
 static inline size_t mod_set_append(rg_pipe *p, rg_view key, rg_view path, rg_view json,
                                     const mod_set_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_set_try_encode(rg_pipe_end(p), room, key, path, json, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_set_try_encode(rg_pipe_end(p), n, key, path, json, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = mod_set_pipe_write(p, key, path, json, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* MOD._LIST */
 #define MOD_LIST_FIXED_SIZE 19
 #define MOD_LIST_MAX_SIZE   19
 
-size_t mod_list_try_encode(char *dst, size_t cap);
+size_t mod_list_pipe_write(rg_pipe *p);
+
+static inline size_t mod_list_try_encode(char *dst, size_t cap) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return mod_list_pipe_write(&p);
+}
 
 static inline size_t mod_list_size(void) {
     return mod_list_try_encode(NULL, 0);
@@ -132,19 +141,20 @@ static inline size_t mod_list_encode(char *dst, size_t cap) {
 }
 
 static inline size_t mod_list_append(rg_pipe *p) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_list_try_encode(rg_pipe_end(p), room);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_list_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = mod_list_pipe_write(p);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* OBJECT ENCODING key */
 #define MOD_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key);
+size_t mod_object_encoding_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return mod_object_encoding_pipe_write(&p, key);
+}
 
 static inline size_t mod_object_encoding_size(rg_view key) {
     return mod_object_encoding_try_encode(NULL, 0, key);
@@ -156,20 +166,21 @@ static inline size_t mod_object_encoding_encode(char *dst, size_t cap, rg_view k
 }
 
 static inline size_t mod_object_encoding_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_object_encoding_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_object_encoding_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = mod_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* OTHER.PING */
 #define MOD_OTHER_PING_FIXED_SIZE 21
 #define MOD_OTHER_PING_MAX_SIZE   21
 
-size_t mod_other_ping_try_encode(char *dst, size_t cap);
+size_t mod_other_ping_pipe_write(rg_pipe *p);
+
+static inline size_t mod_other_ping_try_encode(char *dst, size_t cap) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return mod_other_ping_pipe_write(&p);
+}
 
 static inline size_t mod_other_ping_size(void) {
     return mod_other_ping_try_encode(NULL, 0);
@@ -181,20 +192,21 @@ static inline size_t mod_other_ping_encode(char *dst, size_t cap) {
 }
 
 static inline size_t mod_other_ping_append(rg_pipe *p) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_other_ping_try_encode(rg_pipe_end(p), room);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_other_ping_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = mod_other_ping_pipe_write(p);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* TIME */
 #define MOD_TIME_FIXED_SIZE 14
 #define MOD_TIME_MAX_SIZE   14
 
-size_t mod_time_try_encode(char *dst, size_t cap);
+size_t mod_time_pipe_write(rg_pipe *p);
+
+static inline size_t mod_time_try_encode(char *dst, size_t cap) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return mod_time_pipe_write(&p);
+}
 
 static inline size_t mod_time_size(void) {
     return mod_time_try_encode(NULL, 0);
@@ -206,13 +218,8 @@ static inline size_t mod_time_encode(char *dst, size_t cap) {
 }
 
 static inline size_t mod_time_append(rg_pipe *p) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = mod_time_try_encode(rg_pipe_end(p), room);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = mod_time_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = mod_time_pipe_write(p);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus

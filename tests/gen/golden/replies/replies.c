@@ -7,71 +7,74 @@
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is
  * fixed). */
-static RG_NOINLINE size_t shape_words(char *dst, size_t cap, rg_view head) {
+static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_w2_L(char *dst, size_t cap, rg_view head, const rg_view *a1,
-                                     size_t a1_count) {
+static RG_NOINLINE size_t shape_w2_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
     if (a1_count == 0) return 0;
     if (!a1 && a1_count != 0) return 0;
     rg_meas m;
     rg_meas_start(&m, 2, head.len);
     for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
     const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_array_header(dst, m.argc);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_v(char *dst, size_t cap, rg_view head, rg_view a1) {
+static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_w1_L(char *dst, size_t cap, rg_view head, const rg_view *a1,
-                                     size_t a1_count) {
+static RG_NOINLINE size_t shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
     if (a1_count == 0) return 0;
     if (!a1 && a1_count != 0) return 0;
     rg_meas m;
     rg_meas_start(&m, 1, head.len);
     for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
     const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_array_header(dst, m.argc);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
     return n;
 }
 
-static RG_NOINLINE size_t shape_vv(char *dst, size_t cap, rg_view head, rg_view a1, rg_view a2) {
+static RG_NOINLINE size_t shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
     rg_meas_view(&m, a2);
     const size_t n = rg_meas_total(&m);
-    if (n == 0 || n > cap) return n;
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     dst = rg_put_bulk(dst, a2.ptr, a2.len);
     return n;
 }
 
-size_t replies_command_try_encode(char *dst, size_t cap) {
-    return shape_words(dst, cap, (rg_view){"*1\r\n$7\r\nCOMMAND\r\n", 17});
+size_t replies_command_pipe_write(rg_pipe *p) {
+    return shape_words(p, (rg_view){"*1\r\n$7\r\nCOMMAND\r\n", 17});
 }
 
 static inline size_t replies_command_docs_measure(rg_meas *m,
@@ -101,42 +104,41 @@ static inline char *replies_command_docs_put(char *dst, size_t argc,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_command_docs_try_opts(char *dst, size_t cap,
-                                                         const replies_command_docs_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t
+replies_command_docs_pipe_write_opts(rg_pipe *p, const replies_command_docs_opts *opts) {
     rg_meas m;
     const size_t n = replies_command_docs_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    replies_command_docs_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_command_docs_put(rg_pipe_end(p), m.argc, opts);
     return n;
 }
 
-size_t replies_command_docs_try_encode(char *dst, size_t cap,
-                                       const replies_command_docs_opts *opts) {
+size_t replies_command_docs_pipe_write(rg_pipe *p, const replies_command_docs_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, REPLIES_COMMAND_DOCS_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*2\r\n$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 27);
         return n;
     }
-    return replies_command_docs_try_opts(dst, cap, opts);
+    return replies_command_docs_pipe_write_opts(p, opts);
 }
 
-size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
-                                     size_t parameter_count) {
-    return shape_w2_L(dst, cap, (rg_view){"$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21}, parameter,
+size_t replies_config_get_pipe_write(rg_pipe *p, const rg_view *parameter, size_t parameter_count) {
+    return shape_w2_L(p, (rg_view){"$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21}, parameter,
                       parameter_count);
 }
 
-size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$9\r\nGEOSEARCH\r\n", 19}, key);
+size_t replies_geosearch_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$9\r\nGEOSEARCH\r\n", 19}, key);
 }
 
-size_t replies_get_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
+size_t replies_get_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
 }
 
 static inline void replies_hello_auth_measure(rg_meas *m, const replies_hello_auth *v) {
@@ -192,35 +194,36 @@ static inline char *replies_hello_put(char *dst, size_t argc, const replies_hell
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_hello_try_opts(char *dst, size_t cap,
-                                                  const replies_hello_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_hello_pipe_write_opts(rg_pipe *p,
+                                                         const replies_hello_opts *opts) {
     rg_meas m;
     const size_t n = replies_hello_measure(&m, opts);
-    if (n == 0 || n > cap) return n;
-    replies_hello_put(dst, m.argc, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_hello_put(rg_pipe_end(p), m.argc, opts);
     return n;
 }
 
-size_t replies_hello_try_encode(char *dst, size_t cap, const replies_hello_opts *opts) {
+size_t replies_hello_pipe_write(rg_pipe *p, const replies_hello_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, REPLIES_HELLO_FIXED_SIZE + 4);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*1\r\n$5\r\nHELLO\r\n", 15);
         return n;
     }
-    return replies_hello_try_opts(dst, cap, opts);
+    return replies_hello_pipe_write_opts(p, opts);
 }
 
-size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$7\r\nHGETALL\r\n", 17}, key);
+size_t replies_hgetall_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$7\r\nHGETALL\r\n", 17}, key);
 }
 
-size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$4\r\nINCR\r\n", 14}, key);
+size_t replies_incr_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$4\r\nINCR\r\n", 14}, key);
 }
 
 static inline size_t replies_lpos_measure(rg_meas *m, rg_view key, rg_view element,
@@ -268,17 +271,17 @@ static inline char *replies_lpos_put(char *dst, size_t argc, rg_view key, rg_vie
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_lpos_try_opts(char *dst, size_t cap, rg_view key,
-                                                 rg_view element, const replies_lpos_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
+                                                        const replies_lpos_opts *opts) {
     rg_meas m;
     const size_t n = replies_lpos_measure(&m, key, element, opts);
-    if (n == 0 || n > cap) return n;
-    replies_lpos_put(dst, m.argc, key, element, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_lpos_put(rg_pipe_end(p), m.argc, key, element, opts);
     return n;
 }
 
-size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view element,
+size_t replies_lpos_pipe_write(rg_pipe *p, rg_view key, rg_view element,
                                const replies_lpos_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -288,18 +291,19 @@ size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view eleme
         rg_fix_view(&f, element);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$4\r\nLPOS\r\n", 14);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, element.ptr, element.len);
             return n;
         }
     }
-    return replies_lpos_try_opts(dst, cap, key, element, opts);
+    return replies_lpos_pipe_write_opts(p, key, element, opts);
 }
 
-size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count) {
-    return shape_w1_L(dst, cap, (rg_view){"$4\r\nMGET\r\n", 10}, key, key_count);
+size_t replies_mget_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    return shape_w1_L(p, (rg_view){"$4\r\nMGET\r\n", 10}, key, key_count);
 }
 
 static inline size_t replies_scan_measure(rg_meas *m, int64_t cursor,
@@ -345,30 +349,30 @@ static inline char *replies_scan_put(char *dst, size_t argc, int64_t cursor,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_scan_try_opts(char *dst, size_t cap, int64_t cursor,
-                                                 const replies_scan_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_scan_pipe_write_opts(rg_pipe *p, int64_t cursor,
+                                                        const replies_scan_opts *opts) {
     rg_meas m;
     const size_t n = replies_scan_measure(&m, cursor, opts);
-    if (n == 0 || n > cap) return n;
-    replies_scan_put(dst, m.argc, cursor, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_scan_put(rg_pipe_end(p), m.argc, cursor, opts);
     return n;
 }
 
-size_t replies_scan_try_encode(char *dst, size_t cap, int64_t cursor,
-                               const replies_scan_opts *opts) {
+size_t replies_scan_pipe_write(rg_pipe *p, int64_t cursor, const replies_scan_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
         rg_fix_start(&f, REPLIES_SCAN_FIXED_SIZE + 4);
         rg_fix_i64(&f, cursor);
         const size_t n = f.bytes;
-        if (n > cap) return n;
+        if (!rg_pipe_fits(p, n)) return n;
+        char *dst = rg_pipe_end(p);
         dst = rg_put_raw(dst, "*2\r\n$4\r\nSCAN\r\n", 14);
         dst = rg_put_bulk_i64(dst, cursor);
         return n;
     }
-    return replies_scan_try_opts(dst, cap, cursor, opts);
+    return replies_scan_pipe_write_opts(p, cursor, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -468,17 +472,17 @@ static inline char *replies_set_put(char *dst, size_t argc, rg_view key, rg_view
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_set_try_opts(char *dst, size_t cap, rg_view key, rg_view value,
-                                                const replies_set_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                       const replies_set_opts *opts) {
     rg_meas m;
     const size_t n = replies_set_measure(&m, key, value, opts);
-    if (n == 0 || n > cap) return n;
-    replies_set_put(dst, m.argc, key, value, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_set_put(rg_pipe_end(p), m.argc, key, value, opts);
     return n;
 }
 
-size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+size_t replies_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
                               const replies_set_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -488,18 +492,19 @@ size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
         rg_fix_view(&f, value);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*3\r\n$3\r\nSET\r\n", 13);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, value.ptr, value.len);
             return n;
         }
     }
-    return replies_set_try_opts(dst, cap, key, value, opts);
+    return replies_set_pipe_write_opts(p, key, value, opts);
 }
 
-size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key) {
-    return shape_v(dst, cap, (rg_view){"*2\r\n$8\r\nSMEMBERS\r\n", 18}, key);
+size_t replies_smembers_pipe_write(rg_pipe *p, rg_view key) {
+    return shape_v(p, (rg_view){"*2\r\n$8\r\nSMEMBERS\r\n", 18}, key);
 }
 
 static inline size_t replies_xrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view end_,
@@ -533,18 +538,18 @@ static inline char *replies_xrange_put(char *dst, size_t argc, rg_view key, rg_v
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_xrange_try_opts(char *dst, size_t cap, rg_view key,
-                                                   rg_view start, rg_view end_,
-                                                   const replies_xrange_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
+                                                          rg_view end_,
+                                                          const replies_xrange_opts *opts) {
     rg_meas m;
     const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
-    if (n == 0 || n > cap) return n;
-    replies_xrange_put(dst, m.argc, key, start, end_, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_xrange_put(rg_pipe_end(p), m.argc, key, start, end_, opts);
     return n;
 }
 
-size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view end_,
+size_t replies_xrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view end_,
                                  const replies_xrange_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -555,7 +560,8 @@ size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
         rg_fix_view(&f, end_);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*4\r\n$6\r\nXRANGE\r\n", 16);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, start.ptr, start.len);
@@ -563,7 +569,7 @@ size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
             return n;
         }
     }
-    return replies_xrange_try_opts(dst, cap, key, start, end_, opts);
+    return replies_xrange_pipe_write_opts(p, key, start, end_, opts);
 }
 
 static inline size_t replies_zpopmin_measure(rg_meas *m, rg_view key,
@@ -587,18 +593,17 @@ static inline char *replies_zpopmin_put(char *dst, size_t argc, rg_view key,
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_zpopmin_try_opts(char *dst, size_t cap, rg_view key,
-                                                    const replies_zpopmin_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
+                                                           const replies_zpopmin_opts *opts) {
     rg_meas m;
     const size_t n = replies_zpopmin_measure(&m, key, opts);
-    if (n == 0 || n > cap) return n;
-    replies_zpopmin_put(dst, m.argc, key, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_zpopmin_put(rg_pipe_end(p), m.argc, key, opts);
     return n;
 }
 
-size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
-                                  const replies_zpopmin_opts *opts) {
+size_t replies_zpopmin_pipe_write(rg_pipe *p, rg_view key, const replies_zpopmin_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
         rg_fix f;
@@ -606,13 +611,14 @@ size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
         rg_fix_view(&f, key);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*2\r\n$7\r\nZPOPMIN\r\n", 17);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             return n;
         }
     }
-    return replies_zpopmin_try_opts(dst, cap, key, opts);
+    return replies_zpopmin_pipe_write_opts(p, key, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -684,18 +690,18 @@ static inline char *replies_zrange_put(char *dst, size_t argc, rg_view key, rg_v
     return dst;
 }
 
-/* With options: what _try_encode does for any command (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_zrange_try_opts(char *dst, size_t cap, rg_view key,
-                                                   rg_view start, rg_view stop,
-                                                   const replies_zrange_opts *opts) {
+/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
+                                                          rg_view stop,
+                                                          const replies_zrange_opts *opts) {
     rg_meas m;
     const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
-    if (n == 0 || n > cap) return n;
-    replies_zrange_put(dst, m.argc, key, start, stop, opts);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    replies_zrange_put(rg_pipe_end(p), m.argc, key, start, stop, opts);
     return n;
 }
 
-size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view stop,
+size_t replies_zrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view stop,
                                  const replies_zrange_opts *opts) {
     if (!opts) {
         /* Without options the words are fixed, and so is the array header. */
@@ -706,7 +712,8 @@ size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
         rg_fix_view(&f, stop);
         if (rg_fix_ok(&f)) {
             const size_t n = f.bytes;
-            if (n > cap) return n;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
             dst = rg_put_raw(dst, "*4\r\n$6\r\nZRANGE\r\n", 16);
             dst = rg_put_bulk(dst, key.ptr, key.len);
             dst = rg_put_bulk(dst, start.ptr, start.len);
@@ -714,9 +721,9 @@ size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view sta
             return n;
         }
     }
-    return replies_zrange_try_opts(dst, cap, key, start, stop, opts);
+    return replies_zrange_pipe_write_opts(p, key, start, stop, opts);
 }
 
-size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member) {
-    return shape_vv(dst, cap, (rg_view){"*3\r\n$6\r\nZSCORE\r\n", 16}, key, member);
+size_t replies_zscore_pipe_write(rg_pipe *p, rg_view key, rg_view member) {
+    return shape_vv(p, (rg_view){"*3\r\n$6\r\nZSCORE\r\n", 16}, key, member);
 }

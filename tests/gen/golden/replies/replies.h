@@ -80,7 +80,13 @@ extern "C" {
 #define REPLIES_COMMAND_FIXED_SIZE 17
 #define REPLIES_COMMAND_MAX_SIZE   17
 
-size_t replies_command_try_encode(char *dst, size_t cap);
+size_t replies_command_pipe_write(rg_pipe *p);
+
+static inline size_t replies_command_try_encode(char *dst, size_t cap) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_command_pipe_write(&p);
+}
 
 static inline size_t replies_command_size(void) {
     return replies_command_try_encode(NULL, 0);
@@ -92,13 +98,8 @@ static inline size_t replies_command_encode(char *dst, size_t cap) {
 }
 
 static inline size_t replies_command_append(rg_pipe *p) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_command_try_encode(rg_pipe_end(p), room);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_command_try_encode(rg_pipe_end(p), n);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_command_pipe_write(p);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* COMMAND DOCS [command-name [command-name ...]] */
@@ -110,8 +111,14 @@ typedef struct replies_command_docs_opts {
     size_t command_name_count;
 } replies_command_docs_opts;
 
-size_t replies_command_docs_try_encode(char *dst, size_t cap,
-                                       const replies_command_docs_opts *opts);
+size_t replies_command_docs_pipe_write(rg_pipe *p, const replies_command_docs_opts *opts);
+
+static inline size_t replies_command_docs_try_encode(char *dst, size_t cap,
+                                                     const replies_command_docs_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_command_docs_pipe_write(&p, opts);
+}
 
 static inline size_t replies_command_docs_size(const replies_command_docs_opts *opts) {
     return replies_command_docs_try_encode(NULL, 0, opts);
@@ -125,20 +132,21 @@ static inline size_t replies_command_docs_encode(char *dst, size_t cap,
 
 static inline size_t replies_command_docs_append(rg_pipe *p,
                                                  const replies_command_docs_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_command_docs_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_command_docs_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_command_docs_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* CONFIG GET parameter [parameter ...] */
 #define REPLIES_CONFIG_GET_FIXED_SIZE 21
 
-size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
-                                     size_t parameter_count);
+size_t replies_config_get_pipe_write(rg_pipe *p, const rg_view *parameter, size_t parameter_count);
+
+static inline size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
+                                                   size_t parameter_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_config_get_pipe_write(&p, parameter, parameter_count);
+}
 
 static inline size_t replies_config_get_size(const rg_view *parameter, size_t parameter_count) {
     return replies_config_get_try_encode(NULL, 0, parameter, parameter_count);
@@ -152,19 +160,20 @@ static inline size_t replies_config_get_encode(char *dst, size_t cap, const rg_v
 
 static inline size_t replies_config_get_append(rg_pipe *p, const rg_view *parameter,
                                                size_t parameter_count) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_config_get_try_encode(rg_pipe_end(p), room, parameter, parameter_count);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_config_get_try_encode(rg_pipe_end(p), n, parameter, parameter_count);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_config_get_pipe_write(p, parameter, parameter_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* GEOSEARCH key */
 #define REPLIES_GEOSEARCH_FIXED_SIZE 19
 
-size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key);
+size_t replies_geosearch_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_geosearch_pipe_write(&p, key);
+}
 
 static inline size_t replies_geosearch_size(rg_view key) {
     return replies_geosearch_try_encode(NULL, 0, key);
@@ -176,19 +185,20 @@ static inline size_t replies_geosearch_encode(char *dst, size_t cap, rg_view key
 }
 
 static inline size_t replies_geosearch_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_geosearch_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_geosearch_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_geosearch_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* GET key */
 #define REPLIES_GET_FIXED_SIZE 13
 
-size_t replies_get_try_encode(char *dst, size_t cap, rg_view key);
+size_t replies_get_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t replies_get_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_get_pipe_write(&p, key);
+}
 
 static inline size_t replies_get_size(rg_view key) {
     return replies_get_try_encode(NULL, 0, key);
@@ -200,13 +210,8 @@ static inline size_t replies_get_encode(char *dst, size_t cap, rg_view key) {
 }
 
 static inline size_t replies_get_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_get_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_get_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_get_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* HELLO [protover [AUTH username password] [SETNAME clientname]] */
@@ -230,7 +235,14 @@ typedef struct replies_hello_opts {
     replies_hello_arguments arguments;
 } replies_hello_opts;
 
-size_t replies_hello_try_encode(char *dst, size_t cap, const replies_hello_opts *opts);
+size_t replies_hello_pipe_write(rg_pipe *p, const replies_hello_opts *opts);
+
+static inline size_t replies_hello_try_encode(char *dst, size_t cap,
+                                              const replies_hello_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_hello_pipe_write(&p, opts);
+}
 
 static inline size_t replies_hello_size(const replies_hello_opts *opts) {
     return replies_hello_try_encode(NULL, 0, opts);
@@ -242,19 +254,20 @@ static inline size_t replies_hello_encode(char *dst, size_t cap, const replies_h
 }
 
 static inline size_t replies_hello_append(rg_pipe *p, const replies_hello_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_hello_try_encode(rg_pipe_end(p), room, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_hello_try_encode(rg_pipe_end(p), n, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_hello_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* HGETALL key */
 #define REPLIES_HGETALL_FIXED_SIZE 17
 
-size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key);
+size_t replies_hgetall_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_hgetall_pipe_write(&p, key);
+}
 
 static inline size_t replies_hgetall_size(rg_view key) {
     return replies_hgetall_try_encode(NULL, 0, key);
@@ -266,19 +279,20 @@ static inline size_t replies_hgetall_encode(char *dst, size_t cap, rg_view key) 
 }
 
 static inline size_t replies_hgetall_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_hgetall_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_hgetall_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_hgetall_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* INCR key */
 #define REPLIES_INCR_FIXED_SIZE 14
 
-size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key);
+size_t replies_incr_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_incr_pipe_write(&p, key);
+}
 
 static inline size_t replies_incr_size(rg_view key) {
     return replies_incr_try_encode(NULL, 0, key);
@@ -290,13 +304,8 @@ static inline size_t replies_incr_encode(char *dst, size_t cap, rg_view key) {
 }
 
 static inline size_t replies_incr_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_incr_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_incr_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_incr_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len] */
@@ -312,8 +321,15 @@ typedef struct replies_lpos_opts {
     int64_t len;
 } replies_lpos_opts;
 
-size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view element,
+size_t replies_lpos_pipe_write(rg_pipe *p, rg_view key, rg_view element,
                                const replies_lpos_opts *opts);
+
+static inline size_t replies_lpos_try_encode(char *dst, size_t cap, rg_view key, rg_view element,
+                                             const replies_lpos_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_lpos_pipe_write(&p, key, element, opts);
+}
 
 static inline size_t replies_lpos_size(rg_view key, rg_view element,
                                        const replies_lpos_opts *opts) {
@@ -328,19 +344,21 @@ static inline size_t replies_lpos_encode(char *dst, size_t cap, rg_view key, rg_
 
 static inline size_t replies_lpos_append(rg_pipe *p, rg_view key, rg_view element,
                                          const replies_lpos_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_lpos_try_encode(rg_pipe_end(p), room, key, element, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_lpos_try_encode(rg_pipe_end(p), n, key, element, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_lpos_pipe_write(p, key, element, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* MGET key [key ...] */
 #define REPLIES_MGET_FIXED_SIZE 10
 
-size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key, size_t key_count);
+size_t replies_mget_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count);
+
+static inline size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key,
+                                             size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_mget_pipe_write(&p, key, key_count);
+}
 
 static inline size_t replies_mget_size(const rg_view *key, size_t key_count) {
     return replies_mget_try_encode(NULL, 0, key, key_count);
@@ -353,13 +371,8 @@ static inline size_t replies_mget_encode(char *dst, size_t cap, const rg_view *k
 }
 
 static inline size_t replies_mget_append(rg_pipe *p, const rg_view *key, size_t key_count) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_mget_try_encode(rg_pipe_end(p), room, key, key_count);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_mget_try_encode(rg_pipe_end(p), n, key, key_count);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_mget_pipe_write(p, key, key_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] */
@@ -373,8 +386,14 @@ typedef struct replies_scan_opts {
     rg_view type;
 } replies_scan_opts;
 
-size_t replies_scan_try_encode(char *dst, size_t cap, int64_t cursor,
-                               const replies_scan_opts *opts);
+size_t replies_scan_pipe_write(rg_pipe *p, int64_t cursor, const replies_scan_opts *opts);
+
+static inline size_t replies_scan_try_encode(char *dst, size_t cap, int64_t cursor,
+                                             const replies_scan_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_scan_pipe_write(&p, cursor, opts);
+}
 
 static inline size_t replies_scan_size(int64_t cursor, const replies_scan_opts *opts) {
     return replies_scan_try_encode(NULL, 0, cursor, opts);
@@ -388,13 +407,8 @@ static inline size_t replies_scan_encode(char *dst, size_t cap, int64_t cursor,
 
 static inline size_t replies_scan_append(rg_pipe *p, int64_t cursor,
                                          const replies_scan_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_scan_try_encode(rg_pipe_end(p), room, cursor, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_scan_try_encode(rg_pipe_end(p), n, cursor, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_scan_pipe_write(p, cursor, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* SET key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT
@@ -433,8 +447,14 @@ typedef struct replies_set_opts {
     replies_set_expiration expiration;
 } replies_set_opts;
 
-size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
-                              const replies_set_opts *opts);
+size_t replies_set_pipe_write(rg_pipe *p, rg_view key, rg_view value, const replies_set_opts *opts);
+
+static inline size_t replies_set_try_encode(char *dst, size_t cap, rg_view key, rg_view value,
+                                            const replies_set_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_set_pipe_write(&p, key, value, opts);
+}
 
 static inline size_t replies_set_size(rg_view key, rg_view value, const replies_set_opts *opts) {
     return replies_set_try_encode(NULL, 0, key, value, opts);
@@ -448,19 +468,20 @@ static inline size_t replies_set_encode(char *dst, size_t cap, rg_view key, rg_v
 
 static inline size_t replies_set_append(rg_pipe *p, rg_view key, rg_view value,
                                         const replies_set_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_set_try_encode(rg_pipe_end(p), room, key, value, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_set_try_encode(rg_pipe_end(p), n, key, value, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_set_pipe_write(p, key, value, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* SMEMBERS key */
 #define REPLIES_SMEMBERS_FIXED_SIZE 18
 
-size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key);
+size_t replies_smembers_pipe_write(rg_pipe *p, rg_view key);
+
+static inline size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_smembers_pipe_write(&p, key);
+}
 
 static inline size_t replies_smembers_size(rg_view key) {
     return replies_smembers_try_encode(NULL, 0, key);
@@ -472,13 +493,8 @@ static inline size_t replies_smembers_encode(char *dst, size_t cap, rg_view key)
 }
 
 static inline size_t replies_smembers_append(rg_pipe *p, rg_view key) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_smembers_try_encode(rg_pipe_end(p), room, key);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_smembers_try_encode(rg_pipe_end(p), n, key);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_smembers_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* XRANGE key start end [COUNT count] */
@@ -490,8 +506,15 @@ typedef struct replies_xrange_opts {
     int64_t count;
 } replies_xrange_opts;
 
-size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view end_,
+size_t replies_xrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view end_,
                                  const replies_xrange_opts *opts);
+
+static inline size_t replies_xrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start,
+                                               rg_view end_, const replies_xrange_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_xrange_pipe_write(&p, key, start, end_, opts);
+}
 
 static inline size_t replies_xrange_size(rg_view key, rg_view start, rg_view end_,
                                          const replies_xrange_opts *opts) {
@@ -506,13 +529,8 @@ static inline size_t replies_xrange_encode(char *dst, size_t cap, rg_view key, r
 
 static inline size_t replies_xrange_append(rg_pipe *p, rg_view key, rg_view start, rg_view end_,
                                            const replies_xrange_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_xrange_try_encode(rg_pipe_end(p), room, key, start, end_, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_xrange_try_encode(rg_pipe_end(p), n, key, start, end_, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_xrange_pipe_write(p, key, start, end_, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ZPOPMIN key [count] */
@@ -524,8 +542,14 @@ typedef struct replies_zpopmin_opts {
     int64_t count;
 } replies_zpopmin_opts;
 
-size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
-                                  const replies_zpopmin_opts *opts);
+size_t replies_zpopmin_pipe_write(rg_pipe *p, rg_view key, const replies_zpopmin_opts *opts);
+
+static inline size_t replies_zpopmin_try_encode(char *dst, size_t cap, rg_view key,
+                                                const replies_zpopmin_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_zpopmin_pipe_write(&p, key, opts);
+}
 
 static inline size_t replies_zpopmin_size(rg_view key, const replies_zpopmin_opts *opts) {
     return replies_zpopmin_try_encode(NULL, 0, key, opts);
@@ -539,13 +563,8 @@ static inline size_t replies_zpopmin_encode(char *dst, size_t cap, rg_view key,
 
 static inline size_t replies_zpopmin_append(rg_pipe *p, rg_view key,
                                             const replies_zpopmin_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_zpopmin_try_encode(rg_pipe_end(p), room, key, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_zpopmin_try_encode(rg_pipe_end(p), n, key, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_zpopmin_pipe_write(p, key, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES] */
@@ -571,8 +590,15 @@ typedef struct replies_zrange_opts {
     bool withscores;
 } replies_zrange_opts;
 
-size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start, rg_view stop,
+size_t replies_zrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view stop,
                                  const replies_zrange_opts *opts);
+
+static inline size_t replies_zrange_try_encode(char *dst, size_t cap, rg_view key, rg_view start,
+                                               rg_view stop, const replies_zrange_opts *opts) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_zrange_pipe_write(&p, key, start, stop, opts);
+}
 
 static inline size_t replies_zrange_size(rg_view key, rg_view start, rg_view stop,
                                          const replies_zrange_opts *opts) {
@@ -587,19 +613,20 @@ static inline size_t replies_zrange_encode(char *dst, size_t cap, rg_view key, r
 
 static inline size_t replies_zrange_append(rg_pipe *p, rg_view key, rg_view start, rg_view stop,
                                            const replies_zrange_opts *opts) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_zrange_try_encode(rg_pipe_end(p), room, key, start, stop, opts);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_zrange_try_encode(rg_pipe_end(p), n, key, start, stop, opts);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_zrange_pipe_write(p, key, start, stop, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 /* ZSCORE key member */
 #define REPLIES_ZSCORE_FIXED_SIZE 16
 
-size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member);
+size_t replies_zscore_pipe_write(rg_pipe *p, rg_view key, rg_view member);
+
+static inline size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return replies_zscore_pipe_write(&p, key, member);
+}
 
 static inline size_t replies_zscore_size(rg_view key, rg_view member) {
     return replies_zscore_try_encode(NULL, 0, key, member);
@@ -611,13 +638,8 @@ static inline size_t replies_zscore_encode(char *dst, size_t cap, rg_view key, r
 }
 
 static inline size_t replies_zscore_append(rg_pipe *p, rg_view key, rg_view member) {
-    const size_t room = rg_pipe_room(p);
-    size_t n = replies_zscore_try_encode(rg_pipe_end(p), room, key, member);
-    if (n > room) {
-        if (!rg_pipe_reserve(p, n)) return 0;
-        n = replies_zscore_try_encode(rg_pipe_end(p), n, key, member);
-    }
-    return rg_pipe_commit(p, n);
+    const size_t n = replies_zscore_pipe_write(p, key, member);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
 #ifdef __cplusplus
