@@ -27,17 +27,17 @@ extern "C" {
 #endif
 
 /* The general path (any options) of a generated command that also has a fixed-shape path for
- * opts == NULL (SET k v, against SET k v EX 100 NX), _pipe_write_opts: out of line, so that the fast path
- * saves no registers, and cold, so that gcc compiles it for size (it then inlines few helpers)
- * and places it in .text.unlikely. Why: those 106 functions were most of the full Redis set's
- * code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8 ->
- * 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). The cost, under gcc: a request with
- * options takes 1.3x the instructions and 1.5x the time (SET k v EX 100: 353 -> 472 instructions,
- * 15 -> 22 ns); clang still inlines into cold functions, and costs nothing measurable. For full
- * speed on option paths, compile the generated .c with -DRG_OPTS_PATH=RG_NOINLINE (out of line,
- * not cold), or define RG_OPTS_PATH before including rg_enc.h. Commands with options but no
- * fixed-shape path keep their one _pipe_write hot: it is their only path (cold: another 0.1 s
- * and 12 KB less). */
+ * opts == NULL (SET k v, against SET k v EX 100 NX), _pipe_write_opts: out of line, so that the
+ * fast path saves no registers, and cold, so that gcc compiles it for size (it then inlines few
+ * helpers) and places it in .text.unlikely. Why: those 106 functions were most of the full Redis
+ * set's code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8
+ * -> 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). The cost, under gcc: a request
+ * with options takes 1.3x the instructions and 1.5x the time (SET k v EX 100: 353 -> 472
+ * instructions, 15 -> 22 ns); clang still inlines into cold functions, and costs nothing
+ * measurable. For full speed on option paths, compile the generated .c with
+ * -DRG_OPTS_PATH=RG_NOINLINE (out of line, not cold), or define RG_OPTS_PATH before including
+ * rg_enc.h. Commands with options but no fixed-shape path keep their one _pipe_write hot: it is
+ * their only path (cold: another 0.1 s and 12 KB less). */
 #ifndef RG_OPTS_PATH
 #if defined(__GNUC__) || defined(__clang__)
 #define RG_OPTS_PATH __attribute__((noinline, cold))

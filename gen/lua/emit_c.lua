@@ -520,7 +520,9 @@ local function command_header(cm, form)
     if not form.header_only then
         local protos = {}
         for _, f in ipairs(PUBLIC) do
-            if form.iov or not f.iov then
+            if f[1] == "pipe_write" and form.shaped and form.shaped[cm.fn] then
+                protos[#protos + 1] = form.shaped[cm.fn]
+            elseif form.iov or not f.iov then
                 protos[#protos + 1] = proto("size_t ", cm.fn .. "_" .. f[1],
                     concat(f[2], param_texts(cm)))
             end
@@ -866,10 +868,9 @@ local function command_defs(cm, ops, form)
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     local shared = form.shapes and
-        shape.write(form.shapes, cm, "size_t ", concat(PIPE_WRITE, param_texts(cm)),
-            SHAPE_C)
+        shape.write(form.shapes, cm, WRAPPER_LEAD, concat(PIPE_WRITE, param_texts(cm)), SHAPE_C)
     if shared then
-        parts[#parts + 1] = shared
+        form.shaped[cm.fn] = shared
         return table.concat(parts, "\n\n")
     end
     parts[#parts + 1] = measure_def(cm, ops, static)
@@ -964,6 +965,7 @@ local function header_text(model, form, defs)
     local body = {}
     body[#body + 1] = flag_macros(model)
     body[#body + 1] = #model.commands > 0 and command_list(model) or nil
+    body[#body + 1] = form.shapes and shape.protos(form.shapes) or nil
     for _, cm in ipairs(model.commands) do body[#body + 1] = command_header(cm, form) end
     if defs then body[#body + 1] = defs end
     local list = {}
@@ -995,11 +997,19 @@ function M.emit(model, opts)
     local header_only = opts.header_only
     local form = { header_only = header_only, iov = opts.iov and not opts.no_iov }
     -- Shared shape encoders (emit_shape.lua): in a source file without the iovec form.
-    if not form.header_only and not form.iov then form.shapes = shape.new() end
+    -- form.shaped: the static inline _pipe_write of each command that calls its shape, by cm.fn,
+    -- for the header.
+    if not form.header_only and not form.iov then
+        form.shapes = shape.new(model.prefix, model.taken)
+        form.shaped = {}
+    end
     local used = {}
     local ops = new_ops(model, used, form.iov)
     local defs = {}
-    for _, cm in ipairs(model.commands) do defs[#defs + 1] = command_defs(cm, ops, form) end
+    for _, cm in ipairs(model.commands) do
+        local d = command_defs(cm, ops, form)
+        if d ~= "" then defs[#defs + 1] = d end
+    end
     local helpers = helpers_text(model, used)
     local code = {}
     if helpers ~= "" then code[1] = helpers end

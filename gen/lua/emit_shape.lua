@@ -3,10 +3,13 @@
 -- A command without options whose words are its constant words (array header, name,
 -- subcommand) followed by arguments of one word each (a string, an integer, a double) or lists
 -- of strings differs from another with the same argument kinds only in those constant bytes.
--- Such commands share one encoder per shape, shape_<kinds>, which takes the constant
--- words as `head`: the command's _pipe_write is one call. In the Redis set 228 of the 383
--- commands share 22 shapes (docs/bench-encoder.md, "Shared shapes"). A command with options
--- keeps its fixed-shape path inline (a call there cost E1 14 of 152 instructions).
+-- Such commands share one encoder per shape, <prefix>_shape_<kinds>, which takes the constant
+-- words as `head`. The command's _pipe_write is a call of it, static inline in the header: the
+-- command has no function of its own in the .c (228 functions of one call each cost the Redis
+-- set's redis.c about 0.4 s of gcc's time, per function), and its callers make one call, not
+-- two. In the Redis set 228 of the 383 commands share 22 shapes (docs/bench-encoder.md, "Shared
+-- shapes"). A command with options keeps its fixed-shape path inline (a call there cost E1 14 of
+-- 152 instructions).
 --
 -- Only in a source file without the iovec form: the iovec form measures through the command's
 -- own functions, and a header's static inline code is the caller's compiler's to share anyway.
@@ -81,18 +84,18 @@ local function shape_of(cm, cx)
     return s
 end
 
--- Without the file's prefix: the functions are static, and a long prefix made signatures that
--- clang-format lays out in ways emit_c's layout does not model.
-local function shape_name(s)
+local function shape_name(prefix, s)
     local letters = {}
     for i, k in ipairs(s.kinds) do letters[i] = KINDS[k].letter end
-    local name = "shape_" .. (s.words and "w" .. s.words .. "_" or "")
+    local name = prefix .. "_shape_" .. (s.words and "w" .. s.words .. "_" or "")
     return name .. (#letters > 0 and table.concat(letters) or "words")
 end
 
--- A registry of the shapes a file uses, in order of first use.
-function M.new()
-    return { list = {}, seen = {} }
+-- A registry of the shapes a file uses, in order of first use. taken: the names the model's
+-- encoders use (a command SHAPE with an argument VI would own the type <prefix>_shape_vi); a
+-- shape whose name is taken is not shared.
+function M.new(prefix, taken)
+    return { list = {}, seen = {}, prefix = prefix, taken = taken }
 end
 
 -- The shape's encoder (registered) and the arguments of its call for shape s, or nil when the
@@ -100,7 +103,8 @@ end
 local function use(reg, s, indent)
     local head = "(rg_view){\"" .. resp.c_escape(s.head) .. "\", " .. #s.head .. "}"
     if indent + #IND + #head + 1 > layout.LIMIT then return nil end
-    local name = shape_name(s)
+    local name = shape_name(reg.prefix, s)
+    if reg.taken[name] then return nil end
     if not reg.seen[name] then
         reg.seen[name] = true
         reg.list[#reg.list + 1] = { name = name, kinds = s.kinds, words = s.words }
@@ -110,9 +114,9 @@ local function use(reg, s, indent)
     return name, args
 end
 
--- The _pipe_write of cm as a call of its shape's encoder, or nil when cm has no shape or its head
--- would not fit on one line (clang-format would break the string literal).
--- lead: the definition's return type and qualifiers ("size_t ").
+-- The _pipe_write of cm as a call of its shape's encoder, or nil when cm has no shape, its head
+-- would not fit on one line (clang-format would break the string literal) or its name is taken.
+-- lead: the definition's return type and qualifiers ("static inline size_t ").
 function M.write(reg, cm, lead, params, cx)
     local s = shape_of(cm, cx)
     if not s then return nil end
@@ -126,16 +130,28 @@ end
 
 local DOC = "Commands without options whose arguments are single words or lists of strings " ..
     "share an encoder per shape: head holds their constant words (the array header too when " ..
-    "their word count is fixed)."
+    "their word count is fixed). The commands' _pipe_write, in the header, call them."
 
-local function shape_def(s)
+local function shape_params(s)
     local params = { "rg_pipe *p", "rg_view head" }
-    local checks, meas, puts = {}, {}, {}
     for i, k in ipairs(s.kinds) do
         local a, kind = "a" .. i, KINDS[k]
         if kind.list then
             params[#params + 1] = "const rg_view *" .. a
             params[#params + 1] = "size_t " .. a .. "_count"
+        else
+            params[#params + 1] = kind.ctype .. " " .. a
+        end
+    end
+    return params
+end
+
+local function shape_def(s)
+    local params = shape_params(s)
+    local checks, meas, puts = {}, {}, {}
+    for i, k in ipairs(s.kinds) do
+        local a, kind = "a" .. i, KINDS[k]
+        if kind.list then
             if k == "list" then checks[#checks + 1] = "if (" .. a .. "_count == 0) return 0;" end
             checks[#checks + 1] = "if (!" .. a .. " && " .. a .. "_count != 0) return 0;"
             meas[#meas + 1] = "for (size_t i = 0; i < " .. a .. "_count; i++) rg_meas_view(&m, " ..
@@ -143,7 +159,6 @@ local function shape_def(s)
             puts[#puts + 1] = "for (size_t i = 0; i < " .. a .. "_count; i++) dst = " ..
                 "rg_put_bulk(dst, " .. a .. "[i].ptr, " .. a .. "[i].len);"
         else
-            params[#params + 1] = kind.ctype .. " " .. a
             meas[#meas + 1] = kind.meas .. "(&m, " .. a .. ");"
             puts[#puts + 1] = "dst = " .. kind.put(a) .. ";"
         end
@@ -161,16 +176,28 @@ local function shape_def(s)
     for _, x in ipairs(puts) do body[#body + 1] = x end
     body[#body + 1] = "return n;"
     for i, line in ipairs(body) do body[i] = IND .. line end
-    return layout.call({ indent = 0, lead = "static RG_NOINLINE size_t ", name = s.name,
-        args = params, tail = ") {", decl = true }) .. "\n" .. table.concat(body, "\n") .. "\n}"
+    return layout.call({ indent = 0, lead = "size_t ", name = s.name, args = params,
+        tail = ") {", decl = true }) .. "\n" .. table.concat(body, "\n") .. "\n}"
 end
 
--- The definitions of the shapes used, to precede the commands; nil when none.
+-- The definitions of the shapes used, to precede the commands (a source file); nil when none.
 function M.defs(reg)
     if #reg.list == 0 then return nil end
     local out = { layout.comment(0, DOC) }
     for i, s in ipairs(reg.list) do
         out[#out + 1] = (i == 1 and "" or "\n") .. shape_def(s)
+    end
+    return table.concat(out, "\n")
+end
+
+-- Their prototypes, for the header, before the commands whose _pipe_write calls them; nil when
+-- none.
+function M.protos(reg)
+    if #reg.list == 0 then return nil end
+    local out = { layout.comment(0, DOC) }
+    for _, s in ipairs(reg.list) do
+        out[#out + 1] = layout.call({ indent = 0, lead = "size_t ", name = s.name,
+            args = shape_params(s), tail = ");", decl = true })
     end
     return table.concat(out, "\n")
 end

@@ -664,6 +664,7 @@ local function check_names(model, report)
         claim_members(params, cm.line, cm.name, nil, report)
         claim_members(cm.opts_fields, cm.line, cm.name, nil, report)
     end
+    return global.names
 end
 
 ---------------------------------------------------------------------------------------------
@@ -842,7 +843,12 @@ function M.build(spec, opts)
     -- upper case, the order the routing table's binary search (rg_keys_table_lookup) needs.
     table.sort(model.commands, function(a, b) return M.name_less(a.name, b.name) end)
     model.flags = flag_table(model.commands, PREFIX)
-    if #report.list == 0 then check_names(model, report) end
+    -- Every file-scope name the encoders generate (a set): emitters that name something more
+    -- (the shared shapes, emit_shape.lua) check against it.
+    if #report.list == 0 then
+        model.taken = {}
+        for name in pairs(check_names(model, report)) do model.taken[name] = true end
+    end
     if #report.list > 0 then return nil, spec_mod.sorted_messages(report) end
     for _, cm in ipairs(model.commands) do
         cm.keys = keys_of(source[cm], cm, prefix)

@@ -137,6 +137,24 @@ static void oneof_of_300_keeps_its_numbers(void **state) {
     assert_int_equal(args.pick.o, HOSTILE_SRV_PICK_O_P300);
 }
 
+/* SHAPE's oneof v owns the name hostile_shape_v (a type), so the one-string command HY keeps its
+ * own encoder instead of sharing the shape of that name (emit_shape.lua); both encode exactly. */
+static void a_shape_name_a_command_owns_is_not_shared(void **state) {
+    (void)state;
+    const hostile_shape_v v = HOSTILE_SHAPE_V_B;
+    const rg_view words[] = {V("SHAPE"), V("B")};
+    char want[32], got[32];
+    const size_t want_len = rg_argv_encode(want, sizeof want, 2, words);
+    assert_int_equal(hostile_shape_encode(got, sizeof got, v), want_len);
+    assert_memory_equal(got, want, want_len);
+    rg_pipe p;
+    rg_pipe_init(&p, got, sizeof got);
+    const rg_view hy[] = {V("HY*/"), V("k")};
+    const size_t hy_len = rg_argv_encode(want, sizeof want, 2, hy);
+    assert_int_equal(hostile_hy___append(&p, VIEW("k")), hy_len);
+    assert_memory_equal(got, want, hy_len);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hx_encodes_the_hostile_tokens_exactly),
@@ -147,6 +165,7 @@ int main(void) {
         cmocka_unit_test(names_and_replies_keep_their_bytes),
         cmocka_unit_test(wide_command_is_exact_or_raw),
         cmocka_unit_test(oneof_of_300_keeps_its_numbers),
+        cmocka_unit_test(a_shape_name_a_command_owns_is_not_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

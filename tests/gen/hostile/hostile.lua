@@ -37,3 +37,7 @@ for i = 1, 300 do
     alts[i] = pure_token("p" .. i) { token = "P" .. i }
 end
 command "PICK" { oneof "o" (alts) }
+
+-- Its oneof "v" is the type hostile_shape_v, the name the encoder shared by one-string commands
+-- (HY*/) would take (emit_shape.lua): that shape is then not shared, HY*/ keeps its own code.
+command "SHAPE" { oneof "v" { pure_token "a" { token = "A" }, pure_token "b" { token = "B" } } }

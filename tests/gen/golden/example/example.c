@@ -5,9 +5,9 @@
 #include <assert.h>
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
- * per shape: head holds their constant words (the array header too when their word count is
- * fixed). */
-static RG_NOINLINE size_t shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t example_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
     if (a1_count == 0) return 0;
     if (!a1 && a1_count != 0) return 0;
     rg_meas m;
@@ -22,7 +22,7 @@ static RG_NOINLINE size_t shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1
     return n;
 }
 
-static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
+size_t example_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -34,7 +34,7 @@ static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     return n;
 }
 
-static RG_NOINLINE size_t shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2) {
+size_t example_shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -205,10 +205,6 @@ size_t example_client_kill_pipe_write(rg_pipe *p, example_client_kill_filter fil
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
     example_client_kill_put(rg_pipe_end(p), m.argc, filter);
     return n;
-}
-
-size_t example_del_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
-    return shape_w1_L(p, (rg_view){"$3\r\nDEL\r\n", 9}, key, key_count);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -498,10 +494,6 @@ size_t example_geosearch_pipe_write(rg_pipe *p, rg_view key, example_geosearch_f
     return n;
 }
 
-size_t example_get_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
-}
-
 static inline void example_hset_data_measure(rg_meas *m, const example_hset_data *v) {
     rg_meas_view(m, v->field);
     rg_meas_view(m, v->value);
@@ -542,10 +534,6 @@ size_t example_hset_pipe_write(rg_pipe *p, rg_view key, const example_hset_data 
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
     example_hset_put(rg_pipe_end(p), m.argc, key, data, data_count);
     return n;
-}
-
-size_t example_incrby_pipe_write(rg_pipe *p, rg_view key, int64_t increment) {
-    return shape_vi(p, (rg_view){"*3\r\n$6\r\nINCRBY\r\n", 16}, key, increment);
 }
 
 static inline void example_mset_data_measure(rg_meas *m, const example_mset_data *v) {

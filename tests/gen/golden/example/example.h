@@ -68,6 +68,13 @@ extern "C" {
 
 #define EXAMPLE_NCOMMANDS 13
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t example_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count);
+size_t example_shape_v(rg_pipe *p, rg_view head, rg_view a1);
+size_t example_shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2);
+
 /* CLIENT KILL <ip:port | <ID client-id | TYPE <normal | master | slave | replica | pubsub> | USER
  * username | ADDR ip:port | LADDR ip:port | SKIPME <YES | NO>> [<ID client-id | TYPE <normal |
  * master | slave | replica | pubsub> | USER username | ADDR ip:port | LADDR ip:port | SKIPME <YES |
@@ -155,7 +162,9 @@ static inline size_t example_client_kill_append(rg_pipe *p, example_client_kill_
 /* DEL key [key ...] */
 #define EXAMPLE_DEL_FIXED_SIZE 9
 
-size_t example_del_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count);
+static inline size_t example_del_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    return example_shape_w1_L(p, (rg_view){"$3\r\nDEL\r\n", 9}, key, key_count);
+}
 
 static inline size_t example_del_try_encode(char *dst, size_t cap, const rg_view *key,
                                             size_t key_count) {
@@ -343,7 +352,9 @@ static inline size_t example_geosearch_append(rg_pipe *p, rg_view key, example_g
 /* GET key */
 #define EXAMPLE_GET_FIXED_SIZE 13
 
-size_t example_get_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t example_get_pipe_write(rg_pipe *p, rg_view key) {
+    return example_shape_v(p, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
+}
 
 static inline size_t example_get_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -403,7 +414,9 @@ static inline size_t example_hset_append(rg_pipe *p, rg_view key, const example_
 /* INCRBY key increment */
 #define EXAMPLE_INCRBY_FIXED_SIZE 16
 
-size_t example_incrby_pipe_write(rg_pipe *p, rg_view key, int64_t increment);
+static inline size_t example_incrby_pipe_write(rg_pipe *p, rg_view key, int64_t increment) {
+    return example_shape_vi(p, (rg_view){"*3\r\n$6\r\nINCRBY\r\n", 16}, key, increment);
+}
 
 static inline size_t example_incrby_try_encode(char *dst, size_t cap, rg_view key,
                                                int64_t increment) {

@@ -5,9 +5,9 @@
 #include <assert.h>
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
- * per shape: head holds their constant words (the array header too when their word count is
- * fixed). */
-static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t keyspecs_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -165,10 +165,6 @@ size_t keyspecs_migrate_pipe_write(rg_pipe *p, rg_view host, int64_t port, rg_vi
         }
     }
     return keyspecs_migrate_pipe_write_opts(p, host, port, key, destination_db, timeout, opts);
-}
-
-size_t keyspecs_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
 }
 
 static inline size_t keyspecs_ping_measure(rg_meas *m, const keyspecs_ping_opts *opts) {

@@ -46,6 +46,11 @@ extern "C" {
 
 #define KEYSPECS_NCOMMANDS 6
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t keyspecs_shape_v(rg_pipe *p, rg_view head, rg_view a1);
+
 /* EVAL script numkeys [key [key ...]] [arg [arg ...]] (numkeys: written from opts->key_count, not a
  * parameter) */
 #define KEYSPECS_EVAL_FIXED_SIZE 10
@@ -129,7 +134,9 @@ static inline size_t keyspecs_migrate_append(rg_pipe *p, rg_view host, int64_t p
 /* OBJECT ENCODING key */
 #define KEYSPECS_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t keyspecs_object_encoding_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t keyspecs_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
+    return keyspecs_shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
+}
 
 static inline size_t keyspecs_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;

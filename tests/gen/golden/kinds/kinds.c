@@ -5,9 +5,9 @@
 #include <assert.h>
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
- * per shape: head holds their constant words (the array header too when their word count is
- * fixed). */
-static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t kinds_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -19,7 +19,7 @@ static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     return n;
 }
 
-static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
+size_t kinds_shape_words(rg_pipe *p, rg_view head) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     const size_t n = rg_meas_total(&m);
@@ -177,14 +177,6 @@ size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pa
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
     kinds_kinds_put(rg_pipe_end(p), key, value, pattern, count, score, at);
     return n;
-}
-
-size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
-}
-
-size_t kinds_time_pipe_write(rg_pipe *p) {
-    return shape_words(p, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
 }
 
 static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {

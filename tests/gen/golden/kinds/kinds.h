@@ -57,6 +57,12 @@ extern "C" {
 
 #define KINDS_NCOMMANDS 6
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t kinds_shape_v(rg_pipe *p, rg_view head, rg_view a1);
+size_t kinds_shape_words(rg_pipe *p, rg_view head);
+
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
 #define KINDS_BOUNDED_FIXED_SIZE 13
 #define KINDS_BOUNDED_MAX_SIZE   (165 + RG_DOUBLE_MAX_LEN)
@@ -161,7 +167,9 @@ static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, 
 /* OBJECT ENCODING key */
 #define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t kinds_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
+    return kinds_shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
+}
 
 static inline size_t kinds_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -187,7 +195,9 @@ static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
 #define KINDS_TIME_FIXED_SIZE 14
 #define KINDS_TIME_MAX_SIZE   14
 
-size_t kinds_time_pipe_write(rg_pipe *p);
+static inline size_t kinds_time_pipe_write(rg_pipe *p) {
+    return kinds_shape_words(p, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
+}
 
 static inline size_t kinds_time_try_encode(char *dst, size_t cap) {
     rg_pipe p;

@@ -5,9 +5,9 @@
 #include <assert.h>
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
- * per shape: head holds their constant words (the array header too when their word count is
- * fixed). */
-static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t mod_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -19,7 +19,7 @@ static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     return n;
 }
 
-static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
+size_t mod_shape_words(rg_pipe *p, rg_view head) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     const size_t n = rg_meas_total(&m);
@@ -27,10 +27,6 @@ static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
     char *dst = rg_pipe_end(p);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     return n;
-}
-
-size_t mod_get_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$7\r\nmod.Get\r\n", 17}, key);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
@@ -110,20 +106,4 @@ size_t mod_set_pipe_write(rg_pipe *p, rg_view key, rg_view path, rg_view json,
         }
     }
     return mod_set_pipe_write_opts(p, key, path, json, opts);
-}
-
-size_t mod_list_pipe_write(rg_pipe *p) {
-    return shape_words(p, (rg_view){"*1\r\n$9\r\nMOD._LIST\r\n", 19});
-}
-
-size_t mod_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
-}
-
-size_t mod_other_ping_pipe_write(rg_pipe *p) {
-    return shape_words(p, (rg_view){"*1\r\n$10\r\nOTHER.PING\r\n", 21});
-}
-
-size_t mod_time_pipe_write(rg_pipe *p) {
-    return shape_words(p, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
 }

@@ -53,10 +53,18 @@ extern "C" {
 
 #define MOD_NCOMMANDS 6
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t mod_shape_v(rg_pipe *p, rg_view head, rg_view a1);
+size_t mod_shape_words(rg_pipe *p, rg_view head);
+
 /* mod.Get key */
 #define MOD_GET_FIXED_SIZE 17
 
-size_t mod_get_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t mod_get_pipe_write(rg_pipe *p, rg_view key) {
+    return mod_shape_v(p, (rg_view){"*2\r\n$7\r\nmod.Get\r\n", 17}, key);
+}
 
 static inline size_t mod_get_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -123,7 +131,9 @@ static inline size_t mod_set_append(rg_pipe *p, rg_view key, rg_view path, rg_vi
 #define MOD_LIST_FIXED_SIZE 19
 #define MOD_LIST_MAX_SIZE   19
 
-size_t mod_list_pipe_write(rg_pipe *p);
+static inline size_t mod_list_pipe_write(rg_pipe *p) {
+    return mod_shape_words(p, (rg_view){"*1\r\n$9\r\nMOD._LIST\r\n", 19});
+}
 
 static inline size_t mod_list_try_encode(char *dst, size_t cap) {
     rg_pipe p;
@@ -148,7 +158,9 @@ static inline size_t mod_list_append(rg_pipe *p) {
 /* OBJECT ENCODING key */
 #define MOD_OBJECT_ENCODING_FIXED_SIZE 30
 
-size_t mod_object_encoding_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t mod_object_encoding_pipe_write(rg_pipe *p, rg_view key) {
+    return mod_shape_v(p, (rg_view){"*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n", 30}, key);
+}
 
 static inline size_t mod_object_encoding_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -174,7 +186,9 @@ static inline size_t mod_object_encoding_append(rg_pipe *p, rg_view key) {
 #define MOD_OTHER_PING_FIXED_SIZE 21
 #define MOD_OTHER_PING_MAX_SIZE   21
 
-size_t mod_other_ping_pipe_write(rg_pipe *p);
+static inline size_t mod_other_ping_pipe_write(rg_pipe *p) {
+    return mod_shape_words(p, (rg_view){"*1\r\n$10\r\nOTHER.PING\r\n", 21});
+}
 
 static inline size_t mod_other_ping_try_encode(char *dst, size_t cap) {
     rg_pipe p;
@@ -200,7 +214,9 @@ static inline size_t mod_other_ping_append(rg_pipe *p) {
 #define MOD_TIME_FIXED_SIZE 14
 #define MOD_TIME_MAX_SIZE   14
 
-size_t mod_time_pipe_write(rg_pipe *p);
+static inline size_t mod_time_pipe_write(rg_pipe *p) {
+    return mod_shape_words(p, (rg_view){"*1\r\n$4\r\nTIME\r\n", 14});
+}
 
 static inline size_t mod_time_try_encode(char *dst, size_t cap) {
     rg_pipe p;

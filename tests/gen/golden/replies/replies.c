@@ -5,9 +5,9 @@
 #include <assert.h>
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
- * per shape: head holds their constant words (the array header too when their word count is
- * fixed). */
-static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t replies_shape_words(rg_pipe *p, rg_view head) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     const size_t n = rg_meas_total(&m);
@@ -17,7 +17,7 @@ static RG_NOINLINE size_t shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
-static RG_NOINLINE size_t shape_w2_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
+size_t replies_shape_w2_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
     if (a1_count == 0) return 0;
     if (!a1 && a1_count != 0) return 0;
     rg_meas m;
@@ -32,7 +32,7 @@ static RG_NOINLINE size_t shape_w2_L(rg_pipe *p, rg_view head, const rg_view *a1
     return n;
 }
 
-static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
+size_t replies_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -44,7 +44,7 @@ static RG_NOINLINE size_t shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     return n;
 }
 
-static RG_NOINLINE size_t shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
+size_t replies_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
     if (a1_count == 0) return 0;
     if (!a1 && a1_count != 0) return 0;
     rg_meas m;
@@ -59,7 +59,7 @@ static RG_NOINLINE size_t shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1
     return n;
 }
 
-static RG_NOINLINE size_t shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
+size_t replies_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);
     rg_meas_view(&m, a1);
@@ -71,10 +71,6 @@ static RG_NOINLINE size_t shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view
     dst = rg_put_bulk(dst, a1.ptr, a1.len);
     dst = rg_put_bulk(dst, a2.ptr, a2.len);
     return n;
-}
-
-size_t replies_command_pipe_write(rg_pipe *p) {
-    return shape_words(p, (rg_view){"*1\r\n$7\r\nCOMMAND\r\n", 17});
 }
 
 static inline size_t replies_command_docs_measure(rg_meas *m,
@@ -126,19 +122,6 @@ size_t replies_command_docs_pipe_write(rg_pipe *p, const replies_command_docs_op
         return n;
     }
     return replies_command_docs_pipe_write_opts(p, opts);
-}
-
-size_t replies_config_get_pipe_write(rg_pipe *p, const rg_view *parameter, size_t parameter_count) {
-    return shape_w2_L(p, (rg_view){"$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21}, parameter,
-                      parameter_count);
-}
-
-size_t replies_geosearch_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$9\r\nGEOSEARCH\r\n", 19}, key);
-}
-
-size_t replies_get_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
 }
 
 static inline void replies_hello_auth_measure(rg_meas *m, const replies_hello_auth *v) {
@@ -218,14 +201,6 @@ size_t replies_hello_pipe_write(rg_pipe *p, const replies_hello_opts *opts) {
     return replies_hello_pipe_write_opts(p, opts);
 }
 
-size_t replies_hgetall_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$7\r\nHGETALL\r\n", 17}, key);
-}
-
-size_t replies_incr_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$4\r\nINCR\r\n", 14}, key);
-}
-
 static inline size_t replies_lpos_measure(rg_meas *m, rg_view key, rg_view element,
                                           const replies_lpos_opts *opts) {
     rg_meas_start(m, 1, REPLIES_LPOS_FIXED_SIZE);
@@ -300,10 +275,6 @@ size_t replies_lpos_pipe_write(rg_pipe *p, rg_view key, rg_view element,
         }
     }
     return replies_lpos_pipe_write_opts(p, key, element, opts);
-}
-
-size_t replies_mget_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
-    return shape_w1_L(p, (rg_view){"$4\r\nMGET\r\n", 10}, key, key_count);
 }
 
 static inline size_t replies_scan_measure(rg_meas *m, int64_t cursor,
@@ -501,10 +472,6 @@ size_t replies_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
         }
     }
     return replies_set_pipe_write_opts(p, key, value, opts);
-}
-
-size_t replies_smembers_pipe_write(rg_pipe *p, rg_view key) {
-    return shape_v(p, (rg_view){"*2\r\n$8\r\nSMEMBERS\r\n", 18}, key);
 }
 
 static inline size_t replies_xrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view end_,
@@ -722,8 +689,4 @@ size_t replies_zrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view
         }
     }
     return replies_zrange_pipe_write_opts(p, key, start, stop, opts);
-}
-
-size_t replies_zscore_pipe_write(rg_pipe *p, rg_view key, rg_view member) {
-    return shape_vv(p, (rg_view){"*3\r\n$6\r\nZSCORE\r\n", 16}, key, member);
 }

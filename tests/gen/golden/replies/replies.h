@@ -76,11 +76,22 @@ extern "C" {
 
 #define REPLIES_NCOMMANDS 17
 
+/* Commands without options whose arguments are single words or lists of strings share an encoder
+ * per shape: head holds their constant words (the array header too when their word count is fixed).
+ * The commands' _pipe_write, in the header, call them. */
+size_t replies_shape_words(rg_pipe *p, rg_view head);
+size_t replies_shape_w2_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count);
+size_t replies_shape_v(rg_pipe *p, rg_view head, rg_view a1);
+size_t replies_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count);
+size_t replies_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2);
+
 /* COMMAND */
 #define REPLIES_COMMAND_FIXED_SIZE 17
 #define REPLIES_COMMAND_MAX_SIZE   17
 
-size_t replies_command_pipe_write(rg_pipe *p);
+static inline size_t replies_command_pipe_write(rg_pipe *p) {
+    return replies_shape_words(p, (rg_view){"*1\r\n$7\r\nCOMMAND\r\n", 17});
+}
 
 static inline size_t replies_command_try_encode(char *dst, size_t cap) {
     rg_pipe p;
@@ -139,7 +150,11 @@ static inline size_t replies_command_docs_append(rg_pipe *p,
 /* CONFIG GET parameter [parameter ...] */
 #define REPLIES_CONFIG_GET_FIXED_SIZE 21
 
-size_t replies_config_get_pipe_write(rg_pipe *p, const rg_view *parameter, size_t parameter_count);
+static inline size_t replies_config_get_pipe_write(rg_pipe *p, const rg_view *parameter,
+                                                   size_t parameter_count) {
+    return replies_shape_w2_L(p, (rg_view){"$6\r\nCONFIG\r\n$3\r\nGET\r\n", 21}, parameter,
+                              parameter_count);
+}
 
 static inline size_t replies_config_get_try_encode(char *dst, size_t cap, const rg_view *parameter,
                                                    size_t parameter_count) {
@@ -167,7 +182,9 @@ static inline size_t replies_config_get_append(rg_pipe *p, const rg_view *parame
 /* GEOSEARCH key */
 #define REPLIES_GEOSEARCH_FIXED_SIZE 19
 
-size_t replies_geosearch_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t replies_geosearch_pipe_write(rg_pipe *p, rg_view key) {
+    return replies_shape_v(p, (rg_view){"*2\r\n$9\r\nGEOSEARCH\r\n", 19}, key);
+}
 
 static inline size_t replies_geosearch_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -192,7 +209,9 @@ static inline size_t replies_geosearch_append(rg_pipe *p, rg_view key) {
 /* GET key */
 #define REPLIES_GET_FIXED_SIZE 13
 
-size_t replies_get_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t replies_get_pipe_write(rg_pipe *p, rg_view key) {
+    return replies_shape_v(p, (rg_view){"*2\r\n$3\r\nGET\r\n", 13}, key);
+}
 
 static inline size_t replies_get_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -261,7 +280,9 @@ static inline size_t replies_hello_append(rg_pipe *p, const replies_hello_opts *
 /* HGETALL key */
 #define REPLIES_HGETALL_FIXED_SIZE 17
 
-size_t replies_hgetall_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t replies_hgetall_pipe_write(rg_pipe *p, rg_view key) {
+    return replies_shape_v(p, (rg_view){"*2\r\n$7\r\nHGETALL\r\n", 17}, key);
+}
 
 static inline size_t replies_hgetall_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -286,7 +307,9 @@ static inline size_t replies_hgetall_append(rg_pipe *p, rg_view key) {
 /* INCR key */
 #define REPLIES_INCR_FIXED_SIZE 14
 
-size_t replies_incr_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t replies_incr_pipe_write(rg_pipe *p, rg_view key) {
+    return replies_shape_v(p, (rg_view){"*2\r\n$4\r\nINCR\r\n", 14}, key);
+}
 
 static inline size_t replies_incr_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -351,7 +374,9 @@ static inline size_t replies_lpos_append(rg_pipe *p, rg_view key, rg_view elemen
 /* MGET key [key ...] */
 #define REPLIES_MGET_FIXED_SIZE 10
 
-size_t replies_mget_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count);
+static inline size_t replies_mget_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    return replies_shape_w1_L(p, (rg_view){"$4\r\nMGET\r\n", 10}, key, key_count);
+}
 
 static inline size_t replies_mget_try_encode(char *dst, size_t cap, const rg_view *key,
                                              size_t key_count) {
@@ -475,7 +500,9 @@ static inline size_t replies_set_append(rg_pipe *p, rg_view key, rg_view value,
 /* SMEMBERS key */
 #define REPLIES_SMEMBERS_FIXED_SIZE 18
 
-size_t replies_smembers_pipe_write(rg_pipe *p, rg_view key);
+static inline size_t replies_smembers_pipe_write(rg_pipe *p, rg_view key) {
+    return replies_shape_v(p, (rg_view){"*2\r\n$8\r\nSMEMBERS\r\n", 18}, key);
+}
 
 static inline size_t replies_smembers_try_encode(char *dst, size_t cap, rg_view key) {
     rg_pipe p;
@@ -620,7 +647,9 @@ static inline size_t replies_zrange_append(rg_pipe *p, rg_view key, rg_view star
 /* ZSCORE key member */
 #define REPLIES_ZSCORE_FIXED_SIZE 16
 
-size_t replies_zscore_pipe_write(rg_pipe *p, rg_view key, rg_view member);
+static inline size_t replies_zscore_pipe_write(rg_pipe *p, rg_view key, rg_view member) {
+    return replies_shape_vv(p, (rg_view){"*3\r\n$6\r\nZSCORE\r\n", 16}, key, member);
+}
 
 static inline size_t replies_zscore_try_encode(char *dst, size_t cap, rg_view key, rg_view member) {
     rg_pipe p;
