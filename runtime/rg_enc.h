@@ -439,7 +439,7 @@ static inline char *rg_put_bulk_lit(char *dst, rg_view bulk) {
  * compiler picks, by their size (1, 2, 4 or 8 bytes) through memcpy. */
 typedef enum rg_op_code {
     RG_OP_END_,    /* never in a table; keeps 0 out of the codes */
-    RG_OP_HEAD,    /* first op: n ops follow; aux words and off bytes start a command's request */
+    RG_OP_HEAD,    /* first op: n ops follow */
     RG_OP_LITERAL, /* constant bytes ptr, n long: aux words */
     RG_OP_BULK,    /* an rg_view as a bulk, at most n bytes */
     RG_OP_INT,     /* an int64_t as a bulk */
@@ -450,8 +450,8 @@ typedef enum rg_op_code {
     RG_OP_IF,      /* the body when test holds */
     RG_OP_CHECK,   /* measuring: invalid when test holds; RG_OP_STOP: measuring this table stops */
     RG_OP_EACH,    /* the body for each element i < the size_t count at off */
-    RG_OP_SWITCH,  /* a oneof: the CASE whose label aux equals the kind (size bytes at off) */
-    RG_OP_CASE,    /* one alternative of the SWITCH before it; none matches: invalid */
+    RG_OP_SWITCH,  /* a oneof: the CASE (label aux) of its kind; none: invalid (n ops of cases) */
+    RG_OP_CASE,    /* an alternative, n ops; off ops from it to the end of its SWITCH */
 } rg_op_code;
 
 /* Where an op's value is (rg_op.base). */
@@ -480,7 +480,7 @@ typedef struct rg_op {
     unsigned char flags; /* RG_OP_* flags */
     unsigned size;       /* bytes of an enum, kind or bool value */
     size_t off;          /* where the value is in its base */
-    size_t aux;          /* words (HEAD, LITERAL), element size (ELEM), count (NULL_LIST), label */
+    size_t aux;          /* words (LITERAL), element size (ELEM), count (NULL_LIST), label (CASE) */
     size_t n;            /* ops of the body, bytes (LITERAL), max_len (BULK), entries (CHOICE) */
     const void *ptr;     /* bytes (LITERAL), bulks (CHOICE), table (TABLE) */
 } rg_op;
@@ -492,8 +492,8 @@ typedef struct rg_op {
 #define RG_OP_AT_(b, T, m)  .base = (b), .off = offsetof(T, m)
 #define RG_OP_EL_(b, T, m)  RG_OP_AT_(b, T, m), .flags = RG_OP_ELEM, .aux = RG_OP_STRIDE_(T, m)
 
-#define RG_OP_COMMAND(len, argc, bytes, fl) \
-    { .code = RG_OP_HEAD, .n = (len), .aux = (argc), .off = (bytes), .flags = (fl) }
+#define RG_OP_COMMAND(len, fl) \
+    { .code = RG_OP_HEAD, .n = (len), .flags = (fl) }
 #define RG_OP_TYPE(len) \
     { .code = RG_OP_HEAD, .n = (len) }
 #define RG_OP_LIT(s, len, argc) \
@@ -544,8 +544,8 @@ typedef struct rg_op {
         .code = RG_OP_SWITCH, RG_OP_AT_(RG_OP_VALUE, T, kind), .size = RG_OP_SIZE_(T, kind), \
         .n = (len)                                                                           \
     }
-#define RG_OP_CASE(label, len) \
-    { .code = RG_OP_CASE, .aux = (label), .n = (len) }
+#define RG_OP_CASE(label, len, rest) \
+    { .code = RG_OP_CASE, .aux = (label), .n = (len), .off = (rest) }
 
 /* What a generated _pipe_write does with the command whose table is ops (its RG_OP_COMMAND head
  * first): measures the request, and when it is valid and fits (rg_pipe_fits, growing an owned

@@ -104,7 +104,7 @@ static rg_view choice_of(const frame *f, const rg_op *o) {
     return v < o->n ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static bool holds(const frame *f, const rg_op *o) {
+static inline bool holds(const frame *f, const rg_op *o) {
     switch ((rg_op_test)o->test) {
     case RG_TEST_OPTS: return f->base[RG_OP_OPTS] != NULL;
     case RG_TEST_VIEW: {
@@ -125,8 +125,6 @@ static frame value_frame(const frame *f, const rg_op *o) {
     return (frame){{NULL, NULL, value_at(f, o)}, 0};
 }
 
-static bool measure(rg_meas *m, const rg_op *ops, size_t n, const frame *f, bool top);
-
 /* The CASE of a SWITCH matching the value's kind; NULL when none does. */
 static const rg_op *case_of(const frame *f, const rg_op *sw) {
     const uint64_t kind = enum_at(f, sw);
@@ -136,114 +134,121 @@ static const rg_op *case_of(const frame *f, const rg_op *sw) {
     return NULL;
 }
 
-/* Measures one op; false when measuring stops (a CHECK with RG_OP_STOP held). */
-static bool measure_one(rg_meas *m, const rg_op *o, const frame *f, bool top) {
-    switch ((rg_op_code)o->code) {
-    case RG_OP_LITERAL:
-        if (!top) rg_meas_lit(m, o->aux, o->n); /* top-level constants are in the head's size */
-        return true;
-    case RG_OP_BULK: rg_meas_view_max(m, view_at(f, o), o->n); return true;
-    case RG_OP_INT: rg_meas_i64(m, i64_at(f, o)); return true;
-    case RG_OP_NUM: rg_meas_i64(m, count_of(f, o)); return true;
-    case RG_OP_DOUBLE: rg_meas_double(m, double_at(f, o)); return true;
-    case RG_OP_CHOICE: rg_meas_bulk(m, choice_of(f, o)); return true;
-    case RG_OP_TABLE: {
-        const rg_op *t = o->ptr;
-        const frame g = value_frame(f, o);
-        measure(m, t + 1, t->n, &g, false); /* a stop ends the type's measuring only */
-        return true;
-    }
-    case RG_OP_IF: return !holds(f, o) || measure(m, o + 1, o->n, f, false);
-    case RG_OP_CHECK:
-        if (!holds(f, o)) return true;
-        m->bad = true;
-        return !(o->flags & RG_OP_STOP);
-    case RG_OP_EACH: {
-        frame g = *f;
-        for (g.i = 0; g.i < size_at(f, o, o->off); g.i++) {
-            if (!measure(m, o + 1, o->n, &g, false)) return false;
+/* Both walks are flat: an IF that holds goes on into its body, one that does not skips it; a
+ * SWITCH goes to its case's body, and the next CASE reached ends the case (it jumps off ops to the
+ * switch's end). Only EACH and TABLE recurse (a loop, another table). A flat walk with one switch
+ * per op: recursing for every body cost E5 (SET k v EX 100) 3.7x the instructions of generated
+ * code instead of about 2x. */
+
+/* Measures ops [o, end); false when measuring stopped (a CHECK with RG_OP_STOP held). */
+static bool measure(rg_meas *m, const rg_op *o, const rg_op *end, const frame *f) {
+    while (o < end) {
+        switch ((rg_op_code)o->code) {
+        case RG_OP_LITERAL: rg_meas_lit(m, o->aux, o->n); break;
+        case RG_OP_BULK: rg_meas_view_max(m, view_at(f, o), o->n); break;
+        case RG_OP_INT: rg_meas_i64(m, i64_at(f, o)); break;
+        case RG_OP_NUM: rg_meas_i64(m, count_of(f, o)); break;
+        case RG_OP_DOUBLE: rg_meas_double(m, double_at(f, o)); break;
+        case RG_OP_CHOICE: rg_meas_bulk(m, choice_of(f, o)); break;
+        case RG_OP_TABLE: {
+            const rg_op *t = o->ptr;
+            const frame g = value_frame(f, o);
+            measure(m, t + 1, t + 1 + t->n, &g); /* a stop ends the type's measuring only */
+            break;
         }
-        return true;
-    }
-    case RG_OP_SWITCH: {
-        const rg_op *c = case_of(f, o);
-        if (!c) {
+        case RG_OP_IF:
+            if (!holds(f, o)) o += o->n;
+            break;
+        case RG_OP_CHECK:
+            if (!holds(f, o)) break;
             m->bad = true;
-            return true;
+            if (o->flags & RG_OP_STOP) return false;
+            break;
+        case RG_OP_EACH: {
+            frame g = *f;
+            const size_t count = size_at(f, o, o->off);
+            for (g.i = 0; g.i < count; g.i++) {
+                if (!measure(m, o + 1, o + 1 + o->n, &g)) return false;
+            }
+            o += o->n;
+            break;
         }
-        return measure(m, c + 1, c->n, f, false);
-    }
-    case RG_OP_END_:
-    case RG_OP_HEAD:
-    case RG_OP_CASE: break;
+        case RG_OP_SWITCH: {
+            const rg_op *c = case_of(f, o);
+            if (c) {
+                o = c;
+            } else {
+                m->bad = true;
+                o += o->n;
+            }
+            break;
+        }
+        case RG_OP_CASE: o += o->off - 1; break; /* the end of the case before it */
+        case RG_OP_END_:
+        case RG_OP_HEAD: break;
+        }
+        o++;
     }
     return true;
 }
 
-/* Measures the n ops at ops and their bodies; false when measuring stopped. */
-static bool measure(rg_meas *m, const rg_op *ops, size_t n, const frame *f, bool top) {
-    for (const rg_op *o = ops; o < ops + n; o++) {
-        if (!measure_one(m, o, f, top)) return false;
-        if (o->code == RG_OP_IF || o->code == RG_OP_EACH || o->code == RG_OP_SWITCH) o += o->n;
-    }
-    return true;
-}
-
-static char *put(char *dst, const rg_op *ops, size_t n, const frame *f);
-
-/* Writes one op (measuring accepted the request: every value is valid). */
-static char *put_one(char *dst, const rg_op *o, const frame *f) {
-    switch ((rg_op_code)o->code) {
-    case RG_OP_LITERAL: return rg_put_raw(dst, o->ptr, o->n);
-    case RG_OP_BULK: {
-        const rg_view v = view_at(f, o);
-        return rg_put_bulk(dst, v.ptr, v.len);
-    }
-    case RG_OP_INT: return rg_put_bulk_i64(dst, i64_at(f, o));
-    case RG_OP_NUM: return rg_put_bulk_i64(dst, count_of(f, o));
-    case RG_OP_DOUBLE: return rg_put_bulk_double(dst, double_at(f, o));
-    case RG_OP_CHOICE: return rg_put_bulk_lit(dst, choice_of(f, o));
-    case RG_OP_TABLE: {
-        const rg_op *t = o->ptr;
-        const frame g = value_frame(f, o);
-        return put(dst, t + 1, t->n, &g);
-    }
-    case RG_OP_IF: return holds(f, o) ? put(dst, o + 1, o->n, f) : dst;
-    case RG_OP_EACH: {
-        frame g = *f;
-        for (g.i = 0; g.i < size_at(f, o, o->off); g.i++) dst = put(dst, o + 1, o->n, &g);
-        return dst;
-    }
-    case RG_OP_SWITCH: {
-        const rg_op *c = case_of(f, o);
-        return c ? put(dst, c + 1, c->n, f) : dst;
-    }
-    case RG_OP_END_:
-    case RG_OP_HEAD:
-    case RG_OP_CHECK:
-    case RG_OP_CASE: break;
-    }
-    return dst;
-}
-
-static char *put(char *dst, const rg_op *ops, size_t n, const frame *f) {
-    for (const rg_op *o = ops; o < ops + n; o++) {
-        dst = put_one(dst, o, f);
-        if (o->code == RG_OP_IF || o->code == RG_OP_EACH || o->code == RG_OP_SWITCH) o += o->n;
+/* Writes ops [o, end) at dst (measuring accepted the request: every value is valid); returns the
+ * end. */
+static char *put(char *dst, const rg_op *o, const rg_op *end, const frame *f) {
+    while (o < end) {
+        switch ((rg_op_code)o->code) {
+        case RG_OP_LITERAL: dst = rg_put_bytes(dst, o->ptr, o->n); break; /* short: no call */
+        case RG_OP_BULK: {
+            const rg_view v = view_at(f, o);
+            dst = rg_put_bulk(dst, v.ptr, v.len);
+            break;
+        }
+        case RG_OP_INT: dst = rg_put_bulk_i64(dst, i64_at(f, o)); break;
+        case RG_OP_NUM: dst = rg_put_bulk_i64(dst, count_of(f, o)); break;
+        case RG_OP_DOUBLE: dst = rg_put_bulk_double(dst, double_at(f, o)); break;
+        case RG_OP_CHOICE: dst = rg_put_bulk_lit(dst, choice_of(f, o)); break;
+        case RG_OP_TABLE: {
+            const rg_op *t = o->ptr;
+            const frame g = value_frame(f, o);
+            dst = put(dst, t + 1, t + 1 + t->n, &g);
+            break;
+        }
+        case RG_OP_IF:
+            if (!holds(f, o)) o += o->n;
+            break;
+        case RG_OP_EACH: {
+            frame g = *f;
+            const size_t count = size_at(f, o, o->off);
+            for (g.i = 0; g.i < count; g.i++) dst = put(dst, o + 1, o + 1 + o->n, &g);
+            o += o->n;
+            break;
+        }
+        case RG_OP_SWITCH: {
+            const rg_op *c = case_of(f, o);
+            o = c ? c : o + o->n;
+            break;
+        }
+        case RG_OP_CASE: o += o->off - 1; break;
+        case RG_OP_END_:
+        case RG_OP_HEAD:
+        case RG_OP_CHECK: break;
+        }
+        o++;
     }
     return dst;
 }
 
 size_t rg_ops_pipe_write(rg_pipe *p, const rg_op *ops, const void *req, const void *opts) {
     const frame f = {{req, opts, NULL}, 0};
+    const rg_op *end = ops + 1 + ops->n;
     rg_meas m;
-    rg_meas_start(&m, ops->aux, ops->off);
-    measure(&m, ops + 1, ops->n, &f, true); /* stopped: m.bad is set */
+    rg_meas_start(&m, 0, 0);       /* the constant words are literals of the table too */
+    measure(&m, ops + 1, end, &f); /* stopped: m.bad is set */
     const bool array = (ops->flags & RG_OP_ARRAY) != 0;
     const size_t n = array ? rg_meas_total_array(&m) : rg_meas_total(&m);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
     char *dst = rg_pipe_end(p);
     if (array) dst = rg_put_array_header(dst, m.argc);
-    put(dst, ops + 1, ops->n, &f);
+    put(dst, ops + 1, end, &f);
     return n;
 }

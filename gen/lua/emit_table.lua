@@ -120,14 +120,19 @@ local function if_entry(o, ctx, out)
     body_entries(entry("RG_OP_IF", { test, b, T, member }), o.body, ctx, out)
 end
 
+-- A switch: its cases, each with its body length and the entries from it to the switch's end
+-- (where the interpreter jumps when it reaches the next case).
 local function switch_entries(o, ctx, out)
     local head = entry("RG_OP_SWITCH", { ctx.member })
     out[#out + 1] = head
-    local before = #out
+    local before, at = #out, {}
     for _, c in ipairs(o.cases) do
-        body_entries(entry("RG_OP_CASE", { c.label }), c.body, ctx, out)
+        local case = entry("RG_OP_CASE", { c.label })
+        at[case] = #out + 1
+        body_entries(case, c.body, ctx, out)
     end
     head.args[#head.args + 1] = tostring(#out - before)
+    for case, k in pairs(at) do case.args[#case.args + 1] = tostring(#out + 1 - k) end
 end
 
 local BY_OP = {
@@ -172,7 +177,6 @@ function M.command_table(cm, ops, used)
     local ctx = { param = M.req_name(cm), opts = cm.opts_type, used = used }
     local entries = render(ops, ctx, {})
     return table_text(M.ops_name(cm.fn), entry("RG_OP_COMMAND", { tostring(#entries),
-        tostring(cm.fixed_argc), cm.MACRO .. "_FIXED_SIZE",
         cm.const_argc and "0" or "RG_OP_ARRAY" }), entries)
 end
 

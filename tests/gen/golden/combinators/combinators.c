@@ -121,16 +121,16 @@ static const rg_view combinators_choice_condition_bulks[] = {
 static const rg_op combinators_choice_expiry_op_table[] = {
     RG_OP_TYPE(12),
     RG_OP_SWITCH(combinators_choice_expiry, 11),
-    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_SECONDS, 2),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_SECONDS, 2, 11),
     RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
     RG_OP_I64(RG_OP_VALUE, combinators_choice_expiry, seconds),
-    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_RATIO, 2),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_RATIO, 2, 8),
     RG_OP_LIT("$5\r\nRATIO\r\n", 11, 1),
     RG_OP_DBL(RG_OP_VALUE, combinators_choice_expiry, ratio),
-    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_AT, 2),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_AT, 2, 5),
     RG_OP_LIT("$2\r\nAT\r\n", 8, 1),
     RG_OP_VIEW(RG_OP_VALUE, combinators_choice_expiry, at, SIZE_MAX),
-    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_KEEP, 1),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_KEEP, 1, 2),
     RG_OP_LIT("$7\r\nKEEPTTL\r\n", 13, 1),
 };
 
@@ -148,7 +148,7 @@ typedef struct combinators_choice_req_args {
 } combinators_choice_req_args;
 
 static const rg_op combinators_choice_op_table[] = {
-    RG_OP_COMMAND(11, 1, COMBINATORS_CHOICE_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
     RG_OP_LIT("$6\r\nCHOICE\r\n", 12, 1),
     RG_OP_VIEW(RG_OP_REQ, combinators_choice_req_args, key, SIZE_MAX),
     RG_OP_ENUM(RG_OP_REQ, combinators_choice_req_args, mode, combinators_choice_mode_bulks),
@@ -195,9 +195,9 @@ size_t combinators_choice_pipe_write(rg_pipe *p, rg_view key, combinators_choice
 static const rg_op combinators_keywords_switch_op_table[] = {
     RG_OP_TYPE(6),
     RG_OP_SWITCH(combinators_keywords_switch, 5),
-    RG_OP_CASE(COMBINATORS_KEYWORDS_SWITCH_CASE, 1),
+    RG_OP_CASE(COMBINATORS_KEYWORDS_SWITCH_CASE, 1, 5),
     RG_OP_LIT("$4\r\nCASE\r\n", 10, 1),
-    RG_OP_CASE(COMBINATORS_KEYWORDS_SWITCH_DO, 2),
+    RG_OP_CASE(COMBINATORS_KEYWORDS_SWITCH_DO, 2, 3),
     RG_OP_LIT("$2\r\nDO\r\n", 8, 1),
     RG_OP_I64(RG_OP_VALUE, combinators_keywords_switch, do_),
 };
@@ -216,7 +216,7 @@ typedef struct combinators_keywords_req_args {
 } combinators_keywords_req_args;
 
 static const rg_op combinators_keywords_op_table[] = {
-    RG_OP_COMMAND(11, 1, COMBINATORS_KEYWORDS_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
     RG_OP_LIT("$8\r\nKEYWORDS\r\n", 14, 1),
     RG_OP_VIEW(RG_OP_REQ, combinators_keywords_req_args, default_, SIZE_MAX),
     RG_OP_I64(RG_OP_REQ, combinators_keywords_req_args, int_),

@@ -218,7 +218,7 @@ typedef struct example_expire_req_args {
 } example_expire_req_args;
 
 static const rg_op example_expire_op_table[] = {
-    RG_OP_COMMAND(6, 1, EXAMPLE_EXPIRE_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(6, RG_OP_ARRAY),
     RG_OP_LIT("$6\r\nEXPIRE\r\n", 12, 1),
     RG_OP_VIEW(RG_OP_REQ, example_expire_req_args, key, SIZE_MAX),
     RG_OP_I64(RG_OP_REQ, example_expire_req_args, seconds),
@@ -550,7 +550,7 @@ size_t example_mset_pipe_write(rg_pipe *p, const example_mset_data *data, size_t
 }
 
 static const rg_op example_ping_op_table[] = {
-    RG_OP_COMMAND(4, 1, EXAMPLE_PING_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(4, RG_OP_ARRAY),
     RG_OP_LIT("$4\r\nPING\r\n", 10, 1),
     RG_OP_IF_OPTS(2),
     RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, example_ping_opts, message, 1),
@@ -586,19 +586,19 @@ static const rg_view example_set_condition_bulks[] = {
 static const rg_op example_set_expiration_op_table[] = {
     RG_OP_TYPE(15),
     RG_OP_SWITCH(example_set_expiration, 14),
-    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_SECONDS, 2),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_SECONDS, 2, 14),
     RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
     RG_OP_I64(RG_OP_VALUE, example_set_expiration, seconds),
-    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_MILLISECONDS, 2),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_MILLISECONDS, 2, 11),
     RG_OP_LIT("$2\r\nPX\r\n", 8, 1),
     RG_OP_I64(RG_OP_VALUE, example_set_expiration, milliseconds),
-    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS, 2),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS, 2, 8),
     RG_OP_LIT("$4\r\nEXAT\r\n", 10, 1),
     RG_OP_I64(RG_OP_VALUE, example_set_expiration, unix_time_seconds),
-    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS, 2),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS, 2, 5),
     RG_OP_LIT("$4\r\nPXAT\r\n", 10, 1),
     RG_OP_I64(RG_OP_VALUE, example_set_expiration, unix_time_milliseconds),
-    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_KEEPTTL, 1),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_KEEPTTL, 1, 2),
     RG_OP_LIT("$7\r\nKEEPTTL\r\n", 13, 1),
 };
 
@@ -609,7 +609,7 @@ typedef struct example_set_req_args {
 } example_set_req_args;
 
 static const rg_op example_set_op_table[] = {
-    RG_OP_COMMAND(10, 1, EXAMPLE_SET_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
     RG_OP_LIT("$3\r\nSET\r\n", 9, 1),
     RG_OP_VIEW(RG_OP_REQ, example_set_req_args, key, SIZE_MAX),
     RG_OP_VIEW(RG_OP_REQ, example_set_req_args, value, SIZE_MAX),
@@ -671,7 +671,7 @@ typedef struct example_sort_req_args {
 } example_sort_req_args;
 
 static const rg_op example_sort_op_table[] = {
-    RG_OP_COMMAND(21, 1, EXAMPLE_SORT_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(21, RG_OP_ARRAY),
     RG_OP_IF_OPTS(1),
     RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, example_sort_opts, get_pattern, get_pattern_count,
                           RG_OP_STOP),
@@ -834,7 +834,7 @@ typedef struct example_zrangebyscore_req_args {
 } example_zrangebyscore_req_args;
 
 static const rg_op example_zrangebyscore_op_table[] = {
-    RG_OP_COMMAND(10, 1, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
     RG_OP_LIT("$13\r\nZRANGEBYSCORE\r\n", 20, 1),
     RG_OP_VIEW(RG_OP_REQ, example_zrangebyscore_req_args, key, SIZE_MAX),
     RG_OP_DBL(RG_OP_REQ, example_zrangebyscore_req_args, min),

@@ -25,7 +25,7 @@ typedef struct keyspecs_eval_req_args {
 } keyspecs_eval_req_args;
 
 static const rg_op keyspecs_eval_op_table[] = {
-    RG_OP_COMMAND(11, 1, KEYSPECS_EVAL_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
     RG_OP_IF_OPTS(2),
     RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, keyspecs_eval_opts, key, key_count, RG_OP_STOP),
     RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, keyspecs_eval_opts, arg, arg_count, RG_OP_STOP),
@@ -77,7 +77,7 @@ typedef struct keyspecs_migrate_req_args {
 } keyspecs_migrate_req_args;
 
 static const rg_op keyspecs_migrate_op_table[] = {
-    RG_OP_COMMAND(12, 1, KEYSPECS_MIGRATE_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(12, RG_OP_ARRAY),
     RG_OP_LIT("$7\r\nMIGRATE\r\n", 13, 1),
     RG_OP_VIEW(RG_OP_REQ, keyspecs_migrate_req_args, host, SIZE_MAX),
     RG_OP_I64(RG_OP_REQ, keyspecs_migrate_req_args, port),
@@ -136,7 +136,7 @@ size_t keyspecs_migrate_pipe_write(rg_pipe *p, rg_view host, int64_t port, rg_vi
 }
 
 static const rg_op keyspecs_ping_op_table[] = {
-    RG_OP_COMMAND(4, 1, KEYSPECS_PING_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(4, RG_OP_ARRAY),
     RG_OP_LIT("$4\r\nPING\r\n", 10, 1),
     RG_OP_IF_OPTS(2),
     RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, keyspecs_ping_opts, message, 1),

@@ -36,7 +36,7 @@ typedef struct kinds_bounded_req_args {
 } kinds_bounded_req_args;
 
 static const rg_op kinds_bounded_op_table[] = {
-    RG_OP_COMMAND(10, 1, KINDS_BOUNDED_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
     RG_OP_LIT("$7\r\nBOUNDED\r\n", 13, 1),
     RG_OP_VIEW(RG_OP_REQ, kinds_bounded_req_args, key, 16),
     RG_OP_VIEW(RG_OP_REQ, kinds_bounded_req_args, value, 64),
@@ -81,7 +81,7 @@ size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
 }
 
 static const rg_op kinds_escapes_op_table[] = {
-    RG_OP_COMMAND(5, 3, KINDS_ESCAPES_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(5, RG_OP_ARRAY),
     RG_OP_LIT("$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38, 3),
     RG_OP_IF_OPTS(3),
     RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, kinds_escapes_opts, value, 2),
@@ -146,7 +146,7 @@ size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pa
 }
 
 static const rg_op kinds_tokens_op_table[] = {
-    RG_OP_COMMAND(22, 1, KINDS_TOKENS_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(22, RG_OP_ARRAY),
     RG_OP_LIT("$6\r\nTOKENS\r\n", 12, 1),
     RG_OP_IF_OPTS(20),
     RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, kinds_tokens_opts, key, 2),

@@ -43,7 +43,7 @@ typedef struct mod_set_req_args {
 } mod_set_req_args;
 
 static const rg_op mod_set_op_table[] = {
-    RG_OP_COMMAND(7, 1, MOD_SET_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(7, RG_OP_ARRAY),
     RG_OP_LIT("$7\r\nMOD.SET\r\n", 13, 1),
     RG_OP_VIEW(RG_OP_REQ, mod_set_req_args, key, SIZE_MAX),
     RG_OP_VIEW(RG_OP_REQ, mod_set_req_args, path, SIZE_MAX),

@@ -74,7 +74,7 @@ size_t replies_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
 }
 
 static const rg_op replies_command_docs_op_table[] = {
-    RG_OP_COMMAND(6, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(6, RG_OP_ARRAY),
     RG_OP_IF_OPTS(1),
     RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, replies_command_docs_opts, command_name, command_name_count,
                           RG_OP_STOP),
@@ -123,7 +123,7 @@ static const rg_op replies_hello_arguments_op_table[] = {
 };
 
 static const rg_op replies_hello_op_table[] = {
-    RG_OP_COMMAND(4, 1, REPLIES_HELLO_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(4, RG_OP_ARRAY),
     RG_OP_LIT("$5\r\nHELLO\r\n", 11, 1),
     RG_OP_IF_OPTS(2),
     RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_hello_opts, has_arguments, 1),
@@ -158,7 +158,7 @@ typedef struct replies_lpos_req_args {
 } replies_lpos_req_args;
 
 static const rg_op replies_lpos_op_table[] = {
-    RG_OP_COMMAND(13, 1, REPLIES_LPOS_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(13, RG_OP_ARRAY),
     RG_OP_LIT("$4\r\nLPOS\r\n", 10, 1),
     RG_OP_VIEW(RG_OP_REQ, replies_lpos_req_args, key, SIZE_MAX),
     RG_OP_VIEW(RG_OP_REQ, replies_lpos_req_args, element, SIZE_MAX),
@@ -211,7 +211,7 @@ typedef struct replies_scan_req_args {
 } replies_scan_req_args;
 
 static const rg_op replies_scan_op_table[] = {
-    RG_OP_COMMAND(12, 1, REPLIES_SCAN_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(12, RG_OP_ARRAY),
     RG_OP_LIT("$4\r\nSCAN\r\n", 10, 1),
     RG_OP_I64(RG_OP_REQ, replies_scan_req_args, cursor),
     RG_OP_IF_OPTS(9),
@@ -260,19 +260,19 @@ static const rg_view replies_set_condition_bulks[] = {
 static const rg_op replies_set_expiration_op_table[] = {
     RG_OP_TYPE(15),
     RG_OP_SWITCH(replies_set_expiration, 14),
-    RG_OP_CASE(REPLIES_SET_EXPIRATION_SECONDS, 2),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_SECONDS, 2, 14),
     RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
     RG_OP_I64(RG_OP_VALUE, replies_set_expiration, seconds),
-    RG_OP_CASE(REPLIES_SET_EXPIRATION_MILLISECONDS, 2),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_MILLISECONDS, 2, 11),
     RG_OP_LIT("$2\r\nPX\r\n", 8, 1),
     RG_OP_I64(RG_OP_VALUE, replies_set_expiration, milliseconds),
-    RG_OP_CASE(REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS, 2),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS, 2, 8),
     RG_OP_LIT("$4\r\nEXAT\r\n", 10, 1),
     RG_OP_I64(RG_OP_VALUE, replies_set_expiration, unix_time_seconds),
-    RG_OP_CASE(REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS, 2),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS, 2, 5),
     RG_OP_LIT("$4\r\nPXAT\r\n", 10, 1),
     RG_OP_I64(RG_OP_VALUE, replies_set_expiration, unix_time_milliseconds),
-    RG_OP_CASE(REPLIES_SET_EXPIRATION_KEEPTTL, 1),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_KEEPTTL, 1, 2),
     RG_OP_LIT("$7\r\nKEEPTTL\r\n", 13, 1),
 };
 
@@ -283,7 +283,7 @@ typedef struct replies_set_req_args {
 } replies_set_req_args;
 
 static const rg_op replies_set_op_table[] = {
-    RG_OP_COMMAND(10, 1, REPLIES_SET_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
     RG_OP_LIT("$3\r\nSET\r\n", 9, 1),
     RG_OP_VIEW(RG_OP_REQ, replies_set_req_args, key, SIZE_MAX),
     RG_OP_VIEW(RG_OP_REQ, replies_set_req_args, value, SIZE_MAX),
@@ -335,7 +335,7 @@ typedef struct replies_xrange_req_args {
 } replies_xrange_req_args;
 
 static const rg_op replies_xrange_op_table[] = {
-    RG_OP_COMMAND(8, 1, REPLIES_XRANGE_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(8, RG_OP_ARRAY),
     RG_OP_LIT("$6\r\nXRANGE\r\n", 12, 1),
     RG_OP_VIEW(RG_OP_REQ, replies_xrange_req_args, key, SIZE_MAX),
     RG_OP_VIEW(RG_OP_REQ, replies_xrange_req_args, start, SIZE_MAX),
@@ -387,7 +387,7 @@ typedef struct replies_zpopmin_req_args {
 } replies_zpopmin_req_args;
 
 static const rg_op replies_zpopmin_op_table[] = {
-    RG_OP_COMMAND(5, 1, REPLIES_ZPOPMIN_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(5, RG_OP_ARRAY),
     RG_OP_LIT("$7\r\nZPOPMIN\r\n", 13, 1),
     RG_OP_VIEW(RG_OP_REQ, replies_zpopmin_req_args, key, SIZE_MAX),
     RG_OP_IF_OPTS(2),
@@ -442,7 +442,7 @@ typedef struct replies_zrange_req_args {
 } replies_zrange_req_args;
 
 static const rg_op replies_zrange_op_table[] = {
-    RG_OP_COMMAND(14, 1, REPLIES_ZRANGE_FIXED_SIZE, RG_OP_ARRAY),
+    RG_OP_COMMAND(14, RG_OP_ARRAY),
     RG_OP_LIT("$6\r\nZRANGE\r\n", 12, 1),
     RG_OP_VIEW(RG_OP_REQ, replies_zrange_req_args, key, SIZE_MAX),
     RG_OP_VIEW(RG_OP_REQ, replies_zrange_req_args, start, SIZE_MAX),
