@@ -32,10 +32,13 @@ extern "C" {
  * fast path saves no registers, and cold, so that gcc compiles it for size (it then inlines few
  * helpers) and places it in .text.unlikely. Why: those 106 functions were most of the full Redis
  * set's code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8
- * -> 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). The cost, under gcc: a request
- * with options takes 1.3x the instructions and 1.5x the time (SET k v EX 100: 353 -> 472
- * instructions, 15 -> 22 ns); clang still inlines into cold functions, and costs nothing
- * measurable. For full speed on option paths, compile the generated .c with
+ * -> 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). In a source file generated
+ * without --iov, the general path is now an op table interpreted by rg_ops_pipe_write (below, "op
+ * tables"), and _pipe_write_opts only fills a struct and calls it: there RG_OPTS_PATH changes
+ * little. With --iov, _pipe_write_opts is the command's measure and put code, and the cost of cold
+ * under gcc is that a request with options takes 1.3x the instructions and 1.5x the time (SET k v
+ * EX 100: 353 -> 472 instructions, 15 -> 22 ns); clang still inlines into cold functions, and
+ * costs nothing measurable. For full speed there, compile the generated .c with
  * -DRG_OPTS_PATH=RG_NOINLINE (out of line, not cold), or define RG_OPTS_PATH before including
  * rg_enc.h. Commands with options but no fixed-shape path keep their one _pipe_write hot: it is
  * their only path (cold: another 0.1 s and 12 KB less). */
@@ -431,12 +434,12 @@ static inline char *rg_put_bulk_lit(char *dst, rg_view bulk) {
  * owned by the generated file. Its first op is RG_OP_COMMAND or RG_OP_TYPE: how many ops follow;
  * ops with a body (IF, EACH, CASE, SWITCH) are followed by it, n ops long. An op finds its value
  * at offset off from one of three bases: the command's required arguments (a struct the generated
- * function fills), its options (may be NULL: every op that reads them is under RG_IF_OPTS, except
- * COUNT, which reads 0 then) or the value a type's table describes (a block or oneof, RG_OP_CALL).
- * With RG_OP_ELEM, the member at off is a list pointer and the value is its element i (the index
- * of the enclosing EACH) of aux bytes. Values are read as the C types the generated structs declare
- * them (rg_view, int64_t, double, size_t, a list pointer); enums and bools, whose size the
- * compiler picks, by their size (1, 2, 4 or 8 bytes) through memcpy. */
+ * function fills), its options (may be NULL: every op that reads them is under RG_OP_IF_OPTS,
+ * except COUNT, which reads 0 then) or the value a type's table describes (a block or oneof,
+ * RG_OP_CALL). With RG_OP_ELEM, the member at off is a list pointer and the value is its element i
+ * (the index of the enclosing EACH) of aux bytes. Values are read as the C types the generated
+ * structs declare them (rg_view, int64_t, double, size_t, a list pointer); enums and bools, whose
+ * size the compiler picks, by their size (1, 2, 4 or 8 bytes) through memcpy. */
 typedef enum rg_op_code {
     RG_OP_END_,    /* never in a table; keeps 0 out of the codes */
     RG_OP_HEAD,    /* first op: n ops follow */
@@ -473,14 +476,17 @@ typedef enum rg_op_test {
 #define RG_OP_STOP  2u /* CHECK: what follows would read through NULL */
 #define RG_OP_ARRAY 4u /* HEAD of a command whose word count varies: an array header first */
 
+/* 32 bytes on 64-bit targets (the full Redis set has about 1,200 ops). off and aux hold struct
+ * offsets, element sizes, word counts and enum labels: below 4 GiB (a constant that is not would
+ * be a compile-time conversion error of the generated table, not a silent wrap). */
 typedef struct rg_op {
     unsigned char code;  /* rg_op_code */
     unsigned char base;  /* rg_op_base */
     unsigned char test;  /* rg_op_test */
     unsigned char flags; /* RG_OP_* flags */
-    unsigned size;       /* bytes of an enum, kind or bool value */
-    size_t off;          /* where the value is in its base */
-    size_t aux;          /* words (LITERAL), element size (ELEM), count (NULL_LIST), label (CASE) */
+    unsigned char size;  /* bytes of an enum, kind or bool value */
+    uint32_t off;        /* where the value is in its base; CASE: ops to the end of its SWITCH */
+    uint32_t aux;        /* words (LITERAL), element size (ELEM), count (NULL_LIST), label (CASE) */
     size_t n;            /* ops of the body, bytes (LITERAL), max_len (BULK), entries (CHOICE) */
     const void *ptr;     /* bytes (LITERAL), bulks (CHOICE), table (TABLE) */
 } rg_op;
