@@ -1,7 +1,8 @@
-/* The op table interpreter (runtime/rg_ops.c) on a hand-written table: what the generated specs
- * reach only in part. A command with a list of blocks (each with its own list, checked for
- * {NULL, n > 0}), an enum, a oneof and a count, encoded byte for byte as rg_argv_encode encodes
- * its words; and every refusal, also inside the nested loop, writes nothing. */
+/* The op table interpreter (runtime/rg_ops.c) on hand-written tables: what the generated specs
+ * reach only in part. PAINT: a list of blocks (each with its own list, checked for {NULL, n > 0}),
+ * an enum, a oneof and a count; MIX: lists of every element type, a required list. Each encoded
+ * byte for byte as rg_argv_encode encodes its words; every refusal, also inside the nested loop,
+ * writes nothing. */
 #include "rg_enc.h"
 
 #include <setjmp.h>
@@ -88,34 +89,42 @@ static const rg_op paint_table[] = {
 
 enum { CAP = 512, GUARD = 0x5a };
 
-/* PAINT over a pipe on a guarded buffer; returns the size, which must equal the words'. */
-static void encodes(const paint_opts *opts, size_t argc, const rg_view *words) {
+/* The table's request over a pipe on a guarded buffer: the words' bytes, and on a buffer one byte
+ * short the size with nothing written. */
+static void encodes_as(const rg_op *table, const void *req, const void *opts, size_t argc,
+                       const rg_view *words) {
     char want[CAP], buf[CAP];
     const size_t n = rg_argv_encode(want, CAP, argc, words);
     assert_true(n > 0);
     memset(buf, GUARD, CAP);
     rg_pipe p;
     rg_pipe_init(&p, buf, CAP);
-    const paint_req req = {RG_LIT("k")};
-    assert_int_equal(rg_ops_pipe_write(&p, paint_table, &req, opts), n);
+    assert_int_equal(rg_ops_pipe_write(&p, table, req, opts), n);
     assert_memory_equal(buf, want, n);
     assert_int_equal((unsigned char)buf[n], GUARD);
-    /* Too small: the size, nothing written. */
-    char small[CAP];
-    memset(small, GUARD, CAP);
-    rg_pipe_init(&p, small, n - 1);
-    assert_int_equal(rg_ops_pipe_write(&p, paint_table, &req, opts), n);
-    for (size_t i = 0; i < CAP; i++) assert_int_equal((unsigned char)small[i], GUARD);
+    memset(buf, GUARD, CAP);
+    rg_pipe_init(&p, buf, n - 1);
+    assert_int_equal(rg_ops_pipe_write(&p, table, req, opts), n);
+    for (size_t i = 0; i < CAP; i++) assert_int_equal((unsigned char)buf[i], GUARD);
 }
 
-static void refused(const paint_opts *opts) {
+static void refused_as(const rg_op *table, const void *req, const void *opts) {
     char buf[CAP];
     memset(buf, GUARD, CAP);
     rg_pipe p;
     rg_pipe_init(&p, buf, CAP);
-    const paint_req req = {RG_LIT("k")};
-    assert_int_equal(rg_ops_pipe_write(&p, paint_table, &req, opts), 0);
+    assert_int_equal(rg_ops_pipe_write(&p, table, req, opts), 0);
     for (size_t i = 0; i < CAP; i++) assert_int_equal((unsigned char)buf[i], GUARD);
+}
+
+static const paint_req paint_k = {{"k", 1}};
+
+static void encodes(const paint_opts *opts, size_t argc, const rg_view *words) {
+    encodes_as(paint_table, &paint_k, opts, argc, words);
+}
+
+static void refused(const paint_opts *opts) {
+    refused_as(paint_table, &paint_k, opts);
 }
 
 static const rg_view xy[] = {{"x", 1}, {"y", 1}};
@@ -177,11 +186,72 @@ static void refuses_values(void **state) {
     assert_int_equal(rg_ops_pipe_write(&p, paint_table, &null_key, NULL), 0);
 }
 
+/* MIX <count of ids> id... [WEIGHTS w...] [color...]: lists of every element type, a required list
+ * (refused empty), checks of NULL lists with and without a count. */
+typedef struct mix_req {
+    const int64_t *ids;
+    size_t ids_count;
+} mix_req;
+
+typedef struct mix_opts {
+    const double *ws;
+    size_t ws_count;
+    const color *cs;
+    size_t cs_count;
+} mix_opts;
+
+static const rg_op mix_table[] = {
+    RG_OP_COMMAND(15, RG_OP_ARRAY),
+    RG_OP_LIT("$3\r\nMIX\r\n", 9, 1),
+    RG_OP_CHECK(RG_TEST_EMPTY, RG_OP_REQ, mix_req, ids_count, 0),
+    RG_OP_CHECK_NULL_LIST(RG_OP_REQ, mix_req, ids, ids_count, RG_OP_STOP),
+    RG_OP_COUNT(RG_OP_REQ, mix_req, ids_count),
+    RG_OP_EACH(RG_OP_REQ, mix_req, ids_count, 1),
+    RG_OP_I64_EL(RG_OP_REQ, mix_req, ids),
+    RG_OP_IF_OPTS(8),
+    RG_OP_IF(RG_TEST_NONEMPTY, RG_OP_OPTS, mix_opts, ws_count, 4),
+    RG_OP_CHECK(RG_TEST_NULL, RG_OP_OPTS, mix_opts, ws, RG_OP_STOP),
+    RG_OP_LIT("$7\r\nWEIGHTS\r\n", 13, 1),
+    RG_OP_EACH(RG_OP_OPTS, mix_opts, ws_count, 1),
+    RG_OP_DBL_EL(RG_OP_OPTS, mix_opts, ws),
+    RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, mix_opts, cs, cs_count, RG_OP_STOP),
+    RG_OP_EACH(RG_OP_OPTS, mix_opts, cs_count, 1),
+    RG_OP_ENUM_EL(RG_OP_OPTS, mix_opts, cs, color_bulks),
+};
+
+static void lists_of_every_type(void **state) {
+    (void)state;
+    const int64_t ids[] = {1, -2};
+    const mix_req two = {ids, 2};
+    const rg_view bare[] = {RG_LIT("MIX"), RG_LIT("2"), RG_LIT("1"), RG_LIT("-2")};
+    encodes_as(mix_table, &two, NULL, 4, bare);
+    const double ws[] = {0.5, 2};
+    const color cs[] = {COLOR_RED, COLOR_BLUE};
+    const mix_opts all = {ws, 2, cs, 2};
+    const rg_view words[] = {RG_LIT("MIX"), RG_LIT("2"),       RG_LIT("1"),
+                             RG_LIT("-2"),  RG_LIT("WEIGHTS"), RG_LIT("0.5"),
+                             RG_LIT("2"),   RG_LIT("RED"),     RG_LIT("BLUE")};
+    encodes_as(mix_table, &two, &all, 9, words);
+    /* {NULL, 0}: an absent optional list, an empty required one (refused). */
+    const mix_opts empty = {NULL, 0, NULL, 0};
+    encodes_as(mix_table, &two, &empty, 4, bare);
+    refused_as(mix_table, &(mix_req){NULL, 0}, NULL);
+    refused_as(mix_table, &(mix_req){ids, 0}, &all);
+    refused_as(mix_table, &(mix_req){NULL, 2}, NULL);
+    refused_as(mix_table, &two, &(mix_opts){NULL, 1, cs, 2});
+    refused_as(mix_table, &two, &(mix_opts){ws, 2, NULL, 1});
+    const double nan_w[] = {1, NAN};
+    refused_as(mix_table, &two, &(mix_opts){nan_w, 2, NULL, 0});
+    const color bad_c[] = {COLOR_RED, (color)3};
+    refused_as(mix_table, &two, &(mix_opts){NULL, 0, bad_c, 2});
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(encodes_every_op),
         cmocka_unit_test(refuses_inside_nested_loops),
         cmocka_unit_test(refuses_values),
+        cmocka_unit_test(lists_of_every_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
