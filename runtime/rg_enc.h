@@ -11,6 +11,7 @@
 #include "rg.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -31,10 +32,13 @@ extern "C" {
  * fast path saves no registers, and cold, so that gcc compiles it for size (it then inlines few
  * helpers) and places it in .text.unlikely. Why: those 106 functions were most of the full Redis
  * set's code and compile time (docs/bench-encoder.md, "Cold option paths": redis.c, gcc 12 -O2, 3.8
- * -> 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). The cost, under gcc: a request
- * with options takes 1.3x the instructions and 1.5x the time (SET k v EX 100: 353 -> 472
- * instructions, 15 -> 22 ns); clang still inlines into cold functions, and costs nothing
- * measurable. For full speed on option paths, compile the generated .c with
+ * -> 3.0 s and 213 -> 178 KB; as RG_NOINLINE, 3.6 s and 215 KB). In a source file generated
+ * without --iov, the general path is now an op table interpreted by rg_ops_pipe_write (below, "op
+ * tables"), and _pipe_write_opts only fills a struct and calls it: there RG_OPTS_PATH changes
+ * little. With --iov, _pipe_write_opts is the command's measure and put code, and the cost of cold
+ * under gcc is that a request with options takes 1.3x the instructions and 1.5x the time (SET k v
+ * EX 100: 353 -> 472 instructions, 15 -> 22 ns); clang still inlines into cold functions, and
+ * costs nothing measurable. For full speed there, compile the generated .c with
  * -DRG_OPTS_PATH=RG_NOINLINE (out of line, not cold), or define RG_OPTS_PATH before including
  * rg_enc.h. Commands with options but no fixed-shape path keep their one _pipe_write hot: it is
  * their only path (cold: another 0.1 s and 12 KB less). */
@@ -417,6 +421,144 @@ static inline size_t rg_meas_total_array(const rg_meas *m) {
 static inline char *rg_put_bulk_lit(char *dst, rg_view bulk) {
     return rg_put_raw(dst, bulk.ptr, bulk.len);
 }
+
+/* ---- op tables: the general path of a generated command as data --------------------------------
+ * Why: a command's option path compiled from its own measure and put code (oneof switches, loops,
+ * blocks, each twice) was 30% of the compile time of the full Redis set's redis.c, for the rare
+ * request with options. As a table of these ops, interpreted by rg_ops_pipe_write, the compiler
+ * sees constants instead of code. The interpreter measures with exactly the rg_meas_* rules above
+ * (the same refusals: a view {NULL, n > 0}, a string past its max_len, a NaN, a choice outside its
+ * enum, the spec's checks) and writes exactly what generated put code writes.
+ *
+ * A table is a static const array the generator emits (the RG_OP_* macros below), read-only and
+ * owned by the generated file. Its first op is RG_OP_COMMAND or RG_OP_TYPE: how many ops follow;
+ * ops with a body (IF, EACH, CASE, SWITCH) are followed by it, n ops long. An op finds its value
+ * at offset off from one of three bases: the command's required arguments (a struct the generated
+ * function fills), its options (may be NULL: every op that reads them is under RG_OP_IF_OPTS,
+ * except COUNT, which reads 0 then) or the value a type's table describes (a block or oneof,
+ * RG_OP_CALL). With RG_OP_ELEM, the member at off is a list pointer and the value is its element i
+ * (the index of the enclosing EACH) of aux bytes. Values are read as the C types the generated
+ * structs declare them (rg_view, int64_t, double, size_t, a list pointer); enums and bools, whose
+ * size the compiler picks, by their size (1, 2, 4 or 8 bytes) through memcpy. */
+typedef enum rg_op_code {
+    RG_OP_END_,    /* never in a table; keeps 0 out of the codes */
+    RG_OP_HEAD,    /* first op: n ops follow */
+    RG_OP_LITERAL, /* constant bytes ptr, n long: aux words */
+    RG_OP_BULK,    /* an rg_view as a bulk, at most n bytes */
+    RG_OP_INT,     /* an int64_t as a bulk */
+    RG_OP_NUM,     /* a size_t count as an integer bulk (0 without opts) */
+    RG_OP_DOUBLE,  /* a double as a bulk */
+    RG_OP_CHOICE,  /* an enum of size bytes: its bulk in the rg_view table ptr, n entries */
+    RG_OP_TABLE,   /* a block or oneof: the table ptr with that value as base RG_OP_VALUE */
+    RG_OP_IF,      /* the body when test holds */
+    RG_OP_CHECK,   /* measuring: invalid when test holds; RG_OP_STOP: measuring this table stops */
+    RG_OP_EACH,    /* the body for each element i < the size_t count at off */
+    RG_OP_SWITCH,  /* a oneof: the CASE (label aux) of its kind; none: invalid (n ops of cases) */
+    RG_OP_CASE,    /* an alternative, n ops; off ops from it to the end of its SWITCH */
+} rg_op_code;
+
+/* Where an op's value is (rg_op.base). */
+typedef enum rg_op_base { RG_OP_REQ, RG_OP_OPTS, RG_OP_VALUE } rg_op_base;
+
+/* The tests of IF and CHECK (rg_op.test). */
+typedef enum rg_op_test {
+    RG_TEST_OPTS,     /* opts != NULL */
+    RG_TEST_VIEW,     /* the rg_view is given: ptr or len (so that {NULL, n > 0} is refused) */
+    RG_TEST_NONZERO,  /* the enum, oneof kind or bool (size bytes) is not 0 (none, false) */
+    RG_TEST_NONEMPTY, /* the size_t count is above 0 */
+    RG_TEST_EMPTY,    /* the size_t count is 0 */
+    RG_TEST_NULL,     /* the list pointer is NULL */
+    RG_TEST_NULL_LIST /* the list pointer is NULL and the size_t count at aux is not 0 */
+} rg_op_test;
+
+/* rg_op.flags */
+#define RG_OP_ELEM  1u /* the value is element i of the list at off, aux bytes each */
+#define RG_OP_STOP  2u /* CHECK: what follows would read through NULL */
+#define RG_OP_ARRAY 4u /* HEAD of a command whose word count varies: an array header first */
+
+/* 32 bytes on 64-bit targets (the full Redis set has about 1,200 ops). off and aux hold struct
+ * offsets, element sizes, word counts and enum labels: below 4 GiB (a constant that is not would
+ * be a compile-time conversion error of the generated table, not a silent wrap). */
+typedef struct rg_op {
+    unsigned char code;  /* rg_op_code */
+    unsigned char base;  /* rg_op_base */
+    unsigned char test;  /* rg_op_test */
+    unsigned char flags; /* RG_OP_* flags */
+    unsigned char size;  /* bytes of an enum, kind or bool value */
+    uint32_t off;        /* where the value is in its base; CASE: ops to the end of its SWITCH */
+    uint32_t aux;        /* words (LITERAL), element size (ELEM), count (NULL_LIST), label (CASE) */
+    size_t n;            /* ops of the body, bytes (LITERAL), max_len (BULK), entries (CHOICE) */
+    const void *ptr;     /* bytes (LITERAL), bulks (CHOICE), table (TABLE) */
+} rg_op;
+
+/* Table entries, by base b (RG_OP_REQ, RG_OP_OPTS, RG_OP_VALUE), struct type T and member m. The
+ * _EL forms read element i of the list member m. */
+#define RG_OP_SIZE_(T, m)   sizeof(((T *)0)->m)
+#define RG_OP_STRIDE_(T, m) sizeof(*((T *)0)->m)
+#define RG_OP_AT_(b, T, m)  .base = (b), .off = offsetof(T, m)
+#define RG_OP_EL_(b, T, m)  RG_OP_AT_(b, T, m), .flags = RG_OP_ELEM, .aux = RG_OP_STRIDE_(T, m)
+
+#define RG_OP_COMMAND(len, fl) \
+    { .code = RG_OP_HEAD, .n = (len), .flags = (fl) }
+#define RG_OP_TYPE(len) \
+    { .code = RG_OP_HEAD, .n = (len) }
+#define RG_OP_LIT(s, len, argc) \
+    { .code = RG_OP_LITERAL, .ptr = (s), .n = (len), .aux = (argc) }
+#define RG_OP_VIEW(b, T, m, max) \
+    { .code = RG_OP_BULK, RG_OP_AT_(b, T, m), .n = (max) }
+#define RG_OP_VIEW_EL(b, T, m, max) \
+    { .code = RG_OP_BULK, RG_OP_EL_(b, T, m), .n = (max) }
+#define RG_OP_I64(b, T, m) \
+    { .code = RG_OP_INT, RG_OP_AT_(b, T, m) }
+#define RG_OP_I64_EL(b, T, m) \
+    { .code = RG_OP_INT, RG_OP_EL_(b, T, m) }
+#define RG_OP_COUNT(b, T, m) \
+    { .code = RG_OP_NUM, RG_OP_AT_(b, T, m) }
+#define RG_OP_DBL(b, T, m) \
+    { .code = RG_OP_DOUBLE, RG_OP_AT_(b, T, m) }
+#define RG_OP_DBL_EL(b, T, m) \
+    { .code = RG_OP_DOUBLE, RG_OP_EL_(b, T, m) }
+#define RG_OP_ENUM(b, T, m, bulks)                                                           \
+    {                                                                                        \
+        .code = RG_OP_CHOICE, RG_OP_AT_(b, T, m), .size = RG_OP_SIZE_(T, m), .ptr = (bulks), \
+        .n = sizeof(bulks) / sizeof((bulks)[0])                                              \
+    }
+#define RG_OP_ENUM_EL(b, T, m, bulks)                                                          \
+    {                                                                                          \
+        .code = RG_OP_CHOICE, RG_OP_EL_(b, T, m), .size = RG_OP_STRIDE_(T, m), .ptr = (bulks), \
+        .n = sizeof(bulks) / sizeof((bulks)[0])                                                \
+    }
+#define RG_OP_CALL(b, T, m, ops) \
+    { .code = RG_OP_TABLE, RG_OP_AT_(b, T, m), .ptr = (ops) }
+#define RG_OP_CALL_EL(b, T, m, ops) \
+    { .code = RG_OP_TABLE, RG_OP_EL_(b, T, m), .ptr = (ops) }
+#define RG_OP_IF_OPTS(len) \
+    { .code = RG_OP_IF, .test = RG_TEST_OPTS, .n = (len) }
+#define RG_OP_IF(t, b, T, m, len) \
+    { .code = RG_OP_IF, .test = (t), RG_OP_AT_(b, T, m), .size = RG_OP_SIZE_(T, m), .n = (len) }
+#define RG_OP_CHECK(t, b, T, m, fl) \
+    { .code = RG_OP_CHECK, .test = (t), RG_OP_AT_(b, T, m), .flags = (fl) }
+#define RG_OP_CHECK_NULL_LIST(b, T, m, count, fl)                           \
+    {                                                                       \
+        .code = RG_OP_CHECK, .test = RG_TEST_NULL_LIST, RG_OP_AT_(b, T, m), \
+        .aux = offsetof(T, count), .flags = (fl)                            \
+    }
+#define RG_OP_EACH(b, T, count, len) \
+    { .code = RG_OP_EACH, RG_OP_AT_(b, T, count), .n = (len) }
+#define RG_OP_SWITCH(T, len)                                                                 \
+    {                                                                                        \
+        .code = RG_OP_SWITCH, RG_OP_AT_(RG_OP_VALUE, T, kind), .size = RG_OP_SIZE_(T, kind), \
+        .n = (len)                                                                           \
+    }
+#define RG_OP_CASE(label, len, rest) \
+    { .code = RG_OP_CASE, .aux = (label), .n = (len), .off = (rest) }
+
+/* What a generated _pipe_write does with the command whose table is ops (its RG_OP_COMMAND head
+ * first): measures the request, and when it is valid and fits (rg_pipe_fits, growing an owned
+ * pipe), writes it at the pipe's end. Returns its size (0: invalid, nothing written); the caller
+ * commits. req: the command's required arguments (the generated struct the table's offsets are
+ * in; NULL without any); opts: its options or NULL. Both are borrowed for the call only. */
+size_t rg_ops_pipe_write(rg_pipe *p, const rg_op *ops, const void *req, const void *opts);
 
 /* Entries rg_argv_encode_iov needs at most for argc arguments: 2 * argc + 1 (saturating). */
 static inline size_t rg_argv_iov_count(size_t argc) {

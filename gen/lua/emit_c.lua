@@ -6,6 +6,7 @@ local frame = require("frame")
 local layout = require("layout")
 local resp = require("resp")
 local shape = require("emit_shape")
+local tables = require("emit_table")
 local template = require("template")
 
 local M = {}
@@ -536,35 +537,39 @@ end
 ---------------------------------------------------------------------------------------------
 -- Definitions (source, or header-only).
 
--- The enum's table entries, relative to the function body: one designated initializer per
--- value. One that does not fit on a line breaks inside its braces when that fits, else after
--- '=' (clang-format's penalties for the two).
-local function bulk_entries(t)
+-- The enum's table entries at column col: one designated initializer per value. One that does
+-- not fit on a line breaks inside its braces when that fits, else after '=' (clang-format's
+-- penalties for the two).
+local function bulk_lines(t, col)
     local flat = {}
     for _, alt in ipairs(t.alts) do
         flat[#flat + 1] = "[" .. alt.label .. "] = {\"" .. resp.c_escape(alt.bulk) .. "\", " ..
             #alt.bulk .. "}"
     end
-    local rows = layout.rows(2 * IND, flat)
-    if rows then
-        for k, r in ipairs(rows) do rows[k] = text(r:sub(IND + 1)) end
-        return rows
-    end
+    local rows = layout.rows(col, flat)
+    if rows then return rows end
     local out = {}
     for _, alt in ipairs(t.alts) do
         local head = "[" .. alt.label .. "] = "
         local lit, len = '{"' .. resp.c_escape(alt.bulk) .. '",', #alt.bulk .. "},"
-        local col = 2 * IND + #head
-        if col + #lit + 1 + #len <= LIMIT then
-            out[#out + 1] = text(layout.spaces(IND) .. head .. lit .. " " .. len)
-        elseif col + #lit <= LIMIT then
-            out[#out + 1] = text(layout.spaces(IND) .. head .. lit)
-            out[#out + 1] = text(layout.spaces(col + 1 - IND) .. len)
+        local at = col + #head
+        if at + #lit + 1 + #len <= LIMIT then
+            out[#out + 1] = layout.spaces(col) .. head .. lit .. " " .. len
+        elseif at + #lit <= LIMIT then
+            out[#out + 1] = layout.spaces(col) .. head .. lit
+            out[#out + 1] = layout.spaces(at + 1) .. len
         else
-            out[#out + 1] = text(layout.spaces(IND) .. head:gsub(" $", ""))
-            out[#out + 1] = text(layout.spaces(2 * IND) .. lit .. " " .. len)
+            out[#out + 1] = layout.spaces(col) .. head:gsub(" $", "")
+            out[#out + 1] = layout.spaces(col + IND) .. lit .. " " .. len
         end
     end
+    return out
+end
+
+-- The same entries as statements of a function body (a local table).
+local function bulk_entries(t)
+    local out = {}
+    for k, l in ipairs(bulk_lines(t, 2 * IND)) do out[k] = text(l:sub(IND + 1)) end
     return out
 end
 
@@ -863,12 +868,66 @@ end
 -- static inline anyway.
 local STATIC = "static inline"
 
+-- The general path of a command with a fixed-shape path as an op table (emit_table.lua): its
+-- types as tables too (enum types keep their functions, which the fixed-shape path may call,
+-- and add a bulk table), the struct of its required arguments, and a _pipe_write_opts that
+-- fills that struct and calls the interpreter (rg_ops_pipe_write, runtime/rg_ops.c).
+local function table_defs(cm, ops, plain)
+    local used, type_parts = {}, {}
+    for k, t in ipairs(cm.types) do
+        if not t.enum then type_parts[k] = tables.type_table(t, used) end
+    end
+    local cmd_table = tables.command_table(cm, guard_opts(cm.ops), used)
+    -- The enum types the fixed-shape path measures and writes through their functions.
+    local fast_enums = {}
+    for _, o in ipairs(plain.ops) do
+        if o.op == "enum" then fast_enums[o.arg.cname] = true end
+    end
+    local parts = {}
+    for k, t in ipairs(cm.types) do
+        if t.enum then
+            if fast_enums[t.cname] then parts[#parts + 1] = enum_defs(t, ops, STATIC) end
+            if used[t.cname] then parts[#parts + 1] = tables.bulks(t) end
+        else
+            parts[#parts + 1] = type_parts[k]
+        end
+    end
+    local params = concat(PIPE_WRITE, param_texts(cm))
+    local body, req = {}, "NULL"
+    if #cm.params > 0 then
+        local name = tables.req_name(cm)
+        parts[#parts + 1] = layout.comment(0, "The required arguments of " ..
+            resp.comment_escape(cm.name) .. ", where " .. tables.ops_name(cm.fn) ..
+            " finds them.") .. "\n" .. struct_decl(name, member_lines(cm.params, IND))
+        body[1] = text(name .. " req;")
+        for _, d in ipairs(cm.params) do
+            body[#body + 1] = text(layout.assign(IND, "req." .. d.name, d.name):sub(IND + 1))
+        end
+        req = "&req"
+    end
+    parts[#parts + 1] = cmd_table
+    body[#body + 1] = call("return ", "rg_ops_pipe_write", { "p", tables.ops_name(cm.fn), req,
+        cm.has_opts and "opts" or "NULL" })
+    local opts_fn = cm.fn .. "_pipe_write_opts"
+    local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
+    parts[#parts + 1] = layout.comment(0, "With options: the table's request, measured and " ..
+        "written by rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).") .. "\n" ..
+        func("static RG_OPTS_PATH size_t ", opts_fn, params, body) .. "\n\n" ..
+        func("size_t ", cm.fn .. "_pipe_write", params, {
+            fast,
+            call("return ", opts_fn, concat({ "p" }, arg_names(cm))),
+        })
+    return table.concat(parts, "\n\n")
+end
+
 local function command_defs(cm, ops, form)
     local static = STATIC
-    local parts = {}
-    for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
+    local plain = form.table and plain_ops(cm)
     local shared = form.shapes and
         shape.write(form.shapes, cm, WRAPPER_LEAD, concat(PIPE_WRITE, param_texts(cm)), SHAPE_C)
+    if plain and not shared then return table_defs(cm, ops, plain) end
+    local parts = {}
+    for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     if shared then
         form.shaped[cm.fn] = shared
         return table.concat(parts, "\n\n")
@@ -999,9 +1058,11 @@ function M.emit(model, opts)
     -- Shared shape encoders (emit_shape.lua): in a source file without the iovec form.
     -- form.shaped: the static inline _pipe_write of each command that calls its shape, by cm.fn,
     -- for the header.
+    -- form.table: general paths as op tables (emit_table.lua), under the same conditions.
     if not form.header_only and not form.iov then
         form.shapes = shape.new(model.prefix, model.taken)
         form.shaped = {}
+        form.table = true
     end
     local used = {}
     local ops = new_ops(model, used, form.iov)

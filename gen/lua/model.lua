@@ -44,8 +44,11 @@ local SCALAR = {
 }
 
 -- Names every command owns besides its types: functions and the options struct.
+-- (req_args and op_table: the struct of the required arguments and the op table of a command
+-- whose general path is a table, emit_table.lua.)
 local COMMAND_SUFFIXES = { "size", "encode", "try_encode", "pipe_write", "pipe_write_opts",
-    "append", "iov_count", "scratch_size", "encode_iov", "measure", "put", "opts" }
+    "append", "iov_count", "scratch_size", "encode_iov", "measure", "put", "opts", "req_args",
+    "op_table" }
 local MACRO_SUFFIXES = { "FIXED_SIZE", "MAX_SIZE", "IOV_MAX", "SCRATCH_MAX" }
 
 -- Helpers the emitter may define once per generated file: the pieces of templates/helpers.c.in.
@@ -620,6 +623,8 @@ local function check_type_names(t, global, cmd, report)
     global.claim(t.cname, t.line, cmd.name, t.path, "type")
     global.claim(t.cname .. "_measure", t.line, cmd.name, t.path, "function")
     global.claim(t.cname .. "_put", t.line, cmd.name, t.path, "function")
+    -- Its op table (a block or oneof) or bulk table (an enum) in a general path as data.
+    global.claim(t.cname .. (t.enum and "_bulks" or "_op_table"), t.line, cmd.name, t.path, "table")
     if t.enum then
         global.claim(t.none, t.line, cmd.name, t.path, "enumerator")
         for _, alt in ipairs(t.alts) do
@@ -659,7 +664,8 @@ local function check_names(model, report)
             global.claim(cm.MACRO .. "_" .. s, cm.line, cm.name, nil, "macro")
         end
         for _, t in ipairs(cm.types) do check_type_names(t, global, cm, report) end
-        local params = { { name = "dst" }, { name = "cap" }, { name = "opts" } }
+        -- req: the local struct of _pipe_write_opts when the general path is a table.
+        local params = { { name = "dst" }, { name = "cap" }, { name = "opts" }, { name = "req" } }
         append(params, cm.params)
         claim_members(params, cm.line, cm.name, nil, report)
         claim_members(cm.opts_fields, cm.line, cm.name, nil, report)

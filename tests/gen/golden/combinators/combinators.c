@@ -106,135 +106,71 @@ static inline char *combinators_choice_mode_put(char *dst, combinators_choice_mo
     return rg_put_bulk_lit(dst, b);
 }
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view combinators_choice_condition_bulk(combinators_choice_condition v) {
-    static const rg_view bulks[] = {
-        [COMBINATORS_CHOICE_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
-        [COMBINATORS_CHOICE_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_view combinators_choice_mode_bulks[] = {
+    {NULL, 0},
+    {"$4\r\nFAST\r\n", 10},
+    {"$4\r\nSAFE\r\n", 10},
+};
 
-static inline void combinators_choice_condition_measure(rg_meas *m,
-                                                        combinators_choice_condition v) {
-    const rg_view b = combinators_choice_condition_bulk(v);
-    rg_meas_bulk(m, b);
-}
+static const rg_view combinators_choice_condition_bulks[] = {
+    {NULL, 0},
+    {"$2\r\nNX\r\n", 8},
+    {"$2\r\nXX\r\n", 8},
+};
 
-static inline char *combinators_choice_condition_put(char *dst, combinators_choice_condition v) {
-    const rg_view b = combinators_choice_condition_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
+static const rg_op combinators_choice_expiry_op_table[] = {
+    RG_OP_TYPE(12),
+    RG_OP_SWITCH(combinators_choice_expiry, 11),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_SECONDS, 2, 11),
+    RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
+    RG_OP_I64(RG_OP_VALUE, combinators_choice_expiry, seconds),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_RATIO, 2, 8),
+    RG_OP_LIT("$5\r\nRATIO\r\n", 11, 1),
+    RG_OP_DBL(RG_OP_VALUE, combinators_choice_expiry, ratio),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_AT, 2, 5),
+    RG_OP_LIT("$2\r\nAT\r\n", 8, 1),
+    RG_OP_VIEW(RG_OP_VALUE, combinators_choice_expiry, at, SIZE_MAX),
+    RG_OP_CASE(COMBINATORS_CHOICE_EXPIRY_KEEP, 1, 2),
+    RG_OP_LIT("$7\r\nKEEPTTL\r\n", 13, 1),
+};
 
-static inline void combinators_choice_expiry_measure(rg_meas *m,
-                                                     const combinators_choice_expiry *v) {
-    switch (v->kind) {
-    case COMBINATORS_CHOICE_EXPIRY_SECONDS:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_i64(m, v->seconds);
-        break;
-    case COMBINATORS_CHOICE_EXPIRY_RATIO:
-        rg_meas_lit(m, 1, 11);
-        rg_meas_double(m, v->ratio);
-        break;
-    case COMBINATORS_CHOICE_EXPIRY_AT:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_view(m, v->at);
-        break;
-    case COMBINATORS_CHOICE_EXPIRY_KEEP: rg_meas_lit(m, 1, 13); break;
-    default: m->bad = true; break;
-    }
-}
+static const rg_view combinators_choice_aggregate_bulks[] = {
+    {NULL, 0},
+    {"$3\r\nSUM\r\n", 9},
+    {"$3\r\nMIN\r\n", 9},
+    {"$3\r\nMAX\r\n", 9},
+};
 
-static inline char *combinators_choice_expiry_put(char *dst, const combinators_choice_expiry *v) {
-    switch (v->kind) {
-    case COMBINATORS_CHOICE_EXPIRY_SECONDS:
-        dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, v->seconds);
-        break;
-    case COMBINATORS_CHOICE_EXPIRY_RATIO:
-        dst = rg_put_raw(dst, "$5\r\nRATIO\r\n", 11);
-        dst = rg_put_bulk_double(dst, v->ratio);
-        break;
-    case COMBINATORS_CHOICE_EXPIRY_AT:
-        dst = rg_put_raw(dst, "$2\r\nAT\r\n", 8);
-        dst = rg_put_bulk(dst, v->at.ptr, v->at.len);
-        break;
-    case COMBINATORS_CHOICE_EXPIRY_KEEP: dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13); break;
-    default: break;
-    }
-    return dst;
-}
+/* The required arguments of CHOICE, where combinators_choice_op_table finds them. */
+typedef struct combinators_choice_req_args {
+    rg_view key;
+    combinators_choice_mode mode;
+} combinators_choice_req_args;
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view combinators_choice_aggregate_bulk(combinators_choice_aggregate v) {
-    static const rg_view bulks[] = {
-        [COMBINATORS_CHOICE_AGGREGATE_SUM] = {"$3\r\nSUM\r\n", 9},
-        [COMBINATORS_CHOICE_AGGREGATE_MIN] = {"$3\r\nMIN\r\n", 9},
-        [COMBINATORS_CHOICE_AGGREGATE_MAX] = {"$3\r\nMAX\r\n", 9},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_op combinators_choice_op_table[] = {
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
+    RG_OP_LIT("$6\r\nCHOICE\r\n", 12, 1),
+    RG_OP_VIEW(RG_OP_REQ, combinators_choice_req_args, key, SIZE_MAX),
+    RG_OP_ENUM(RG_OP_REQ, combinators_choice_req_args, mode, combinators_choice_mode_bulks),
+    RG_OP_IF_OPTS(7),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_choice_opts, condition, 1),
+    RG_OP_ENUM(RG_OP_OPTS, combinators_choice_opts, condition, combinators_choice_condition_bulks),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_choice_opts, expiry.kind, 1),
+    RG_OP_CALL(RG_OP_OPTS, combinators_choice_opts, expiry, combinators_choice_expiry_op_table),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_choice_opts, aggregate, 2),
+    RG_OP_LIT("$9\r\nAGGREGATE\r\n", 15, 1),
+    RG_OP_ENUM(RG_OP_OPTS, combinators_choice_opts, aggregate, combinators_choice_aggregate_bulks),
+};
 
-static inline void combinators_choice_aggregate_measure(rg_meas *m,
-                                                        combinators_choice_aggregate v) {
-    const rg_view b = combinators_choice_aggregate_bulk(v);
-    rg_meas_bulk(m, b);
-}
-
-static inline char *combinators_choice_aggregate_put(char *dst, combinators_choice_aggregate v) {
-    const rg_view b = combinators_choice_aggregate_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
-
-static inline size_t combinators_choice_measure(rg_meas *m, rg_view key,
-                                                combinators_choice_mode mode,
-                                                const combinators_choice_opts *opts) {
-    rg_meas_start(m, 1, COMBINATORS_CHOICE_FIXED_SIZE);
-    rg_meas_view(m, key);
-    combinators_choice_mode_measure(m, mode);
-    if (opts) {
-        if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
-            combinators_choice_condition_measure(m, opts->condition);
-        if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
-            combinators_choice_expiry_measure(m, &opts->expiry);
-        if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
-            rg_meas_lit(m, 1, 15);
-            combinators_choice_aggregate_measure(m, opts->aggregate);
-        }
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *combinators_choice_put(char *dst, size_t argc, rg_view key,
-                                           combinators_choice_mode mode,
-                                           const combinators_choice_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nCHOICE\r\n", 12);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = combinators_choice_mode_put(dst, mode);
-    if (opts) {
-        if (opts->condition != COMBINATORS_CHOICE_CONDITION_NONE)
-            dst = combinators_choice_condition_put(dst, opts->condition);
-        if (opts->expiry.kind != COMBINATORS_CHOICE_EXPIRY_NONE)
-            dst = combinators_choice_expiry_put(dst, &opts->expiry);
-        if (opts->aggregate != COMBINATORS_CHOICE_AGGREGATE_NONE) {
-            dst = rg_put_raw(dst, "$9\r\nAGGREGATE\r\n", 15);
-            dst = combinators_choice_aggregate_put(dst, opts->aggregate);
-        }
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t combinators_choice_pipe_write_opts(rg_pipe *p, rg_view key,
                                                               combinators_choice_mode mode,
                                                               const combinators_choice_opts *opts) {
-    rg_meas m;
-    const size_t n = combinators_choice_measure(&m, key, mode, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    combinators_choice_put(rg_pipe_end(p), m.argc, key, mode, opts);
-    return n;
+    combinators_choice_req_args req;
+    req.key = key;
+    req.mode = mode;
+    return rg_ops_pipe_write(p, combinators_choice_op_table, &req, opts);
 }
 
 size_t combinators_choice_pipe_write(rg_pipe *p, rg_view key, combinators_choice_mode mode,
@@ -256,87 +192,56 @@ size_t combinators_choice_pipe_write(rg_pipe *p, rg_view key, combinators_choice
     return combinators_choice_pipe_write_opts(p, key, mode, opts);
 }
 
-static inline void combinators_keywords_switch_measure(rg_meas *m,
-                                                       const combinators_keywords_switch *v) {
-    switch (v->kind) {
-    case COMBINATORS_KEYWORDS_SWITCH_CASE: rg_meas_lit(m, 1, 10); break;
-    case COMBINATORS_KEYWORDS_SWITCH_DO:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_i64(m, v->do_);
-        break;
-    default: m->bad = true; break;
-    }
-}
+static const rg_op combinators_keywords_switch_op_table[] = {
+    RG_OP_TYPE(6),
+    RG_OP_SWITCH(combinators_keywords_switch, 5),
+    RG_OP_CASE(COMBINATORS_KEYWORDS_SWITCH_CASE, 1, 5),
+    RG_OP_LIT("$4\r\nCASE\r\n", 10, 1),
+    RG_OP_CASE(COMBINATORS_KEYWORDS_SWITCH_DO, 2, 3),
+    RG_OP_LIT("$2\r\nDO\r\n", 8, 1),
+    RG_OP_I64(RG_OP_VALUE, combinators_keywords_switch, do_),
+};
 
-static inline char *combinators_keywords_switch_put(char *dst,
-                                                    const combinators_keywords_switch *v) {
-    switch (v->kind) {
-    case COMBINATORS_KEYWORDS_SWITCH_CASE: dst = rg_put_raw(dst, "$4\r\nCASE\r\n", 10); break;
-    case COMBINATORS_KEYWORDS_SWITCH_DO:
-        dst = rg_put_raw(dst, "$2\r\nDO\r\n", 8);
-        dst = rg_put_bulk_i64(dst, v->do_);
-        break;
-    default: break;
-    }
-    return dst;
-}
+static const rg_op combinators_keywords_struct_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_VIEW(RG_OP_VALUE, combinators_keywords_struct, register_, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_VALUE, combinators_keywords_struct, dst_, SIZE_MAX),
+};
 
-static inline void combinators_keywords_struct_measure(rg_meas *m,
-                                                       const combinators_keywords_struct *v) {
-    rg_meas_view(m, v->register_);
-    rg_meas_view(m, v->dst_);
-}
+/* The required arguments of KEYWORDS, where combinators_keywords_op_table finds them. */
+typedef struct combinators_keywords_req_args {
+    rg_view default_;
+    int64_t int_;
+    rg_view unix_time;
+} combinators_keywords_req_args;
 
-static inline char *combinators_keywords_struct_put(char *dst,
-                                                    const combinators_keywords_struct *v) {
-    dst = rg_put_bulk(dst, v->register_.ptr, v->register_.len);
-    dst = rg_put_bulk(dst, v->dst_.ptr, v->dst_.len);
-    return dst;
-}
+static const rg_op combinators_keywords_op_table[] = {
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
+    RG_OP_LIT("$8\r\nKEYWORDS\r\n", 14, 1),
+    RG_OP_VIEW(RG_OP_REQ, combinators_keywords_req_args, default_, SIZE_MAX),
+    RG_OP_I64(RG_OP_REQ, combinators_keywords_req_args, int_),
+    RG_OP_VIEW(RG_OP_REQ, combinators_keywords_req_args, unix_time, SIZE_MAX),
+    RG_OP_IF_OPTS(6),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, combinators_keywords_opts, operator_, 1),
+    RG_OP_VIEW(RG_OP_OPTS, combinators_keywords_opts, operator_, SIZE_MAX),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_keywords_opts, switch_.kind, 1),
+    RG_OP_CALL(RG_OP_OPTS, combinators_keywords_opts, switch_,
+               combinators_keywords_switch_op_table),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_keywords_opts, has_struct, 1),
+    RG_OP_CALL(RG_OP_OPTS, combinators_keywords_opts, struct_,
+               combinators_keywords_struct_op_table),
+};
 
-static inline size_t combinators_keywords_measure(rg_meas *m, rg_view default_, int64_t int_,
-                                                  rg_view unix_time,
-                                                  const combinators_keywords_opts *opts) {
-    rg_meas_start(m, 1, COMBINATORS_KEYWORDS_FIXED_SIZE);
-    rg_meas_view(m, default_);
-    rg_meas_i64(m, int_);
-    rg_meas_view(m, unix_time);
-    if (opts) {
-        if (opts->operator_.ptr || opts->operator_.len) rg_meas_view(m, opts->operator_);
-        if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
-            combinators_keywords_switch_measure(m, &opts->switch_);
-        if (opts->has_struct) combinators_keywords_struct_measure(m, &opts->struct_);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *combinators_keywords_put(char *dst, size_t argc, rg_view default_, int64_t int_,
-                                             rg_view unix_time,
-                                             const combinators_keywords_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$8\r\nKEYWORDS\r\n", 14);
-    dst = rg_put_bulk(dst, default_.ptr, default_.len);
-    dst = rg_put_bulk_i64(dst, int_);
-    dst = rg_put_bulk(dst, unix_time.ptr, unix_time.len);
-    if (opts) {
-        if (opts->operator_.ptr || opts->operator_.len)
-            dst = rg_put_bulk(dst, opts->operator_.ptr, opts->operator_.len);
-        if (opts->switch_.kind != COMBINATORS_KEYWORDS_SWITCH_NONE)
-            dst = combinators_keywords_switch_put(dst, &opts->switch_);
-        if (opts->has_struct) dst = combinators_keywords_struct_put(dst, &opts->struct_);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t
 combinators_keywords_pipe_write_opts(rg_pipe *p, rg_view default_, int64_t int_, rg_view unix_time,
                                      const combinators_keywords_opts *opts) {
-    rg_meas m;
-    const size_t n = combinators_keywords_measure(&m, default_, int_, unix_time, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    combinators_keywords_put(rg_pipe_end(p), m.argc, default_, int_, unix_time, opts);
-    return n;
+    combinators_keywords_req_args req;
+    req.default_ = default_;
+    req.int_ = int_;
+    req.unix_time = unix_time;
+    return rg_ops_pipe_write(p, combinators_keywords_op_table, &req, opts);
 }
 
 size_t combinators_keywords_pipe_write(rg_pipe *p, rg_view default_, int64_t int_,

@@ -207,60 +207,34 @@ size_t example_client_kill_pipe_write(rg_pipe *p, example_client_kill_filter fil
     return n;
 }
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view example_expire_condition_bulk(example_expire_condition v) {
-    static const rg_view bulks[] = {
-        [EXAMPLE_EXPIRE_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
-        [EXAMPLE_EXPIRE_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
-        [EXAMPLE_EXPIRE_CONDITION_GT] = {"$2\r\nGT\r\n", 8},
-        [EXAMPLE_EXPIRE_CONDITION_LT] = {"$2\r\nLT\r\n", 8},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_view example_expire_condition_bulks[] = {
+    {NULL, 0}, {"$2\r\nNX\r\n", 8}, {"$2\r\nXX\r\n", 8}, {"$2\r\nGT\r\n", 8}, {"$2\r\nLT\r\n", 8},
+};
 
-static inline void example_expire_condition_measure(rg_meas *m, example_expire_condition v) {
-    const rg_view b = example_expire_condition_bulk(v);
-    rg_meas_bulk(m, b);
-}
+/* The required arguments of EXPIRE, where example_expire_op_table finds them. */
+typedef struct example_expire_req_args {
+    rg_view key;
+    int64_t seconds;
+} example_expire_req_args;
 
-static inline char *example_expire_condition_put(char *dst, example_expire_condition v) {
-    const rg_view b = example_expire_condition_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
+static const rg_op example_expire_op_table[] = {
+    RG_OP_COMMAND(6, RG_OP_ARRAY),
+    RG_OP_LIT("$6\r\nEXPIRE\r\n", 12, 1),
+    RG_OP_VIEW(RG_OP_REQ, example_expire_req_args, key, SIZE_MAX),
+    RG_OP_I64(RG_OP_REQ, example_expire_req_args, seconds),
+    RG_OP_IF_OPTS(2),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_expire_opts, condition, 1),
+    RG_OP_ENUM(RG_OP_OPTS, example_expire_opts, condition, example_expire_condition_bulks),
+};
 
-static inline size_t example_expire_measure(rg_meas *m, rg_view key, int64_t seconds,
-                                            const example_expire_opts *opts) {
-    rg_meas_start(m, 1, EXAMPLE_EXPIRE_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_i64(m, seconds);
-    if (opts) {
-        if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
-            example_expire_condition_measure(m, opts->condition);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *example_expire_put(char *dst, size_t argc, rg_view key, int64_t seconds,
-                                       const example_expire_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nEXPIRE\r\n", 12);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk_i64(dst, seconds);
-    if (opts) {
-        if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE)
-            dst = example_expire_condition_put(dst, opts->condition);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t example_expire_pipe_write_opts(rg_pipe *p, rg_view key, int64_t seconds,
                                                           const example_expire_opts *opts) {
-    rg_meas m;
-    const size_t n = example_expire_measure(&m, key, seconds, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_expire_put(rg_pipe_end(p), m.argc, key, seconds, opts);
-    return n;
+    example_expire_req_args req;
+    req.key = key;
+    req.seconds = seconds;
+    return rg_ops_pipe_write(p, example_expire_op_table, &req, opts);
 }
 
 size_t example_expire_pipe_write(rg_pipe *p, rg_view key, int64_t seconds,
@@ -575,31 +549,18 @@ size_t example_mset_pipe_write(rg_pipe *p, const example_mset_data *data, size_t
     return n;
 }
 
-static inline size_t example_ping_measure(rg_meas *m, const example_ping_opts *opts) {
-    rg_meas_start(m, 1, EXAMPLE_PING_FIXED_SIZE);
-    if (opts) {
-        if (opts->message.ptr || opts->message.len) rg_meas_view_max(m, opts->message, 64);
-    }
-    return rg_meas_total_array(m);
-}
+static const rg_op example_ping_op_table[] = {
+    RG_OP_COMMAND(4, RG_OP_ARRAY),
+    RG_OP_LIT("$4\r\nPING\r\n", 10, 1),
+    RG_OP_IF_OPTS(2),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, example_ping_opts, message, 1),
+    RG_OP_VIEW(RG_OP_OPTS, example_ping_opts, message, 64),
+};
 
-static inline char *example_ping_put(char *dst, size_t argc, const example_ping_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nPING\r\n", 10);
-    if (opts) {
-        if (opts->message.ptr || opts->message.len)
-            dst = rg_put_bulk(dst, opts->message.ptr, opts->message.len);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t example_ping_pipe_write_opts(rg_pipe *p, const example_ping_opts *opts) {
-    rg_meas m;
-    const size_t n = example_ping_measure(&m, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_ping_put(rg_pipe_end(p), m.argc, opts);
-    return n;
+    return rg_ops_pipe_write(p, example_ping_op_table, NULL, opts);
 }
 
 size_t example_ping_pipe_write(rg_pipe *p, const example_ping_opts *opts) {
@@ -616,111 +577,59 @@ size_t example_ping_pipe_write(rg_pipe *p, const example_ping_opts *opts) {
     return example_ping_pipe_write_opts(p, opts);
 }
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view example_set_condition_bulk(example_set_condition v) {
-    static const rg_view bulks[] = {
-        [EXAMPLE_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
-        [EXAMPLE_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_view example_set_condition_bulks[] = {
+    {NULL, 0},
+    {"$2\r\nNX\r\n", 8},
+    {"$2\r\nXX\r\n", 8},
+};
 
-static inline void example_set_condition_measure(rg_meas *m, example_set_condition v) {
-    const rg_view b = example_set_condition_bulk(v);
-    rg_meas_bulk(m, b);
-}
+static const rg_op example_set_expiration_op_table[] = {
+    RG_OP_TYPE(15),
+    RG_OP_SWITCH(example_set_expiration, 14),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_SECONDS, 2, 14),
+    RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
+    RG_OP_I64(RG_OP_VALUE, example_set_expiration, seconds),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_MILLISECONDS, 2, 11),
+    RG_OP_LIT("$2\r\nPX\r\n", 8, 1),
+    RG_OP_I64(RG_OP_VALUE, example_set_expiration, milliseconds),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS, 2, 8),
+    RG_OP_LIT("$4\r\nEXAT\r\n", 10, 1),
+    RG_OP_I64(RG_OP_VALUE, example_set_expiration, unix_time_seconds),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS, 2, 5),
+    RG_OP_LIT("$4\r\nPXAT\r\n", 10, 1),
+    RG_OP_I64(RG_OP_VALUE, example_set_expiration, unix_time_milliseconds),
+    RG_OP_CASE(EXAMPLE_SET_EXPIRATION_KEEPTTL, 1, 2),
+    RG_OP_LIT("$7\r\nKEEPTTL\r\n", 13, 1),
+};
 
-static inline char *example_set_condition_put(char *dst, example_set_condition v) {
-    const rg_view b = example_set_condition_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
+/* The required arguments of SET, where example_set_op_table finds them. */
+typedef struct example_set_req_args {
+    rg_view key;
+    rg_view value;
+} example_set_req_args;
 
-static inline void example_set_expiration_measure(rg_meas *m, const example_set_expiration *v) {
-    switch (v->kind) {
-    case EXAMPLE_SET_EXPIRATION_SECONDS:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_i64(m, v->seconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_MILLISECONDS:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_i64(m, v->milliseconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS:
-        rg_meas_lit(m, 1, 10);
-        rg_meas_i64(m, v->unix_time_seconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
-        rg_meas_lit(m, 1, 10);
-        rg_meas_i64(m, v->unix_time_milliseconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_KEEPTTL: rg_meas_lit(m, 1, 13); break;
-    default: m->bad = true; break;
-    }
-}
+static const rg_op example_set_op_table[] = {
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
+    RG_OP_LIT("$3\r\nSET\r\n", 9, 1),
+    RG_OP_VIEW(RG_OP_REQ, example_set_req_args, key, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, example_set_req_args, value, SIZE_MAX),
+    RG_OP_IF_OPTS(6),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_set_opts, condition, 1),
+    RG_OP_ENUM(RG_OP_OPTS, example_set_opts, condition, example_set_condition_bulks),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_set_opts, get, 1),
+    RG_OP_LIT("$3\r\nGET\r\n", 9, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_set_opts, expiration.kind, 1),
+    RG_OP_CALL(RG_OP_OPTS, example_set_opts, expiration, example_set_expiration_op_table),
+};
 
-static inline char *example_set_expiration_put(char *dst, const example_set_expiration *v) {
-    switch (v->kind) {
-    case EXAMPLE_SET_EXPIRATION_SECONDS:
-        dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, v->seconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_MILLISECONDS:
-        dst = rg_put_raw(dst, "$2\r\nPX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, v->milliseconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS:
-        dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
-        dst = rg_put_bulk_i64(dst, v->unix_time_seconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
-        dst = rg_put_raw(dst, "$4\r\nPXAT\r\n", 10);
-        dst = rg_put_bulk_i64(dst, v->unix_time_milliseconds);
-        break;
-    case EXAMPLE_SET_EXPIRATION_KEEPTTL: dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13); break;
-    default: break;
-    }
-    return dst;
-}
-
-static inline size_t example_set_measure(rg_meas *m, rg_view key, rg_view value,
-                                         const example_set_opts *opts) {
-    rg_meas_start(m, 1, EXAMPLE_SET_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, value);
-    if (opts) {
-        if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
-            example_set_condition_measure(m, opts->condition);
-        if (opts->get) rg_meas_lit(m, 1, 9);
-        if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
-            example_set_expiration_measure(m, &opts->expiration);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *example_set_put(char *dst, size_t argc, rg_view key, rg_view value,
-                                    const example_set_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, value.ptr, value.len);
-    if (opts) {
-        if (opts->condition != EXAMPLE_SET_CONDITION_NONE)
-            dst = example_set_condition_put(dst, opts->condition);
-        if (opts->get) dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-        if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE)
-            dst = example_set_expiration_put(dst, &opts->expiration);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t example_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                        const example_set_opts *opts) {
-    rg_meas m;
-    const size_t n = example_set_measure(&m, key, value, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_set_put(rg_pipe_end(p), m.argc, key, value, opts);
-    return n;
+    example_set_req_args req;
+    req.key = key;
+    req.value = value;
+    return rg_ops_pipe_write(p, example_set_op_table, &req, opts);
 }
 
 size_t example_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
@@ -744,104 +653,56 @@ size_t example_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
     return example_set_pipe_write_opts(p, key, value, opts);
 }
 
-static inline void example_sort_limit_measure(rg_meas *m, const example_sort_limit *v) {
-    rg_meas_i64(m, v->offset);
-    rg_meas_i64(m, v->count);
-}
+static const rg_op example_sort_limit_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_I64(RG_OP_VALUE, example_sort_limit, offset),
+    RG_OP_I64(RG_OP_VALUE, example_sort_limit, count),
+};
 
-static inline char *example_sort_limit_put(char *dst, const example_sort_limit *v) {
-    dst = rg_put_bulk_i64(dst, v->offset);
-    dst = rg_put_bulk_i64(dst, v->count);
-    return dst;
-}
+static const rg_view example_sort_order_bulks[] = {
+    {NULL, 0},
+    {"$3\r\nASC\r\n", 9},
+    {"$4\r\nDESC\r\n", 10},
+};
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view example_sort_order_bulk(example_sort_order v) {
-    static const rg_view bulks[] = {
-        [EXAMPLE_SORT_ORDER_ASC] = {"$3\r\nASC\r\n", 9},
-        [EXAMPLE_SORT_ORDER_DESC] = {"$4\r\nDESC\r\n", 10},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+/* The required arguments of SORT, where example_sort_op_table finds them. */
+typedef struct example_sort_req_args {
+    rg_view key;
+} example_sort_req_args;
 
-static inline void example_sort_order_measure(rg_meas *m, example_sort_order v) {
-    const rg_view b = example_sort_order_bulk(v);
-    rg_meas_bulk(m, b);
-}
+static const rg_op example_sort_op_table[] = {
+    RG_OP_COMMAND(21, RG_OP_ARRAY),
+    RG_OP_IF_OPTS(1),
+    RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, example_sort_opts, get_pattern, get_pattern_count,
+                          RG_OP_STOP),
+    RG_OP_LIT("$4\r\nSORT\r\n", 10, 1),
+    RG_OP_VIEW(RG_OP_REQ, example_sort_req_args, key, SIZE_MAX),
+    RG_OP_IF_OPTS(16),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, example_sort_opts, by_pattern, 2),
+    RG_OP_LIT("$2\r\nBY\r\n", 8, 1),
+    RG_OP_VIEW(RG_OP_OPTS, example_sort_opts, by_pattern, SIZE_MAX),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_sort_opts, has_limit, 2),
+    RG_OP_LIT("$5\r\nLIMIT\r\n", 11, 1),
+    RG_OP_CALL(RG_OP_OPTS, example_sort_opts, limit, example_sort_limit_op_table),
+    RG_OP_EACH(RG_OP_OPTS, example_sort_opts, get_pattern_count, 2),
+    RG_OP_LIT("$3\r\nGET\r\n", 9, 1),
+    RG_OP_VIEW_EL(RG_OP_OPTS, example_sort_opts, get_pattern, SIZE_MAX),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_sort_opts, order, 1),
+    RG_OP_ENUM(RG_OP_OPTS, example_sort_opts, order, example_sort_order_bulks),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_sort_opts, sorting, 1),
+    RG_OP_LIT("$5\r\nALPHA\r\n", 11, 1),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, example_sort_opts, destination, 2),
+    RG_OP_LIT("$5\r\nSTORE\r\n", 11, 1),
+    RG_OP_VIEW(RG_OP_OPTS, example_sort_opts, destination, SIZE_MAX),
+};
 
-static inline char *example_sort_order_put(char *dst, example_sort_order v) {
-    const rg_view b = example_sort_order_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
-
-static inline size_t example_sort_measure(rg_meas *m, rg_view key, const example_sort_opts *opts) {
-    rg_meas_start(m, 1, EXAMPLE_SORT_FIXED_SIZE);
-    if (opts) {
-        if (!opts->get_pattern && opts->get_pattern_count != 0) {
-            m->bad = true;
-            return 0;
-        }
-    }
-    rg_meas_view(m, key);
-    if (opts) {
-        if (opts->by_pattern.ptr || opts->by_pattern.len) {
-            rg_meas_lit(m, 1, 8);
-            rg_meas_view(m, opts->by_pattern);
-        }
-        if (opts->has_limit) {
-            rg_meas_lit(m, 1, 11);
-            example_sort_limit_measure(m, &opts->limit);
-        }
-        for (size_t i = 0; i < opts->get_pattern_count; i++) {
-            rg_meas_lit(m, 1, 9);
-            rg_meas_view(m, opts->get_pattern[i]);
-        }
-        if (opts->order != EXAMPLE_SORT_ORDER_NONE) example_sort_order_measure(m, opts->order);
-        if (opts->sorting) rg_meas_lit(m, 1, 11);
-        if (opts->destination.ptr || opts->destination.len) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_view(m, opts->destination);
-        }
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *example_sort_put(char *dst, size_t argc, rg_view key,
-                                     const example_sort_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nSORT\r\n", 10);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    if (opts) {
-        if (opts->by_pattern.ptr || opts->by_pattern.len) {
-            dst = rg_put_raw(dst, "$2\r\nBY\r\n", 8);
-            dst = rg_put_bulk(dst, opts->by_pattern.ptr, opts->by_pattern.len);
-        }
-        if (opts->has_limit) {
-            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-            dst = example_sort_limit_put(dst, &opts->limit);
-        }
-        for (size_t i = 0; i < opts->get_pattern_count; i++) {
-            dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-            dst = rg_put_bulk(dst, opts->get_pattern[i].ptr, opts->get_pattern[i].len);
-        }
-        if (opts->order != EXAMPLE_SORT_ORDER_NONE) dst = example_sort_order_put(dst, opts->order);
-        if (opts->sorting) dst = rg_put_raw(dst, "$5\r\nALPHA\r\n", 11);
-        if (opts->destination.ptr || opts->destination.len) {
-            dst = rg_put_raw(dst, "$5\r\nSTORE\r\n", 11);
-            dst = rg_put_bulk(dst, opts->destination.ptr, opts->destination.len);
-        }
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t example_sort_pipe_write_opts(rg_pipe *p, rg_view key,
                                                         const example_sort_opts *opts) {
-    rg_meas m;
-    const size_t n = example_sort_measure(&m, key, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_sort_put(rg_pipe_end(p), m.argc, key, opts);
-    return n;
+    example_sort_req_args req;
+    req.key = key;
+    return rg_ops_pipe_write(p, example_sort_op_table, &req, opts);
 }
 
 size_t example_sort_pipe_write(rg_pipe *p, rg_view key, const example_sort_opts *opts) {
@@ -959,60 +820,42 @@ size_t example_zadd_pipe_write(rg_pipe *p, rg_view key, const example_zadd_data 
     return n;
 }
 
-static inline void example_zrangebyscore_limit_measure(rg_meas *m,
-                                                       const example_zrangebyscore_limit *v) {
-    rg_meas_i64(m, v->offset);
-    rg_meas_i64(m, v->count);
-}
+static const rg_op example_zrangebyscore_limit_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_I64(RG_OP_VALUE, example_zrangebyscore_limit, offset),
+    RG_OP_I64(RG_OP_VALUE, example_zrangebyscore_limit, count),
+};
 
-static inline char *example_zrangebyscore_limit_put(char *dst,
-                                                    const example_zrangebyscore_limit *v) {
-    dst = rg_put_bulk_i64(dst, v->offset);
-    dst = rg_put_bulk_i64(dst, v->count);
-    return dst;
-}
+/* The required arguments of ZRANGEBYSCORE, where example_zrangebyscore_op_table finds them. */
+typedef struct example_zrangebyscore_req_args {
+    rg_view key;
+    double min;
+    double max;
+} example_zrangebyscore_req_args;
 
-static inline size_t example_zrangebyscore_measure(rg_meas *m, rg_view key, double min, double max,
-                                                   const example_zrangebyscore_opts *opts) {
-    rg_meas_start(m, 1, EXAMPLE_ZRANGEBYSCORE_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_double(m, min);
-    rg_meas_double(m, max);
-    if (opts) {
-        if (opts->withscores) rg_meas_lit(m, 1, 17);
-        if (opts->has_limit) {
-            rg_meas_lit(m, 1, 11);
-            example_zrangebyscore_limit_measure(m, &opts->limit);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+static const rg_op example_zrangebyscore_op_table[] = {
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
+    RG_OP_LIT("$13\r\nZRANGEBYSCORE\r\n", 20, 1),
+    RG_OP_VIEW(RG_OP_REQ, example_zrangebyscore_req_args, key, SIZE_MAX),
+    RG_OP_DBL(RG_OP_REQ, example_zrangebyscore_req_args, min),
+    RG_OP_DBL(RG_OP_REQ, example_zrangebyscore_req_args, max),
+    RG_OP_IF_OPTS(5),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_zrangebyscore_opts, withscores, 1),
+    RG_OP_LIT("$10\r\nWITHSCORES\r\n", 17, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_zrangebyscore_opts, has_limit, 2),
+    RG_OP_LIT("$5\r\nLIMIT\r\n", 11, 1),
+    RG_OP_CALL(RG_OP_OPTS, example_zrangebyscore_opts, limit, example_zrangebyscore_limit_op_table),
+};
 
-static inline char *example_zrangebyscore_put(char *dst, size_t argc, rg_view key, double min,
-                                              double max, const example_zrangebyscore_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$13\r\nZRANGEBYSCORE\r\n", 20);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk_double(dst, min);
-    dst = rg_put_bulk_double(dst, max);
-    if (opts) {
-        if (opts->withscores) dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
-        if (opts->has_limit) {
-            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-            dst = example_zrangebyscore_limit_put(dst, &opts->limit);
-        }
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t example_zrangebyscore_pipe_write_opts(
     rg_pipe *p, rg_view key, double min, double max, const example_zrangebyscore_opts *opts) {
-    rg_meas m;
-    const size_t n = example_zrangebyscore_measure(&m, key, min, max, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_zrangebyscore_put(rg_pipe_end(p), m.argc, key, min, max, opts);
-    return n;
+    example_zrangebyscore_req_args req;
+    req.key = key;
+    req.min = min;
+    req.max = max;
+    return rg_ops_pipe_write(p, example_zrangebyscore_op_table, &req, opts);
 }
 
 size_t example_zrangebyscore_pipe_write(rg_pipe *p, rg_view key, double min, double max,

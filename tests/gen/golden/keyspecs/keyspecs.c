@@ -19,51 +19,33 @@ size_t keyspecs_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     return n;
 }
 
-static inline size_t keyspecs_eval_measure(rg_meas *m, rg_view script,
-                                           const keyspecs_eval_opts *opts) {
-    rg_meas_start(m, 1, KEYSPECS_EVAL_FIXED_SIZE);
-    if (opts) {
-        if (!opts->key && opts->key_count != 0) {
-            m->bad = true;
-            return 0;
-        }
-        if (!opts->arg && opts->arg_count != 0) {
-            m->bad = true;
-            return 0;
-        }
-    }
-    rg_meas_view(m, script);
-    rg_meas_i64(m, opts ? (int64_t)opts->key_count : 0);
-    if (opts) {
-        for (size_t i = 0; i < opts->key_count; i++) rg_meas_view(m, opts->key[i]);
-        for (size_t i = 0; i < opts->arg_count; i++) rg_meas_view(m, opts->arg[i]);
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of EVAL, where keyspecs_eval_op_table finds them. */
+typedef struct keyspecs_eval_req_args {
+    rg_view script;
+} keyspecs_eval_req_args;
 
-static inline char *keyspecs_eval_put(char *dst, size_t argc, rg_view script,
-                                      const keyspecs_eval_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nEVAL\r\n", 10);
-    dst = rg_put_bulk(dst, script.ptr, script.len);
-    dst = rg_put_bulk_i64(dst, opts ? (int64_t)opts->key_count : 0);
-    if (opts) {
-        for (size_t i = 0; i < opts->key_count; i++)
-            dst = rg_put_bulk(dst, opts->key[i].ptr, opts->key[i].len);
-        for (size_t i = 0; i < opts->arg_count; i++)
-            dst = rg_put_bulk(dst, opts->arg[i].ptr, opts->arg[i].len);
-    }
-    return dst;
-}
+static const rg_op keyspecs_eval_op_table[] = {
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
+    RG_OP_IF_OPTS(2),
+    RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, keyspecs_eval_opts, key, key_count, RG_OP_STOP),
+    RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, keyspecs_eval_opts, arg, arg_count, RG_OP_STOP),
+    RG_OP_LIT("$4\r\nEVAL\r\n", 10, 1),
+    RG_OP_VIEW(RG_OP_REQ, keyspecs_eval_req_args, script, SIZE_MAX),
+    RG_OP_COUNT(RG_OP_OPTS, keyspecs_eval_opts, key_count),
+    RG_OP_IF_OPTS(4),
+    RG_OP_EACH(RG_OP_OPTS, keyspecs_eval_opts, key_count, 1),
+    RG_OP_VIEW_EL(RG_OP_OPTS, keyspecs_eval_opts, key, SIZE_MAX),
+    RG_OP_EACH(RG_OP_OPTS, keyspecs_eval_opts, arg_count, 1),
+    RG_OP_VIEW_EL(RG_OP_OPTS, keyspecs_eval_opts, arg, SIZE_MAX),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t keyspecs_eval_pipe_write_opts(rg_pipe *p, rg_view script,
                                                          const keyspecs_eval_opts *opts) {
-    rg_meas m;
-    const size_t n = keyspecs_eval_measure(&m, script, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    keyspecs_eval_put(rg_pipe_end(p), m.argc, script, opts);
-    return n;
+    keyspecs_eval_req_args req;
+    req.script = script;
+    return rg_ops_pipe_write(p, keyspecs_eval_op_table, &req, opts);
 }
 
 size_t keyspecs_eval_pipe_write(rg_pipe *p, rg_view script, const keyspecs_eval_opts *opts) {
@@ -85,58 +67,44 @@ size_t keyspecs_eval_pipe_write(rg_pipe *p, rg_view script, const keyspecs_eval_
     return keyspecs_eval_pipe_write_opts(p, script, opts);
 }
 
-static inline size_t keyspecs_migrate_measure(rg_meas *m, rg_view host, int64_t port, rg_view key,
-                                              int64_t destination_db, int64_t timeout,
-                                              const keyspecs_migrate_opts *opts) {
-    rg_meas_start(m, 1, KEYSPECS_MIGRATE_FIXED_SIZE);
-    rg_meas_view(m, host);
-    rg_meas_i64(m, port);
-    rg_meas_view(m, key);
-    rg_meas_i64(m, destination_db);
-    rg_meas_i64(m, timeout);
-    if (opts) {
-        if (opts->keys_count > 0) {
-            if (!opts->keys) {
-                m->bad = true;
-                return 0;
-            }
-            rg_meas_lit(m, 1, 10);
-            for (size_t i = 0; i < opts->keys_count; i++) rg_meas_view(m, opts->keys[i]);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of MIGRATE, where keyspecs_migrate_op_table finds them. */
+typedef struct keyspecs_migrate_req_args {
+    rg_view host;
+    int64_t port;
+    rg_view key;
+    int64_t destination_db;
+    int64_t timeout;
+} keyspecs_migrate_req_args;
 
-static inline char *keyspecs_migrate_put(char *dst, size_t argc, rg_view host, int64_t port,
-                                         rg_view key, int64_t destination_db, int64_t timeout,
-                                         const keyspecs_migrate_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$7\r\nMIGRATE\r\n", 13);
-    dst = rg_put_bulk(dst, host.ptr, host.len);
-    dst = rg_put_bulk_i64(dst, port);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk_i64(dst, destination_db);
-    dst = rg_put_bulk_i64(dst, timeout);
-    if (opts) {
-        if (opts->keys_count > 0) {
-            dst = rg_put_raw(dst, "$4\r\nKEYS\r\n", 10);
-            for (size_t i = 0; i < opts->keys_count; i++)
-                dst = rg_put_bulk(dst, opts->keys[i].ptr, opts->keys[i].len);
-        }
-    }
-    return dst;
-}
+static const rg_op keyspecs_migrate_op_table[] = {
+    RG_OP_COMMAND(12, RG_OP_ARRAY),
+    RG_OP_LIT("$7\r\nMIGRATE\r\n", 13, 1),
+    RG_OP_VIEW(RG_OP_REQ, keyspecs_migrate_req_args, host, SIZE_MAX),
+    RG_OP_I64(RG_OP_REQ, keyspecs_migrate_req_args, port),
+    RG_OP_VIEW(RG_OP_REQ, keyspecs_migrate_req_args, key, SIZE_MAX),
+    RG_OP_I64(RG_OP_REQ, keyspecs_migrate_req_args, destination_db),
+    RG_OP_I64(RG_OP_REQ, keyspecs_migrate_req_args, timeout),
+    RG_OP_IF_OPTS(5),
+    RG_OP_IF(RG_TEST_NONEMPTY, RG_OP_OPTS, keyspecs_migrate_opts, keys_count, 4),
+    RG_OP_CHECK(RG_TEST_NULL, RG_OP_OPTS, keyspecs_migrate_opts, keys, RG_OP_STOP),
+    RG_OP_LIT("$4\r\nKEYS\r\n", 10, 1),
+    RG_OP_EACH(RG_OP_OPTS, keyspecs_migrate_opts, keys_count, 1),
+    RG_OP_VIEW_EL(RG_OP_OPTS, keyspecs_migrate_opts, keys, SIZE_MAX),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t keyspecs_migrate_pipe_write_opts(rg_pipe *p, rg_view host, int64_t port,
                                                             rg_view key, int64_t destination_db,
                                                             int64_t timeout,
                                                             const keyspecs_migrate_opts *opts) {
-    rg_meas m;
-    const size_t n = keyspecs_migrate_measure(&m, host, port, key, destination_db, timeout, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    keyspecs_migrate_put(rg_pipe_end(p), m.argc, host, port, key, destination_db, timeout, opts);
-    return n;
+    keyspecs_migrate_req_args req;
+    req.host = host;
+    req.port = port;
+    req.key = key;
+    req.destination_db = destination_db;
+    req.timeout = timeout;
+    return rg_ops_pipe_write(p, keyspecs_migrate_op_table, &req, opts);
 }
 
 size_t keyspecs_migrate_pipe_write(rg_pipe *p, rg_view host, int64_t port, rg_view key,
@@ -167,32 +135,19 @@ size_t keyspecs_migrate_pipe_write(rg_pipe *p, rg_view host, int64_t port, rg_vi
     return keyspecs_migrate_pipe_write_opts(p, host, port, key, destination_db, timeout, opts);
 }
 
-static inline size_t keyspecs_ping_measure(rg_meas *m, const keyspecs_ping_opts *opts) {
-    rg_meas_start(m, 1, KEYSPECS_PING_FIXED_SIZE);
-    if (opts) {
-        if (opts->message.ptr || opts->message.len) rg_meas_view(m, opts->message);
-    }
-    return rg_meas_total_array(m);
-}
+static const rg_op keyspecs_ping_op_table[] = {
+    RG_OP_COMMAND(4, RG_OP_ARRAY),
+    RG_OP_LIT("$4\r\nPING\r\n", 10, 1),
+    RG_OP_IF_OPTS(2),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, keyspecs_ping_opts, message, 1),
+    RG_OP_VIEW(RG_OP_OPTS, keyspecs_ping_opts, message, SIZE_MAX),
+};
 
-static inline char *keyspecs_ping_put(char *dst, size_t argc, const keyspecs_ping_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nPING\r\n", 10);
-    if (opts) {
-        if (opts->message.ptr || opts->message.len)
-            dst = rg_put_bulk(dst, opts->message.ptr, opts->message.len);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t keyspecs_ping_pipe_write_opts(rg_pipe *p,
                                                          const keyspecs_ping_opts *opts) {
-    rg_meas m;
-    const size_t n = keyspecs_ping_measure(&m, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    keyspecs_ping_put(rg_pipe_end(p), m.argc, opts);
-    return n;
+    return rg_ops_pipe_write(p, keyspecs_ping_op_table, NULL, opts);
 }
 
 size_t keyspecs_ping_pipe_write(rg_pipe *p, const keyspecs_ping_opts *opts) {

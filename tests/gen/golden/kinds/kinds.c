@@ -29,51 +29,34 @@ size_t kinds_shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
-static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view value,
-                                           const kinds_bounded_opts *opts) {
-    rg_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
-    rg_meas_view_max(m, key, 16);
-    rg_meas_view_max(m, value, 64);
-    if (opts) {
-        if (opts->has_ttl) {
-            rg_meas_lit(m, 1, 8);
-            rg_meas_i64(m, opts->ttl);
-        }
-        if (opts->has_weight) {
-            rg_meas_lit(m, 1, 12);
-            rg_meas_double(m, opts->weight);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of BOUNDED, where kinds_bounded_op_table finds them. */
+typedef struct kinds_bounded_req_args {
+    rg_view key;
+    rg_view value;
+} kinds_bounded_req_args;
 
-static inline char *kinds_bounded_put(char *dst, size_t argc, rg_view key, rg_view value,
-                                      const kinds_bounded_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, value.ptr, value.len);
-    if (opts) {
-        if (opts->has_ttl) {
-            dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
-            dst = rg_put_bulk_i64(dst, opts->ttl);
-        }
-        if (opts->has_weight) {
-            dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
-            dst = rg_put_bulk_double(dst, opts->weight);
-        }
-    }
-    return dst;
-}
+static const rg_op kinds_bounded_op_table[] = {
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
+    RG_OP_LIT("$7\r\nBOUNDED\r\n", 13, 1),
+    RG_OP_VIEW(RG_OP_REQ, kinds_bounded_req_args, key, 16),
+    RG_OP_VIEW(RG_OP_REQ, kinds_bounded_req_args, value, 64),
+    RG_OP_IF_OPTS(6),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, kinds_bounded_opts, has_ttl, 2),
+    RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
+    RG_OP_I64(RG_OP_OPTS, kinds_bounded_opts, ttl),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, kinds_bounded_opts, has_weight, 2),
+    RG_OP_LIT("$6\r\nWEIGHT\r\n", 12, 1),
+    RG_OP_DBL(RG_OP_OPTS, kinds_bounded_opts, weight),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                          const kinds_bounded_opts *opts) {
-    rg_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_bounded_put(rg_pipe_end(p), m.argc, key, value, opts);
-    return n;
+    kinds_bounded_req_args req;
+    req.key = key;
+    req.value = value;
+    return rg_ops_pipe_write(p, kinds_bounded_op_table, &req, opts);
 }
 
 size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
@@ -97,37 +80,20 @@ size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
     return kinds_bounded_pipe_write_opts(p, key, value, opts);
 }
 
-static inline size_t kinds_escapes_measure(rg_meas *m, const kinds_escapes_opts *opts) {
-    rg_meas_start(m, 3, KINDS_ESCAPES_FIXED_SIZE);
-    if (opts) {
-        if (opts->value.ptr || opts->value.len) {
-            rg_meas_lit(m, 1, 9);
-            rg_meas_view(m, opts->value);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+static const rg_op kinds_escapes_op_table[] = {
+    RG_OP_COMMAND(5, RG_OP_ARRAY),
+    RG_OP_LIT("$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38, 3),
+    RG_OP_IF_OPTS(3),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, kinds_escapes_opts, value, 2),
+    RG_OP_LIT("$3\r\n?\?=\r\n", 9, 1),
+    RG_OP_VIEW(RG_OP_OPTS, kinds_escapes_opts, value, SIZE_MAX),
+};
 
-static inline char *kinds_escapes_put(char *dst, size_t argc, const kinds_escapes_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38);
-    if (opts) {
-        if (opts->value.ptr || opts->value.len) {
-            dst = rg_put_raw(dst, "$3\r\n?\?=\r\n", 9);
-            dst = rg_put_bulk(dst, opts->value.ptr, opts->value.len);
-        }
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t kinds_escapes_pipe_write_opts(rg_pipe *p,
                                                          const kinds_escapes_opts *opts) {
-    rg_meas m;
-    const size_t n = kinds_escapes_measure(&m, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_escapes_put(rg_pipe_end(p), m.argc, opts);
-    return n;
+    return rg_ops_pipe_write(p, kinds_escapes_op_table, NULL, opts);
 }
 
 size_t kinds_escapes_pipe_write(rg_pipe *p, const kinds_escapes_opts *opts) {
@@ -179,78 +145,36 @@ size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pa
     return n;
 }
 
-static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {
-    rg_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
-    if (opts) {
-        if (opts->key.ptr || opts->key.len) {
-            rg_meas_lit(m, 1, 9);
-            rg_meas_view(m, opts->key);
-        }
-        if (opts->value.ptr || opts->value.len) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_view(m, opts->value);
-        }
-        if (opts->match.ptr || opts->match.len) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_view(m, opts->match);
-        }
-        if (opts->has_count) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_i64(m, opts->count);
-        }
-        if (opts->has_score) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_double(m, opts->score);
-        }
-        if (opts->has_at) {
-            rg_meas_lit(m, 1, 10);
-            rg_meas_i64(m, opts->at);
-        }
-        if (opts->flag) rg_meas_lit(m, 1, 10);
-    }
-    return rg_meas_total_array(m);
-}
+static const rg_op kinds_tokens_op_table[] = {
+    RG_OP_COMMAND(22, RG_OP_ARRAY),
+    RG_OP_LIT("$6\r\nTOKENS\r\n", 12, 1),
+    RG_OP_IF_OPTS(20),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, kinds_tokens_opts, key, 2),
+    RG_OP_LIT("$3\r\nKEY\r\n", 9, 1),
+    RG_OP_VIEW(RG_OP_OPTS, kinds_tokens_opts, key, SIZE_MAX),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, kinds_tokens_opts, value, 2),
+    RG_OP_LIT("$5\r\nVALUE\r\n", 11, 1),
+    RG_OP_VIEW(RG_OP_OPTS, kinds_tokens_opts, value, SIZE_MAX),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, kinds_tokens_opts, match, 2),
+    RG_OP_LIT("$5\r\nMATCH\r\n", 11, 1),
+    RG_OP_VIEW(RG_OP_OPTS, kinds_tokens_opts, match, SIZE_MAX),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, kinds_tokens_opts, has_count, 2),
+    RG_OP_LIT("$5\r\nCOUNT\r\n", 11, 1),
+    RG_OP_I64(RG_OP_OPTS, kinds_tokens_opts, count),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, kinds_tokens_opts, has_score, 2),
+    RG_OP_LIT("$5\r\nSCORE\r\n", 11, 1),
+    RG_OP_DBL(RG_OP_OPTS, kinds_tokens_opts, score),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, kinds_tokens_opts, has_at, 2),
+    RG_OP_LIT("$4\r\nEXAT\r\n", 10, 1),
+    RG_OP_I64(RG_OP_OPTS, kinds_tokens_opts, at),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, kinds_tokens_opts, flag, 1),
+    RG_OP_LIT("$4\r\nFLAG\r\n", 10, 1),
+};
 
-static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nTOKENS\r\n", 12);
-    if (opts) {
-        if (opts->key.ptr || opts->key.len) {
-            dst = rg_put_raw(dst, "$3\r\nKEY\r\n", 9);
-            dst = rg_put_bulk(dst, opts->key.ptr, opts->key.len);
-        }
-        if (opts->value.ptr || opts->value.len) {
-            dst = rg_put_raw(dst, "$5\r\nVALUE\r\n", 11);
-            dst = rg_put_bulk(dst, opts->value.ptr, opts->value.len);
-        }
-        if (opts->match.ptr || opts->match.len) {
-            dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
-            dst = rg_put_bulk(dst, opts->match.ptr, opts->match.len);
-        }
-        if (opts->has_count) {
-            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-            dst = rg_put_bulk_i64(dst, opts->count);
-        }
-        if (opts->has_score) {
-            dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
-            dst = rg_put_bulk_double(dst, opts->score);
-        }
-        if (opts->has_at) {
-            dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
-            dst = rg_put_bulk_i64(dst, opts->at);
-        }
-        if (opts->flag) dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t kinds_tokens_pipe_write_opts(rg_pipe *p, const kinds_tokens_opts *opts) {
-    rg_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_tokens_put(rg_pipe_end(p), m.argc, opts);
-    return n;
+    return rg_ops_pipe_write(p, kinds_tokens_op_table, NULL, opts);
 }
 
 size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts *opts) {

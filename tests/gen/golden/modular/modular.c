@@ -29,60 +29,39 @@ size_t mod_shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view mod_set_condition_bulk(mod_set_condition v) {
-    static const rg_view bulks[] = {
-        [MOD_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
-        [MOD_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_view mod_set_condition_bulks[] = {
+    {NULL, 0},
+    {"$2\r\nNX\r\n", 8},
+    {"$2\r\nXX\r\n", 8},
+};
 
-static inline void mod_set_condition_measure(rg_meas *m, mod_set_condition v) {
-    const rg_view b = mod_set_condition_bulk(v);
-    rg_meas_bulk(m, b);
-}
+/* The required arguments of MOD.SET, where mod_set_op_table finds them. */
+typedef struct mod_set_req_args {
+    rg_view key;
+    rg_view path;
+    rg_view json;
+} mod_set_req_args;
 
-static inline char *mod_set_condition_put(char *dst, mod_set_condition v) {
-    const rg_view b = mod_set_condition_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
+static const rg_op mod_set_op_table[] = {
+    RG_OP_COMMAND(7, RG_OP_ARRAY),
+    RG_OP_LIT("$7\r\nMOD.SET\r\n", 13, 1),
+    RG_OP_VIEW(RG_OP_REQ, mod_set_req_args, key, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, mod_set_req_args, path, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, mod_set_req_args, json, SIZE_MAX),
+    RG_OP_IF_OPTS(2),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, mod_set_opts, condition, 1),
+    RG_OP_ENUM(RG_OP_OPTS, mod_set_opts, condition, mod_set_condition_bulks),
+};
 
-static inline size_t mod_set_measure(rg_meas *m, rg_view key, rg_view path, rg_view json,
-                                     const mod_set_opts *opts) {
-    rg_meas_start(m, 1, MOD_SET_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, path);
-    rg_meas_view(m, json);
-    if (opts) {
-        if (opts->condition != MOD_SET_CONDITION_NONE)
-            mod_set_condition_measure(m, opts->condition);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *mod_set_put(char *dst, size_t argc, rg_view key, rg_view path, rg_view json,
-                                const mod_set_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$7\r\nMOD.SET\r\n", 13);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, path.ptr, path.len);
-    dst = rg_put_bulk(dst, json.ptr, json.len);
-    if (opts) {
-        if (opts->condition != MOD_SET_CONDITION_NONE)
-            dst = mod_set_condition_put(dst, opts->condition);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
                                                    rg_view json, const mod_set_opts *opts) {
-    rg_meas m;
-    const size_t n = mod_set_measure(&m, key, path, json, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    mod_set_put(rg_pipe_end(p), m.argc, key, path, json, opts);
-    return n;
+    mod_set_req_args req;
+    req.key = key;
+    req.path = path;
+    req.json = json;
+    return rg_ops_pipe_write(p, mod_set_op_table, &req, opts);
 }
 
 size_t mod_set_pipe_write(rg_pipe *p, rg_view key, rg_view path, rg_view json,

@@ -73,41 +73,22 @@ size_t replies_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
     return n;
 }
 
-static inline size_t replies_command_docs_measure(rg_meas *m,
-                                                  const replies_command_docs_opts *opts) {
-    rg_meas_start(m, 2, REPLIES_COMMAND_DOCS_FIXED_SIZE);
-    if (opts) {
-        if (!opts->command_name && opts->command_name_count != 0) {
-            m->bad = true;
-            return 0;
-        }
-    }
-    if (opts) {
-        for (size_t i = 0; i < opts->command_name_count; i++)
-            rg_meas_view(m, opts->command_name[i]);
-    }
-    return rg_meas_total_array(m);
-}
+static const rg_op replies_command_docs_op_table[] = {
+    RG_OP_COMMAND(6, RG_OP_ARRAY),
+    RG_OP_IF_OPTS(1),
+    RG_OP_CHECK_NULL_LIST(RG_OP_OPTS, replies_command_docs_opts, command_name, command_name_count,
+                          RG_OP_STOP),
+    RG_OP_LIT("$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 23, 2),
+    RG_OP_IF_OPTS(2),
+    RG_OP_EACH(RG_OP_OPTS, replies_command_docs_opts, command_name_count, 1),
+    RG_OP_VIEW_EL(RG_OP_OPTS, replies_command_docs_opts, command_name, SIZE_MAX),
+};
 
-static inline char *replies_command_docs_put(char *dst, size_t argc,
-                                             const replies_command_docs_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$7\r\nCOMMAND\r\n$4\r\nDOCS\r\n", 23);
-    if (opts) {
-        for (size_t i = 0; i < opts->command_name_count; i++)
-            dst = rg_put_bulk(dst, opts->command_name[i].ptr, opts->command_name[i].len);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t
 replies_command_docs_pipe_write_opts(rg_pipe *p, const replies_command_docs_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_command_docs_measure(&m, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_command_docs_put(rg_pipe_end(p), m.argc, opts);
-    return n;
+    return rg_ops_pipe_write(p, replies_command_docs_op_table, NULL, opts);
 }
 
 size_t replies_command_docs_pipe_write(rg_pipe *p, const replies_command_docs_opts *opts) {
@@ -124,67 +105,36 @@ size_t replies_command_docs_pipe_write(rg_pipe *p, const replies_command_docs_op
     return replies_command_docs_pipe_write_opts(p, opts);
 }
 
-static inline void replies_hello_auth_measure(rg_meas *m, const replies_hello_auth *v) {
-    rg_meas_view(m, v->username);
-    rg_meas_view(m, v->password);
-}
+static const rg_op replies_hello_auth_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_VIEW(RG_OP_VALUE, replies_hello_auth, username, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_VALUE, replies_hello_auth, password, SIZE_MAX),
+};
 
-static inline char *replies_hello_auth_put(char *dst, const replies_hello_auth *v) {
-    dst = rg_put_bulk(dst, v->username.ptr, v->username.len);
-    dst = rg_put_bulk(dst, v->password.ptr, v->password.len);
-    return dst;
-}
+static const rg_op replies_hello_arguments_op_table[] = {
+    RG_OP_TYPE(7),
+    RG_OP_I64(RG_OP_VALUE, replies_hello_arguments, protover),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_VALUE, replies_hello_arguments, has_auth, 2),
+    RG_OP_LIT("$4\r\nAUTH\r\n", 10, 1),
+    RG_OP_CALL(RG_OP_VALUE, replies_hello_arguments, auth, replies_hello_auth_op_table),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_VALUE, replies_hello_arguments, clientname, 2),
+    RG_OP_LIT("$7\r\nSETNAME\r\n", 13, 1),
+    RG_OP_VIEW(RG_OP_VALUE, replies_hello_arguments, clientname, SIZE_MAX),
+};
 
-static inline void replies_hello_arguments_measure(rg_meas *m, const replies_hello_arguments *v) {
-    rg_meas_i64(m, v->protover);
-    if (v->has_auth) {
-        rg_meas_lit(m, 1, 10);
-        replies_hello_auth_measure(m, &v->auth);
-    }
-    if (v->clientname.ptr || v->clientname.len) {
-        rg_meas_lit(m, 1, 13);
-        rg_meas_view(m, v->clientname);
-    }
-}
+static const rg_op replies_hello_op_table[] = {
+    RG_OP_COMMAND(4, RG_OP_ARRAY),
+    RG_OP_LIT("$5\r\nHELLO\r\n", 11, 1),
+    RG_OP_IF_OPTS(2),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_hello_opts, has_arguments, 1),
+    RG_OP_CALL(RG_OP_OPTS, replies_hello_opts, arguments, replies_hello_arguments_op_table),
+};
 
-static inline char *replies_hello_arguments_put(char *dst, const replies_hello_arguments *v) {
-    dst = rg_put_bulk_i64(dst, v->protover);
-    if (v->has_auth) {
-        dst = rg_put_raw(dst, "$4\r\nAUTH\r\n", 10);
-        dst = replies_hello_auth_put(dst, &v->auth);
-    }
-    if (v->clientname.ptr || v->clientname.len) {
-        dst = rg_put_raw(dst, "$7\r\nSETNAME\r\n", 13);
-        dst = rg_put_bulk(dst, v->clientname.ptr, v->clientname.len);
-    }
-    return dst;
-}
-
-static inline size_t replies_hello_measure(rg_meas *m, const replies_hello_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_HELLO_FIXED_SIZE);
-    if (opts) {
-        if (opts->has_arguments) replies_hello_arguments_measure(m, &opts->arguments);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *replies_hello_put(char *dst, size_t argc, const replies_hello_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$5\r\nHELLO\r\n", 11);
-    if (opts) {
-        if (opts->has_arguments) dst = replies_hello_arguments_put(dst, &opts->arguments);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_hello_pipe_write_opts(rg_pipe *p,
                                                          const replies_hello_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_hello_measure(&m, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_hello_put(rg_pipe_end(p), m.argc, opts);
-    return n;
+    return rg_ops_pipe_write(p, replies_hello_op_table, NULL, opts);
 }
 
 size_t replies_hello_pipe_write(rg_pipe *p, const replies_hello_opts *opts) {
@@ -201,59 +151,37 @@ size_t replies_hello_pipe_write(rg_pipe *p, const replies_hello_opts *opts) {
     return replies_hello_pipe_write_opts(p, opts);
 }
 
-static inline size_t replies_lpos_measure(rg_meas *m, rg_view key, rg_view element,
-                                          const replies_lpos_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_LPOS_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, element);
-    if (opts) {
-        if (opts->has_rank) {
-            rg_meas_lit(m, 1, 10);
-            rg_meas_i64(m, opts->rank);
-        }
-        if (opts->has_num_matches) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_i64(m, opts->num_matches);
-        }
-        if (opts->has_len) {
-            rg_meas_lit(m, 1, 12);
-            rg_meas_i64(m, opts->len);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of LPOS, where replies_lpos_op_table finds them. */
+typedef struct replies_lpos_req_args {
+    rg_view key;
+    rg_view element;
+} replies_lpos_req_args;
 
-static inline char *replies_lpos_put(char *dst, size_t argc, rg_view key, rg_view element,
-                                     const replies_lpos_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nLPOS\r\n", 10);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, element.ptr, element.len);
-    if (opts) {
-        if (opts->has_rank) {
-            dst = rg_put_raw(dst, "$4\r\nRANK\r\n", 10);
-            dst = rg_put_bulk_i64(dst, opts->rank);
-        }
-        if (opts->has_num_matches) {
-            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-            dst = rg_put_bulk_i64(dst, opts->num_matches);
-        }
-        if (opts->has_len) {
-            dst = rg_put_raw(dst, "$6\r\nMAXLEN\r\n", 12);
-            dst = rg_put_bulk_i64(dst, opts->len);
-        }
-    }
-    return dst;
-}
+static const rg_op replies_lpos_op_table[] = {
+    RG_OP_COMMAND(13, RG_OP_ARRAY),
+    RG_OP_LIT("$4\r\nLPOS\r\n", 10, 1),
+    RG_OP_VIEW(RG_OP_REQ, replies_lpos_req_args, key, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, replies_lpos_req_args, element, SIZE_MAX),
+    RG_OP_IF_OPTS(9),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_lpos_opts, has_rank, 2),
+    RG_OP_LIT("$4\r\nRANK\r\n", 10, 1),
+    RG_OP_I64(RG_OP_OPTS, replies_lpos_opts, rank),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_lpos_opts, has_num_matches, 2),
+    RG_OP_LIT("$5\r\nCOUNT\r\n", 11, 1),
+    RG_OP_I64(RG_OP_OPTS, replies_lpos_opts, num_matches),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_lpos_opts, has_len, 2),
+    RG_OP_LIT("$6\r\nMAXLEN\r\n", 12, 1),
+    RG_OP_I64(RG_OP_OPTS, replies_lpos_opts, len),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
                                                         const replies_lpos_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_lpos_measure(&m, key, element, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_lpos_put(rg_pipe_end(p), m.argc, key, element, opts);
-    return n;
+    replies_lpos_req_args req;
+    req.key = key;
+    req.element = element;
+    return rg_ops_pipe_write(p, replies_lpos_op_table, &req, opts);
 }
 
 size_t replies_lpos_pipe_write(rg_pipe *p, rg_view key, rg_view element,
@@ -277,57 +205,34 @@ size_t replies_lpos_pipe_write(rg_pipe *p, rg_view key, rg_view element,
     return replies_lpos_pipe_write_opts(p, key, element, opts);
 }
 
-static inline size_t replies_scan_measure(rg_meas *m, int64_t cursor,
-                                          const replies_scan_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_SCAN_FIXED_SIZE);
-    rg_meas_i64(m, cursor);
-    if (opts) {
-        if (opts->pattern.ptr || opts->pattern.len) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_view(m, opts->pattern);
-        }
-        if (opts->has_count) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_i64(m, opts->count);
-        }
-        if (opts->type.ptr || opts->type.len) {
-            rg_meas_lit(m, 1, 10);
-            rg_meas_view(m, opts->type);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of SCAN, where replies_scan_op_table finds them. */
+typedef struct replies_scan_req_args {
+    int64_t cursor;
+} replies_scan_req_args;
 
-static inline char *replies_scan_put(char *dst, size_t argc, int64_t cursor,
-                                     const replies_scan_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$4\r\nSCAN\r\n", 10);
-    dst = rg_put_bulk_i64(dst, cursor);
-    if (opts) {
-        if (opts->pattern.ptr || opts->pattern.len) {
-            dst = rg_put_raw(dst, "$5\r\nMATCH\r\n", 11);
-            dst = rg_put_bulk(dst, opts->pattern.ptr, opts->pattern.len);
-        }
-        if (opts->has_count) {
-            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-            dst = rg_put_bulk_i64(dst, opts->count);
-        }
-        if (opts->type.ptr || opts->type.len) {
-            dst = rg_put_raw(dst, "$4\r\nTYPE\r\n", 10);
-            dst = rg_put_bulk(dst, opts->type.ptr, opts->type.len);
-        }
-    }
-    return dst;
-}
+static const rg_op replies_scan_op_table[] = {
+    RG_OP_COMMAND(12, RG_OP_ARRAY),
+    RG_OP_LIT("$4\r\nSCAN\r\n", 10, 1),
+    RG_OP_I64(RG_OP_REQ, replies_scan_req_args, cursor),
+    RG_OP_IF_OPTS(9),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, replies_scan_opts, pattern, 2),
+    RG_OP_LIT("$5\r\nMATCH\r\n", 11, 1),
+    RG_OP_VIEW(RG_OP_OPTS, replies_scan_opts, pattern, SIZE_MAX),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_scan_opts, has_count, 2),
+    RG_OP_LIT("$5\r\nCOUNT\r\n", 11, 1),
+    RG_OP_I64(RG_OP_OPTS, replies_scan_opts, count),
+    RG_OP_IF(RG_TEST_VIEW, RG_OP_OPTS, replies_scan_opts, type, 2),
+    RG_OP_LIT("$4\r\nTYPE\r\n", 10, 1),
+    RG_OP_VIEW(RG_OP_OPTS, replies_scan_opts, type, SIZE_MAX),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_scan_pipe_write_opts(rg_pipe *p, int64_t cursor,
                                                         const replies_scan_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_scan_measure(&m, cursor, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_scan_put(rg_pipe_end(p), m.argc, cursor, opts);
-    return n;
+    replies_scan_req_args req;
+    req.cursor = cursor;
+    return rg_ops_pipe_write(p, replies_scan_op_table, &req, opts);
 }
 
 size_t replies_scan_pipe_write(rg_pipe *p, int64_t cursor, const replies_scan_opts *opts) {
@@ -346,111 +251,59 @@ size_t replies_scan_pipe_write(rg_pipe *p, int64_t cursor, const replies_scan_op
     return replies_scan_pipe_write_opts(p, cursor, opts);
 }
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view replies_set_condition_bulk(replies_set_condition v) {
-    static const rg_view bulks[] = {
-        [REPLIES_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
-        [REPLIES_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_view replies_set_condition_bulks[] = {
+    {NULL, 0},
+    {"$2\r\nNX\r\n", 8},
+    {"$2\r\nXX\r\n", 8},
+};
 
-static inline void replies_set_condition_measure(rg_meas *m, replies_set_condition v) {
-    const rg_view b = replies_set_condition_bulk(v);
-    rg_meas_bulk(m, b);
-}
+static const rg_op replies_set_expiration_op_table[] = {
+    RG_OP_TYPE(15),
+    RG_OP_SWITCH(replies_set_expiration, 14),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_SECONDS, 2, 14),
+    RG_OP_LIT("$2\r\nEX\r\n", 8, 1),
+    RG_OP_I64(RG_OP_VALUE, replies_set_expiration, seconds),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_MILLISECONDS, 2, 11),
+    RG_OP_LIT("$2\r\nPX\r\n", 8, 1),
+    RG_OP_I64(RG_OP_VALUE, replies_set_expiration, milliseconds),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS, 2, 8),
+    RG_OP_LIT("$4\r\nEXAT\r\n", 10, 1),
+    RG_OP_I64(RG_OP_VALUE, replies_set_expiration, unix_time_seconds),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS, 2, 5),
+    RG_OP_LIT("$4\r\nPXAT\r\n", 10, 1),
+    RG_OP_I64(RG_OP_VALUE, replies_set_expiration, unix_time_milliseconds),
+    RG_OP_CASE(REPLIES_SET_EXPIRATION_KEEPTTL, 1, 2),
+    RG_OP_LIT("$7\r\nKEEPTTL\r\n", 13, 1),
+};
 
-static inline char *replies_set_condition_put(char *dst, replies_set_condition v) {
-    const rg_view b = replies_set_condition_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
+/* The required arguments of SET, where replies_set_op_table finds them. */
+typedef struct replies_set_req_args {
+    rg_view key;
+    rg_view value;
+} replies_set_req_args;
 
-static inline void replies_set_expiration_measure(rg_meas *m, const replies_set_expiration *v) {
-    switch (v->kind) {
-    case REPLIES_SET_EXPIRATION_SECONDS:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_i64(m, v->seconds);
-        break;
-    case REPLIES_SET_EXPIRATION_MILLISECONDS:
-        rg_meas_lit(m, 1, 8);
-        rg_meas_i64(m, v->milliseconds);
-        break;
-    case REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS:
-        rg_meas_lit(m, 1, 10);
-        rg_meas_i64(m, v->unix_time_seconds);
-        break;
-    case REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
-        rg_meas_lit(m, 1, 10);
-        rg_meas_i64(m, v->unix_time_milliseconds);
-        break;
-    case REPLIES_SET_EXPIRATION_KEEPTTL: rg_meas_lit(m, 1, 13); break;
-    default: m->bad = true; break;
-    }
-}
+static const rg_op replies_set_op_table[] = {
+    RG_OP_COMMAND(10, RG_OP_ARRAY),
+    RG_OP_LIT("$3\r\nSET\r\n", 9, 1),
+    RG_OP_VIEW(RG_OP_REQ, replies_set_req_args, key, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, replies_set_req_args, value, SIZE_MAX),
+    RG_OP_IF_OPTS(6),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_set_opts, condition, 1),
+    RG_OP_ENUM(RG_OP_OPTS, replies_set_opts, condition, replies_set_condition_bulks),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_set_opts, get, 1),
+    RG_OP_LIT("$3\r\nGET\r\n", 9, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_set_opts, expiration.kind, 1),
+    RG_OP_CALL(RG_OP_OPTS, replies_set_opts, expiration, replies_set_expiration_op_table),
+};
 
-static inline char *replies_set_expiration_put(char *dst, const replies_set_expiration *v) {
-    switch (v->kind) {
-    case REPLIES_SET_EXPIRATION_SECONDS:
-        dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, v->seconds);
-        break;
-    case REPLIES_SET_EXPIRATION_MILLISECONDS:
-        dst = rg_put_raw(dst, "$2\r\nPX\r\n", 8);
-        dst = rg_put_bulk_i64(dst, v->milliseconds);
-        break;
-    case REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS:
-        dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
-        dst = rg_put_bulk_i64(dst, v->unix_time_seconds);
-        break;
-    case REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
-        dst = rg_put_raw(dst, "$4\r\nPXAT\r\n", 10);
-        dst = rg_put_bulk_i64(dst, v->unix_time_milliseconds);
-        break;
-    case REPLIES_SET_EXPIRATION_KEEPTTL: dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13); break;
-    default: break;
-    }
-    return dst;
-}
-
-static inline size_t replies_set_measure(rg_meas *m, rg_view key, rg_view value,
-                                         const replies_set_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_SET_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, value);
-    if (opts) {
-        if (opts->condition != REPLIES_SET_CONDITION_NONE)
-            replies_set_condition_measure(m, opts->condition);
-        if (opts->get) rg_meas_lit(m, 1, 9);
-        if (opts->expiration.kind != REPLIES_SET_EXPIRATION_NONE)
-            replies_set_expiration_measure(m, &opts->expiration);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *replies_set_put(char *dst, size_t argc, rg_view key, rg_view value,
-                                    const replies_set_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, value.ptr, value.len);
-    if (opts) {
-        if (opts->condition != REPLIES_SET_CONDITION_NONE)
-            dst = replies_set_condition_put(dst, opts->condition);
-        if (opts->get) dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
-        if (opts->expiration.kind != REPLIES_SET_EXPIRATION_NONE)
-            dst = replies_set_expiration_put(dst, &opts->expiration);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                        const replies_set_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_set_measure(&m, key, value, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_set_put(rg_pipe_end(p), m.argc, key, value, opts);
-    return n;
+    replies_set_req_args req;
+    req.key = key;
+    req.value = value;
+    return rg_ops_pipe_write(p, replies_set_op_table, &req, opts);
 }
 
 size_t replies_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
@@ -474,46 +327,35 @@ size_t replies_set_pipe_write(rg_pipe *p, rg_view key, rg_view value,
     return replies_set_pipe_write_opts(p, key, value, opts);
 }
 
-static inline size_t replies_xrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view end_,
-                                            const replies_xrange_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_XRANGE_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, start);
-    rg_meas_view(m, end_);
-    if (opts) {
-        if (opts->has_count) {
-            rg_meas_lit(m, 1, 11);
-            rg_meas_i64(m, opts->count);
-        }
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of XRANGE, where replies_xrange_op_table finds them. */
+typedef struct replies_xrange_req_args {
+    rg_view key;
+    rg_view start;
+    rg_view end_;
+} replies_xrange_req_args;
 
-static inline char *replies_xrange_put(char *dst, size_t argc, rg_view key, rg_view start,
-                                       rg_view end_, const replies_xrange_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nXRANGE\r\n", 12);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, start.ptr, start.len);
-    dst = rg_put_bulk(dst, end_.ptr, end_.len);
-    if (opts) {
-        if (opts->has_count) {
-            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-            dst = rg_put_bulk_i64(dst, opts->count);
-        }
-    }
-    return dst;
-}
+static const rg_op replies_xrange_op_table[] = {
+    RG_OP_COMMAND(8, RG_OP_ARRAY),
+    RG_OP_LIT("$6\r\nXRANGE\r\n", 12, 1),
+    RG_OP_VIEW(RG_OP_REQ, replies_xrange_req_args, key, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, replies_xrange_req_args, start, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, replies_xrange_req_args, end_, SIZE_MAX),
+    RG_OP_IF_OPTS(3),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_xrange_opts, has_count, 2),
+    RG_OP_LIT("$5\r\nCOUNT\r\n", 11, 1),
+    RG_OP_I64(RG_OP_OPTS, replies_xrange_opts, count),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
                                                           rg_view end_,
                                                           const replies_xrange_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_xrange_measure(&m, key, start, end_, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_xrange_put(rg_pipe_end(p), m.argc, key, start, end_, opts);
-    return n;
+    replies_xrange_req_args req;
+    req.key = key;
+    req.start = start;
+    req.end_ = end_;
+    return rg_ops_pipe_write(p, replies_xrange_op_table, &req, opts);
 }
 
 size_t replies_xrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view end_,
@@ -539,35 +381,27 @@ size_t replies_xrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view
     return replies_xrange_pipe_write_opts(p, key, start, end_, opts);
 }
 
-static inline size_t replies_zpopmin_measure(rg_meas *m, rg_view key,
-                                             const replies_zpopmin_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_ZPOPMIN_FIXED_SIZE);
-    rg_meas_view(m, key);
-    if (opts) {
-        if (opts->has_count) rg_meas_i64(m, opts->count);
-    }
-    return rg_meas_total_array(m);
-}
+/* The required arguments of ZPOPMIN, where replies_zpopmin_op_table finds them. */
+typedef struct replies_zpopmin_req_args {
+    rg_view key;
+} replies_zpopmin_req_args;
 
-static inline char *replies_zpopmin_put(char *dst, size_t argc, rg_view key,
-                                        const replies_zpopmin_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$7\r\nZPOPMIN\r\n", 13);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    if (opts) {
-        if (opts->has_count) dst = rg_put_bulk_i64(dst, opts->count);
-    }
-    return dst;
-}
+static const rg_op replies_zpopmin_op_table[] = {
+    RG_OP_COMMAND(5, RG_OP_ARRAY),
+    RG_OP_LIT("$7\r\nZPOPMIN\r\n", 13, 1),
+    RG_OP_VIEW(RG_OP_REQ, replies_zpopmin_req_args, key, SIZE_MAX),
+    RG_OP_IF_OPTS(2),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_zpopmin_opts, has_count, 1),
+    RG_OP_I64(RG_OP_OPTS, replies_zpopmin_opts, count),
+};
 
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
                                                            const replies_zpopmin_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_zpopmin_measure(&m, key, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_zpopmin_put(rg_pipe_end(p), m.argc, key, opts);
-    return n;
+    replies_zpopmin_req_args req;
+    req.key = key;
+    return rg_ops_pipe_write(p, replies_zpopmin_op_table, &req, opts);
 }
 
 size_t replies_zpopmin_pipe_write(rg_pipe *p, rg_view key, const replies_zpopmin_opts *opts) {
@@ -588,84 +422,53 @@ size_t replies_zpopmin_pipe_write(rg_pipe *p, rg_view key, const replies_zpopmin
     return replies_zpopmin_pipe_write_opts(p, key, opts);
 }
 
-/* The bulk of each choice; {NULL, 0} for none or out of range. */
-static inline rg_view replies_zrange_sortby_bulk(replies_zrange_sortby v) {
-    static const rg_view bulks[] = {
-        [REPLIES_ZRANGE_SORTBY_BYSCORE] = {"$7\r\nBYSCORE\r\n", 13},
-        [REPLIES_ZRANGE_SORTBY_BYLEX] = {"$5\r\nBYLEX\r\n", 11},
-    };
-    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
-}
+static const rg_view replies_zrange_sortby_bulks[] = {
+    {NULL, 0},
+    {"$7\r\nBYSCORE\r\n", 13},
+    {"$5\r\nBYLEX\r\n", 11},
+};
 
-static inline void replies_zrange_sortby_measure(rg_meas *m, replies_zrange_sortby v) {
-    const rg_view b = replies_zrange_sortby_bulk(v);
-    rg_meas_bulk(m, b);
-}
+static const rg_op replies_zrange_limit_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_I64(RG_OP_VALUE, replies_zrange_limit, offset),
+    RG_OP_I64(RG_OP_VALUE, replies_zrange_limit, count),
+};
 
-static inline char *replies_zrange_sortby_put(char *dst, replies_zrange_sortby v) {
-    const rg_view b = replies_zrange_sortby_bulk(v);
-    return rg_put_bulk_lit(dst, b);
-}
+/* The required arguments of ZRANGE, where replies_zrange_op_table finds them. */
+typedef struct replies_zrange_req_args {
+    rg_view key;
+    rg_view start;
+    rg_view stop;
+} replies_zrange_req_args;
 
-static inline void replies_zrange_limit_measure(rg_meas *m, const replies_zrange_limit *v) {
-    rg_meas_i64(m, v->offset);
-    rg_meas_i64(m, v->count);
-}
+static const rg_op replies_zrange_op_table[] = {
+    RG_OP_COMMAND(14, RG_OP_ARRAY),
+    RG_OP_LIT("$6\r\nZRANGE\r\n", 12, 1),
+    RG_OP_VIEW(RG_OP_REQ, replies_zrange_req_args, key, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, replies_zrange_req_args, start, SIZE_MAX),
+    RG_OP_VIEW(RG_OP_REQ, replies_zrange_req_args, stop, SIZE_MAX),
+    RG_OP_IF_OPTS(9),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_zrange_opts, sortby, 1),
+    RG_OP_ENUM(RG_OP_OPTS, replies_zrange_opts, sortby, replies_zrange_sortby_bulks),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_zrange_opts, rev, 1),
+    RG_OP_LIT("$3\r\nREV\r\n", 9, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_zrange_opts, has_limit, 2),
+    RG_OP_LIT("$5\r\nLIMIT\r\n", 11, 1),
+    RG_OP_CALL(RG_OP_OPTS, replies_zrange_opts, limit, replies_zrange_limit_op_table),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, replies_zrange_opts, withscores, 1),
+    RG_OP_LIT("$10\r\nWITHSCORES\r\n", 17, 1),
+};
 
-static inline char *replies_zrange_limit_put(char *dst, const replies_zrange_limit *v) {
-    dst = rg_put_bulk_i64(dst, v->offset);
-    dst = rg_put_bulk_i64(dst, v->count);
-    return dst;
-}
-
-static inline size_t replies_zrange_measure(rg_meas *m, rg_view key, rg_view start, rg_view stop,
-                                            const replies_zrange_opts *opts) {
-    rg_meas_start(m, 1, REPLIES_ZRANGE_FIXED_SIZE);
-    rg_meas_view(m, key);
-    rg_meas_view(m, start);
-    rg_meas_view(m, stop);
-    if (opts) {
-        if (opts->sortby != REPLIES_ZRANGE_SORTBY_NONE)
-            replies_zrange_sortby_measure(m, opts->sortby);
-        if (opts->rev) rg_meas_lit(m, 1, 9);
-        if (opts->has_limit) {
-            rg_meas_lit(m, 1, 11);
-            replies_zrange_limit_measure(m, &opts->limit);
-        }
-        if (opts->withscores) rg_meas_lit(m, 1, 17);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *replies_zrange_put(char *dst, size_t argc, rg_view key, rg_view start,
-                                       rg_view stop, const replies_zrange_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nZRANGE\r\n", 12);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = rg_put_bulk(dst, start.ptr, start.len);
-    dst = rg_put_bulk(dst, stop.ptr, stop.len);
-    if (opts) {
-        if (opts->sortby != REPLIES_ZRANGE_SORTBY_NONE)
-            dst = replies_zrange_sortby_put(dst, opts->sortby);
-        if (opts->rev) dst = rg_put_raw(dst, "$3\r\nREV\r\n", 9);
-        if (opts->has_limit) {
-            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-            dst = replies_zrange_limit_put(dst, &opts->limit);
-        }
-        if (opts->withscores) dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
-    }
-    return dst;
-}
-
-/* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
+/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
+ * rg_enc.h). */
 static RG_OPTS_PATH size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
                                                           rg_view stop,
                                                           const replies_zrange_opts *opts) {
-    rg_meas m;
-    const size_t n = replies_zrange_measure(&m, key, start, stop, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    replies_zrange_put(rg_pipe_end(p), m.argc, key, start, stop, opts);
-    return n;
+    replies_zrange_req_args req;
+    req.key = key;
+    req.start = start;
+    req.stop = stop;
+    return rg_ops_pipe_write(p, replies_zrange_op_table, &req, opts);
 }
 
 size_t replies_zrange_pipe_write(rg_pipe *p, rg_view key, rg_view start, rg_view stop,
