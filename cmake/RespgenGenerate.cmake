@@ -1,5 +1,6 @@
 # respgen_generate(TARGET <target> SPECS <spec.lua>... [PREFIX <prefix>] [OUT_DIR <dir>]
-#                  [HEADER_ONLY] [SERVER] [CLIENT] [IOV] [COMMANDS <name>...] [DEPENDS <file>...])
+#                  [HEADER_ONLY] [SERVER] [CLIENT] [IOV] [FAST_OPTIONS] [COMMANDS <name>...]
+#                  [DEPENDS <file>...])
 #
 # Generates C codecs from respgen specs at build time and adds them to <target>:
 # - a SPECS entry without a directory or an extension names a spec bundled with respgen:
@@ -17,6 +18,8 @@
 #   per command a call queued on a connection engine (respgen --client, docs/client.md);
 # - with IOV also the iovec functions (respgen --iov: _iov_count, _scratch_size, _encode_iov);
 #   NO_IOV, once needed to leave them out, is the default and still accepted;
+# - with FAST_OPTIONS requests with options as compiled code instead of op tables (respgen
+#   --fast-options: about twice as fast, a longer compile; docs/spec-language.md);
 # - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
 #   container's name all its subcommands; a name in none of the specs fails the build);
 # - the outputs are regenerated when a spec, a DEPENDS file (list the specs that SPECS include:
@@ -25,7 +28,7 @@
 # Call it as often as needed, for one target or several; each call needs its own OUT_DIR when
 # two calls would generate the same file name.
 function(respgen_generate)
-  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;CLIENT;IOV;NO_IOV" "TARGET;PREFIX;OUT_DIR"
+  cmake_parse_arguments(RG "HEADER_ONLY;SERVER;CLIENT;IOV;NO_IOV;FAST_OPTIONS" "TARGET;PREFIX;OUT_DIR"
                         "SPECS;COMMANDS;DEPENDS" ${ARGN})
   if(NOT RG_TARGET OR NOT RG_SPECS)
     message(FATAL_ERROR "respgen_generate: TARGET and SPECS are required")
@@ -53,6 +56,9 @@ function(respgen_generate)
   endif()
   if(RG_CLIENT)
     list(APPEND options --client)
+  endif()
+  if(RG_FAST_OPTIONS)
+    list(APPEND options --fast-options)
   endif()
   if(RG_IOV AND NOT RG_NO_IOV)
     list(APPEND options --iov)

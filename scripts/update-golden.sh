@@ -23,8 +23,8 @@ if [[ -z $respgen || ! -x $respgen ]]; then
 fi
 
 golden=tests/gen/golden
-# One directory per spec (the same list as tests/gen/CMakeLists.txt), plus header-only, --iov
-# and --client cases.
+# One directory per spec (the same list as tests/gen/CMakeLists.txt), plus header-only, --iov,
+# --fast-options and --client cases.
 specs=(specs/example.lua tests/gen/specs/*.lua)
 rm -rf "$golden"
 for spec in "${specs[@]}"; do
@@ -36,6 +36,9 @@ mkdir -p "$golden/kinds-header-only"
 "$respgen" --header-only -o "$golden/kinds-header-only" tests/gen/specs/kinds.lua
 mkdir -p "$golden/kinds-iov"
 "$respgen" --iov -o "$golden/kinds-iov" tests/gen/specs/kinds.lua
+# --fast-options: option paths as compiled code instead of op tables.
+mkdir -p "$golden/kinds-fast-options"
+"$respgen" --fast-options -o "$golden/kinds-fast-options" tests/gen/specs/kinds.lua
 # respgen --client (the generated calls on the connection engine), separate and header-only.
 mkdir -p "$golden/kinds-client" "$golden/kinds-client-header-only"
 "$respgen" --client -o "$golden/kinds-client" tests/gen/specs/kinds.lua

@@ -38,7 +38,7 @@ local function help_text()
     local lines = {
         "Usage:",
         "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server] [--client]",
-        "          [--commands LIST] [--iov] SPEC...",
+        "          [--commands LIST] [--iov] [--fast-options] SPEC...",
         "      Generate C from the command specs SPEC...: for each, <stem>.h/.c (encoders),",
         "      <stem>_reply.h/.c (typed reply decoders), <stem>_keys.h/.c (cluster routing)",
         "        -o OUTDIR          write the generated files into OUTDIR (made if missing)",
@@ -50,6 +50,8 @@ local function help_text()
         "        --commands-file F  only the commands named in F (one a line, # comments)",
         "        --iov              also the iovec functions (_iov_count, _scratch_size,",
         "                           _encode_iov); --no-iov (the default) leaves them out",
+        "        --fast-options     requests with options as compiled code, not op tables:",
+        "                           about 2x faster, the .c about 1.6x the compile time",
         "        --server           also <stem>_server.h/.c: command lookup, arity checks,",
         "                           typed argument parsing and reply encoders (docs/server.md)",
         "        --client           also <stem>_client.h/.c: per command a call that queues it on",
