@@ -798,6 +798,20 @@ end
 -- too).
 -- split: the general path out of line (a source file; in a header, static inline code cannot be
 -- kept out of line without a warning, and the caller's compiler decides anyway).
+-- _pipe_write as the fixed-shape path, and the general path (body general) out of line in
+-- _pipe_write_opts, introduced by comment.
+local function split_defs(cm, ops, lead, plain, general, comment)
+    local params = concat(PIPE_WRITE, param_texts(cm))
+    local opts_fn = cm.fn .. "_pipe_write_opts"
+    local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
+    return layout.comment(0, comment) .. "\n" ..
+        func("static RG_OPTS_PATH size_t ", opts_fn, params, general) .. "\n\n" ..
+        func(lead, cm.fn .. "_pipe_write", params, {
+            fast,
+            call("return ", opts_fn, concat({ "p" }, arg_names(cm))),
+        })
+end
+
 local function write_def(cm, ops, lead, plain, split)
     local params = concat(PIPE_WRITE, param_texts(cm))
     local write = cm.fn .. "_pipe_write"
@@ -809,19 +823,15 @@ local function write_def(cm, ops, lead, plain, split)
         text("return n;"),
     }
     if not plain then return func(lead, write, params, general) end
-    local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
-    if not split then return func(lead, write, params, concat({ fast }, general)) end
+    if not split then
+        local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
+        return func(lead, write, params, concat({ fast }, general))
+    end
     -- The general path out of line: inlined, the registers it needs were saved on the fast path
     -- too (bench/enc E1: 5.3 -> 4.9 ns, 158 -> 152 instructions). And cold by default
     -- (RG_OPTS_PATH, rg_enc.h): these functions were most of redis.c's code and compile time.
-    local opts_fn = cm.fn .. "_pipe_write_opts"
-    return layout.comment(0,
-        "With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h).") .. "\n" ..
-        func("static RG_OPTS_PATH size_t ", opts_fn, params, general) .. "\n\n" ..
-        func(lead, write, params, {
-            fast,
-            call("return ", opts_fn, concat({ "p" }, arg_names(cm))),
-        })
+    return split_defs(cm, ops, lead, plain, general,
+        "With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h).")
 end
 
 -- The iovec form (--iov): three more entry points, each measuring again.
@@ -892,7 +902,6 @@ local function table_defs(cm, ops, plain)
             parts[#parts + 1] = type_parts[k]
         end
     end
-    local params = concat(PIPE_WRITE, param_texts(cm))
     local body, req = {}, "NULL"
     if #cm.params > 0 then
         local name = tables.req_name(cm)
@@ -908,15 +917,8 @@ local function table_defs(cm, ops, plain)
     parts[#parts + 1] = cmd_table
     body[#body + 1] = call("return ", "rg_ops_pipe_write", { "p", tables.ops_name(cm.fn), req,
         cm.has_opts and "opts" or "NULL" })
-    local opts_fn = cm.fn .. "_pipe_write_opts"
-    local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
-    parts[#parts + 1] = layout.comment(0, "With options: the table's request, measured and " ..
-        "written by rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).") .. "\n" ..
-        func("static RG_OPTS_PATH size_t ", opts_fn, params, body) .. "\n\n" ..
-        func("size_t ", cm.fn .. "_pipe_write", params, {
-            fast,
-            call("return ", opts_fn, concat({ "p" }, arg_names(cm))),
-        })
+    parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
+        "table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).")
     return table.concat(parts, "\n\n")
 end
 
