@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef enum color { COLOR_NONE, COLOR_RED, COLOR_BLUE } color;
@@ -246,12 +247,32 @@ static void lists_of_every_type(void **state) {
     refused_as(mix_table, &two, &(mix_opts){NULL, 0, bad_c, 2});
 }
 
+/* Requests of 3 to 42 pieces: the interpreter writes what measuring recorded up to its tape's
+ * size (24 pieces) and walks the table again beyond; both ways the bytes are the words'. */
+static void short_and_long_requests(void **state) {
+    (void)state;
+    enum { MAX_IDS = 40 };
+    int64_t ids[MAX_IDS];
+    char text[MAX_IDS + 1][24];
+    rg_view words[MAX_IDS + 2];
+    for (size_t n = 1; n <= MAX_IDS; n++) {
+        words[0] = RG_LIT("MIX");
+        snprintf(text[0], sizeof text[0], "%zu", n);
+        words[1] = rg_cstr(text[0]);
+        for (size_t i = 0; i < n; i++) {
+            ids[i] = (int64_t)(i * i) - 7;
+            snprintf(text[i + 1], sizeof text[i + 1], "%lld", (long long)ids[i]);
+            words[i + 2] = rg_cstr(text[i + 1]);
+        }
+        encodes_as(mix_table, &(mix_req){ids, n}, NULL, n + 2, words);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(encodes_every_op),
-        cmocka_unit_test(refuses_inside_nested_loops),
-        cmocka_unit_test(refuses_values),
-        cmocka_unit_test(lists_of_every_type),
+        cmocka_unit_test(encodes_every_op),        cmocka_unit_test(refuses_inside_nested_loops),
+        cmocka_unit_test(refuses_values),          cmocka_unit_test(lists_of_every_type),
+        cmocka_unit_test(short_and_long_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
