@@ -631,7 +631,8 @@ static bool readonly_once(rg_cc *cc, rg_cc_node *nd, uint16_t i) {
     char *dst = rg_conn_reserve(&nd->b.conn, sizeof READONLY - 1);
     if (!dst) return false;
     memcpy(dst, READONLY, sizeof READONLY - 1);
-    if (!rg_conn_commit(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL)) return false;
+    if (!rg_conn_commit_request(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL))
+        return false;
     nd->queued += sizeof READONLY - 1;
     nd->readonly_sent = true;
     return true;
@@ -648,8 +649,8 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     if (!dst) return false;
     memcpy(dst, ASKING, pre);
     memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
-    if (pre && !rg_conn_commit(c, pre, NULL, NULL, NULL, NULL)) return false;
-    if (!rg_conn_commit(c, k->len, k->table, k->result, on_done, k)) return false;
+    if (pre && !rg_conn_commit_request(c, pre, NULL, NULL, NULL, NULL)) return false;
+    if (!rg_conn_commit_request(c, k->len, k->table, k->result, on_done, k)) return false;
     nd->queued += pre + k->len;
     nd->inflight++;
     k->mark = nd->queued;

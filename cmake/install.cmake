@@ -11,7 +11,7 @@ install(TARGETS respgen EXPORT respgenTargets RUNTIME DESTINATION "${CMAKE_INSTA
 install(TARGETS respgen_runtime EXPORT respgenTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
-              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_conn.h runtime/rg_cluster.h
+              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 # The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, and
 # respgen::uv when libuv was found (the package config then looks libuv up again).

@@ -11,7 +11,9 @@
 #include <string.h>
 
 /* Private call kinds. */
-enum { K_PLAIN, K_MULTI, K_QUEUED, K_EXEC, K_DISCARD, K_PING };
+/* Private call kinds: K_PING is the engine's own PING (after an UNSUBSCRIBE without names),
+ * K_USER_PING a caller's. */
+enum { K_PLAIN, K_MULTI, K_QUEUED, K_EXEC, K_DISCARD, K_PING, K_USER_PING, K_HELLO, K_RESET };
 
 /* Connect sequence steps. */
 enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT };
@@ -250,65 +252,6 @@ char *rg_conn_room(rg_conn *c, size_t *cap) {
     return c->cfg.out + c->out_len;
 }
 
-/* The command name of a request the encoders wrote, and its word count. */
-static rg_view request_name(const char *req, size_t n, size_t *argc) {
-    size_t i = 1, words = 0, len = 0;
-    for (; i < n && req[i] >= '0' && req[i] <= '9'; i++)
-        words = words * 10 + (size_t)(req[i] - '0');
-    i += 3; /* CRLF $ */
-    for (; i < n && req[i] >= '0' && req[i] <= '9'; i++) len = len * 10 + (size_t)(req[i] - '0');
-    i += 2;
-    *argc = words;
-    if (n < 2 || req[0] != '*' || i > n || n - i < len) return (rg_view){NULL, 0};
-    return (rg_view){req + i, len};
-}
-
-/* The common case at a glance: fewer than 10 words and a name of 1 to 3 letters ("GET", "SET")
- * is nothing the engine treats specially. */
-static bool plainly_ordinary(const char *req, size_t n) {
-    return n > 7 && req[2] == '\r' && req[6] == '\r' && req[5] >= '1' && req[5] <= '3';
-}
-
-/* Names the engine treats specially; only lengths 4 to 12 are looked at. */
-static const struct {
-    const char *name;
-    uint8_t kind;
-    uint8_t pubsub;
-} SPECIAL[] = {
-    {"MULTI", K_MULTI, 0},
-    {"EXEC", K_EXEC, 0},
-    {"DISCARD", K_DISCARD, 0},
-    {"SUBSCRIBE", K_PLAIN, RG_PUSH_SUBSCRIBE},
-    {"UNSUBSCRIBE", K_PLAIN, RG_PUSH_UNSUBSCRIBE},
-    {"PSUBSCRIBE", K_PLAIN, RG_PUSH_PSUBSCRIBE},
-    {"PUNSUBSCRIBE", K_PLAIN, RG_PUSH_PUNSUBSCRIBE},
-    {"SSUBSCRIBE", K_PLAIN, RG_PUSH_SSUBSCRIBE},
-    {"SUNSUBSCRIBE", K_PLAIN, RG_PUSH_SUNSUBSCRIBE},
-    {"CLIENT", K_PLAIN, 0}, /* CLIENT TRACKING: see tracking_reset */
-};
-
-static bool same_word(rg_view w, const char *name) {
-    const size_t n = strlen(name);
-    if (w.len != n) return false;
-    for (size_t i = 0; i < n; i++)
-        if ((w.ptr[i] & ~0x20) != name[i]) return false;
-    return true;
-}
-
-static int special_of(rg_view name) {
-    if (name.len < 4 || name.len > 12) return -1; /* the shortest and longest names below */
-    for (size_t k = 0; k < sizeof SPECIAL / sizeof SPECIAL[0]; k++)
-        if (same_word(name, SPECIAL[k].name)) return (int)k;
-    return -1;
-}
-
-/* CLIENT's second word (right after the name) is TRACKING. */
-static bool is_tracking(rg_view name, const char *end) {
-    const char *p = name.ptr + name.len + 2;
-    if (end - p < 12 || memcmp(p, "$8\r\n", 4) != 0) return false;
-    return same_word((rg_view){p + 4, 8}, "TRACKING");
-}
-
 static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_fn cb, void *ud) {
     rg_call *call = slot(c, c->tail++);
     c->used++;
@@ -328,28 +271,44 @@ static bool add_ping(rg_conn *c, size_t n) {
     return true;
 }
 
-/* rg_conn_commit of a request that may be special (a name of 4 letters or more, or 10 words):
- * out of line, so that the common case saves no registers for it. */
-static RG_NOINLINE uint64_t commit_named(rg_conn *c, size_t n, const rg_rtable *table, void *result,
-                                         rg_call_fn cb, void *ud) {
-    size_t argc = 0;
-    const char *const req = c->cfg.out + c->out_len;
-    rg_view name = request_name(req, n, &argc);
-    const int sp = special_of(name);
-    const uint8_t kind = sp < 0 ? K_PLAIN : SPECIAL[sp].kind;
-    const uint8_t pubsub = sp < 0 ? 0 : SPECIAL[sp].pubsub;
+/* The word count of the request just written ("*<n>\r\n", as every encoder writes it): how many
+ * names a (un)subscribe confirms, whether a PING carries a message. Not the name: the
+ * descriptor says which command it is. */
+static uint32_t request_words(const char *req, size_t n) {
+    uint32_t words = 0;
+    for (size_t i = 1; i < n && i < 8 && req[i] >= '0' && req[i] <= '9'; i++)
+        words = words * 10 + (uint32_t)(req[i] - '0');
+    return words;
+}
+
+/* The engine's private call kind of a command kind (a table: rg_cmd_kind's order). */
+static const uint8_t CALL_KIND[RG_CMD_KIND_COUNT] = {
+    [RG_CMD_PLAIN] = K_PLAIN,    [RG_CMD_SUBSCRIBE] = K_PLAIN, [RG_CMD_UNSUBSCRIBE] = K_PLAIN,
+    [RG_CMD_MULTI] = K_MULTI,    [RG_CMD_EXEC] = K_EXEC,       [RG_CMD_DISCARD] = K_DISCARD,
+    [RG_CMD_PING] = K_USER_PING, [RG_CMD_HELLO] = K_HELLO,     [RG_CMD_RESET] = K_RESET,
+    [RG_CMD_TRACKING] = K_PLAIN,
+};
+
+/* rg_conn_commit of a command whose kind is not plain: out of line, so that the common case
+ * saves no registers for it. */
+static RG_NOINLINE uint64_t commit_special(rg_conn *c, size_t n, const rg_cmd *cmd,
+                                           const rg_rtable *table, void *result, rg_call_fn cb,
+                                           void *ud) {
+    const uint32_t argc = request_words(c->cfg.out + c->out_len, n);
+    const uint8_t kind = cmd->kind < RG_CMD_KIND_COUNT ? CALL_KIND[cmd->kind] : K_PLAIN;
+    const bool pubsub = cmd->kind == RG_CMD_SUBSCRIBE || cmd->kind == RG_CMD_UNSUBSCRIBE;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
-    if (sp >= 0 && !pubsub && kind == K_PLAIN)
-        c->tracking = c->tracking || is_tracking(name, req + n);
     if (kind == K_MULTI && c->in_multi) return 0;
+    c->tracking = c->tracking || cmd->kind == RG_CMD_TRACKING;
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
-    call->kind = c->in_multi && kind == K_PLAIN ? K_QUEUED : kind;
-    c->in_multi = kind == K_MULTI || (c->in_multi && kind == K_PLAIN);
+    call->kind = c->in_multi && kind != K_EXEC && kind != K_DISCARD ? K_QUEUED : kind;
+    c->in_multi = kind == K_MULTI || (c->in_multi && kind != K_EXEC && kind != K_DISCARD);
     c->out_len += n;
+    if (kind == K_USER_PING) call->expect = argc;
     if (pubsub) {
-        call->pubsub = pubsub;
-        call->expect = argc < 2 ? UNKNOWN_COUNT : (uint32_t)(argc - 1);
+        call->pubsub = cmd->pubsub;
+        call->expect = argc < 2 ? UNKNOWN_COUNT : argc - 1;
         c->pubsub_pending++;
         if (argc < 2) {
             push_call(c, &rg_conn_raw_table, NULL, NULL, NULL)->kind = K_PING;
@@ -360,16 +319,30 @@ static RG_NOINLINE uint64_t commit_named(rg_conn *c, size_t n, const rg_rtable *
     return call->id;
 }
 
-uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
-                        void *ud) {
+static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                       void *result, rg_call_fn cb, void *ud) {
     if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
-    if (!plainly_ordinary(c->cfg.out + c->out_len, n))
-        return commit_named(c, n, table, result, cb, ud);
+    if (cmd && cmd->kind != RG_CMD_PLAIN) return commit_special(c, n, cmd, table, result, cb, ud);
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
     c->out_len += n;
     if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
     return call->id;
+}
+
+uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_cmd *cmd, void *result, rg_call_fn cb,
+                        void *ud) {
+    return commit(c, n, cmd, cmd->reply, result, cb, ud);
+}
+
+uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, void *result,
+                                rg_call_fn cb, void *ud) {
+    rg_view words[2] = {{NULL, 0}, {NULL, 0}};
+    const rg_cmd *cmd = NULL;
+    if (n && c->state != RG_CONN_FAILED && c->used < c->cfg.ncalls &&
+        rg_request_argv(c->cfg.out + c->out_len, n, words, 2))
+        cmd = rg_cmd_lookup(words[0], words[1]);
+    return commit(c, n, cmd, table, result, cb, ud);
 }
 
 /* The call just made (id), skipping the internal PING behind an UNSUBSCRIBE; NULL if not it. */
@@ -444,7 +417,7 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
     const size_t n = rg_argv_size(argc, argv);
     char *dst = rg_conn_reserve(c, n);
     if (!dst || rg_argv_encode(dst, n, argc, argv) != n) return 0;
-    return rg_conn_commit(c, n, table, result, cb, ud);
+    return rg_conn_commit_request(c, n, table, result, cb, ud);
 }
 
 /* ---- connect sequence ----------------------------------------------------------------------- */
@@ -733,6 +706,45 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
                                   call->result));
 }
 
+/* The value of "proto" in HELLO's reply (a map, or in RESP2 a flat array of pairs), or 0. */
+static int hello_proto(const rg_conn *c, rg_view v) {
+    rg_reader r;
+    rg_event ev;
+    size_t p = 0;
+    bool key = false;
+    rg_reader_init(&r, c->cfg.limits);
+    while (rg_next(&r, v.ptr, v.len, &p, &ev) == RG_OK && !ev.complete) {
+        if (ev.depth != 1) continue;
+        if (key && ev.kind == RG_EV_INT) return ev.u.i == 2 || ev.u.i == 3 ? (int)ev.u.i : 0;
+        key = (ev.kind == RG_EV_BULK || ev.kind == RG_EV_SIMPLE) && ev.str.len == 5 &&
+              memcmp(ev.str.ptr, "proto", 5) == 0;
+    }
+    return 0;
+}
+
+/* A reply that changes the connection (HELLO, RESET) or that RESP2 subscribe mode reshapes
+ * (PING): the engine takes note, and returns the bytes the call's own table reads. */
+static rg_view connection_reply(rg_conn *c, const rg_call *call, rg_view v) {
+    static const char PONG[] = "+PONG\r\n";
+    if (call->kind == K_HELLO) {
+        const int proto = hello_proto(c, v);
+        if (proto) c->resp = proto;
+    } else if (call->kind == K_RESET) {
+        c->resp = 2;
+        c->r2_subs = c->r2_ssubs = 0;
+        tracking_reset(c); /* tracking is off: whatever a cache holds is no longer watched */
+    } else if (v.len && v.ptr[0] == '*') {
+        /* RESP2 subscribe mode answers PING ["pong", message]: the message, or PONG. */
+        rg_reader r;
+        rg_view elem = {NULL, 0};
+        size_t p = 0;
+        rg_reader_init(&r, c->cfg.limits);
+        if (call->expect < 2) return (rg_view){PONG, sizeof PONG - 1};
+        if (next_element(&r, v, &p, &elem) && next_element(&r, v, &p, &elem)) return elem;
+    }
+    return v;
+}
+
 /* One reply for the call at head, by its kind. */
 static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
     switch (call->kind) {
@@ -751,6 +763,15 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         complete_with(c, call, &c->rr, st);
         return;
     case K_PING: call->done = true; return;
+    case K_USER_PING:
+    case K_HELLO:
+    case K_RESET:
+        if (st != RG_OK) {
+            complete_with(c, call, &c->rr, st);
+        } else {
+            complete_from(c, call, connection_reply(c, call, raw->value));
+        }
+        return;
     default: complete_with(c, call, &c->rr, st); return;
     }
 }
@@ -773,6 +794,19 @@ static bool resp2_subscribed(const rg_conn *c) {
     return c->head < c->tail && (slot(c, c->head)->flags & RG_CALL_F_PUBSUB);
 }
 
+/* A (un)subscribe's last confirmation completes it: its typed result is that confirmation. */
+static void confirmed(rg_conn *c, rg_call *call, const rg_push *p) {
+    rg_status st = RG_OK;
+    if (call->result) {
+        size_t at = 0;
+        rg_reply_reader_init(&c->sub, c->cfg.limits);
+        st = rg_reply_decode_push(storage_for(c, &c->sub, call), call->table, p->raw.ptr,
+                                  p->raw.len, &at, call->result);
+    }
+    const rg_call_status s = st == RG_OK ? RG_CALL_OK : RG_CALL_MISMATCH;
+    complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(&c->sub).msg, p);
+}
+
 /* A confirmation counts down the Pub/Sub call at head; false when none waits for it. */
 static bool confirm(rg_conn *c, const rg_push *p) {
     const uint32_t now = (uint32_t)(p->subscriptions > 0 ? p->subscriptions : 0);
@@ -781,10 +815,13 @@ static bool confirm(rg_conn *c, const rg_push *p) {
     if (c->head == c->tail || c->state != RG_CONN_READY) return false;
     rg_call *call = slot(c, c->head);
     if (!(call->flags & RG_CALL_F_PUBSUB) || call->pubsub != p->kind) return false;
-    if (call->expect == UNKNOWN_COUNT) return true; /* the PING after it closes it */
+    /* Without names: the last confirmation leaves no subscription, else the PING behind it
+     * closes the call. */
+    if (call->expect == UNKNOWN_COUNT && p->subscriptions > 0) return true;
+    if (call->expect == UNKNOWN_COUNT) call->expect = 1;
     if (--call->expect == 0) {
         c->head++;
-        complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, p);
+        confirmed(c, call, p);
         release(c);
     }
     return true;
@@ -852,8 +889,7 @@ static bool one_reply(rg_conn *c) {
         return true;
     }
     rg_raw_result raw = {{NULL, 0}};
-    const bool internal = hs || !call->result || call->kind == K_QUEUED || call->kind == K_EXEC ||
-                          call->kind == K_PING;
+    const bool internal = hs || !call->result || call->kind != K_PLAIN;
     const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
     void *out = internal ? &raw : call->result;
     if (!c->mid_reply) begin_reply(c, call);

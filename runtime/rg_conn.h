@@ -27,6 +27,7 @@
 #ifndef RG_CONN_H
 #define RG_CONN_H
 
+#include "rg_cmd.h"
 #include "rg_push.h"
 #include "rg_reply.h"
 
@@ -209,12 +210,20 @@ char *rg_conn_reserve(rg_conn *c, size_t n);
  * NULL when no call slot is free or the connection failed. An encoder that fits writes there and
  * the call is committed; one that does not falls back to rg_conn_reserve with its exact size. */
 char *rg_conn_room(rg_conn *c, size_t *cap);
-/* Queues the call whose n-byte request was just written at rg_conn_reserve's pointer. Returns
- * its id (never 0). table: its reply table; result: a struct of table->result_size bytes,
- * caller-owned, written when the reply comes (NULL: the reply is checked and dropped); cb may
- * be NULL. n == 0 (an encoder that did not fit) queues nothing and returns 0. */
-uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_rtable *table, void *result, rg_call_fn cb,
+/* For generated calls: queues the call whose n-byte request was just written at rg_conn_reserve's
+ * (or rg_conn_room's) pointer. cmd is the command's descriptor (static data, rg_cmd.h): the
+ * engine learns from it, not from the bytes, which command it is and how its reply is read
+ * (cmd->reply). result: a struct of cmd->reply->result_size bytes, caller-owned, written when the
+ * reply comes (NULL: the reply is checked and dropped); cb may be NULL. Returns the call's id
+ * (never 0); 0 when nothing was queued: n == 0 (an encoder that did not fit), the ring is full,
+ * the connection failed, a MULTI inside a MULTI, or a (un)subscribe inside one. */
+uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_cmd *cmd, void *result, rg_call_fn cb,
                         void *ud);
+/* rg_conn_commit for a request written by other means (the caller's own encoder, rg_argv_encode):
+ * its name is looked up among the commands the engine treats specially (rg_cmd_lookup), and its
+ * reply read with table (NULL: raw, an rg_raw_result). */
+uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, void *result,
+                                rg_call_fn cb, void *ud);
 
 /* Array storage for the call just committed (id), instead of the shared one: its results then
  * stay valid after later replies. Returns 0, or -1 when id is not the last call. */
@@ -227,8 +236,8 @@ typedef struct rg_raw_result {
 extern const rg_rtable rg_conn_raw_table;
 
 /* A command outside any spec: argv encoded (rg_argv_encode), result as table (NULL: raw, an
- * rg_raw_result). Pub/Sub commands and MULTI/EXEC/DISCARD are recognised by name. Returns the
- * id, or 0 when it does not fit. */
+ * rg_raw_result). The commands the engine treats specially are recognised by name
+ * (rg_conn_commit_request). Returns the id, or 0 when it does not fit. */
 uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const rg_rtable *table,
                            void *result, rg_call_fn cb, void *ud);
 

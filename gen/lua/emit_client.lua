@@ -7,10 +7,16 @@
 -- (runtime/rg_conn.h) and queues the command's typed reply table (emit_reply.lua). The
 -- parameters are the encoder's own, from emit_c.lua's param_texts and arg_names, so the two can
 -- never disagree. The reply names (cm.reply_result, cm.reply_table) come from the model.
+--
+-- Each call hands the engine its command's descriptor (runtime/rg_cmd.h), a static const rg_cmd
+-- in its body: { name, reply table, flags, id (P_KEYS_CMD_<ID>, emit_keys.lua: the index of its
+-- key specs and tips), kind, confirmations }, so that the engine learns what the command does
+-- to the connection from the generator, never from the request bytes.
 
 local emit_c = require("emit_c")
 local frame = require("frame")
 local layout = require("layout")
+local cstr = require("cstr")
 local resp = require("resp")
 
 local M = {}
@@ -21,12 +27,103 @@ M.options = {
 
 local IND = "    "
 
+-- What a command does to the connection (rg_cmd_kind) and the push kind of its confirmations:
+-- the commands the engine treats specially; every other is RG_CMD_PLAIN. The runtime's own
+-- table for requests that come as bytes (rg_cmd.c) names the same commands.
+local KINDS = {
+    ["MULTI"] = { "RG_CMD_MULTI" },
+    ["EXEC"] = { "RG_CMD_EXEC" },
+    ["DISCARD"] = { "RG_CMD_DISCARD" },
+    ["PING"] = { "RG_CMD_PING" },
+    ["HELLO"] = { "RG_CMD_HELLO" },
+    ["RESET"] = { "RG_CMD_RESET" },
+    ["SUBSCRIBE"] = { "RG_CMD_SUBSCRIBE", "RG_PUSH_SUBSCRIBE" },
+    ["PSUBSCRIBE"] = { "RG_CMD_SUBSCRIBE", "RG_PUSH_PSUBSCRIBE" },
+    ["SSUBSCRIBE"] = { "RG_CMD_SUBSCRIBE", "RG_PUSH_SSUBSCRIBE" },
+    ["UNSUBSCRIBE"] = { "RG_CMD_UNSUBSCRIBE", "RG_PUSH_UNSUBSCRIBE" },
+    ["PUNSUBSCRIBE"] = { "RG_CMD_UNSUBSCRIBE", "RG_PUSH_PUNSUBSCRIBE" },
+    ["SUNSUBSCRIBE"] = { "RG_CMD_UNSUBSCRIBE", "RG_PUSH_SUNSUBSCRIBE" },
+    ["CLIENT TRACKING"] = { "RG_CMD_TRACKING" },
+}
+
+-- The command flags rg_cmd.h names (RG_CMD_F_<NAME>): each generated client checks that the
+-- set's P_FLAG_<NAME> has the same bit.
+local RUNTIME_FLAGS = { WRITE = true, READONLY = true, PUBSUB = true, NOSCRIPT = true,
+    BLOCKING = true, NO_MULTI = true }
+
+local function cmd_enum(model, cm)
+    return model.PREFIX .. "_KEYS_CMD_" .. cm.ID
+end
+
+-- ".flags = P_FLAG_A | P_FLAG_B," (or 0) at column col as clang-format lays it out: on one line,
+-- else the expression whole on the next line one continuation in, else broken greedily as a
+-- binary expression (continued under the first term).
+local function flags_item(model, cm, col)
+    local set = {}
+    for _, f in ipairs(cm.flags) do set[f] = true end
+    local terms = {}
+    for _, f in ipairs(model.flags) do
+        if set[f.name] then terms[#terms + 1] = f.macro end
+    end
+    local lead = string.rep(" ", col) .. ".flags = "
+    if #terms == 0 then return lead .. "0," end
+    local expr = table.concat(terms, " | ")
+    if #lead + #expr + 1 <= layout.LIMIT then return lead .. expr .. "," end
+    local below = string.rep(" ", col + #IND) .. expr .. ","
+    if #below <= layout.LIMIT then return lead:gsub(" $", "") .. "\n" .. below end
+    local lines, line = {}, lead .. terms[1]
+    for k = 2, #terms do
+        local tail = k == #terms and "," or " |"
+        if #line + 3 + #terms[k] + #tail > layout.LIMIT then
+            lines[#lines + 1] = line .. " |"
+            line = string.rep(" ", #lead) .. terms[k]
+        else
+            line = line .. " | " .. terms[k]
+        end
+    end
+    lines[#lines + 1] = line .. ","
+    return table.concat(lines, "\n")
+end
+
+-- "static const rg_cmd desc = {...};" in the call's body, its designated members one a line
+-- (clang-format's shape for them whatever the lengths; a local, so that no name of the prefix's
+-- length comes before the brace).
+local function descriptor(model, cm, name)
+    local kind = KINDS[cm.name:upper()] or {}
+    local ind = IND .. IND
+    local function member(item) return ind .. layout.initializer(#ind, item, ",") .. "," end
+    local lines = {
+        IND .. "static const rg_cmd " .. name .. " = {",
+        member(".name = " .. cstr.literal(cm.name:upper())),
+        member(".reply = &" .. cm.reply_table),
+        flags_item(model, cm, #ind),
+        member(".id = " .. cmd_enum(model, cm)),
+        member(".kind = " .. (kind[1] or "RG_CMD_PLAIN")),
+    }
+    if kind[2] then lines[#lines + 1] = member(".pubsub = " .. kind[2]) end
+    lines[#lines + 1] = IND .. "};"
+    return table.concat(lines, "\n")
+end
+
+-- The checks that the set's flag bits are the runtime's (C only: not in a C++ header).
+local function flag_checks(model)
+    local checks = {}
+    for _, f in ipairs(model.flags) do
+        if RUNTIME_FLAGS[f.name] then
+            checks[#checks + 1] = layout.call({ indent = 0, lead = "", name = "_Static_assert",
+                args = { f.macro .. " == RG_CMD_F_" .. f.name, '"' .. f.macro ..
+                    ': not the runtime\'s bit"' }, tail = ");" })
+        end
+    end
+    return table.concat(checks, "\n")
+end
+
 -- Names of the call's own parameters, made unique against the encoder's.
 local function own_names(cm)
     local taken = {}
     for _, name in ipairs(emit_c.arg_names(cm)) do taken[name] = true end
     local names = {}
-    for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n" }) do
+    for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n", "desc" }) do
         local v = n
         while taken[v] do v = v .. "_" end
         taken[v] = true
@@ -46,7 +143,7 @@ local function signature(cm, lead, tail)
         tail = tail, decl = true })
 end
 
-local function definition(cm, static)
+local function definition(model, cm, static)
     local o = own_names(cm)
     local args = emit_c.arg_names(cm)
     local function call(indent, lead, name, first, tail)
@@ -57,6 +154,7 @@ local function definition(cm, static)
     end
     local lines = {
         signature(cm, static .. "uint64_t ", ") {"),
+        descriptor(model, cm, o.desc),
         IND .. "size_t " .. o.cap .. " = 0, " .. o.n .. " = 0;",
         IND .. "char *" .. o.dst .. " = rg_conn_room(" .. o.conn .. ", &" .. o.cap .. ");",
         IND .. "if (" .. o.dst .. ") {",
@@ -71,7 +169,7 @@ local function definition(cm, static)
         call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.n }, ");"),
         IND .. "}",
         layout.call({ indent = 4, lead = "return ", name = "rg_conn_commit", args = {
-            o.conn, o.n, "&" .. cm.reply_table, o.result, o.cb, o.ud }, tail = ");" }),
+            o.conn, o.n, "&" .. o.desc, o.result, o.cb, o.ud }, tail = ");" }),
         "}",
     }
     return table.concat(lines, "\n")
@@ -82,7 +180,10 @@ local HEADER_DOC = [[
  * connection's output and queues it; the typed reply goes to *result (caller-owned, written when
  * the reply arrives) and cb (may be NULL) is called with the outcome (rg_call_done). Returns the
  * call's id, or 0 when the request does not fit the output or the ring of calls is full (nothing
- * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results. */]]
+ * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
+ *
+ * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
+ * from it, not from the request bytes, what the command does to the connection. */]]
 
 -- The header: the definitions themselves (header-only output) or a prototype per command.
 local function header_text(model, defs)
@@ -97,7 +198,8 @@ local function header_text(model, defs)
     end
     return frame.header({
         model = model, suffix = "_client.h", what = "client calls",
-        includes = { model.stem .. ".h", model.stem .. "_reply.h", "rg_conn.h" },
+        includes = { model.stem .. ".h", model.stem .. "_keys.h", model.stem .. "_reply.h",
+            "rg_conn.h" },
         system = { "stdint.h" },
         body = HEADER_DOC .. "\n\n" .. table.concat(body, "\n\n"),
     })
@@ -107,8 +209,9 @@ function M.emit(model, opts)
     if not opts.client then return {} end
     local header_only = opts.header_only
     local defs = {}
+    if not header_only and #flag_checks(model) > 0 then defs[1] = flag_checks(model) end
     for _, cm in ipairs(model.commands) do
-        defs[#defs + 1] = definition(cm, header_only and "static inline " or "")
+        defs[#defs + 1] = definition(model, cm, header_only and "static inline " or "")
     end
     if header_only then
         local text = header_text(model, table.concat(defs, "\n\n"))

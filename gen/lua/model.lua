@@ -48,7 +48,7 @@ local SCALAR = {
 -- whose general path is a table, emit_table.lua.)
 local COMMAND_SUFFIXES = { "size", "encode", "try_encode", "pipe_write", "pipe_write_opts",
     "append", "iov_count", "scratch_size", "encode_iov", "measure", "put", "opts", "req_args",
-    "op_table" }
+    "op_table", "call" }
 local MACRO_SUFFIXES = { "FIXED_SIZE", "MAX_SIZE", "IOV_MAX", "SCRATCH_MAX" }
 
 -- Helpers the emitter may define once per generated file: the pieces of templates/helpers.c.in.

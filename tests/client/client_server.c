@@ -418,6 +418,77 @@ static void pubsub(void **state) {
     }
 }
 
+/* ---- what a call's descriptor tells the engine ---------------------------------------------- */
+
+/* SUBSCRIBE's typed result is its last confirmation, an UNSUBSCRIBE's without names too; in RESP2
+ * subscribe mode a typed PING reads PONG, or its message, from the ["pong", message] pair. */
+static void typed_pubsub(void **state) {
+    fixture *f = *state;
+    for (int proto = 2; proto <= 3; proto++) {
+        client *s = open_client(&f->server, proto);
+        rg_conn *conn = &s->b.conn;
+        const rg_view ch[] = {V("tc1"), V("tc2")};
+        redis_subscribe_result sub;
+        redis_unsubscribe_result unsub;
+        redis_ping_result pong, msg;
+        memset(&sub, 0, sizeof sub);
+        memset(&unsub, 0, sizeof unsub);
+        rg_call_record r[4] = {{0}};
+        const redis_ping_opts hi = {.message = V("hi")};
+        redis_subscribe_call(conn, ch, 2, &sub, rg_call_record_fn, &r[0]);
+        redis_ping_call(conn, NULL, &pong, rg_call_record_fn, &r[1]);
+        redis_ping_call(conn, &hi, &msg, rg_call_record_fn, &r[2]);
+        assert_int_equal(rg_bconn_wait(&s->b, 0), 0);
+        for (int i = 0; i < 3; i++) assert_int_equal(r[i].status, RG_CALL_OK);
+        assert_true(same(sub.value.type, "subscribe"));
+        assert_true(same(sub.value.channel, "tc2"));
+        assert_int_equal(sub.value.count, 2);
+        assert_true(same(pong.value, "PONG"));
+        assert_true(same(msg.value, "hi"));
+        redis_unsubscribe_call(conn, NULL, &unsub, rg_call_record_fn, &r[3]);
+        assert_int_equal(rg_bconn_wait(&s->b, 0), 0);
+        assert_int_equal(r[3].status, RG_CALL_OK);
+        assert_true(same(unsub.value.type, "unsubscribe"));
+        assert_int_equal(unsub.value.count, 0);
+        close_client(s);
+    }
+}
+
+/* A HELLO sent by the caller switches the protocol the engine reads with: on a RESP2 connection
+ * after HELLO 3, an array reply that looks like a message is a reply (RESP3 subscribe mode takes
+ * any command), and RESET brings RESP2 back. */
+static void hello_switches(void **state) {
+    fixture *f = *state;
+    client *c = open_client(&f->server, 2);
+    rg_conn *conn = &c->b.conn;
+    command(c, "DEL hl");
+    command(c, "RPUSH hl message x y");
+    redis_hello_result hello;
+    const redis_hello_opts three = {.has_arguments = true, .arguments = {.protover = 3}};
+    rg_call_record r[3] = {{0}};
+    redis_hello_call(conn, &three, &hello, rg_call_record_fn, &r[0]);
+    assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
+    assert_int_equal(r[0].status, RG_CALL_OK);
+    assert_int_equal(hello.value.proto, 3);
+    assert_int_equal(conn->resp, 3);
+    const rg_view ch[] = {V("hc")};
+    redis_subscribe_call(conn, ch, 1, NULL, rg_call_record_fn, &r[1]);
+    redis_lrange_result lr;
+    redis_lrange_call(conn, V("hl"), 0, -1, &lr, rg_call_record_fn, &r[2]);
+    assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
+    assert_int_equal(r[2].status, RG_CALL_OK);
+    assert_int_equal(lr.value.count, 3);
+    assert_int_equal(c->npush, 0);
+    redis_reset_result reset;
+    rg_call_record rr = {0};
+    redis_reset_call(conn, &reset, rg_call_record_fn, &rr);
+    assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
+    assert_int_equal(rr.status, RG_CALL_OK);
+    assert_int_equal(conn->resp, 2);
+    assert_int_equal(command(c, "LRANGE hl 0 -1").status, RG_CALL_OK);
+    close_client(c);
+}
+
 /* ---- transactions --------------------------------------------------------------------------- */
 
 static void transactions(void **state) {
@@ -640,6 +711,8 @@ int main(void) {
         cmocka_unit_test(tracking_resp3),
         cmocka_unit_test(tracking_redirect_resp2),
         cmocka_unit_test(pubsub),
+        cmocka_unit_test(typed_pubsub),
+        cmocka_unit_test(hello_switches),
         cmocka_unit_test(transactions),
         cmocka_unit_test(blpop_timeout),
         cmocka_unit_test(deadlines),

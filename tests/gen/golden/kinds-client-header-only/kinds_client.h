@@ -4,6 +4,7 @@
 #define KINDS_CLIENT_H
 
 #include "kinds.h"
+#include "kinds_keys.h"
 #include "kinds_reply.h"
 #include "rg_conn.h"
 
@@ -21,11 +22,21 @@ extern "C" {
  * connection's output and queues it; the typed reply goes to *result (caller-owned, written when
  * the reply arrives) and cb (may be NULL) is called with the outcome (rg_call_done). Returns the
  * call's id, or 0 when the request does not fit the output or the ring of calls is full (nothing
- * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results. */
+ * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
+ *
+ * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
+ * from it, not from the request bytes, what the command does to the connection. */
 
 static inline uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts,
                                           kinds_bounded_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "BOUNDED",
+        .reply = &kinds_bounded_reply_table,
+        .flags = 0,
+        .id = KINDS_KEYS_CMD_BOUNDED,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -39,11 +50,18 @@ static inline uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view va
         }
         n = kinds_bounded_encode(dst, n, key, value, opts);
     }
-    return rg_conn_commit(conn, n, &kinds_bounded_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 static inline uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
                                           kinds_escapes_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "ESCAPES",
+        .reply = &kinds_escapes_reply_table,
+        .flags = 0,
+        .id = KINDS_KEYS_CMD_ESCAPES,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -57,12 +75,19 @@ static inline uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opt
         }
         n = kinds_escapes_encode(dst, n, opts);
     }
-    return rg_conn_commit(conn, n, &kinds_escapes_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 static inline uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern,
                                         int64_t count, double score, int64_t at,
                                         kinds_kinds_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "KINDS",
+        .reply = &kinds_kinds_reply_table,
+        .flags = KINDS_FLAG_WRITE,
+        .id = KINDS_KEYS_CMD_KINDS,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -76,12 +101,19 @@ static inline uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view valu
         }
         n = kinds_kinds_encode(dst, n, key, value, pattern, count, score, at);
     }
-    return rg_conn_commit(conn, n, &kinds_kinds_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 static inline uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                                   kinds_object_encoding_result *result,
                                                   rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "OBJECT ENCODING",
+        .reply = &kinds_object_encoding_reply_table,
+        .flags = 0,
+        .id = KINDS_KEYS_CMD_OBJECT_ENCODING,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -95,11 +127,18 @@ static inline uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
         }
         n = kinds_object_encoding_encode(dst, n, key);
     }
-    return rg_conn_commit(conn, n, &kinds_object_encoding_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 static inline uint64_t kinds_time_call(rg_conn *conn, kinds_time_result *result, rg_call_fn cb,
                                        void *ud) {
+    static const rg_cmd desc = {
+        .name = "TIME",
+        .reply = &kinds_time_reply_table,
+        .flags = KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_TIME,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -113,11 +152,18 @@ static inline uint64_t kinds_time_call(rg_conn *conn, kinds_time_result *result,
         }
         n = kinds_time_encode(dst, n);
     }
-    return rg_conn_commit(conn, n, &kinds_time_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 static inline uint64_t kinds_tokens_call(rg_conn *conn, const kinds_tokens_opts *opts,
                                          kinds_tokens_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "TOKENS",
+        .reply = &kinds_tokens_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_TOKENS,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -131,7 +177,7 @@ static inline uint64_t kinds_tokens_call(rg_conn *conn, const kinds_tokens_opts 
         }
         n = kinds_tokens_encode(dst, n, opts);
     }
-    return rg_conn_commit(conn, n, &kinds_tokens_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 #ifdef __cplusplus

@@ -2,9 +2,20 @@
  * Do not edit: change the spec and regenerate. */
 #include "kinds_client.h"
 
+_Static_assert(KINDS_FLAG_WRITE == RG_CMD_F_WRITE, "KINDS_FLAG_WRITE: not the runtime's bit");
+_Static_assert(KINDS_FLAG_READONLY == RG_CMD_F_READONLY,
+               "KINDS_FLAG_READONLY: not the runtime's bit");
+
 uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
                             const kinds_bounded_opts *opts, kinds_bounded_result *result,
                             rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "BOUNDED",
+        .reply = &kinds_bounded_reply_table,
+        .flags = 0,
+        .id = KINDS_KEYS_CMD_BOUNDED,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -18,11 +29,18 @@ uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
         }
         n = kinds_bounded_encode(dst, n, key, value, opts);
     }
-    return rg_conn_commit(conn, n, &kinds_bounded_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
                             kinds_escapes_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "ESCAPES",
+        .reply = &kinds_escapes_reply_table,
+        .flags = 0,
+        .id = KINDS_KEYS_CMD_ESCAPES,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -36,12 +54,19 @@ uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
         }
         n = kinds_escapes_encode(dst, n, opts);
     }
-    return rg_conn_commit(conn, n, &kinds_escapes_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern, int64_t count,
                           double score, int64_t at, kinds_kinds_result *result, rg_call_fn cb,
                           void *ud) {
+    static const rg_cmd desc = {
+        .name = "KINDS",
+        .reply = &kinds_kinds_reply_table,
+        .flags = KINDS_FLAG_WRITE,
+        .id = KINDS_KEYS_CMD_KINDS,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -55,11 +80,18 @@ uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pat
         }
         n = kinds_kinds_encode(dst, n, key, value, pattern, count, score, at);
     }
-    return rg_conn_commit(conn, n, &kinds_kinds_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                     kinds_object_encoding_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "OBJECT ENCODING",
+        .reply = &kinds_object_encoding_reply_table,
+        .flags = 0,
+        .id = KINDS_KEYS_CMD_OBJECT_ENCODING,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -73,10 +105,17 @@ uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
         }
         n = kinds_object_encoding_encode(dst, n, key);
     }
-    return rg_conn_commit(conn, n, &kinds_object_encoding_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 uint64_t kinds_time_call(rg_conn *conn, kinds_time_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "TIME",
+        .reply = &kinds_time_reply_table,
+        .flags = KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_TIME,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -90,11 +129,18 @@ uint64_t kinds_time_call(rg_conn *conn, kinds_time_result *result, rg_call_fn cb
         }
         n = kinds_time_encode(dst, n);
     }
-    return rg_conn_commit(conn, n, &kinds_time_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
 uint64_t kinds_tokens_call(rg_conn *conn, const kinds_tokens_opts *opts,
                            kinds_tokens_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "TOKENS",
+        .reply = &kinds_tokens_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_TOKENS,
+        .kind = RG_CMD_PLAIN,
+    };
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
@@ -108,5 +154,5 @@ uint64_t kinds_tokens_call(rg_conn *conn, const kinds_tokens_opts *opts,
         }
         n = kinds_tokens_encode(dst, n, opts);
     }
-    return rg_conn_commit(conn, n, &kinds_tokens_reply_table, result, cb, ud);
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }

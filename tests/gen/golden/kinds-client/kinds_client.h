@@ -4,6 +4,7 @@
 #define KINDS_CLIENT_H
 
 #include "kinds.h"
+#include "kinds_keys.h"
 #include "kinds_reply.h"
 #include "rg_conn.h"
 
@@ -21,7 +22,10 @@ extern "C" {
  * connection's output and queues it; the typed reply goes to *result (caller-owned, written when
  * the reply arrives) and cb (may be NULL) is called with the outcome (rg_call_done). Returns the
  * call's id, or 0 when the request does not fit the output or the ring of calls is full (nothing
- * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results. */
+ * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
+ *
+ * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
+ * from it, not from the request bytes, what the command does to the connection. */
 
 /* BOUNDED */
 uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
