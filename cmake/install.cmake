@@ -9,8 +9,10 @@ set(RG_SPEC_DIR "${CMAKE_INSTALL_DATADIR}/respgen/specs")
 set(RG_PC_DIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 install(TARGETS respgen EXPORT respgenTargets RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 # The libraries are of the build's one kind (BUILD_SHARED_LIBS): lib*.a, or lib*.so.<ABI> with
-# its links. The package files below serve either: nothing is linked privately that a consumer
-# of the static kind would have to add.
+# its links. The package files below serve either: every dependency is public (the headers
+# include rg_conn.h, rg_blocking.h, uv.h), none private that only the static kind would need (the
+# runtime needs only libc). One added PRIVATE goes to the export by itself, and to the .pc's
+# Libs.private / Requires.private by hand.
 set(RG_LIB_DESTINATIONS ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
                         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(TARGETS respgen_runtime EXPORT respgenTargets ${RG_LIB_DESTINATIONS})
