@@ -26,6 +26,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef struct rg_bconn {
     rg_conn conn;
@@ -62,6 +63,7 @@ int rg_bconn_poll(rg_bconn *b, int ms);
 /* Closes the socket; pending calls complete with RG_CALL_CLOSED. */
 void rg_bconn_close(rg_bconn *b);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* One call of a batch. Read status and the rest after rg_cc_run; the other fields are private. */
 typedef struct rg_cc_call {
@@ -185,6 +186,7 @@ static inline const rg_cc_call *rg_cc_get(const rg_cc *cc, size_t i) {
     return &cc->cfg.calls[i];
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef struct rg_uv rg_uv;
 
@@ -81,6 +82,7 @@ int rg_uv_reconnect(rg_uv *u);
  * from the loop. Safe to call from any callback, and more than once. */
 void rg_uv_close(rg_uv *u);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,8 +8,20 @@ set(RG_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/respgen")
 set(RG_SPEC_DIR "${CMAKE_INSTALL_DATADIR}/respgen/specs")
 set(RG_PC_DIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 install(TARGETS respgen EXPORT respgenTargets RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
-install(TARGETS respgen_runtime EXPORT respgenTargets
-        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+# The libraries are of the build's one kind (BUILD_SHARED_LIBS): lib*.a, or lib*.so.<ABI> with
+# its links. The package files below serve either: every dependency is public (the headers
+# include rg_conn.h, rg_blocking.h, uv.h), none private that only the static kind would need (the
+# runtime needs only libc). One added PRIVATE goes to the export by itself, and to the .pc's
+# Libs.private / Requires.private by hand.
+set(RG_LIB_DESTINATIONS ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+                        LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+install(TARGETS respgen_runtime EXPORT respgenTargets ${RG_LIB_DESTINATIONS})
+# The tool links the shared runtime too: found beside it, wherever the installed tree is moved.
+if(BUILD_SHARED_LIBS)
+  file(RELATIVE_PATH RG_BIN_TO_LIB "/prefix/${CMAKE_INSTALL_BINDIR}"
+       "/prefix/${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(respgen PROPERTIES INSTALL_RPATH "$ORIGIN/${RG_BIN_TO_LIB}")
+endif()
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
               runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
@@ -23,7 +35,7 @@ else()
   set(RG_INSTALL_UV OFF)
 endif()
 foreach(a IN LISTS RG_ADAPTERS)
-  install(TARGETS respgen_${a} EXPORT respgenTargets ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(TARGETS respgen_${a} EXPORT respgenTargets ${RG_LIB_DESTINATIONS})
   install(FILES adapters/rg_${a}.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 endforeach()
 install(EXPORT respgenTargets NAMESPACE respgen:: DESTINATION "${RG_CMAKE_DIR}")

@@ -14,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Bumped on every change of a runtime type or table layout that generated code depends on;
  * generated sources #error when they were made for another value. */
@@ -102,6 +103,7 @@ typedef struct rg_error {
     uint64_t offset;
 } rg_error;
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* What a node stores at value_off. */
 typedef enum rg_arg_type {
@@ -184,6 +185,7 @@ bool rg_eq_lower(const char *word, const char *lower, size_t n);
 /* Redis' string to double rules for arguments (strtod, no spaces, no NaN). */
 bool rg_parse_double(const char *s, size_t n, double *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum { RG_CLUSTER_MAX_NODES = 128, RG_CLUSTER_HOST_MAX = 64 };
 #define RG_NODE_NONE ((uint16_t)0xFFFFu) /* no node serves the slot */
@@ -151,6 +152,7 @@ rg_route_kind rg_cluster_route_indexed(const rg_cluster_map *m, const rg_cluster
 /* A readable name of a route kind ("node", "crossslot", ...). */
 const char *rg_route_kind_name(rg_route_kind k);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* What a command does to the connection it is sent on, as far as the engine cares. */
 typedef enum rg_cmd_kind {
@@ -62,6 +63,7 @@ typedef struct rg_cmd {
  * every other command. */
 const rg_cmd *rg_cmd_lookup(rg_view name, rg_view sub);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

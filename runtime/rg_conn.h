@@ -34,6 +34,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* How a call ended. */
 typedef enum rg_call_status {
@@ -317,6 +318,7 @@ typedef struct rg_call_record {
 } rg_call_record;
 void rg_call_record_fn(void *ud, const rg_call_done *d);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

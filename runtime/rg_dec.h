@@ -44,6 +44,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Capacity of the frame stack, fixed at compile time; limits.max_depth may lower it. */
 #ifndef RG_MAX_DEPTH
@@ -197,6 +198,7 @@ char rg_kind_byte(rg_kind k);
 /* A static lower-case name of a kind ("array"). Never NULL. */
 const char *rg_kind_name(rg_kind k);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Keeps a function out of line where the compiler knows how (generated encoders: the general path
  * of a command with a fixed-shape path, so that the fast path saves no registers); elsewhere
@@ -577,6 +578,7 @@ size_t rg_argv_iov_scratch_size(size_t argc, const rg_view *argv);
 size_t rg_argv_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                           size_t argc, const rg_view *argv);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* ---- hash slots -------------------------------------------------------------------------- */
 
@@ -207,6 +208,7 @@ size_t rg_keys_of_request(const rg_keys_entry *table, size_t n, const char *req,
 int rg_slot_of_request(const rg_keys_entry *table, size_t n, const char *req, size_t len,
                        rg_view *argv, size_t argv_cap);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Constant replies: static literals, written with rg_put_raw. */
 #define RG_OUT_OK        "+OK\r\n"
@@ -130,6 +131,7 @@ char *rg_out_ldouble(char *dst, long double v);
 size_t rg_out_bulks_size(int proto, size_t n, const rg_view *items);
 char *rg_out_bulks(char *dst, int proto, size_t n, const rg_view *items);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 typedef enum rg_push_kind {
     RG_PUSH_OTHER = 0,             /* unknown name or shape: see raw */
@@ -90,6 +91,7 @@ static inline bool rg_push_is_message(rg_push_kind k) {
     return k >= RG_PUSH_MESSAGE && k <= RG_PUSH_SMESSAGE;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -45,6 +45,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Accept sets: bit (1 << rg_kind) for every kind a node takes. */
 #define RG_RA(k)    (1u << (k))
@@ -318,6 +319,7 @@ static inline const rg_reader *rg_reply_decoder(const rg_reply_reader *rr) {
     return &rr->rd;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* Limits, each Redis' default. */
 typedef struct rg_req_limits {
@@ -99,6 +100,7 @@ rg_error rg_req_error(const rg_req *r);
  * arguments (no sign but '-', no leading zeros, no spaces, at most 20 characters). */
 bool rg_parse_i64(const char *s, size_t n, int64_t *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
