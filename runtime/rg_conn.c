@@ -45,6 +45,7 @@ void rg_call_record_fn(void *ud, const rg_call_done *d) {
     r->done = true;
     r->status = d->status;
     r->redirect = d->redirect.kind;
+    r->written = d->written;
     if (n) memcpy(r->error, d->error.ptr, n);
     r->error[n] = '\0';
 }
@@ -134,7 +135,9 @@ static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error
     call->done = true;
     if (!call->cb) return;
     rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
-                      0,  push};
+                      0,  push,     true};
+    if (st == RG_CALL_CLOSED || st == RG_CALL_TIMEOUT || st == RG_CALL_ABANDONED)
+        d.written = call->end <= c->out_base + c->out_sent;
     if (st == RG_CALL_SERVER_ERROR) rg_redirect_parse(error, &d.redirect);
     if (st == RG_CALL_SHORT) d.needed = rg_reply_needed(&c->rr);
     call->cb(call->ud, &d);
@@ -218,8 +221,10 @@ const char *rg_conn_output(const rg_conn *c, size_t *n) {
 
 void rg_conn_written(rg_conn *c, size_t n) {
     c->out_sent += n;
-    if (c->out_sent == c->out_len && !c->out_pinned)
+    if (c->out_sent == c->out_len && !c->out_pinned) {
+        c->out_base += c->out_len;
         c->out_sent = c->out_ready = c->out_len = c->held_from = 0;
+    }
 }
 
 void rg_conn_output_pin(rg_conn *c, bool on) {
@@ -233,6 +238,7 @@ static char *room(rg_conn *c, size_t n) {
     if (c->out_sent == 0 || c->out_pinned || c->cfg.out_cap - (c->out_len - c->out_sent) < n)
         return NULL;
     memmove(c->cfg.out, c->cfg.out + c->out_sent, c->out_len - c->out_sent);
+    c->out_base += c->out_sent;
     c->out_len -= c->out_sent;
     c->out_ready -= c->out_sent;
     c->held_from = c->held_from > c->out_sent ? c->held_from - c->out_sent : 0;
@@ -256,7 +262,8 @@ static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_
     rg_call *call = slot(c, c->tail++);
     c->used++;
     const uint64_t deadline = c->cfg.timeout_ms ? RG_DEADLINE_UNSTARTED | c->cfg.timeout_ms : 0;
-    *call = (rg_call){t, result, cb, ud, NULL, 0, ++c->next_id, deadline, 0, 0, K_PLAIN, 0, false};
+    *call = (rg_call){t,        result,     cb, ud, NULL,    0, ++c->next_id,
+                      deadline, UINT64_MAX, 0,  0,  K_PLAIN, 0, false};
     return call;
 }
 
@@ -305,14 +312,17 @@ static RG_NOINLINE uint64_t commit_special(rg_conn *c, size_t n, const rg_cmd *c
     call->kind = c->in_multi && kind != K_EXEC && kind != K_DISCARD ? K_QUEUED : kind;
     c->in_multi = kind == K_MULTI || (c->in_multi && kind != K_EXEC && kind != K_DISCARD);
     c->out_len += n;
+    call->end = c->out_base + c->out_len;
     if (kind == K_USER_PING) call->expect = argc;
     if (pubsub) {
         call->pubsub = cmd->pubsub;
         call->expect = argc < 2 ? UNKNOWN_COUNT : argc - 1;
         c->pubsub_pending++;
         if (argc < 2) {
-            push_call(c, &rg_conn_raw_table, NULL, NULL, NULL)->kind = K_PING;
+            rg_call *ping = push_call(c, &rg_conn_raw_table, NULL, NULL, NULL);
+            ping->kind = K_PING;
             c->out_len += sizeof PING - 1;
+            ping->end = c->out_base + c->out_len;
         }
     }
     if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
@@ -326,6 +336,7 @@ static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable 
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
     c->out_len += n;
+    call->end = c->out_base + c->out_len;
     if (c->state == RG_CONN_READY) c->out_ready = c->out_len;
     return call->id;
 }
@@ -511,6 +522,7 @@ static bool fall_back(rg_conn *c) {
     if (c->cfg.out_cap - c->out_len < need) return false;
     char *const at = c->cfg.out + c->held_from;
     memmove(at + need, at, user);
+    for (size_t i = c->first; i < c->tail; i++) slot(c, i)->end += need; /* all behind it */
     c->out_len = c->held_from;
     const bool ok = queue_auth(c) && queue_setname(c);
     c->out_ready = c->held_from = c->out_len;
@@ -548,7 +560,7 @@ static void handshake_reply(rg_conn *c, rg_status st) {
 /* ---- init and reset ------------------------------------------------------------------------- */
 
 static int start(rg_conn *c) {
-    c->in_len = c->in_pos = c->in_base = 0;
+    c->in_len = c->in_pos = c->in_base = c->out_base = 0;
     c->in_keep = SIZE_MAX;
     c->mid_reply = false;
     c->out_len = c->out_sent = c->out_ready = c->held_from = 0;

@@ -83,6 +83,10 @@ typedef struct rg_call_done {
     rg_redirect redirect; /* SERVER_ERROR: parsed */
     size_t needed;        /* SHORT: storage bytes the reply needs */
     const rg_push *push;  /* Pub/Sub commands: the last confirmation, or NULL */
+    /* Every byte of the request was handed to rg_conn_written: the server may have run it. When
+     * false (a CLOSED or TIMEOUT call whose request never fully left), it certainly did not, and
+     * the call is safe to send again. Always true for a call that got its reply. */
+    bool written;
 } rg_call_done;
 
 typedef void (*rg_call_fn)(void *ud, const rg_call_done *d);
@@ -104,6 +108,7 @@ typedef struct rg_call {
     size_t cap;
     uint64_t id;
     uint64_t deadline; /* 0: none; RG_DEADLINE_UNSTARTED | ms: a timeout not started yet */
+    uint64_t end;      /* output stream offset just past its request */
     uint32_t expect;   /* Pub/Sub: confirmations still due; 0 with PUBSUB: until the next reply */
     uint8_t flags;
     uint8_t kind;   /* private: plain, multi, queued, exec, discard */
@@ -155,6 +160,7 @@ struct rg_conn {
     bool mid_reply;        /* a reply is partly decoded */
     size_t reply_from;     /* where in `in` that reply starts */
     size_t out_len, out_sent, out_ready; /* out[out_sent..out_ready) may be written */
+    uint64_t out_base;                   /* output stream offset of out[0] */
     bool out_pinned;
     size_t first, head, tail, used; /* ring: unreleased, next to answer, next free */
     uint64_t next_id;
@@ -262,6 +268,11 @@ void rg_conn_hold(rg_conn *c, bool on);
 
 /* ---- state ---------------------------------------------------------------------------------- */
 
+/* The connection's state: HANDSHAKE until the connect sequence is answered, then READY; FAILED
+ * after a loss, a protocol error or a refused handshake (rg_conn_error says why). */
+static inline rg_conn_state rg_conn_state_of(const rg_conn *c) {
+    return c->state;
+}
 /* Calls queued and not completed (internal ones included). */
 static inline size_t rg_conn_pending(const rg_conn *c) {
     return c->used;
@@ -314,6 +325,7 @@ typedef struct rg_call_record {
     bool done;
     rg_call_status status;
     rg_redirect_kind redirect;
+    bool written;    /* rg_call_done's */
     char error[128]; /* the error text, truncated, NUL-terminated */
 } rg_call_record;
 void rg_call_record_fn(void *ud, const rg_call_done *d);

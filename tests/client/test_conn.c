@@ -600,6 +600,66 @@ static void engine_connect_deadline(void **state) {
 }
 
 /* A callback that closes the connection (as rg_uv_close may): the rest complete once. */
+/* Every completion says whether its request fully left: a lost connection's calls that were
+ * written may have run, the others certainly did not (safe to send again). */
+static void written_one(void *ud, const rg_call_done *d) {
+    bed *b = ud;
+    logf_(b, "%llu:%s:%c ", (unsigned long long)d->id, rg_call_status_name(d->status) + 8,
+          d->written ? 'w' : '-');
+}
+
+static void engine_written(void **state) {
+    (void)state;
+    static bed b;
+    static const rg_view incr[] = {{"INCR", 4}, {"a", 1}};
+    bed_init(&b, 0);
+    for (int i = 0; i < 3; i++)
+        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    size_t n;
+    rg_conn_output(&b.c, &n);
+    assert_int_equal(n, 3 * 21); /* "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n" */
+    rg_conn_written(&b.c, 21 + 5); /* the first request and part of the second */
+    feed(&b, ":1\r\n", 0);
+    rg_conn_closed(&b.c, "gone");
+    assert_string_equal(b.log, "1:OK:w 2:CLOSED:- 3:CLOSED:- ");
+    /* Written in two pieces, with compaction between: offsets survive the buffer's moves. */
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    b.loglen = 0;
+    b.log[0] = '\0';
+    rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    rg_conn_written(&b.c, 21);
+    for (int i = 0; i < 2; i++)
+        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    rg_conn_written(&b.c, 21);
+    rg_conn_closed(&b.c, "gone");
+    assert_string_equal(b.log, "4:CLOSED:w 5:CLOSED:w 6:CLOSED:- ");
+    /* During a connect sequence whose HELLO falls back, AUTH is put in front of the held calls:
+     * their offsets move with them. */
+    memset(&b, 0, sizeof b);
+    const rg_conn_config cfg = {.in = b.in,
+                                .in_cap = sizeof b.in,
+                                .out = b.out,
+                                .out_cap = sizeof b.out,
+                                .calls = b.calls,
+                                .ncalls = 16,
+                                .protocol = 3,
+                                .password = V("pw")};
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    const size_t hello = strlen(drain(&b));
+    feed(&b, "-ERR unknown command 'HELLO'\r\n", 0);
+    rg_conn_output(&b.c, &n); /* AUTH pw, then (once it is answered) INCR a */
+    assert_int_equal(n, 22);
+    rg_conn_written(&b.c, n);
+    feed(&b, "+OK\r\n", 0);
+    rg_conn_output(&b.c, &n);
+    assert_int_equal(n, 21);
+    rg_conn_written(&b.c, 20);
+    rg_conn_closed(&b.c, "gone");
+    assert_string_equal(b.log, "1:CLOSED:- ");
+    assert_true(hello > 0);
+}
+
 static void close_in_callback(void *ud, const rg_call_done *d) {
     bed *b = ud;
     on_done(ud, d);
@@ -659,6 +719,7 @@ int main(void) {
         cmocka_unit_test(engine_tracking_reset),
         cmocka_unit_test(engine_error_then_close),
         cmocka_unit_test(engine_close_in_callback),
+        cmocka_unit_test(engine_written),
         cmocka_unit_test(redirects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
