@@ -116,6 +116,14 @@ static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     *buf = uv_buf_init(in, (unsigned)(room > UINT32_MAX ? UINT32_MAX : room));
 }
 
+/* RG_UV_READY once per connection, when the connect sequence has been answered (at once when
+ * there is none): the engine's state says it. */
+static void tell_ready(rg_uv *u) {
+    if (u->ready || rg_conn_state_of(&u->conn) != RG_CONN_READY) return;
+    u->ready = true;
+    if (u->on_event) u->on_event(u, RG_UV_READY, u->ud);
+}
+
 static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     rg_uv *u = of_handle((uv_handle_t *)s);
     (void)buf;
@@ -126,6 +134,7 @@ static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     } else if (n > 0 && rg_conn_feed(&u->conn, (size_t)n) == RG_CONN_FAILED) {
         shut(u, UV_EPROTO, "protocol error");
     } else {
+        tell_ready(u);
         flush(u); /* requests queued by the callbacks */
     }
 }
@@ -137,12 +146,12 @@ static void connected(uv_connect_t *req, int status) {
         return;
     }
     u->connected = true;
-    if (u->on_event) u->on_event(u, RG_UV_CONNECTED, u->ud);
     const int st = uv_read_start(&u->h.stream, alloc_in, got);
     if (st < 0) {
         shut(u, st, uv_strerror(st));
         return;
     }
+    tell_ready(u);
     flush(u);
 }
 
@@ -216,7 +225,7 @@ int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_con
 int rg_uv_reconnect(rg_uv *u) {
     if (u->open != 0) return UV_EBUSY;
     u->writing = 0;
-    u->connected = false;
+    u->connected = u->ready = false;
     rg_conn_output_pin(&u->conn, false);
     if (rg_conn_reset(&u->conn) != 0) return UV_EINVAL;
     return dial(u);

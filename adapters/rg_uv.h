@@ -34,10 +34,13 @@ extern "C" {
 
 typedef struct rg_uv rg_uv;
 
-/* What happened: RG_UV_CONNECTED, RG_UV_CLOSED (handles released: the rg_uv may be freed or
- * connected again), or a negative libuv error (UV_EOF, UV_ECONNREFUSED, UV_EPROTO for a protocol
- * error...) after which RG_UV_CLOSED follows. */
-enum { RG_UV_CONNECTED = 1, RG_UV_CLOSED = 2 };
+/* What happened: RG_UV_READY (connected, and the connect sequence of the config (HELLO, AUTH,
+ * SELECT, SETNAME) succeeded: the server takes calls; once per connection, never before the
+ * handshake was answered), RG_UV_CLOSED (handles released: the rg_uv may be freed or connected
+ * again), or a negative libuv error (UV_EOF, UV_ECONNREFUSED, UV_ETIMEDOUT, UV_EPROTO for a
+ * protocol error or a refused handshake...) after which RG_UV_CLOSED follows. Calls may be made at
+ * any time: before READY they wait behind the connect sequence. */
+enum { RG_UV_READY = 1, RG_UV_CLOSED = 2 };
 typedef void (*rg_uv_event_fn)(rg_uv *u, int event, void *ud);
 
 struct rg_uv {
@@ -56,7 +59,8 @@ struct rg_uv {
     uv_write_t write_req;
     size_t writing; /* bytes of the write in flight (0: none) */
     int open;       /* handles not yet closed */
-    bool connected;
+    bool connected; /* the TCP (or unix socket) connect completed */
+    bool ready;     /* RG_UV_READY was told for this connection */
     rg_uv_event_fn on_event;
     void *ud;
     struct sockaddr_storage addr; /* TCP: where to connect again */
