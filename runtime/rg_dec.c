@@ -251,12 +251,21 @@ static num_result find_line(rg_reader *r, const cursor *c, uint64_t max, size_t 
     return NUM_OK;
 }
 
-/* Accepts RESP3 double text: inf, -inf, nan, or [+-]digits[.digits][e[+-]digits] (digits on at
- * least one side of the point). */
+/* inf or nan, with an optional '-', in any case: the spec's inf, -inf and nan, and what Redis
+ * prints with "%.17g" besides (7.0 sends ",-nan" for Lua's 0/0), as hiredis reads them. A '+'
+ * or a longer word ("infinity") stays refused, as in hiredis. */
+static bool special_double(const char *s, size_t n) {
+    const size_t i = n == 4 && s[0] == '-';
+    if (n - i != 3) return false;
+    /* | 0x20 lower-cases a letter and maps no other byte onto one */
+    const char w[3] = {(char)(s[i] | 0x20), (char)(s[i + 1] | 0x20), (char)(s[i + 2] | 0x20)};
+    return memcmp(w, "inf", 3) == 0 || memcmp(w, "nan", 3) == 0;
+}
+
+/* Accepts RESP3 double text: special_double's words, or [+-]digits[.digits][e[+-]digits]
+ * (digits on at least one side of the point). */
 static bool valid_double(const char *s, size_t n) {
-    if ((n == 3 && memcmp(s, "inf", 3) == 0) || (n == 4 && memcmp(s, "-inf", 4) == 0) ||
-        (n == 3 && memcmp(s, "nan", 3) == 0))
-        return true;
+    if (special_double(s, n)) return true;
     size_t i = 0, digits = 0;
     if (i < n && (s[i] == '-' || s[i] == '+')) i++;
     for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) digits++;
