@@ -39,8 +39,8 @@ static client *open_client(const test_redis *s, int protocol, rg_frame *frames, 
     cfg.calls = c->calls;
     cfg.ncalls = NCALLS;
     cfg.protocol = protocol;
-    (void)frames;
-    (void)nframes;
+    cfg.frames = frames;
+    cfg.nframes = nframes;
     assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", s->port, &cfg, 2000, 10000), 0);
     return c;
 }
@@ -104,6 +104,63 @@ static void double_nan(void **state) {
     close_client(c);
 }
 
+/* ---- nesting ------------------------------------------------------------------------------- */
+
+/* A table nested d levels deep around the integer 1. */
+static const char nest_script[] =
+    "local t = {1} for i = 2, tonumber(ARGV[1]) do t = {t} end return t";
+
+/* EVAL of nest_script for d levels on c: the call's status, the reply's bytes checked when OK. */
+static rg_call_status nested(client *c, size_t d) {
+    char depth[16];
+    const int dn = snprintf(depth, sizeof depth, "%zu", d);
+    static char got[1 << 16];
+    raw_call r = {.out = got, .cap = sizeof got};
+    const rg_view argv[] = {V("EVAL"), V(nest_script), V("0"), {depth, (size_t)dn}};
+    call(c, 4, argv, &r);
+    if (r.rec.status != RG_CALL_OK) return r.rec.status;
+    assert_int_equal(r.len, 4 * d + 4);
+    for (size_t i = 0; i < d; i++) assert_memory_equal(got + 4 * i, "*1\r\n", 4);
+    assert_memory_equal(got + 4 * d, ":1\r\n", 4);
+    return RG_CALL_OK;
+}
+
+/* 41 and 1,000 levels with a zero-initialised config (RG_CONN_MAX_DEPTH); 1,025 ends the
+ * connection with a depth error. RESP2 and RESP3. */
+static void nested_default(void **state) {
+    const test_redis *s = *state;
+    for (int protocol = 2; protocol <= 3; protocol++) {
+        client *c = open_client(s, protocol, NULL, 0);
+        assert_int_equal(nested(c, 41), RG_CALL_OK);
+        assert_int_equal(c->b.conn.resp, protocol);
+        assert_int_equal(nested(c, 1000), RG_CALL_OK);
+        assert_int_equal(nested(c, RG_CONN_MAX_DEPTH), RG_CALL_OK);
+        still_usable(c);
+        assert_int_equal(nested(c, RG_CONN_MAX_DEPTH + 1), RG_CALL_PROTOCOL);
+        uint64_t offset;
+        const rg_view e = rg_conn_error(&c->b.conn, &offset);
+        assert_non_null(e.ptr);
+        close_client(c);
+    }
+}
+
+/* 5,000 levels with the caller's frames. */
+static void nested_caller_frames(void **state) {
+    const test_redis *s = *state;
+    const size_t nframes = RG_READER_FRAMES(5000);
+    rg_frame *frames = malloc(nframes * sizeof *frames);
+    assert_non_null(frames);
+    for (int protocol = 2; protocol <= 3; protocol++) {
+        client *c = open_client(s, protocol, frames, nframes);
+        assert_int_equal(nested(c, 5000), RG_CALL_OK);
+        assert_int_equal(nested(c, 41), RG_CALL_OK);
+        still_usable(c);
+        assert_int_equal(nested(c, 5001), RG_CALL_PROTOCOL);
+        close_client(c);
+    }
+    free(frames);
+}
+
 /* ---- fixture -------------------------------------------------------------------------------- */
 
 static int setup(void **state) {
@@ -126,6 +183,8 @@ static int teardown(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(double_nan),
+        cmocka_unit_test(nested_default),
+        cmocka_unit_test(nested_caller_frames),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
