@@ -133,9 +133,11 @@ static size_t level_at(size_t i) {
     return n;
 }
 
-/* Decodes bytes[0..n) with t, whole or presented a byte more at a time, into out. */
+/* Decodes bytes[0..n) with t, whole or presented a byte more at a time (a few bytes more for
+ * long replies: a oneof's lookahead reads from its header again on every call), into out. */
 static rg_status decode(rg_reply_reader *rr, const rg_rtable *t, const char *bytes, size_t n,
                         bool bytewise, void *out, size_t *consumed) {
+    const size_t step = n > 4096 ? 13 : 1;
     rg_reply_set_storage(rr, storage, sizeof storage);
     size_t pos = 0;
     if (!bytewise) {
@@ -143,7 +145,7 @@ static rg_status decode(rg_reply_reader *rr, const rg_rtable *t, const char *byt
         *consumed = pos;
         return st;
     }
-    for (size_t k = 1;; k++) {
+    for (size_t k = 1;; k = k + step < n ? k + step : n) {
         const rg_status st = rg_reply_decode(rr, t, bytes, k, &pos, out);
         if (st != RG_NEED_MORE || k == n) {
             *consumed = pos;
