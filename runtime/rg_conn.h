@@ -38,6 +38,8 @@ extern "C" {
 /* Nesting every connection reads unless told otherwise, as hiredis does (its
  * REDIS_READER_MAX_REPLY_DEPTH): a Lua script returns tables nested 1,000 levels deep and more. */
 #define RG_CONN_MAX_DEPTH 1024
+/* The frames inside an rg_conn: one per level of RG_CONN_MAX_DEPTH past the decoder's own. */
+#define RG_CONN_OWN_FRAMES (RG_CONN_MAX_DEPTH > RG_MAX_DEPTH ? RG_CONN_MAX_DEPTH - RG_MAX_DEPTH : 1)
 
 /* How a call ended. */
 typedef enum rg_call_status {
@@ -184,8 +186,8 @@ struct rg_conn {
     char msg[160];
     rg_view error;
     rg_reply_reader rr;
-    rg_reply_reader sub;                             /* EXEC's elements */
-    rg_frame deep[RG_CONN_MAX_DEPTH - RG_MAX_DEPTH]; /* unless cfg.frames: see there */
+    rg_reply_reader sub;               /* EXEC's elements */
+    rg_frame deep[RG_CONN_OWN_FRAMES]; /* unless cfg.frames: see there */
 };
 
 /* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing,
