@@ -123,8 +123,9 @@ typedef struct rg_frame {
     bool streamed; /* ended by '.', not by a count */
 } rg_frame;
 
-/* The whole decoder state: fixed size, no pointers to the heap, safe to copy between calls
- * only while no views are held. Fields private: use the functions below. */
+/* The whole decoder state: fixed size, no pointers to the heap (but to the frames lent by
+ * rg_reader_set_stack, which copies share), safe to copy between calls only while no views are
+ * held. Fields private: use the functions below. */
 typedef struct rg_reader {
     uint8_t status;   /* rg_status: RG_OK or a sticky error */
     uint8_t tok;      /* what the next bytes are: rg_dec.c's rg_tok */
