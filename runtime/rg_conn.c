@@ -559,6 +559,25 @@ static void handshake_reply(rg_conn *c, rg_status st) {
 
 /* ---- init and reset ------------------------------------------------------------------------- */
 
+/* Lends the frames for deep replies to a decoder of c. rr, sub and exec_elements' walker share
+ * them: each goes past RG_MAX_DEPTH levels only while the others are within them (rr is idle
+ * while EXEC's elements are read; the walker is at depth 1 while sub decodes one). */
+static rg_status lend_frames(rg_conn *c, rg_reader *r) {
+    const bool own = c->cfg.frames == NULL;
+    const uint32_t asked = c->cfg.limits ? c->cfg.limits->max_depth : 0;
+    return rg_reader_set_stack(r, own ? c->deep : c->cfg.frames,
+                               own ? sizeof c->deep / sizeof *c->deep : c->cfg.nframes,
+                               asked ? asked
+                               : own ? RG_CONN_MAX_DEPTH
+                                     : 0);
+}
+
+/* rg_reply_reader_init with c's limits and frames. */
+static rg_status init_reply_reader(rg_conn *c, rg_reply_reader *rr) {
+    rg_reply_reader_init(rr, c->cfg.limits);
+    return lend_frames(c, &rr->rd);
+}
+
 static int start(rg_conn *c) {
     c->in_len = c->in_pos = c->in_base = c->out_base = 0;
     c->in_keep = SIZE_MAX;
@@ -569,7 +588,11 @@ static int start(rg_conn *c) {
     c->in_multi = c->tracking = false;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
-    rg_reply_reader_init(&c->rr, c->cfg.limits);
+    if (init_reply_reader(c, &c->rr) != RG_OK) {
+        c->state = RG_CONN_FAILED;
+        set_error(c, "limits->max_depth needs more frames than given", (rg_view){NULL, 0});
+        return -1;
+    }
     if (!queue_handshake(c)) {
         c->state = RG_CONN_FAILED;
         set_error(c, "connect sequence does not fit the output buffer", (rg_view){NULL, 0});
@@ -675,7 +698,7 @@ static bool next_element(rg_reader *r, rg_view v, size_t *p, rg_view *elem) {
 static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
     rg_raw_result ignored;
     size_t at = 0;
-    rg_reply_reader_init(&c->sub, c->cfg.limits);
+    (void)init_reply_reader(c, &c->sub); /* checked by start() */
     const rg_status st = rg_reply_decode(storage_for(c, &c->sub, call),
                                          call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
                                          bytes.len, &at, call->result ? call->result : &ignored);
@@ -685,6 +708,7 @@ static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
 static void exec_elements(rg_conn *c, rg_view raw) {
     rg_reader r;
     rg_reader_init(&r, c->cfg.limits);
+    (void)lend_frames(c, &r);
     size_t p = 0, i = queued_next(c, c->first);
     rg_view elem;
     for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1))
@@ -711,7 +735,7 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         return;
     }
     /* The EXEC call's own result: its table over the same bytes. */
-    rg_reply_reader_init(&c->sub, c->cfg.limits);
+    (void)init_reply_reader(c, &c->sub);
     size_t at = 0;
     complete_with(c, call, &c->sub,
                   rg_reply_decode(storage_for(c, &c->sub, call), call->table, v.ptr, v.len, &at,

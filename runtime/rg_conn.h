@@ -15,8 +15,9 @@
  * RG_CALL_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
  * parsed for a cluster layer.
  *
- * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config); nothing is
- * allocated, ever. A full ring or output buffer makes a call fail at once (returns 0), before
+ * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config), or inside
+ * the rg_conn (the decoder's frames for replies nested up to RG_CONN_MAX_DEPTH levels); nothing
+ * is allocated, ever. A full ring or output buffer makes a call fail at once (returns 0), before
  * anything is written.
  *
  * Lifetimes: views in a completed call's result, error text and pushes point into the input
@@ -35,6 +36,12 @@
 extern "C" {
 #endif
 #pragma GCC visibility push(default)
+
+/* Nesting every connection reads unless told otherwise, as hiredis does (its
+ * REDIS_READER_MAX_REPLY_DEPTH): a Lua script returns tables nested 1,000 levels deep and more. */
+#define RG_CONN_MAX_DEPTH 1024
+/* The frames inside an rg_conn: one per level of RG_CONN_MAX_DEPTH past the decoder's own. */
+#define RG_CONN_OWN_FRAMES (RG_CONN_MAX_DEPTH > RG_MAX_DEPTH ? RG_CONN_MAX_DEPTH - RG_MAX_DEPTH : 1)
 
 /* How a call ended. */
 typedef enum rg_call_status {
@@ -138,7 +145,15 @@ typedef struct rg_conn_config {
     rg_view password;        /* empty: no AUTH */
     int64_t db;              /* SELECT when not 0 */
     rg_view name;            /* CLIENT SETNAME when not empty */
-    const rg_limits *limits; /* NULL: defaults */
+    const rg_limits *limits; /* NULL: defaults, but for max_depth (see frames) */
+    /* Replies nest up to limits->max_depth levels when it is set, else RG_CONN_MAX_DEPTH, or with
+     * frames given RG_MAX_DEPTH + nframes; a deeper one is a protocol error (RG_ERR_DEPTH) that
+     * ends the connection. Each level past the decoder's RG_MAX_DEPTH takes one rg_frame: from
+     * frames[0..nframes) (caller-owned, borrowed for the connection's life) when given, else
+     * from the connection's own, RG_CONN_MAX_DEPTH levels' worth. rg_conn_init fails when
+     * max_depth needs more frames than there are. */
+    rg_frame *frames;
+    size_t nframes;
     /* Deadlines, in the caller's milliseconds (see rg_conn_expire); 0: none. */
     uint32_t timeout_ms;         /* every call's, from when the engine first sees the time */
     uint32_t connect_timeout_ms; /* the connect sequence's, until it is answered */
@@ -179,11 +194,12 @@ struct rg_conn {
     char msg[160];
     rg_view error;
     rg_reply_reader rr;
-    rg_reply_reader sub; /* EXEC's elements */
+    rg_reply_reader sub;               /* EXEC's elements */
+    rg_frame deep[RG_CONN_OWN_FRAMES]; /* unless cfg.frames: see there */
 };
 
-/* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing
- * or the sequence does not fit the output. */
+/* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing,
+ * the frames do not reach the depth asked for, or the sequence does not fit the output. */
 int rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 
 /* After a reconnect: every pending call completes with RG_CALL_CLOSED (if rg_conn_closed did

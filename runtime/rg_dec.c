@@ -110,10 +110,22 @@ void rg_reader_init(rg_reader *r, const rg_limits *limits) {
     r->limits = limits ? *limits : rg_limits_default();
     if (r->limits.max_depth == 0 || r->limits.max_depth > RG_MAX_DEPTH)
         r->limits.max_depth = RG_MAX_DEPTH;
+    r->fast_depth = r->limits.max_depth;
     /* Bulks shorter than this are read whole by the fast path; with max_bulk at UINT64_MAX the
      * one length given up goes to the general path, which handles it the same way. */
     const uint64_t max_bulk = r->limits.max_bulk < UINT64_MAX ? r->limits.max_bulk + 1 : UINT64_MAX;
     r->fast_bulk_end = max_bulk < r->limits.stream_min ? max_bulk : r->limits.stream_min;
+}
+
+rg_status rg_reader_set_stack(rg_reader *r, rg_frame *frames, size_t n, uint32_t max_depth) {
+    if (!frames) n = 0;
+    const uint32_t fit = n < UINT32_MAX - RG_MAX_DEPTH ? RG_MAX_DEPTH + (uint32_t)n : UINT32_MAX;
+    if (r->depth != 0 || max_depth > fit) return RG_INVALID;
+    r->deep = n ? frames : NULL;
+    r->ndeep = (uint32_t)(fit - RG_MAX_DEPTH);
+    r->limits.max_depth = max_depth ? max_depth : fit;
+    r->fast_depth = r->limits.max_depth < RG_MAX_DEPTH ? r->limits.max_depth : RG_MAX_DEPTH;
+    return RG_OK;
 }
 
 rg_error rg_reader_error(const rg_reader *r) {
@@ -123,7 +135,7 @@ rg_error rg_reader_error(const rg_reader *r) {
 
 bool rg_reader_idle(const rg_reader *r) {
     return r->status == RG_OK && r->depth == 0 && r->tok == TOK_TYPE && r->scanned == 0 &&
-           !r->attr_done;
+           !(r->slow & RG_SLOW_ATTR);
 }
 
 /* ---- the cursor of one call ---------------------------------------------------------------- */
@@ -251,12 +263,21 @@ static num_result find_line(rg_reader *r, const cursor *c, uint64_t max, size_t 
     return NUM_OK;
 }
 
-/* Accepts RESP3 double text: inf, -inf, nan, or [+-]digits[.digits][e[+-]digits] (digits on at
- * least one side of the point). */
+/* inf or nan, with an optional '-', in any case: the spec's inf, -inf and nan, and what Redis
+ * prints with "%.17g" besides (7.0 sends ",-nan" for Lua's 0/0), as hiredis reads them. A '+'
+ * or a longer word ("infinity") stays refused, as in hiredis. */
+static bool special_double(const char *s, size_t n) {
+    const size_t i = n == 4 && s[0] == '-';
+    if (n - i != 3) return false;
+    /* | 0x20 lower-cases a letter and maps no other byte onto one */
+    const char w[3] = {(char)(s[i] | 0x20), (char)(s[i + 1] | 0x20), (char)(s[i + 2] | 0x20)};
+    return memcmp(w, "inf", 3) == 0 || memcmp(w, "nan", 3) == 0;
+}
+
+/* Accepts RESP3 double text: special_double's words, or [+-]digits[.digits][e[+-]digits]
+ * (digits on at least one side of the point). */
 static bool valid_double(const char *s, size_t n) {
-    if ((n == 3 && memcmp(s, "inf", 3) == 0) || (n == 4 && memcmp(s, "-inf", 4) == 0) ||
-        (n == 3 && memcmp(s, "nan", 3) == 0))
-        return true;
+    if (special_double(s, n)) return true;
     size_t i = 0, digits = 0;
     if (i < n && (s[i] == '-' || s[i] == '+')) i++;
     for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) digits++;
@@ -321,6 +342,21 @@ static bool valid_bignum(const char *s, size_t n) {
 
 /* ---- events -------------------------------------------------------------------------------- */
 
+/* The frame of level i (0: the outermost): in stack[], or past it in the caller's frames. */
+static inline rg_frame *frame_at(rg_reader *r, uint32_t i) {
+    return i < RG_MAX_DEPTH ? &r->stack[i] : &r->deep[i - RG_MAX_DEPTH];
+}
+
+/* The innermost open frame; depth > 0. */
+static inline rg_frame *top_frame(rg_reader *r) {
+    return frame_at(r, r->depth - 1);
+}
+
+/* The depth changed: the fast path may run only while every open frame is in stack[]. */
+static inline void depth_changed(rg_reader *r) {
+    r->slow = (uint8_t)((r->slow & ~RG_SLOW_DEEP) | (r->depth > RG_MAX_DEPTH ? RG_SLOW_DEEP : 0));
+}
+
 static inline void consume(rg_reader *r, cursor *c, size_t to, size_t *pos) {
     r->offset += to - c->at;
     c->at = to;
@@ -329,13 +365,13 @@ static inline void consume(rg_reader *r, cursor *c, size_t to, size_t *pos) {
 
 /* Books a finished value into its parent frame, or counts it as a top-level value. */
 static inline void value_done(rg_reader *r, rg_event *ev) {
-    r->attr_done = false;
+    r->slow &= (uint8_t)~RG_SLOW_ATTR;
     if (r->depth == 0) {
         ev->complete = true;
         r->values++;
         return;
     }
-    r->stack[r->depth - 1].left--; /* a streamed frame counts down from max_elements */
+    top_frame(r)->left--; /* a streamed frame counts down from max_elements */
 }
 
 static inline void set_event(rg_event *ev, const rg_reader *r, uint8_t kind, uint8_t sub) {
@@ -346,10 +382,11 @@ static inline void set_event(rg_event *ev, const rg_reader *r, uint8_t kind, uin
 }
 
 RG_NOINLINE static rg_status emit_end(rg_reader *r, rg_event *ev) {
-    const rg_frame *f = &r->stack[--r->depth];
+    const rg_frame *f = frame_at(r, --r->depth);
+    depth_changed(r);
     set_event(ev, r, RG_EV_END, f->kind);
     if (f->kind == RG_EV_ATTR) {
-        r->attr_done = true; /* the value it annotates comes next, in the parent */
+        r->slow |= RG_SLOW_ATTR; /* the value it annotates comes next, in the parent */
         return RG_OK;
     }
     value_done(r, ev);
@@ -481,7 +518,7 @@ static rg_status begin_chunks(rg_reader *r, cursor *c, size_t next, int64_t n, s
         r->need -= 4;
     }
     r->tok = r->need ? TOK_CHUNKS : TOK_TAIL;
-    r->attr_done = false;
+    r->slow &= (uint8_t)~RG_SLOW_ATTR;
     consume(r, c, next, pos);
     return RG_OK;
 }
@@ -513,7 +550,7 @@ static rg_status read_blob(rg_reader *r, cursor *c, uint8_t kind, size_t *pos, r
         set_event(ev, r, RG_EV_STR_BEGIN, RG_EV_BULK);
         ev->u.i = -1;
         r->pay_kind = RG_EV_BULK;
-        r->attr_done = false;
+        r->slow &= (uint8_t)~RG_SLOW_ATTR;
         r->tok = TOK_SSTR;
         consume(r, c, next, pos);
         return RG_OK;
@@ -548,11 +585,12 @@ static rg_status read_agg(rg_reader *r, cursor *c, uint8_t kind, size_t *pos, rg
         return fail(r, c, c->at, RG_ERR_DEPTH, "nesting deeper than the limit");
     set_event(ev, r, kind, kind);
     ev->u.i = streamed ? -1 : n;
-    rg_frame *f = &r->stack[r->depth++];
+    rg_frame *f = frame_at(r, r->depth++);
     f->left = streamed ? r->limits.max_elements : (uint64_t)n * per;
     f->kind = kind;
     f->streamed = streamed;
-    r->attr_done = false;
+    r->slow &= (uint8_t)~RG_SLOW_ATTR;
+    depth_changed(r);
     consume(r, c, next, pos);
     return RG_OK;
 }
@@ -562,12 +600,12 @@ static rg_status read_end(rg_reader *r, cursor *c, size_t *pos, rg_event *ev) {
     const num_result res = match_fixed(c, ".\r\n", 3, &bad);
     if (res != NUM_OK)
         return res == NUM_MORE ? RG_NEED_MORE : fail(r, c, bad, RG_ERR_PROTOCOL, "invalid end");
-    const rg_frame *f = r->depth ? &r->stack[r->depth - 1] : NULL;
+    const rg_frame *f = r->depth ? top_frame(r) : NULL;
     if (!f || !f->streamed)
         return fail(r, c, c->at, RG_ERR_PROTOCOL, "'.' outside a streamed aggregate");
     if (f->kind == RG_EV_MAP && (r->limits.max_elements - f->left) % 2)
         return fail(r, c, c->at, RG_ERR_PROTOCOL, "streamed map ends inside a pair");
-    if (r->attr_done)
+    if (r->slow & RG_SLOW_ATTR)
         return fail(r, c, c->at, RG_ERR_PROTOCOL, "attribute not followed by a value");
     consume(r, c, c->at + 3, pos);
     return emit_end(r, ev);
@@ -576,7 +614,7 @@ static rg_status read_end(rg_reader *r, cursor *c, size_t *pos, rg_event *ev) {
 static rg_status read_token(rg_reader *r, cursor *c, size_t *pos, rg_event *ev) {
     const rg_type_info t = type_table[(unsigned char)c->buf[c->at]];
     /* A streamed aggregate that has used up max_elements may only end. */
-    if (r->depth && r->stack[r->depth - 1].left == 0 && t.cls != CL_END)
+    if (r->depth && top_frame(r)->left == 0 && t.cls != CL_END)
         return fail(r, c, c->at, RG_ERR_LIMIT, "streamed aggregate over the element limit");
     switch (t.cls) {
     case CL_LINE: return read_line(r, c, t.kind, pos, ev);
@@ -659,7 +697,7 @@ static rg_status read_sstr(rg_reader *r, cursor *c, size_t *pos, rg_event *ev) {
 RG_NOINLINE static rg_status next_slow(rg_reader *r, const char *buf, size_t len, size_t *pos,
                                        rg_event *ev) {
     if (r->status != RG_OK) return (rg_status)r->status;
-    const rg_frame *const top = r->depth ? &r->stack[r->depth - 1] : NULL;
+    const rg_frame *const top = r->depth ? top_frame(r) : NULL;
     if (r->tok == TOK_TYPE && top && top->left == 0 && !top->streamed) return emit_end(r, ev);
     cursor c = {buf, *pos, len};
     for (;;) {

@@ -2,7 +2,8 @@
  *
  * The reader turns bytes into a flat stream of events, one per value, aggregate header, aggregate
  * end or string chunk. It never allocates: all of its state, including one frame per open
- * aggregate, lives inside the rg_reader the caller provides.
+ * aggregate, lives inside the rg_reader the caller provides, which holds RG_MAX_DEPTH frames;
+ * levels past those use frames the caller lends with rg_reader_set_stack.
  *
  * Pull style (no indirect call per value):
  *
@@ -46,7 +47,10 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
-/* Capacity of the frame stack, fixed at compile time; limits.max_depth may lower it. */
+/* Frames inside every rg_reader, fixed at compile time: the default depth limit, and as deep as a
+ * reader nests without rg_reader_set_stack. limits.max_depth may lower it. Real servers send
+ * deeper values (a Lua table nested 1,000 levels): a reader for them gets more frames from its
+ * caller (the connection engine does, rg_conn.h). */
 #ifndef RG_MAX_DEPTH
 #define RG_MAX_DEPTH 32
 #endif
@@ -105,7 +109,8 @@ typedef struct rg_event {
 /* Limits checked at header time, before the reader waits for a single payload byte, so no peer
  * can make a caller reserve memory it has not sent. */
 typedef struct rg_limits {
-    uint32_t max_depth;    /* open aggregates at once, 1..RG_MAX_DEPTH; default RG_MAX_DEPTH */
+    uint32_t max_depth;    /* open aggregates at once, 1..RG_MAX_DEPTH (deeper with
+                              rg_reader_set_stack); default RG_MAX_DEPTH */
     uint64_t max_bulk;     /* bytes in one bulk, verbatim, blob error or string chunk */
     uint64_t max_elements; /* elements in one aggregate, streamed or not; a map's pairs count 2 */
     uint64_t max_line;     /* bytes in a simple string, error or big number line, CRLF included */
@@ -119,14 +124,15 @@ typedef struct rg_frame {
     bool streamed; /* ended by '.', not by a count */
 } rg_frame;
 
-/* The whole decoder state: fixed size, no pointers to the heap, safe to copy between calls
- * only while no views are held. Fields private: use the functions below. */
+/* The whole decoder state: fixed size, no pointers to the heap (but to the frames lent by
+ * rg_reader_set_stack, which copies share), safe to copy between calls only while no views are
+ * held. Fields private: use the functions below. */
 typedef struct rg_reader {
     uint8_t status;   /* rg_status: RG_OK or a sticky error */
     uint8_t tok;      /* what the next bytes are: rg_dec.c's rg_tok */
     uint8_t pay_kind; /* rg_kind of the payload being read */
     bool in_sstr;     /* inside a RESP3 streamed string ($?) */
-    bool attr_done;   /* an attribute ended and its value has not begun */
+    uint8_t slow;     /* RG_SLOW_* bits: states only the general path reads in */
     uint32_t depth;
     uint64_t need;    /* payload bytes still to come */
     uint64_t scanned; /* bytes of the current string line already looked at */
@@ -135,16 +141,39 @@ typedef struct rg_reader {
     const char *err_msg;
     uint64_t values;        /* top-level values completed */
     uint64_t fast_bulk_end; /* bulks shorter than this the fast path reads whole */
+    rg_frame *deep;         /* frames of the levels past stack[] (rg_reader_set_stack), or NULL */
+    uint32_t ndeep;
+    uint32_t fast_depth; /* the fast path opens aggregates below this depth (all in stack[]) */
     rg_limits limits;
     rg_frame stack[RG_MAX_DEPTH];
 } rg_reader;
+
+/* rg_reader.slow: an attribute ended and its value has not begun; the reader is deeper than its
+ * stack[] (the fast path only reads frames there). Not API. */
+#define RG_SLOW_ATTR 1u
+#define RG_SLOW_DEEP 2u
+
+/* The frames rg_reader_set_stack needs for a reader to nest depth levels. */
+#define RG_READER_FRAMES(depth) ((depth) > RG_MAX_DEPTH ? (size_t)(depth)-RG_MAX_DEPTH : 0)
 
 /* The defaults named above. */
 rg_limits rg_limits_default(void);
 
 /* Prepares r. limits may be NULL for the defaults; a max_depth of 0 or above RG_MAX_DEPTH is
- * taken as RG_MAX_DEPTH. r is caller-owned; nothing to free. */
+ * taken as RG_MAX_DEPTH (see rg_reader_set_stack for more). r is caller-owned; nothing to free. */
 void rg_reader_init(rg_reader *r, const rg_limits *limits);
+
+/* Lets r nest deeper than the RG_MAX_DEPTH frames inside it: level RG_MAX_DEPTH + i uses
+ * frames[i], i < n (caller-owned, borrowed until r is initialised again or given other frames;
+ * RG_READER_FRAMES(d) of them for d levels). r then reads up to max_depth levels (0: all that fit,
+ * RG_MAX_DEPTH + n, at most UINT32_MAX). frames NULL with n 0: the inline frames alone again.
+ * Nothing is allocated, and values no deeper than RG_MAX_DEPTH decode as fast as before. A value
+ * deeper than max_depth is RG_ERR_DEPTH, as ever. Only while r is at depth 0 (between values).
+ * Copies of r (a lookahead) share these frames: a copy may decode on while r itself stays within
+ * RG_MAX_DEPTH levels (the frames past them are then scratch to r), never deeper.
+ * Returns RG_OK, or RG_INVALID with nothing changed when max_depth needs more frames than n or r
+ * is not at depth 0. */
+rg_status rg_reader_set_stack(rg_reader *r, rg_frame *frames, size_t n, uint32_t max_depth);
 
 /* Decodes the next event from buf[*pos..len). On RG_OK fills *ev and advances *pos past what the
  * event consumed (possibly nothing, e.g. for RG_EV_END). On RG_NEED_MORE *pos stays at the start

@@ -87,10 +87,12 @@ RG_FAST_INLINE void rg_fast_put_head(const rg_fast *f, rg_event *ev, uint64_t he
     }
 }
 
-/* The fast path never sets attr_done; by starting only when it is clear, it never has to clear
- * it either. tok 0 is "the next bytes start a token". */
+/* The fast path never sets RG_SLOW_ATTR; by starting only when it is clear, it never has to clear
+ * it either. It reads and writes frames in stack[] only: it never starts deeper than that
+ * (RG_SLOW_DEEP) and opens no aggregate past it (fast_depth). tok 0 is "the next bytes start a
+ * token". */
 static inline bool rg_fast_ready(const rg_reader *r) {
-    return (r->status | r->tok | r->attr_done) == 0;
+    return (r->status | r->tok | r->slow) == 0;
 }
 
 /* pos < len, so buf is not NULL. */
@@ -347,8 +349,7 @@ RG_FAST_INLINE int rg_fast_array(rg_fast *f, rg_reader *r, rg_event *ev, bool ro
     uint64_t n;
     const char *const end = rg_fast_len(f->p + 1, f->e, roomy, &n);
     if (RG_FAST_RARE(!end)) return rg_fast_num_cut(f->p + 1, f->e);
-    if (RG_FAST_RARE(n > r->limits.max_elements || depth >= r->limits.max_depth))
-        return RG_FAST_SLOW;
+    if (RG_FAST_RARE(n > r->limits.max_elements || depth >= r->fast_depth)) return RG_FAST_SLOW;
     if (depth) r->stack[depth - 1].left = f->left;
     r->stack[depth].left = n;
     r->stack[depth].kind = RG_EV_ARRAY;

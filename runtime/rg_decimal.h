@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* RESP3 double text ([+-]digits[.digits][e[+-]digits], inf, -inf, nan) to double, as the decoder
- * reads ',' lines (rg_dec.c); false for anything else, for text of RG_DOUBLE_LINE_MAX bytes or
- * more too. For doubles sent as text (scores): strtod alone would also take leading blanks, hex
- * and "infinity", and reads in the C library's current locale. */
+/* RESP3 double text ([+-]digits[.digits][e[+-]digits]; inf, nan, -inf, -nan in any case) to
+ * double, as the decoder reads ',' lines (rg_dec.c); false for anything else, for text of
+ * RG_DOUBLE_LINE_MAX bytes or more too. For doubles sent as text (scores): strtod alone would
+ * also take leading blanks, hex and "infinity", and reads in the C library's current locale. */
 bool rg_double_text(const char *s, size_t n, double *out);
 
 /* Most significant digits rg_decimal takes: below 10^19, m fits in 64 bits. */

@@ -63,6 +63,21 @@ void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap) {
     rr->cap = mem ? cap : 0;
 }
 
+rg_status rg_reply_set_stack(rg_reply_reader *rr, rg_frame *frames, size_t n, uint32_t max_depth) {
+    if (rr->active || rr->pending || rr->push_skip) return RG_INVALID;
+    return rg_reader_set_stack(&rr->rd, frames, n, max_depth);
+}
+
+/* A fresh decoder with rr's limits and frames (rg_reader_init alone would drop the frames and
+ * the depth they allow); its depth is 0, so the frames are taken back. Out of line: rare. */
+RG_NOINLINE static void restart_reader(rg_reply_reader *rr) {
+    const rg_limits limits = rr->rd.limits;
+    rg_frame *const deep = rr->rd.deep;
+    const size_t ndeep = rr->rd.ndeep;
+    rg_reader_init(&rr->rd, &limits);
+    (void)rg_reader_set_stack(&rr->rd, deep, ndeep, limits.max_depth);
+}
+
 void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud) {
     rr->each = fn;
     rr->each_ud = ud;
@@ -511,6 +526,9 @@ static ck check_agg(look *lk, const rg_rnode *nodes, const rg_rnode *node, const
 /* Would the value that begins with ev fit node? Reads the value's remaining events. */
 static ck check_value(look *lk, const rg_rnode *nodes, const rg_rnode *node, const rg_event *ev) {
     double d;
+    /* as frame_room refuses it in the decode */
+    if ((is_header(ev->kind) || ev->kind == RG_EV_STR_BEGIN) && ev->depth >= RG_MAX_DEPTH)
+        return CK_FAILS;
     if (node->shape == RG_RS_ANY) return look_skip(lk, ev);
     if (!(node->accept & RG_RA(ev->kind))) return CK_FAILS;
     switch (node->shape) {
@@ -587,6 +605,21 @@ static ck look_count(const rg_reply_reader *rr, const call_ctx *c, const rg_even
 /* ------------------------------------------------------------------------------------------ */
 /* Aggregates. */
 
+/* Whether ev, if it opens a frame, finds room for it. Only typed levels take one each (a raw
+ * value or an attribute takes one for all of its levels), and each is one level of the decoder,
+ * so a header at decoder depth RG_MAX_DEPTH or more is refused by both the decode and the
+ * lookahead (check_value): every lookahead then starts with the decoder within its inline
+ * frames, as the copies it makes need (rg_reader_set_stack). */
+static bool frame_room(const rg_reply_reader *rr, const rg_event *ev) {
+    const bool opens = is_header(ev->kind) || ev->kind == RG_EV_ATTR || ev->kind == RG_EV_STR_BEGIN;
+    return !opens || (rr->depth < RG_MAX_DEPTH && ev->depth < RG_MAX_DEPTH);
+}
+
+/* Out of line: rare, and kept out of the hot step(). */
+RG_NOINLINE static void too_deep(rg_reply_reader *rr, const rg_rnode *node, const rg_event *ev) {
+    mismatch(rr, node, ev, "a value less deeply nested");
+}
+
 static rg_rframe *push(rg_reply_reader *rr, uint8_t kind, const rg_rnode *node,
                        const rg_event *ev) {
     rg_rframe *f = &rr->stack[rr->depth++];
@@ -597,6 +630,15 @@ static rg_rframe *push(rg_reply_reader *rr, uint8_t kind, const rg_rnode *node,
     f->n = ev->u.i < 0 ? UINT64_MAX : (uint64_t)ev->u.i;
     if (ev->kind == RG_EV_MAP && ev->u.i > 0) f->n = 2 * (uint64_t)ev->u.i;
     return f;
+}
+
+/* An attribute: one frame for all of it (what it holds is skipped). */
+RG_NOINLINE static void open_attr(rg_reply_reader *rr, const rg_event *ev) {
+    if (!frame_room(rr, ev)) {
+        too_deep(rr, NULL, ev);
+        return;
+    }
+    push(rr, F_ATTR, NULL, ev);
 }
 
 static bool in_callback_slot(const rg_reply_reader *rr, const rg_rframe *f) {
@@ -632,9 +674,8 @@ static void open_pairs(rg_reply_reader *rr, const rg_rnode *node, char *mem, con
 
 static void open_raw(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev,
                      const call_ctx *c) {
-    if (rr->depth == RG_MAX_DEPTH) {
-        /* Only a chunked string can open a frame the decoder does not count. */
-        mismatch(rr, node, ev, "a value less deeply nested");
+    if (!frame_room(rr, ev)) {
+        too_deep(rr, node, ev);
         return;
     }
     rg_rframe *f = push(rr, F_RAW, NULL, ev);
@@ -700,6 +741,10 @@ static void value(rg_reply_reader *rr, const call_ctx *c, const rg_rnode *node, 
                   const rg_event *ev) {
     if (!(node->accept & RG_RA(ev->kind))) {
         mismatch(rr, node, ev, NULL);
+        return;
+    }
+    if (node->shape != RG_RS_SCALAR && !frame_room(rr, ev)) {
+        too_deep(rr, node, ev);
         return;
     }
     rg_event h = *ev;
@@ -813,7 +858,7 @@ static void object_element(rg_reply_reader *rr, const call_ctx *c, rg_rframe *f,
 
 /* One RESP3 pair of a nested pairs list: a 2-element array read as a tuple of the pairs node. */
 static void open_pair(rg_reply_reader *rr, const rg_rnode *node, char *mem, const rg_event *ev) {
-    if (ev->kind != RG_EV_ARRAY || ev->u.i != 2) {
+    if (ev->kind != RG_EV_ARRAY || ev->u.i != 2 || !frame_room(rr, ev)) {
         mismatch(rr, node, ev, "a pair (array of 2)");
         return;
     }
@@ -936,7 +981,7 @@ static void step(rg_reply_reader *rr, const call_ctx *c, const rg_event *ev) {
         return;
     }
     if (ev->kind == RG_EV_ATTR) {
-        push(rr, F_ATTR, NULL, ev);
+        open_attr(rr, ev);
         return;
     }
     if (ev->kind == RG_EV_END) {
@@ -1006,8 +1051,7 @@ static void begin(rg_reply_reader *rr, const rg_rtable *t, void *out) {
 /* Puts the decoder back at the reply's start (it was idle there, so a fresh one with that
  * offset and value count is the same state). */
 static void rewind_reader(rg_reply_reader *rr) {
-    const rg_limits limits = rr->rd.limits;
-    rg_reader_init(&rr->rd, &limits);
+    restart_reader(rr);
     rr->rd.offset = rr->start;
     rr->rd.values = rr->start_values;
     rr->mark = rr->start;
@@ -1782,9 +1826,8 @@ static void leave_direct(rg_reply_reader *rr, call_ctx *c, size_t *pos) {
 /* Puts the decoder, idle, at stream offset at (a value's first byte, before which it was idle
  * or had just read an attribute, which is dropped). */
 static void reset_reader_at(rg_reply_reader *rr, uint64_t at) {
-    const rg_limits limits = rr->rd.limits;
     const uint64_t values = rr->rd.values;
-    rg_reader_init(&rr->rd, &limits);
+    restart_reader(rr);
     rr->rd.offset = at;
     rr->rd.values = values;
     rr->mark = at;

@@ -196,6 +196,13 @@ void rg_reply_reader_init(rg_reply_reader *rr, const rg_limits *limits);
  * NULL with cap 0). Takes effect at the next reply's start. */
 void rg_reply_set_storage(rg_reply_reader *rr, void *mem, size_t cap);
 
+/* rg_reader_set_stack for rr's decoder: replies nest up to max_depth levels, those past
+ * RG_MAX_DEPTH in frames[0..n) (caller-owned, borrowed until rr is initialised again). Typed
+ * levels stay within RG_MAX_DEPTH (a deeper one is RG_MISMATCH); a raw (RG_RS_ANY) value, which a
+ * typed reply may hold at any level, nests as deep as the decoder allows. Only between replies:
+ * RG_INVALID otherwise, or when the frames do not reach max_depth. */
+rg_status rg_reply_set_stack(rg_reply_reader *rr, rg_frame *frames, size_t n, uint32_t max_depth);
+
 /* Callback mode for root arrays (fn NULL: off). Takes effect at the next reply's start. */
 void rg_reply_set_each(rg_reply_reader *rr, rg_reply_each_fn fn, void *ud);
 

@@ -168,7 +168,7 @@ typedef struct dl_frame {
 
 typedef struct dl_model {
     rg_limits lim;
-    dl_frame st[RG_MAX_DEPTH + 1];
+    dl_frame st[DL_MAX_DEPTH + 1];
     uint32_t n;
     bool in_str;
     uint8_t str_sub;
@@ -666,8 +666,16 @@ static void check_sticky(dl_run *run, const dl_opts *o, feed_ctx *fc, rg_status 
 
 dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, const dl_opts *o,
                     const dl_arena *arena, dl_str *log) {
+    return dl_decode_deep(in, n, cuts, ncuts, o, NULL, arena, log);
+}
+
+dl_result dl_decode_deep(const char *in, size_t n, const size_t *cuts, size_t ncuts,
+                         const dl_opts *o, const dl_stack *stack, const dl_arena *arena,
+                         dl_str *log) {
     rg_reader r;
     rg_reader_init(&r, o->limits);
+    if (stack && rg_reader_set_stack(&r, stack->frames, stack->n, stack->max_depth) != RG_OK)
+        return (dl_result){RG_INVALID, 0, 0, 1};
     dl_run run;
     memset(&run, 0, sizeof run);
     run.log = log;
@@ -675,6 +683,11 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
     run.m.lim = o->limits ? *o->limits : rg_limits_default();
     if (run.m.lim.max_depth == 0 || run.m.lim.max_depth > RG_MAX_DEPTH)
         run.m.lim.max_depth = RG_MAX_DEPTH;
+    if (stack) run.m.lim.max_depth = r.limits.max_depth;
+    if (run.m.lim.max_depth > DL_MAX_DEPTH) {
+        problem(&run, "max_depth over the checker's DL_MAX_DEPTH");
+        return (dl_result){RG_INVALID, 0, 0, 1};
+    }
     feed_ctx fc = {&run, api_pauses(o->api), 0, 0, 0};
 
     dl_result res = {RG_NEED_MORE, 0, 0, 0};
@@ -702,7 +715,7 @@ dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, 
             if (st == RG_OK && o->api == DL_NEXT) log_event(&run, &ev);
             check_position(&run, consumed, base, pos_in, pos, blen);
             idle_events = pos == pos_in ? idle_events + 1 : 0;
-            if (idle_events > 4 * RG_MAX_DEPTH + 8) {
+            if (idle_events > 4 * (uint64_t)run.m.lim.max_depth + 8) {
                 problem(&run, "no progress: events without consuming input");
                 st = RG_STATUS_COUNT;
                 break;

@@ -79,6 +79,9 @@ typedef struct dl_arena {
     void *ctx;
 } dl_arena;
 
+/* The deepest nesting the checker models (a reader given frames may nest that deep). */
+#define DL_MAX_DEPTH 6000
+
 typedef struct dl_opts {
     const rg_limits *limits; /* NULL for rg_limits_default() */
     enum dl_api api;
@@ -97,6 +100,18 @@ typedef struct dl_result {
  * appending the normalized log to *log. */
 dl_result dl_decode(const char *in, size_t n, const size_t *cuts, size_t ncuts, const dl_opts *o,
                     const dl_arena *arena, dl_str *log);
+
+/* Frames lent to the reader: rg_reader_set_stack(frames, n, max_depth) right after its init. */
+typedef struct dl_stack {
+    rg_frame *frames;
+    size_t n;
+    uint32_t max_depth;
+} dl_stack;
+
+/* dl_decode with a reader given frames (stack NULL: none). */
+dl_result dl_decode_deep(const char *in, size_t n, const size_t *cuts, size_t ncuts,
+                         const dl_opts *o, const dl_stack *stack, const dl_arena *arena,
+                         dl_str *log);
 
 /* The exact-size heap arena (for ASan builds and the fuzz target). */
 typedef struct dl_heap_arena {

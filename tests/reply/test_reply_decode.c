@@ -4,6 +4,7 @@
  * call and poisons the old one, so views that were not fixed up would read garbage. */
 #include "replies_reply.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdalign.h>
 #include <stdarg.h>
@@ -269,12 +270,28 @@ static void check_score_inf(const void *p) {
     assert_true(r->value.number > 1e308);
 }
 
+static void check_score_nan(const void *p) {
+    const replies_zscore_result *r = p;
+    assert_int_equal(r->value.which, REPLIES_ZSCORE_REPLY_NUMBER);
+    assert_true(isnan(r->value.number));
+}
+
 static void doubles(void **state) {
     (void)state;
     OK(replies_zscore_reply_table, "$3\r\n1.5\r\n", check_score);
     OK(replies_zscore_reply_table, ",1.5\r\n", check_score);
     OK(replies_zscore_reply_table, "$3\r\ninf\r\n", check_score_inf);
     OK(replies_zscore_reply_table, ",inf\r\n", check_score_inf);
+    OK(replies_zscore_reply_table, ",INF\r\n", check_score_inf);
+    OK(replies_zscore_reply_table, "$3\r\nInf\r\n", check_score_inf);
+    /* redis-server 7.0 sends Lua's 0/0 as ",-nan" (glibc's "%.17g" of a negative NaN) */
+    OK(replies_zscore_reply_table, ",-nan\r\n", check_score_nan);
+    OK(replies_zscore_reply_table, ",nan\r\n", check_score_nan);
+    OK(replies_zscore_reply_table, ",NaN\r\n", check_score_nan);
+    OK(replies_zscore_reply_table, "$4\r\n-nan\r\n", check_score_nan);
+    OK(replies_zscore_reply_table, "+-NAN\r\n", check_score_nan);
+    run(&replies_zscore_reply_table, S("$4\r\n+nan\r\n"), NULL, RG_MISMATCH);
+    run(&replies_zscore_reply_table, S("$5\r\n--nan\r\n"), NULL, RG_MISMATCH);
     OK(replies_zscore_reply_table, "$-1\r\n", check_score_null);
     OK(replies_zscore_reply_table, "_\r\n", check_score_null);
     run(&replies_zscore_reply_table, S("$3\r\nabc\r\n"), NULL, RG_MISMATCH);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -483,10 +484,12 @@ static void pushes(void **state) {
 /* ---- scores in a list of pairs: the word-wide parse reads what strtod reads ---- */
 
 /* RESP3's double grammar, which the typed replies hold scores sent as text to as well:
- * [+-] digits [. digits] [e|E [+-] digits] (digits on one side of the point at least), inf, -inf,
- * nan. strtod takes more (leading blanks, hex, "infinity"): those are no scores. */
+ * [+-] digits [. digits] [e|E [+-] digits] (digits on one side of the point at least), and inf,
+ * nan, -inf, -nan in any case (Redis 7.0 sends "-nan"). strtod takes more (leading blanks, hex,
+ * "infinity", "+inf"): those are no scores. */
 static bool is_score(const char *text) {
-    if (!strcmp(text, "inf") || !strcmp(text, "-inf") || !strcmp(text, "nan")) return true;
+    const char *word = text + (*text == '-');
+    if (!strcasecmp(word, "inf") || !strcasecmp(word, "nan")) return true;
     const char *p = text + (*text == '+' || *text == '-');
     size_t digits = strspn(p, "0123456789");
     p += digits;
@@ -534,11 +537,12 @@ static void check_score_text(const char *text) {
 
 static void scores(void **state) {
     (void)state;
-    static const char *const fixed[] = {"1",        "0",         "1.5",    ".5",    "5.",
-                                        "-2.25",    "1e5",       ".",      "-",     "1.2.3",
-                                        "12345678", "1234567.",  "inf",    "-inf",  "0.000001",
-                                        "99999999", "9.9999999", " 1",     "0x1p3", "1e",
-                                        "+1",       "infinity",  "1.5e-3", "\t2",   "1e+2"};
+    static const char *const fixed[] = {
+        "1",        "0",        "1.5",       ".5",       "5.",       "-2.25", "1e5",
+        ".",        "-",        "1.2.3",     "12345678", "1234567.", "inf",   "-inf",
+        "0.000001", "99999999", "9.9999999", " 1",       "0x1p3",    "1e",    "+1",
+        "infinity", "1.5e-3",   "\t2",       "1e+2",     "-nan",     "NaN",   "-NAN",
+        "INF",      "-Inf",     "+inf",      "+nan",     "nan1",     "--nan", "in"};
     for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) check_score_text(fixed[k]);
     unsigned seed = 3;
     for (int k = 0; k < 20000; k++) {
@@ -781,9 +785,9 @@ static void list_scores(void **state) {
     (void)state;
     static const char *const fixed[] = {
         "0", "-0", "1.5", ".5", "5.", "-.5", "-5.", "1e5", ".", "-", "", "1.2.3", "+1", "inf",
-        "nan", "0x10", " 1", "1 ", "--1", "9007199254740993", "123456789012345", "1234567890123456",
-        "0.000000000000001", "99999999999999.9", "-999999999999999", "3.14159265358979", "0.1",
-        "0.3", "2.675", "1.0000000000000002",
+        "nan", "-nan", "NAN", "-INF", "+nan", "0x10", " 1", "1 ", "--1", "9007199254740993",
+        "123456789012345", "1234567890123456", "0.000000000000001", "99999999999999.9",
+        "-999999999999999", "3.14159265358979", "0.1", "0.3", "2.675", "1.0000000000000002",
         /* 16 to 19 digits (Redis before 7.2 sends "%.17g"):
          * rg_decimal's 64-bit product, a multiple of 5^k (a
          * tie: 2^53 + 1), more than 19 digits, 2^63 */
