@@ -784,7 +784,6 @@ end
 local function validate_commands(raws, report)
     local out, seen = {}, {}
     for _, raw in ipairs(raws) do
-        local before = #report.list
         local c = validate_command(raw, report)
         local id = naming.ident(table.concat(c.words, "_"))
         if id and seen[id] then
@@ -792,7 +791,8 @@ local function validate_commands(raws, report)
             local what = first.name == c.name and "duplicate command" or
                 "maps to the same C name '" .. id .. "' as command '" .. first.name .. "'"
             report.add(c.line, c.name, nil, what .. " (line " .. first.line .. ")")
-        elseif id and #report.list == before then
+        elseif id then
+            -- Even a command with other errors: its twin is a problem of its own.
             seen[id] = c
         end
         out[#out + 1] = c
