@@ -7,6 +7,7 @@
 
 local host = require("host")
 local naming = require("naming")
+local source_lines = require("source_lines")
 
 local M = {}
 
@@ -407,7 +408,10 @@ local function new_env(commands, args, decl)
         if type(name) ~= "string" then
             error("command needs a name string, got " .. type(name), 2)
         end
-        local cmd = { name = name, line = caller_line(2) }
+        local line = caller_line(2)
+        -- Which call on its line it is, to find its fields' lines in the source (report).
+        decl.per_line[line] = (decl.per_line[line] or 0) + 1
+        local cmd = { name = name, line = line, nth = decl.per_line[line] }
         commands[#commands + 1] = cmd
         return function(body)
             if type(body) ~= "table" then
@@ -522,7 +526,7 @@ end
 -- Runs the spec text; returns the raw command records and the argument records (handle ->
 -- record), or nil and an error message.
 local function evaluate(text, path)
-    local commands, args, decl = {}, {}, { includes = {} }
+    local commands, args, decl = {}, {}, { includes = {}, per_line = {} }
     local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args, decl))
     if not chunk then return nil, relocate(err, path) end
     host.memory() -- clears the "cap hit" flag
@@ -552,8 +556,17 @@ local function shown(name)
     return (cut:gsub("%c", function(ch) return string.format("\\%03d", ch:byte()) end))
 end
 
-local function new_reporter(path)
+-- text (optional): the spec's source, for the lines of command fields (report.field_line).
+local function new_reporter(path, text)
     local r = { path = path, list = {} }
+    local tokens
+    -- The line of field k of a command's body (raw: the command record), else the command's.
+    function r.field_line(raw, k)
+        if not text or not raw.nth then return raw.line end
+        tokens = tokens or source_lines.tokens(text)
+        raw.fields = raw.fields or source_lines.body_fields(tokens, "command", raw.line, raw.nth)
+        return raw.fields[k] or raw.line
+    end
     function r.add(line, cmd, arg_path, msg)
         local where = ""
         if cmd then where = "command '" .. shown(cmd) .. "'" end
@@ -580,16 +593,18 @@ local function split_body(body, report, line, cmd, arg_path)
     return items, fields
 end
 
--- Checks named fields against a checker table and copies the good ones into out.
-local function copy_fields(fields, checkers, out, report, line, cmd, arg_path, what)
+-- Checks named fields against a checker table and copies the good ones into out. line_of(k),
+-- when given, is the line field k was written on (else `line`).
+local function copy_fields(fields, checkers, out, report, line, cmd, arg_path, what, line_of)
     for _, k in ipairs(sorted_keys(fields)) do
         local check = checkers[k]
+        local at = line_of and line_of(k) or line
         if not check then
-            report.add(line, cmd, arg_path, "unknown " .. what .. " field '" .. k .. "'")
+            report.add(at, cmd, arg_path, "unknown " .. what .. " field '" .. k .. "'")
         else
             local err = check(fields[k])
             if err then
-                report.add(line, cmd, arg_path, "field '" .. k .. "' " .. err)
+                report.add(at, cmd, arg_path, "field '" .. k .. "' " .. err)
             else
                 out[k] = fields[k]
             end
@@ -715,7 +730,7 @@ local function words_of(name)
     return words
 end
 
-local function check_arity_against_args(c, report)
+local function check_arity_against_args(c, report, line)
     local lo, hi = #c.words, #c.words
     for _, a in ipairs(c.args) do
         local alo, ahi = arg_words(a, false)
@@ -728,13 +743,13 @@ local function check_arity_against_args(c, report)
         return
     end
     if c.arity > 0 and (lo ~= c.arity or hi ~= c.arity) then
-        report.add(c.line, c.name, nil, "arity " .. c.arity .. " says exactly " .. c.arity ..
+        report.add(line, c.name, nil, "arity " .. c.arity .. " says exactly " .. c.arity ..
             " words, the arguments allow " .. lo .. (hi == lo and "" or (" to " ..
             (hi and tostring(hi) or "any number"))))
     elseif c.arity < 0 and hi and hi < -c.arity then
         -- A negative arity is the server's minimum; arguments that can never reach it are wrong.
         -- (Fewer is fine: the server may demand more than the argument tree shows.)
-        report.add(c.line, c.name, nil, "arity " .. c.arity .. " says at least " .. -c.arity ..
+        report.add(line, c.name, nil, "arity " .. c.arity .. " says at least " .. -c.arity ..
             " words, the arguments allow at most " .. hi)
     end
 end
@@ -770,13 +785,14 @@ local function validate_command(raw, report)
         report.add(raw.line, raw.name, nil, "name cannot become a C identifier")
     end
     local items, fields = split_body(raw.body, report, raw.line, raw.name)
-    copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command")
+    local function line_of(k) return report.field_line(raw, k) end
+    copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command", line_of)
     c.args = validate_args(items, report, raw.name, nil, raw.line, 1)
     check_key_spec_refs(c, c.args, report)
     if c.container and #c.args > 0 then
         report.add(raw.line, raw.name, nil, "a container has subcommands, not arguments")
     elseif #report.list == before and not c.container then
-        check_arity_against_args(c, report)
+        check_arity_against_args(c, report, line_of("arity"))
     end
     return c
 end
@@ -972,7 +988,7 @@ function M.load(text, path, opts)
         return nil, { path .. ": this is an import overlay (for respgen import-json --overlay), " ..
             "not a spec" }
     end
-    local report = new_reporter(path)
+    local report = new_reporter(path, text)
     report.args = args
     local commands = validate_commands(raws, report)
     local included = {}
