@@ -1,6 +1,12 @@
 /* respgen adapters: the libuv client (see rg_uv.h). */
+/* The POSIX declarations this file and uv.h need (uv.h's pthread types, sigaction), also when a
+ * user's build compiles it with -std=c11 and no feature macros: those hide them. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "rg_uv.h"
 
+#include <signal.h>
 #include <string.h>
 
 static rg_uv *of_handle(const uv_handle_t *h) {
