@@ -920,7 +920,8 @@ local function report_unknown_names(decl, report)
     end
     if decl.more_unknowns then
         local last = decl.unknowns[#decl.unknowns].line
-        report.add(last, nil, nil, "more unknown names than the " .. MAX_UNKNOWN .. " above")
+        report.add(last, nil, nil, "and more unknown names (the first " .. MAX_UNKNOWN ..
+            " are listed)")
     end
 end
 
