@@ -1,4 +1,9 @@
 /* respgen adapters: the blocking client (see rg_blocking.h). */
+/* The POSIX declarations this file needs (getaddrinfo, struct timeval, clock_gettime), also when
+ * a user's build compiles it with -std=c11 and no feature macros: those hide them. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "rg_blocking.h"
 
 #include <errno.h>

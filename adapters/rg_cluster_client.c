@@ -1,4 +1,9 @@
 /* respgen adapters: the blocking cluster client (see rg_cluster_client.h). */
+/* The POSIX declarations this file needs (clock_gettime, MSG_DONTWAIT), also when a user's build
+ * compiles it with -std=c11 and no feature macros: those hide them. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "rg_cluster_client.h"
 
 #include "rg_enc.h"

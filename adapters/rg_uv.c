@@ -1,6 +1,12 @@
 /* respgen adapters: the libuv client (see rg_uv.h). */
+/* The POSIX declarations this file and uv.h need (uv.h's pthread types, sigaction), also when a
+ * user's build compiles it with -std=c11 and no feature macros: those hide them. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "rg_uv.h"
 
+#include <signal.h>
 #include <string.h>
 
 static rg_uv *of_handle(const uv_handle_t *h) {
@@ -155,6 +161,21 @@ static void connected(uv_connect_t *req, int status) {
     flush(u);
 }
 
+/* libuv writes with write() and writev() (uv_try_write too), without MSG_NOSIGNAL: on Linux a
+ * write to a peer that has closed raises SIGPIPE, whose default action ends the process, and
+ * libuv's own writes from inside uv_run are out of the adapter's reach. So, as libuv applications
+ * do (Node.js), the adapter ignores SIGPIPE while it has its default action; the write then fails
+ * with EPIPE, which closes the connection like any other error. A handler the application
+ * installed, or SIG_IGN, stays as it is (docs/client.md). */
+static void ignore_default_sigpipe(void) {
+#ifdef SIGPIPE
+    struct sigaction now;
+    if (sigaction(SIGPIPE, NULL, &now) == 0 && !(now.sa_flags & SA_SIGINFO) &&
+        now.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
+#endif
+}
+
 /* The engine first (a bad config opens nothing), then the prepare handle; the stream handle is
  * initialized by the caller between the two. */
 static int prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg, rg_uv_event_fn on_event,
@@ -168,6 +189,7 @@ static int prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg, rg_uv_e
     u->connect_req.data = u;
     u->write_req.data = u;
     u->timer.data = u;
+    ignore_default_sigpipe();
     return rg_conn_init(&u->conn, cfg) == 0 ? 0 : UV_EINVAL;
 }
 

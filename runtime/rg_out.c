@@ -94,10 +94,19 @@ size_t rg_out_double_size(int proto, double v, bool shortest) {
     return rg_out_double_text_size(proto, rg_out_double_text(text, v, shortest));
 }
 
+/* Formatted in place, as rg_put_bulk_double does, rather than into a local buffer and copied:
+ * rg_put_bulk's copy has a branch for texts over 32 bytes, which gcc 12 (-O2 -Warray-bounds)
+ * flags as reading past such a buffer although a double's text never gets there. In RESP2 the
+ * text goes after room for a two-digit length (it takes at most 24 bytes) and a shorter one moves
+ * down a byte; both stay within rg_out_double_size. */
 char *rg_out_double(char *dst, int proto, double v, bool shortest) {
-    char text[RG_OUT_DOUBLE_TEXT_MAX];
-    const size_t n = rg_out_double_text(text, v, shortest);
-    return rg_out_double_from_text(dst, proto, text, n);
+    if (proto >= 3) {
+        *dst = ',';
+        return rg_put_crlf(dst + 1 + rg_out_double_text(dst + 1, v, shortest));
+    }
+    const size_t n = rg_out_double_text(dst + 5, v, shortest);
+    if (n < 10) memmove(dst + 4, dst + 5, n);
+    return rg_put_crlf(rg_put_bulk_header(dst, n) + n);
 }
 
 size_t rg_out_double_or_null_size(int proto, double v) {

@@ -206,8 +206,11 @@ static void mismatch(rg_reply_reader *rr, const rg_rnode *node, const rg_event *
     path_text(rr, path, sizeof path);
     kinds_text(node ? node->accept : 0, want, sizeof want);
     if (node && node->cval) snprintf(want, sizeof want, "\"%s\"", node->cval);
-    snprintf(rr->msg, sizeof rr->msg, "%s: reply%s: expected %s, received %s", rr->table->command,
-             path, why ? why : want, received_text(ev, got, sizeof got));
+    const int n =
+        snprintf(rr->msg, sizeof rr->msg, "%s: reply%s: expected %s, received %s",
+                 rr->table->command, path, why ? why : want, received_text(ev, got, sizeof got));
+    /* A message cut short says so (a long command name and a deep path do not fit). */
+    if (n >= (int)sizeof rr->msg) memcpy(rr->msg + sizeof rr->msg - 4, "...", 4);
     rr->error = (rg_view){rr->msg, strlen(rr->msg)};
     rr->skipping = true;
 }

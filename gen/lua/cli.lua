@@ -38,7 +38,8 @@ local function help_text()
     local lines = {
         "Usage:",
         "  respgen [-o OUTDIR] [--prefix P] [--header-only] [--check] [--server] [--client]",
-        "          [--commands LIST] [--iov] [--fast-options] SPEC...",
+        "          [--commands LIST] [--commands-file F] [--iov] [--fast-options]",
+        "          [--reply-coverage] SPEC...",
         "      Generate C from the command specs SPEC...: for each, <stem>.h/.c (encoders),",
         "      <stem>_reply.h/.c (typed reply decoders), <stem>_keys.h/.c (cluster routing)",
         "        -o OUTDIR          write the generated files into OUTDIR (made if missing)",

@@ -147,10 +147,13 @@ local function emit(out, text)
     return first
 end
 
-local function emit_fields(out, fields, indent)
+-- lines (optional): lines[n] = origin for each field's first line n (the spec language points
+-- problems of a command's field at the field's line).
+local function emit_fields(out, fields, indent, lines, origin)
     for _, f in ipairs(fields) do
         local prefix = indent .. M.key(f[1]) .. " = "
-        emit(out, prefix .. render(f[2], indent, #prefix) .. ",")
+        local line = emit(out, prefix .. render(f[2], indent, #prefix) .. ",")
+        if lines then lines[line] = origin end
     end
 end
 
@@ -181,8 +184,8 @@ end
 -- The text of a spec. banner: comment lines (without "-- "); preamble: optional lines of
 -- declarations before the commands (module_prefix "JSON"); commands: { name =, comment =
 -- optional comment lines, fields = record, args = list of arguments, origin = any }.
--- Returns the text and a table from line numbers to the origin of the command or argument
--- that starts there.
+-- Returns the text and a table from line numbers to the origin of the command, command field or
+-- argument that starts there.
 function M.spec(banner, commands, preamble)
     local out, lines = { n = 0 }, {}
     for _, b in ipairs(banner) do emit(out, b == "" and "--" or "-- " .. comment_text(b)) end
@@ -194,7 +197,7 @@ function M.spec(banner, commands, preamble)
         emit(out, "")
         for _, comment in ipairs(c.comment or {}) do emit(out, "-- " .. comment_text(comment)) end
         lines[emit(out, "command " .. M.quote(c.name) .. " {")] = c.origin
-        emit_fields(out, c.fields, INDENT)
+        emit_fields(out, c.fields, INDENT, lines, c.origin)
         for _, a in ipairs(c.args) do emit_arg(out, a, INDENT, lines) end
         emit(out, "}")
     end

@@ -7,6 +7,7 @@
 
 local host = require("host")
 local naming = require("naming")
+local source_lines = require("source_lines")
 
 local M = {}
 
@@ -356,6 +357,100 @@ local function copy(t)
     return c
 end
 
+-- Unknown names. A misspelt DSL function ("strin") is read as a global the sandbox lacks; rather
+-- than stop at the first with Lua's "attempt to call a nil value", the environment hands out an
+-- inert stand-in that every operation accepts, remembers the name and its line, and checking goes
+-- on, so one run reports every misspelling and every other problem.
+local DSL_LIST = { "command", "include", "module_prefix", "key", "string", "pattern", "integer",
+    "double", "unix_time", "pure_token", "oneof", "block" }
+local LIBRARY_LIST = { "ipairs", "pairs", "select", "type", "tostring", "tonumber", "error",
+    "math", "table" }
+local DSL_NAMES = table.concat(DSL_LIST, ", ")
+local MAX_UNKNOWN = 100
+
+-- Optimal string alignment distance: edits, where swapping two neighbours counts as one ("strnig"
+-- is one from "string", as is "strin").
+local function edit_distance(a, b)
+    local d = {}
+    for i = 0, #a do d[i] = { [0] = i } end
+    for j = 1, #b do d[0][j] = j end
+    for i = 1, #a do
+        for j = 1, #b do
+            local same = a:byte(i) == b:byte(j)
+            local v = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1,
+                d[i - 1][j - 1] + (same and 0 or 1))
+            if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+                v = math.min(v, d[i - 2][j - 2] + 1)
+            end
+            d[i][j] = v
+        end
+    end
+    return d[#a][#b]
+end
+
+-- The known name closest to name: at most 1 edit from a name of 4 letters or fewer, 2 from a
+-- longer one (farther ones are guesses, not help). Lengths differing by more exclude a name
+-- without the quadratic distance, so a hostile 10 KB name costs nothing.
+local function closest_name(name)
+    local best, best_d
+    for _, list in ipairs({ DSL_LIST, LIBRARY_LIST }) do
+        for _, known in ipairs(list) do
+            local limit = #known > 4 and 2 or 1
+            if math.abs(#known - #name) <= limit then
+                local d = edit_distance(name, known)
+                if d <= limit and (not best_d or d < best_d) then best, best_d = known, d end
+            end
+        end
+    end
+    return best
+end
+
+-- The message for an unknown name (shown: how messages show names).
+local function unknown_message(name, shown)
+    local best = closest_name(name)
+    if best and KINDS[best] then
+        return "unknown argument kind '" .. shown(name) .. "' (did you mean '" .. best .. "'?)"
+    elseif best then
+        return "unknown name '" .. shown(name) .. "' (did you mean '" .. best .. "'?)"
+    end
+    return "unknown name '" .. shown(name) .. "'; a spec sees only " .. DSL_NAMES ..
+        " and plain Lua"
+end
+
+-- The stand-in for unknown names: indexing, calling, arithmetic and concatenation give it back,
+-- comparisons are false, its length 0, so `strin "x" { ... }` and `io.open(...)` run on.
+local function new_stand_in()
+    local stand_in = {}
+    local function same() return stand_in end
+    local mt = { __index = same, __call = same, __newindex = function() end,
+        __len = function() return 0 end, __lt = function() return false end,
+        __le = function() return false end, __tostring = function() return "unknown" end }
+    for _, op in ipairs({ "add", "sub", "mul", "div", "mod", "pow", "unm", "idiv", "band", "bor",
+        "bxor", "shl", "shr", "bnot", "concat" }) do
+        mt["__" .. op] = same
+    end
+    return setmetatable(stand_in, mt)
+end
+
+-- Makes env hand out decl.stand_in for names it lacks, recording each (name, line) once in
+-- decl.unknowns (at most MAX_UNKNOWN: a loop over _ENV["x" .. i] must not flood stderr).
+local function watch_unknown_names(env, decl)
+    local seen = {}
+    decl.stand_in, decl.unknowns = new_stand_in(), {}
+    setmetatable(env, { __index = function(_, name)
+        local info = debug.getinfo(2, "l")
+        local line = info and info.currentline > 0 and info.currentline or 1
+        local key = tostring(name) .. "\0" .. line
+        if not seen[key] and #decl.unknowns < MAX_UNKNOWN then
+            seen[key] = true
+            decl.unknowns[#decl.unknowns + 1] = { name = tostring(name), line = line }
+        elseif not seen[key] then
+            decl.more_unknowns = true
+        end
+        return decl.stand_in
+    end })
+end
+
 -- The spec's environment. Arguments are opaque handles the spec can call once with their option
 -- table; what they hold lives in `args` (handle -> record), out of the spec's reach.
 local function new_env(commands, args, decl)
@@ -407,7 +502,10 @@ local function new_env(commands, args, decl)
         if type(name) ~= "string" then
             error("command needs a name string, got " .. type(name), 2)
         end
-        local cmd = { name = name, line = caller_line(2) }
+        local line = caller_line(2)
+        -- Which call on its line it is, to find its fields' lines in the source (report).
+        decl.per_line[line] = (decl.per_line[line] or 0) + 1
+        local cmd = { name = name, line = line, nth = decl.per_line[line] }
         commands[#commands + 1] = cmd
         return function(body)
             if type(body) ~= "table" then
@@ -416,15 +514,13 @@ local function new_env(commands, args, decl)
             cmd.body = body
         end
     end
+    watch_unknown_names(env, decl)
     return env
 end
 
 -- Lua reports positions as "<chunkname>:<line>:"; the chunk name is kept short (Lua truncates
 -- long ones) and replaced by the spec's path here.
 local CHUNK = "spec"
-
-local DSL_NAMES = "command, include, module_prefix, key, string, pattern, integer, double, " ..
-    "unix_time, pure_token, oneof, block"
 
 local function relocate(msg, path)
     msg = tostring(msg)
@@ -519,15 +615,16 @@ function M.run_limited(chunk, path)
     return nil, limit_error(line, path) or tostring(res)
 end
 
--- Runs the spec text; returns the raw command records and the argument records (handle ->
--- record), or nil and an error message.
+-- Runs the spec text; returns the raw command records, the argument records (handle ->
+-- record), the declarations and the chunk's result, or nil, an error message and the
+-- declarations (unknown names seen before the error).
 local function evaluate(text, path)
-    local commands, args, decl = {}, {}, { includes = {} }
+    local commands, args, decl = {}, {}, { includes = {}, per_line = {} }
     local chunk, err = load(text, "=" .. CHUNK, "t", new_env(commands, args, decl))
-    if not chunk then return nil, relocate(err, path) end
+    if not chunk then return nil, relocate(err, path), decl end
     host.memory() -- clears the "cap hit" flag
     local ok, result, line = run_sandboxed(chunk, "=" .. CHUNK)
-    if not ok then return nil, run_error(result, line, path) end
+    if not ok then return nil, run_error(result, line, path), decl end
     return commands, args, decl, result
 end
 
@@ -552,8 +649,17 @@ local function shown(name)
     return (cut:gsub("%c", function(ch) return string.format("\\%03d", ch:byte()) end))
 end
 
-local function new_reporter(path)
+-- text (optional): the spec's source, for the lines of command fields (report.field_line).
+local function new_reporter(path, text)
     local r = { path = path, list = {} }
+    local tokens
+    -- The line of field k of a command's body (raw: the command record), else the command's.
+    function r.field_line(raw, k)
+        if not text or not raw.nth then return raw.line end
+        tokens = tokens or source_lines.tokens(text)
+        raw.fields = raw.fields or source_lines.body_fields(tokens, "command", raw.line, raw.nth)
+        return raw.fields[k] or raw.line
+    end
     function r.add(line, cmd, arg_path, msg)
         local where = ""
         if cmd then where = "command '" .. shown(cmd) .. "'" end
@@ -580,16 +686,18 @@ local function split_body(body, report, line, cmd, arg_path)
     return items, fields
 end
 
--- Checks named fields against a checker table and copies the good ones into out.
-local function copy_fields(fields, checkers, out, report, line, cmd, arg_path, what)
+-- Checks named fields against a checker table and copies the good ones into out. line_of(k),
+-- when given, is the line field k was written on (else `line`).
+local function copy_fields(fields, checkers, out, report, line, cmd, arg_path, what, line_of)
     for _, k in ipairs(sorted_keys(fields)) do
         local check = checkers[k]
+        local at = line_of and line_of(k) or line
         if not check then
-            report.add(line, cmd, arg_path, "unknown " .. what .. " field '" .. k .. "'")
+            report.add(at, cmd, arg_path, "unknown " .. what .. " field '" .. k .. "'")
         else
             local err = check(fields[k])
             if err then
-                report.add(line, cmd, arg_path, "field '" .. k .. "' " .. err)
+                report.add(at, cmd, arg_path, "field '" .. k .. "' " .. err)
             else
                 out[k] = fields[k]
             end
@@ -615,10 +723,10 @@ local function check_arg_rules(a, report, cmd, arg_path)
     if a.key_spec_index and not (a.kind == "key" or a.kind == "pattern") then
         bad("key_spec_index applies to key and pattern arguments only")
     end
-    if a.kind == "oneof" and #a.args < 2 then
+    if a.kind == "oneof" and #a.args < 2 and not a.incomplete then
         bad("oneof needs at least 2 alternatives, has " .. #a.args)
     end
-    if a.kind == "block" and #a.args == 0 and not a.too_deep then
+    if a.kind == "block" and #a.args == 0 and not a.incomplete then
         bad("block needs at least one argument")
     end
     local numeric = a.kind == "integer" or a.kind == "double" or a.kind == "unix-time"
@@ -641,7 +749,7 @@ local function validate_arg(raw, report, cmd, parent_path, depth)
     a.path = arg_path
     local items, fields = split_body(raw.opts or {}, report, raw.line, cmd, arg_path)
     copy_fields(fields, ARG_FIELDS, a, report, raw.line, cmd, arg_path, "argument")
-    a.args, a.too_deep = validate_args(items, report, cmd, arg_path, raw.line, depth + 1)
+    a.args, a.incomplete = validate_args(items, report, cmd, arg_path, raw.line, depth + 1)
     if #raw.name > MAX_NAME then
         report.add(raw.line, cmd, arg_path, "name is " .. #raw.name ..
             " bytes, over the limit of " .. MAX_NAME)
@@ -653,9 +761,11 @@ local function validate_arg(raw, report, cmd, parent_path, depth)
 end
 
 -- Validates a list of raw arguments (one nesting level); names must stay distinct as C
--- identifiers because they become parameters, members and enumerators.
+-- identifiers because they become parameters, members and enumerators. Returns the arguments and
+-- whether some are missing from them (too deep, or an unknown name's stand-in, both reported
+-- already), which makes counts of them meaningless.
 validate_args = function(items, report, cmd, parent_path, parent_line, depth)
-    local out, seen = {}, {}
+    local out, seen, incomplete = {}, {}, false
     if #items > 0 and depth > MAX_DEPTH then
         -- Stop here: deeper levels would only cost time and memory (paths grow with depth).
         report.add(parent_line, cmd, parent_path, "arguments nested deeper than the limit of " ..
@@ -664,7 +774,9 @@ validate_args = function(items, report, cmd, parent_path, parent_line, depth)
     end
     for i, item in ipairs(items) do
         local raw = report.args[item]
-        if not raw then
+        if item == report.stand_in then
+            incomplete = true
+        elseif not raw then
             report.add(parent_line, cmd, parent_path,
                 "item " .. i .. " is a " .. type(item) .. ", not an argument")
         else
@@ -678,10 +790,11 @@ validate_args = function(items, report, cmd, parent_path, parent_line, depth)
             elseif id then
                 seen[id] = a
             end
+            incomplete = incomplete or a.incomplete
             out[#out + 1] = a
         end
     end
-    return out
+    return out, incomplete
 end
 
 -- Smallest and largest number of request words an argument produces (nil = unbounded). Inside a
@@ -715,7 +828,7 @@ local function words_of(name)
     return words
 end
 
-local function check_arity_against_args(c, report)
+local function check_arity_against_args(c, report, line)
     local lo, hi = #c.words, #c.words
     for _, a in ipairs(c.args) do
         local alo, ahi = arg_words(a, false)
@@ -728,13 +841,13 @@ local function check_arity_against_args(c, report)
         return
     end
     if c.arity > 0 and (lo ~= c.arity or hi ~= c.arity) then
-        report.add(c.line, c.name, nil, "arity " .. c.arity .. " says exactly " .. c.arity ..
+        report.add(line, c.name, nil, "arity " .. c.arity .. " says exactly " .. c.arity ..
             " words, the arguments allow " .. lo .. (hi == lo and "" or (" to " ..
             (hi and tostring(hi) or "any number"))))
     elseif c.arity < 0 and hi and hi < -c.arity then
         -- A negative arity is the server's minimum; arguments that can never reach it are wrong.
         -- (Fewer is fine: the server may demand more than the argument tree shows.)
-        report.add(c.line, c.name, nil, "arity " .. c.arity .. " says at least " .. -c.arity ..
+        report.add(line, c.name, nil, "arity " .. c.arity .. " says at least " .. -c.arity ..
             " words, the arguments allow at most " .. hi)
     end
 end
@@ -770,13 +883,14 @@ local function validate_command(raw, report)
         report.add(raw.line, raw.name, nil, "name cannot become a C identifier")
     end
     local items, fields = split_body(raw.body, report, raw.line, raw.name)
-    copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command")
-    c.args = validate_args(items, report, raw.name, nil, raw.line, 1)
+    local function line_of(k) return report.field_line(raw, k) end
+    copy_fields(fields, COMMAND_FIELDS, c, report, raw.line, raw.name, nil, "command", line_of)
+    c.args, c.incomplete = validate_args(items, report, raw.name, nil, raw.line, 1)
     check_key_spec_refs(c, c.args, report)
     if c.container and #c.args > 0 then
         report.add(raw.line, raw.name, nil, "a container has subcommands, not arguments")
-    elseif #report.list == before and not c.container then
-        check_arity_against_args(c, report)
+    elseif #report.list == before and not c.container and not c.incomplete then
+        check_arity_against_args(c, report, line_of("arity"))
     end
     return c
 end
@@ -784,7 +898,6 @@ end
 local function validate_commands(raws, report)
     local out, seen = {}, {}
     for _, raw in ipairs(raws) do
-        local before = #report.list
         local c = validate_command(raw, report)
         local id = naming.ident(table.concat(c.words, "_"))
         if id and seen[id] then
@@ -792,12 +905,24 @@ local function validate_commands(raws, report)
             local what = first.name == c.name and "duplicate command" or
                 "maps to the same C name '" .. id .. "' as command '" .. first.name .. "'"
             report.add(c.line, c.name, nil, what .. " (line " .. first.line .. ")")
-        elseif id and #report.list == before then
+        elseif id then
+            -- Even a command with other errors: its twin is a problem of its own.
             seen[id] = c
         end
         out[#out + 1] = c
     end
     return out
+end
+
+local function report_unknown_names(decl, report)
+    for _, u in ipairs(decl.unknowns) do
+        report.add(u.line, nil, nil, unknown_message(u.name, shown))
+    end
+    if decl.more_unknowns then
+        local last = decl.unknowns[#decl.unknowns].line
+        report.add(last, nil, nil, "and more unknown names (the first " .. MAX_UNKNOWN ..
+            " are listed)")
+    end
 end
 
 local function sorted_messages(report)
@@ -967,13 +1092,21 @@ end
 function M.load(text, path, opts)
     opts = { read = opts and opts.read, chain = opts and opts.chain or { path } }
     local raws, args, decl, result = evaluate(text, path)
-    if not raws then return nil, { args } end
+    if not raws then
+        -- An unknown name is often the cause of the error that stopped the spec: name both.
+        local report = new_reporter(path)
+        report_unknown_names(decl, report)
+        local line = tonumber(args:match(":(%d+): ")) or 1
+        report.list[#report.list + 1] = { line = line, text = args }
+        return nil, sorted_messages(report)
+    end
     if is_overlay(raws, result) then
         return nil, { path .. ": this is an import overlay (for respgen import-json --overlay), " ..
             "not a spec" }
     end
-    local report = new_reporter(path)
-    report.args = args
+    local report = new_reporter(path, text)
+    report.args, report.stand_in = args, decl.stand_in
+    report_unknown_names(decl, report)
     local commands = validate_commands(raws, report)
     local included = {}
     for _, inc in ipairs(decl.includes) do include_one(inc, path, opts, included, report) end

@@ -14,13 +14,19 @@
  *   it closes, the socket goes and a reconnect works; a longer per-call deadline lets one finish;
  * - the server killed in the middle of a pipeline: every call completes exactly once (OK or
  *   CLOSED), then the server restarts and the reconnect replays HELLO, SETNAME and SELECT, and
- *   the on_connect hook its subscription. */
+ *   the on_connect hook its subscription;
+ * - SIGPIPE: a call written to a peer that closed the connection (a loopback listener) fails
+ *   with RG_CALL_CLOSED while SIGPIPE has its default action (termination): the adapter's
+ *   writes never raise it. */
 #include "redis_client.h"
 #include "rg_blocking.h"
 #include "test_redis.h"
 
+#include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -704,8 +710,43 @@ static void killed_and_restarted(void **state) {
     close_client(c);
 }
 
+/* ---- SIGPIPE -------------------------------------------------------------------------------- */
+
+static void sigpipe(void **state) {
+    (void)state;
+    const int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    client *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    const rg_conn_config cfg = config(c, 2); /* RESP2, nothing to set: no handshake to answer */
+    assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", ntohs(a.sin_port), &cfg, 2000, 2000),
+                     0);
+    const int peer = accept(lfd, NULL, NULL);
+    assert_true(peer >= 0);
+    close(peer);
+    close(lfd);
+    /* Until the peer's reset has arrived: from then on every write fails with EPIPE. */
+    int i = 0;
+    while (!(send(c->b.fd, "x", 1, MSG_NOSIGNAL) < 0 && errno == EPIPE) && i++ < 200)
+        poll(NULL, 0, 5);
+    assert_true(i < 200);
+    signal(SIGPIPE, SIG_DFL); /* a SIGPIPE would end this process */
+    const rg_view ping[] = {{"PING", 4}};
+    rg_call_record r = {0};
+    const uint64_t id = rg_conn_call_argv(&c->b.conn, 1, ping, NULL, NULL, rg_call_record_fn, &r);
+    assert_int_not_equal(id, 0);
+    assert_int_not_equal(rg_bconn_wait(&c->b, id), 0);
+    assert_true(r.done && r.status == RG_CALL_CLOSED);
+    close_client(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sigpipe),
         cmocka_unit_test(typed_calls),
         cmocka_unit_test(pipeline_100k),
         cmocka_unit_test(tracking_resp3),

@@ -8,13 +8,18 @@
  * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME;
  * - deadlines: a BLPOP (1 s on the server) with a 100 ms deadline times out (UV_ETIMEDOUT), the
  *   call behind it closes, a reconnect works; a listener that never answers HELLO trips
- *   connect_timeout_ms.
+ *   connect_timeout_ms;
+ * - SIGPIPE: a write to a peer that closed the connection (a loopback listener) ends the
+ *   connection with EPIPE and its calls with RG_CALL_CLOSED; the process, started with SIGPIPE's
+ *   default action (termination), lives on; a handler the application installed stays its own.
  */
 #include "redis_client.h"
 #include "rg_uv.h"
 #include "test_redis.h"
 
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -369,10 +374,81 @@ static void timeouts(void **state) {
     free(c);
 }
 
+/* ---- SIGPIPE -------------------------------------------------------------------------------- */
+
+static volatile sig_atomic_t sigpipes;
+
+static void count_sigpipe(int sig) {
+    (void)sig;
+    sigpipes++;
+}
+
+/* Connects c to a loopback listener, then closes the listener's side and waits until the
+ * client's socket is one every write fails with EPIPE (after the peer's reset), without running
+ * the loop: the adapter's next write then meets a dead peer. */
+static void connect_to_closed_peer(uvc *c, uv_loop_t *loop) {
+    const int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    rg_conn_config cfg = config(c, 2);
+    c->nevents = 0;
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, loop, "127.0.0.1", ntohs(a.sin_port), &cfg, on_event, c), 0);
+    while (c->nevents == 0) uv_run(loop, UV_RUN_ONCE);
+    assert_int_equal(c->events[0], RG_UV_CONNECTED);
+    const int peer = accept(lfd, NULL, NULL);
+    assert_true(peer >= 0);
+    close(peer);
+    close(lfd);
+    uv_os_fd_t fd;
+    assert_int_equal(uv_fileno((uv_handle_t *)&c->u.h.stream, &fd), 0);
+    int i = 0;
+    while (!(send(fd, "x", 1, MSG_NOSIGNAL) < 0 && errno == EPIPE) && i++ < 200) usleep(5000);
+    assert_true(i < 200);
+}
+
+static void sigpipe(void **state) {
+    (void)state;
+    uvc *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    const rg_view ping[] = {V("PING")};
+    /* The default action: a SIGPIPE would end this test's process. */
+    signal(SIGPIPE, SIG_DFL);
+    connect_to_closed_peer(c, &loop);
+    rg_call_record rec = {0};
+    assert_int_not_equal(
+        rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(rec.done && rec.status == RG_CALL_CLOSED);
+    assert_int_equal(c->events[1], UV_EPIPE);
+    assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
+
+    /* An application's own handler is left in place (and sees the signal). */
+    signal(SIGPIPE, count_sigpipe);
+    sigpipes = 0;
+    connect_to_closed_peer(c, &loop);
+    rg_call_record rec2 = {0};
+    rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec2);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_true(rec2.done && rec2.status == RG_CALL_CLOSED);
+    struct sigaction now;
+    sigaction(SIGPIPE, NULL, &now);
+    assert_ptr_equal(now.sa_handler, count_sigpipe);
+    assert_true(sigpipes > 0);
+    signal(SIGPIPE, SIG_DFL);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pipelined), cmocka_unit_test(pubsub),   cmocka_unit_test(failures),
-        cmocka_unit_test(reconnect), cmocka_unit_test(timeouts),
+        cmocka_unit_test(reconnect), cmocka_unit_test(timeouts), cmocka_unit_test(sigpipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,5 +1,5 @@
--- expect: bad/runtime_error.lua:4: attempt to call a nil value (global 'strnig'); a spec sees only command, include, module_prefix, key, string, pattern, integer, double, unix_time, pure_token, oneof, block and plain Lua
--- A misspelt DSL function is an error of the spec, with its line.
+-- expect: bad/runtime_error.lua:4: unknown argument kind 'strnig' (did you mean 'string'?)
+-- A misspelt DSL function is an error of the spec, with its line and the name it resembles.
 command "X" {
     strnig "value",
 }

@@ -1,0 +1,43 @@
+# The documentation names every option there is:
+# - every option of respgen's generate mode (the "-o OUTDIR" / "--x" lines of `respgen --help`
+#   before "respgen dump") is in --help's own usage line and in docs/spec-language.md's;
+# - every option() of CMakeLists.txt is in README.md.
+# -DROOT=<source dir> -DRESPGEN=<tool>
+execute_process(COMMAND "${RESPGEN}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "respgen --help: exit ${rc}")
+endif()
+string(FIND "${help}" "\n  respgen dump" end)
+string(SUBSTRING "${help}" 0 ${end} generate)
+# The usage line: from "respgen [" to "SPEC...".
+string(REGEX MATCH "respgen \\[[^.]*SPEC\\.\\.\\." help_usage "${generate}")
+string(REGEX MATCHALL "\n        (-o|--[a-z-]+)" options "${generate}")
+list(TRANSFORM options REPLACE "^\n +" "")
+if(NOT options OR NOT help_usage)
+  message(FATAL_ERROR "respgen --help: no options or usage line found:\n${help}")
+endif()
+file(READ "${ROOT}/docs/spec-language.md" doc)
+string(REGEX MATCH "    respgen \\[[^.]*SPEC\\.\\.\\." doc_usage "${doc}")
+set(missing "")
+foreach(opt ${options})
+  foreach(where help_usage doc_usage)
+    if(NOT "${${where}} " MATCHES "\\[${opt}[] ]")
+      string(APPEND missing "  ${opt} is not in the usage line of ${where}\n")
+    endif()
+  endforeach()
+endforeach()
+
+file(READ "${ROOT}/CMakeLists.txt" cmake)
+file(READ "${ROOT}/README.md" readme)
+string(REGEX MATCHALL "\noption\\(([A-Z_]+)" cmake_options "${cmake}")
+list(TRANSFORM cmake_options REPLACE "^\noption\\(" "")
+foreach(opt ${cmake_options})
+  string(FIND "${readme}" "`${opt}`" at)
+  if(at EQUAL -1)
+    string(APPEND missing "  CMake option ${opt} is not documented in README.md\n")
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "options missing from the documentation:\n${missing}")
+endif()
+message("checked ${options} and ${cmake_options}")
