@@ -613,11 +613,10 @@ static void engine_written(void **state) {
     static bed b;
     static const rg_view incr[] = {{"INCR", 4}, {"a", 1}};
     bed_init(&b, 0);
-    for (int i = 0; i < 3; i++)
-        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    for (int i = 0; i < 3; i++) rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
     size_t n;
     rg_conn_output(&b.c, &n);
-    assert_int_equal(n, 3 * 21); /* "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n" */
+    assert_int_equal(n, 3 * 21);   /* "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n" */
     rg_conn_written(&b.c, 21 + 5); /* the first request and part of the second */
     feed(&b, ":1\r\n", 0);
     rg_conn_closed(&b.c, "gone");
@@ -628,8 +627,7 @@ static void engine_written(void **state) {
     b.log[0] = '\0';
     rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
     rg_conn_written(&b.c, 21);
-    for (int i = 0; i < 2; i++)
-        rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    for (int i = 0; i < 2; i++) rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
     rg_conn_written(&b.c, 21);
     rg_conn_closed(&b.c, "gone");
     assert_string_equal(b.log, "4:CLOSED:w 5:CLOSED:w 6:CLOSED:- ");
