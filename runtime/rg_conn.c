@@ -127,6 +127,16 @@ static void release(rg_conn *c) {
     c->used = c->tail - c->first;
 }
 
+/* complete's rarer half, out of line so that an OK completion stays small enough to inline. */
+static RG_NOINLINE void complete_failed(rg_conn *c, rg_call *call, rg_call_done *d) {
+    const rg_call_status st = d->status;
+    if (st == RG_CALL_SERVER_ERROR) rg_redirect_parse(d->error, &d->redirect);
+    if (st == RG_CALL_SHORT) d->needed = rg_reply_needed(&c->rr);
+    if (st == RG_CALL_CLOSED || st == RG_CALL_TIMEOUT || st == RG_CALL_ABANDONED)
+        d->written = call->end <= c->out_base + c->out_sent;
+    call->cb(call->ud, d);
+}
+
 static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error,
                      const rg_push *push) {
     /* Once, whatever a callback did meanwhile (closing the connection completes the rest). */
@@ -136,10 +146,10 @@ static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error
     if (!call->cb) return;
     rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
                       0,  push,     true};
-    if (st == RG_CALL_CLOSED || st == RG_CALL_TIMEOUT || st == RG_CALL_ABANDONED)
-        d.written = call->end <= c->out_base + c->out_sent;
-    if (st == RG_CALL_SERVER_ERROR) rg_redirect_parse(error, &d.redirect);
-    if (st == RG_CALL_SHORT) d.needed = rg_reply_needed(&c->rr);
+    if (st != RG_CALL_OK) {
+        complete_failed(c, call, &d);
+        return;
+    }
     call->cb(call->ud, &d);
 }
 
