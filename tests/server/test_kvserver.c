@@ -84,6 +84,8 @@ static int teardown(void **state) {
 static const char *const script[] = {
     "PING",
     "PING hello",
+    "PING a b", /* Redis' arity error, not a syntax error (the overlay's syntax_error) */
+    "PING a b c",
     "ECHO hi",
     "ECHO",
     "ECHO a b",
