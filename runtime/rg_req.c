@@ -3,7 +3,10 @@
  * Mirrors Redis 7.0's processMultibulkBuffer / processInlineBuffer (networking.c) so that every
  * request Redis accepts is accepted and every one it rejects is rejected with the same text. Where
  * Redis is lax the reader is lax the same way: a length line ends at its first CR and the byte
- * after the CR is skipped unchecked, and so are the two bytes after a bulk payload.
+ * after the CR is skipped unchecked, and so are the two bytes after a bulk payload. Where Redis
+ * reads a line as a C string, so does the reader: Redis looks for a line's end with strchr, which
+ * stops at a NUL, so a line with a NUL before its end never ends ("stalled"): the request waits
+ * until its bytes pass the limit and gets the limit's error.
  *
  * Shape: rg_req_next loops over requests; each is either multibulk (first byte '*') or inline.
  * Positions inside the pending request are offsets from *pos, so nothing points into the buffer
@@ -86,13 +89,14 @@ static void reset_request(rg_req *r) {
     r->left = 0;
     r->bulk = -1;
     r->resumed = false;
+    r->stalled = false;
 }
 
 /* Finds the CR ending the line at b[off..n), starting after the r->scanned bytes known to hold
  * none. Returns the CR's offset, or n when the line (with the byte after its CR) is incomplete;
  * then r->scanned remembers the progress. */
 static size_t line_end(rg_req *r, const char *b, size_t off, size_t n) {
-    const char *cr = memchr(b + off + r->scanned, '\r', n - off - r->scanned);
+    const char *cr = r->stalled ? NULL : memchr(b + off + r->scanned, '\r', n - off - r->scanned);
     if (!cr) {
         r->scanned = n - off;
         return n;
@@ -118,17 +122,26 @@ static void rebuild_argv(const char *b, size_t n, size_t argc, rg_view *argv) {
     }
 }
 
+/* Whether the length line b[off..cr) holds a NUL, which stalls it (see the top); then it is
+ * treated as a line whose end has not arrived. Asked only of lines about to be refused: a valid
+ * length line is all digits, so the common path never pays for the search. */
+static bool stalls(rg_req *r, const char *b, size_t off, size_t cr, size_t n) {
+    if (!memchr(b + off, '\0', cr - off)) return false;
+    r->stalled = true;
+    r->scanned = n - off;
+    return true;
+}
+
 /* The "*<n>" line. Returns RG_OK with r in PH_BULKS (or idle after an empty request). */
 static rg_status read_count(rg_req *r, const char *b, size_t n) {
     const size_t cr = line_end(r, b, 0, n);
-    if (cr == n) {
+    int64_t count = 0;
+    const bool ok = cr < n && rg_parse_i64(b + 1, cr - 1, &count) && count <= r->lim.max_multibulk;
+    if (cr == n || (!ok && stalls(r, b, 0, cr, n))) {
         if (r->scanned > r->lim.max_inline) return fail(r, "too big mbulk count string");
         return RG_NEED_MORE;
     }
-    int64_t count;
-    if (!rg_parse_i64(b + 1, cr - 1, &count) || count > r->lim.max_multibulk) {
-        return fail(r, "invalid multibulk length");
-    }
+    if (!ok) return fail(r, "invalid multibulk length");
     r->off = cr + 2;
     r->left = count > 0 ? count : 0;
     r->need_argc = (size_t)r->left;
@@ -139,15 +152,16 @@ static rg_status read_count(rg_req *r, const char *b, size_t n) {
 /* The "$<len>" line of the next bulk. */
 static rg_status read_bulk_len(rg_req *r, const char *b, size_t n) {
     const size_t cr = line_end(r, b, r->off, n);
-    if (cr == n) {
+    int64_t len = 0;
+    const bool dollar = cr < n && b[r->off] == '$';
+    const bool ok = dollar && rg_parse_i64(b + r->off + 1, cr - r->off - 1, &len) && len >= 0 &&
+                    len <= r->lim.max_bulk;
+    if (cr == n || (!ok && stalls(r, b, r->off, cr, n))) {
         if (r->scanned > r->lim.max_inline) return fail(r, "too big bulk count string");
         return RG_NEED_MORE;
     }
-    if (b[r->off] != '$') return fail_expected_dollar(r, b[r->off]);
-    int64_t len;
-    if (!rg_parse_i64(b + r->off + 1, cr - r->off - 1, &len) || len < 0 || len > r->lim.max_bulk) {
-        return fail(r, "invalid bulk length");
-    }
+    if (!dollar) return fail_expected_dollar(r, b[r->off]);
+    if (!ok) return fail(r, "invalid bulk length");
     r->bulk = len;
     r->off = cr + 2;
     return RG_OK;
@@ -235,12 +249,10 @@ static bool inline_word(char *s, size_t n, size_t *i, char **w, bool write) {
 #undef AT
 }
 
-/* Splits line s[0..n) into argv[0..cap) (when argv is not NULL, unescaping in place) and returns
- * the word count, which may exceed cap, or -1 on unbalanced quotes. Bytes after a NUL are
- * ignored, as Redis reads the line as a C string. */
+/* Splits line s[0..n) (no NUL in it: such a line stalls) into argv[0..cap) (when argv is not
+ * NULL, unescaping in place) and returns the word count, which may exceed cap, or -1 on
+ * unbalanced quotes. */
 static long split_inline(char *s, size_t n, rg_view *argv, size_t cap) {
-    const char *nul = memchr(s, '\0', n);
-    if (nul) n = (size_t)(nul - s);
     long count = 0;
     size_t i = 0;
     for (;;) {
@@ -253,15 +265,8 @@ static long split_inline(char *s, size_t n, rg_view *argv, size_t cap) {
     }
 }
 
-/* An inline request at b[0..n). */
-static rg_status read_inline(rg_req *r, char *b, size_t n, rg_view *argv, size_t cap) {
-    const char *nl = memchr(b + r->scanned, '\n', n - r->scanned);
-    if (!nl) {
-        r->scanned = n;
-        if (n > r->lim.max_inline) return fail(r, "too big inline request");
-        return RG_NEED_MORE;
-    }
-    r->scanned = (size_t)(nl - b);
+/* The complete inline line b[0..r->scanned) (r->scanned is its LF). */
+static rg_status split_line(rg_req *r, char *b, rg_view *argv, size_t cap) {
     size_t end = r->scanned;
     if (end > 0 && b[end - 1] == '\r') end--;
     /* Without quotes no byte moves (every byte is written back where it was), so one pass both
@@ -277,6 +282,23 @@ static rg_status read_inline(rg_req *r, char *b, size_t n, rg_view *argv, size_t
     if (quoted) split_inline(b, end, argv, cap);
     r->argc = (size_t)count;
     return RG_OK;
+}
+
+/* An inline request at b[0..n). Each byte is searched once for the LF and once for a NUL before
+ * it (which stalls the line). The limit applies to the bytes before the LF however they
+ * arrived: Redis checks it whenever one of its reads ends inside a line, so a line over the limit
+ * arriving in one write is refused too (but for one just over it that happens to end a read). */
+static rg_status read_inline(rg_req *r, char *b, size_t n, rg_view *argv, size_t cap) {
+    if (!r->stalled) {
+        const char *nl = memchr(b + r->scanned, '\n', n - r->scanned);
+        const size_t at = nl ? (size_t)(nl - b) : n;
+        r->stalled = memchr(b + r->scanned, '\0', at - r->scanned) != NULL;
+        r->scanned = at;
+        if (nl && !r->stalled && at <= r->lim.max_inline) return split_line(r, b, argv, cap);
+    }
+    /* no whole line: n covers a line over the limit too, as it ends past the line */
+    if (n > r->lim.max_inline) return fail(r, "too big inline request");
+    return RG_NEED_MORE;
 }
 
 static rg_status read_multibulk(rg_req *r, char *b, size_t n, rg_view *argv, size_t cap) {

@@ -256,6 +256,26 @@ static void test_raw_requests(void **state) {
     same_raw(f, quotes, sizeof quotes - 1, 1);
 }
 
+/* A NUL before an inline line's end: Redis never finds the end (strchr), runs nothing after it
+ * and refuses the request past 64 KiB; so does kvserver. And a line over 64 KiB in one write. */
+static void test_inline_nul_and_limit(void **state) {
+    const fixture *f = *state;
+    static const char head[] = "PING\r\nPING\0\r\nPING\r\n";
+    const size_t pad = 70000;
+    char *nul = malloc(sizeof head - 1 + pad);
+    memcpy(nul, head, sizeof head - 1);
+    memset(nul + sizeof head - 1, 'A', pad);
+    same_raw(f, nul, sizeof head - 1 + pad, 2);
+    free(nul);
+    const size_t n = 200000;
+    char *line = malloc(n + 2);
+    memcpy(line, "ECHO ", 5);
+    memset(line + 5, 'a', n - 5);
+    memcpy(line + n, "\r\n", 2);
+    same_raw(f, line, n + 2, 1);
+    free(line);
+}
+
 /* Words quoted in error texts stop at their first NUL, as Redis formats them with %s: the
  * unknown command, its arguments, HELLO's and EXPIRE's option words. */
 static void test_nul_in_error_texts(void **state) {
@@ -364,9 +384,13 @@ static void test_redis_cli(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_replies),       cmocka_unit_test(test_raw_requests),
-        cmocka_unit_test(test_nul_in_error_texts), cmocka_unit_test(test_garbage_and_disconnects),
-        cmocka_unit_test(test_pipeline),           cmocka_unit_test(test_redis_cli),
+        cmocka_unit_test(test_same_replies),
+        cmocka_unit_test(test_raw_requests),
+        cmocka_unit_test(test_nul_in_error_texts),
+        cmocka_unit_test(test_inline_nul_and_limit),
+        cmocka_unit_test(test_garbage_and_disconnects),
+        cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_redis_cli),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
