@@ -16,8 +16,16 @@ bool rg_eq_lower(const char *word, const char *lower, size_t n) {
     return true;
 }
 
+/* The bytes of a word before its first NUL: Redis formats the words it quotes in errors with %s,
+ * which stops there. */
+static size_t c_len(const char *bytes, size_t n) {
+    const char *nul = n ? memchr(bytes, '\0', n) : NULL;
+    return nul ? (size_t)(nul - bytes) : n;
+}
+
 static void err_put(rg_errbuf *err, const char *bytes, size_t n) {
     const size_t room = sizeof err->text - 1 - err->len;
+    n = c_len(bytes, n);
     if (n > room) n = room;
     /* Redis turns CR and LF in error texts into spaces so the reply stays one line. */
     for (size_t i = 0; i < n; i++) {
@@ -59,7 +67,7 @@ void rg_err_unknown_command(rg_errbuf *err, size_t argc, const rg_view *argv) {
     err_str(err, "', with args beginning with: ");
     size_t args = 0;
     for (size_t i = 1; i < argc && args < 128; i++) {
-        const size_t n = min_size(argv[i].len, 128 - args);
+        const size_t n = min_size(c_len(argv[i].ptr, argv[i].len), 128 - args);
         err_str(err, "'");
         err_put(err, argv[i].ptr, n);
         err_str(err, "' ");
@@ -71,10 +79,14 @@ void rg_err_unknown_command(rg_errbuf *err, size_t argc, const rg_view *argv) {
 static void err_try_help(rg_errbuf *err, rg_view container, rg_view sub) {
     err_put(err, sub.ptr, min_size(sub.len, 128));
     err_str(err, "'. Try ");
-    for (size_t i = 0; i < container.len; i++) {
-        const char c = container.ptr[i];
-        const char up = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
-        err_put(err, &up, 1);
+    char up[32];
+    for (size_t i = 0; i < container.len; i += sizeof up) {
+        const size_t n = min_size(container.len - i, sizeof up);
+        for (size_t k = 0; k < n; k++) {
+            const char c = container.ptr[i + k];
+            up[k] = c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+        }
+        err_put(err, up, n);
     }
     err_str(err, " HELP.");
 }

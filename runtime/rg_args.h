@@ -176,7 +176,9 @@ void rg_err_unknown_subcommand(rg_errbuf *err, rg_view container, rg_view sub);
 /* Redis' syntax error of a subcommand (addReplySubcommandSyntaxError). */
 void rg_err_subcommand_syntax(rg_errbuf *err, rg_view container, rg_view sub);
 void rg_err_text(rg_errbuf *err, const char *text);
-/* Appends bytes (cut to what fits; CR and LF become spaces, as Redis sanitizes error texts). */
+/* Appends bytes (cut to what fits; CR and LF become spaces, as Redis sanitizes error texts). Like
+ * every word the rg_err_* functions quote, they stop at their first NUL: Redis formats quoted
+ * words with %s. */
 void rg_err_append(rg_errbuf *err, const char *bytes, size_t n);
 
 /* ASCII case-insensitive equality of a word with a lower-case literal of the same length. */

@@ -204,6 +204,19 @@ static rg_error make_error(rg_status st, const char *msg, uint64_t offset) {
     return st == RG_OK ? (rg_error){RG_OK, {NULL, 0}, 0} : (rg_error){st, rg_cstr(msg), offset};
 }
 
+/* Whether some keyword spec finds its keyword (MIGRATE's KEYS): only then does an empty
+ * placeholder stand for "the keys come later" (Redis' migrateGetKeys); without the keyword, ""
+ * is the key. Asked only when a placeholder is empty, so other calls never pay for it. */
+static bool keyword_present(const rg_keyspec *specs, size_t nspecs, const call *c) {
+    for (size_t i = 0; i < nspecs; i++) {
+        int64_t first;
+        if (specs[i].begin == RG_KS_KEYWORD && !(specs[i].flags & RG_KEY_NOT_KEY) &&
+            begin_keyword(&specs[i], c, &first) == SPEC_KEYS)
+            return true;
+    }
+    return false;
+}
+
 /* Applies every spec; *err tells the worst outcome and the index of the first spec that had it. */
 static void walk(const rg_keyspec *specs, size_t nspecs, const call *c, visit_fn visit, void *ctx,
                  rg_error *err) {
@@ -216,7 +229,9 @@ static void walk(const rg_keyspec *specs, size_t nspecs, const call *c, visit_fn
         const bool placeholder = (specs[i].flags & RG_KEY_EMPTY_PLACEHOLDER) != 0;
         if (o == SPEC_KEYS || o == SPEC_INCOMPLETE)
             for (int64_t p = sp.first; p <= sp.last; p += sp.step) {
-                if (!(placeholder && c->argv[p].len == 0)) visit(ctx, c, (size_t)p);
+                const bool no_key =
+                    placeholder && c->argv[p].len == 0 && keyword_present(specs, nspecs, c);
+                if (!no_key) visit(ctx, c, (size_t)p);
             }
         if (outcome_error[o].status > outcome_error[worst].status) worst = o, worst_at = i;
     }

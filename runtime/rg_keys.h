@@ -65,7 +65,9 @@ typedef enum rg_ks_kind {
 #define RG_KEY_INCOMPLETE     (1u << 9)  /* the spec may miss keys: ask the server */
 #define RG_KEY_VARIABLE_FLAGS (1u << 10) /* the flags depend on the arguments */
 /* Not a Redis flag: the key may be given as "" to say there is none here (MIGRATE host port ""
- * 0 1 KEYS a b: the keys come after KEYS), so an empty argument at its position is no key. */
+ * 0 1 KEYS a b: the keys come after KEYS), so an empty argument at its position is no key when
+ * a keyword spec of the same command finds its keyword. Without the keyword "" is the key, as
+ * in Redis (COMMAND GETKEYS MIGRATE h p "" 0 1 names ""). */
 #define RG_KEY_EMPTY_PLACEHOLDER (1u << 15)
 
 /* One key spec, field for field the JSON "key_specs" entry (see ../shared/redis-commands). Fields

@@ -23,6 +23,10 @@
  * read twice (a counting pass that also validates the quotes, then the splitting pass), so that
  * nothing is unescaped in place before the caller's argv is known to be big enough.
  *
+ * A NUL before a line's end stalls the request, as in Redis, which looks for line ends with strchr:
+ * the line never ends, and the request waits until its bytes pass max_inline, then gets the
+ * limit's error ("too big inline request", "... mbulk count string", "... bulk count string").
+ *
  * Inline commands are unescaped in place (Redis' "\x41", "\n", ... inside double quotes), which is
  * why buf is not const: the unescaped word is never longer than its quoted form.
  *
@@ -48,7 +52,8 @@ extern "C" {
 typedef struct rg_req_limits {
     int64_t max_multibulk; /* largest "*<n>": INT_MAX in Redis 7.0 */
     int64_t max_bulk;      /* largest "$<len>": proto-max-bulk-len, 512 MiB */
-    size_t max_inline;     /* longest inline line or length line without its end: 64 KiB */
+    size_t max_inline;     /* longest inline line (the bytes before its LF, however they
+                              arrive) or length line without its end: 64 KiB */
 } rg_req_limits;
 
 #define RG_REQ_MAX_MULTIBULK 2147483647
@@ -67,6 +72,7 @@ typedef struct rg_req {
     size_t need_argc;    /* the whole request's argument count */
     bool inline_req;     /* the current request is an inline command */
     bool resumed;        /* the current request arrived in pieces: rebuild its views at the end */
+    bool stalled;        /* a NUL came before the current line's end: it never ends (rg_req.c) */
     uint8_t phase;       /* what the next bytes are: rg_req.c's PH_* */
     uint64_t consumed;   /* bytes of the stream consumed: the current request's first byte */
     uint64_t err_offset; /* stream offset of the bad line's first byte */

@@ -2,7 +2,9 @@
 -- (names, arities and arguments from the official command specs). respgen --server turns this
 -- into kv_server.h/.c: command ids, lookup, arity checks and typed argument structs.
 
-command "PING" { arity = -1, string "message" { optional = true } }
+-- syntax_error = "arity": PING a b is Redis' wrong-number-of-arguments error (as the import
+-- overlay gives PING in specs/redis.lua), not "ERR syntax error".
+command "PING" { arity = -1, syntax_error = "arity", string "message" { optional = true } }
 command "ECHO" { arity = 2, reply = { type = "string" }, string "message" }
 -- HELLO [protover [AUTH username password] [SETNAME clientname]] as words the handler reads:
 -- Redis answers NOPROTO for a bad version before it looks at the options, an order no table

@@ -54,6 +54,29 @@ static void ref_worse(rg_status *st, rg_status s) {
     if (s > *st) *st = s;
 }
 
+/* Redis' keyword search: the position after the keyword, or 0. */
+static long long ref_keyword_at(const rg_keyspec *spec, long long argc, const rg_view *argv) {
+    long long start = spec->startfrom > 0 ? spec->startfrom : argc + spec->startfrom;
+    long long end = spec->startfrom > 0 ? argc - 1 : 1;
+    for (long long i = start; i != end; i = start <= end ? i + 1 : i - 1) {
+        if (i >= argc || i < 1) break;
+        if (ref_caseeq(argv[i], spec->keyword)) return i + 1;
+    }
+    return 0;
+}
+
+/* MIGRATE's "" stands for "the keys come after KEYS" only when the keyword is there. */
+static bool ref_keyword_present(const rg_keyspec *specs, size_t nspecs, long long argc,
+                                const rg_view *argv) {
+    for (size_t j = 0; j < nspecs; j++) {
+        const rg_keyspec *spec = &specs[j];
+        if (spec->begin != RG_KS_KEYWORD || !spec->keyword || (spec->flags & RG_KEY_NOT_KEY))
+            continue;
+        if (ref_keyword_at(spec, argc, argv)) return true;
+    }
+    return false;
+}
+
 static size_t ref_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc_,
                             const rg_view *argv, size_t *out, size_t cap, rg_status *status) {
     const long long argc = (long long)argc_;
@@ -67,15 +90,7 @@ static size_t ref_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc_
             first = spec->index;
         } else if (spec->begin == RG_KS_KEYWORD) {
             if (!spec->keyword) goto invalid;
-            long long start = spec->startfrom > 0 ? spec->startfrom : argc + spec->startfrom;
-            long long end = spec->startfrom > 0 ? argc - 1 : 1;
-            for (i = start; i != end; i = start <= end ? i + 1 : i - 1) {
-                if (i >= argc || i < 1) break;
-                if (ref_caseeq(argv[i], spec->keyword)) {
-                    first = i + 1;
-                    break;
-                }
-            }
+            first = ref_keyword_at(spec, argc, argv);
             if (!first) continue;
         } else {
             goto incomplete;
@@ -101,8 +116,11 @@ static size_t ref_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc_
         }
         if (step < 1 || first < 1 || last >= argc || last < first || first >= argc) goto invalid;
         for (i = first; i <= last; i += step) {
-            /* MIGRATE's "" in place of its key names no key (Redis' migrateGetKeys) */
-            if ((spec->flags & RG_KEY_EMPTY_PLACEHOLDER) && argv[i].len == 0) continue;
+            /* MIGRATE's "" in place of its key names no key when KEYS follows (Redis'
+             * migrateGetKeys); without KEYS, "" is the key */
+            if ((spec->flags & RG_KEY_EMPTY_PLACEHOLDER) && argv[i].len == 0 &&
+                ref_keyword_present(specs, nspecs, argc, argv))
+                continue;
             if (k < cap) out[k] = (size_t)i;
             k++;
         }

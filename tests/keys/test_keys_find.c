@@ -19,13 +19,13 @@
 
 enum { MAX_ARGS = 32 };
 
-/* Words separated by single spaces; no empty words. */
+/* Words separated by single spaces; "" stands for an empty word. */
 static size_t split(const char *line, rg_view *argv) {
     size_t n = 0;
     for (const char *p = line; *p && n < MAX_ARGS;) {
         const char *e = strchr(p, ' ');
         const size_t len = e ? (size_t)(e - p) : strlen(p);
-        argv[n++] = (rg_view){p, len};
+        argv[n++] = len == 2 && p[0] == '"' && p[1] == '"' ? (rg_view){"", 0} : (rg_view){p, len};
         p += len + (e != NULL);
     }
     return n;
@@ -115,12 +115,18 @@ static void keyword_keys(void **state) {
     EXPECT("MIGRATE", "MIGRATE h p k 0 100 COPY REPLACE", RG_OK, 3);
     /* Searching backwards from argc - 2, a password "KEYS" in the last place is no keyword. */
     EXPECT("MIGRATE", "MIGRATE h p k 0 100 AUTH KEYS", RG_OK, 3);
+    /* "" is no key only when KEYS follows; without it "" is the key (COMMAND GETKEYS). */
+    EXPECT("MIGRATE", "MIGRATE 127.0.0.1 1 \"\" 0 1 COPY REPLACE AUTH v1", RG_OK, 3);
+    EXPECT("MIGRATE", "MIGRATE h p \"\" 0 100", RG_OK, 3);
+    EXPECT("MIGRATE", "MIGRATE h p \"\" 0 100 KEYS", RG_OK, 3);
 }
 
 static void incomplete_specs(void **state) {
     (void)state;
     /* MIGRATE's KEYS spec is INCOMPLETE: its keys are reported, and so is the doubt. */
     EXPECT("MIGRATE", "MIGRATE h p x 0 100 KEYS a b", RG_INCOMPLETE, 3, 7, 8);
+    EXPECT("MIGRATE", "MIGRATE h p \"\" 0 100 KEYS a b", RG_INCOMPLETE, 7, 8);
+    EXPECT("MIGRATE", "MIGRATE h p \"\" 0 100 KEYS \"\" b", RG_INCOMPLETE, 7, 8);
     EXPECT("SORT", "SORT k", RG_INCOMPLETE, 1);
     EXPECT("SORT", "SORT k BY w_* GET o_* STORE d", RG_INCOMPLETE, 1);
 }
@@ -388,8 +394,13 @@ static const char *const vocabulary[] = {
 
 static rg_keyspec random_spec(rng *r) {
     static const char *const keywords[] = {"KEYS", "STREAMS", "k", "", NULL};
-    static const uint16_t flagsets[] = {
-        0, 0, 0, RG_KEY_NOT_KEY, RG_KEY_INCOMPLETE, RG_KEY_RO | RG_KEY_ACCESS};
+    static const uint16_t flagsets[] = {0,
+                                        0,
+                                        0,
+                                        RG_KEY_NOT_KEY,
+                                        RG_KEY_INCOMPLETE,
+                                        RG_KEY_RO | RG_KEY_ACCESS,
+                                        RG_KEY_EMPTY_PLACEHOLDER};
     return (rg_keyspec){
         .keyword = keywords[pick(r, 0, 4)],
         .index = pick(r, -2, 7),
@@ -399,7 +410,7 @@ static rg_keyspec random_spec(rng *r) {
         .keynumidx = pick(r, -2, 3),
         .firstkey = pick(r, -2, 3),
         .step = pick(r, -1, 3),
-        .flags = flagsets[pick(r, 0, 5)],
+        .flags = flagsets[pick(r, 0, 6)],
         .begin = (uint8_t)pick(r, 0, 5),
         .find = (uint8_t)pick(r, 0, 5),
     };

@@ -4,6 +4,7 @@
  * commands and subcommands get the same texts too. Lookup is checked for every name in three
  * letter cases. */
 #include "redis_server.h"
+#include "rg_enc.h"
 #include "test_redis.h"
 
 #include <math.h>
@@ -162,6 +163,68 @@ static void test_arity_vs_redis(void **state) {
         assert_int_equal(e.status, RG_INVALID);
         assert_int_equal(e.msg.len, strlen(err.text));
         assert_int_equal(e.offset, k == 1 || k == 2 ? 1 : 0);
+    }
+    test_conn_close(&c);
+}
+
+/* A reply's bytes on one line for failure messages: CR, LF and NUL shown as '.'. */
+static void show(const char *what, const char *p, size_t n) {
+    char line[640];
+    size_t i = 0;
+    for (; i < n && i + 1 < sizeof line; i++)
+        line[i] = p[i] == '\r' || p[i] == '\n' || !p[i] ? '.' : p[i];
+    line[i] = '\0';
+    print_error("%s: %s\n", what, line);
+}
+
+/* Words quoted in error texts stop at their first NUL, as Redis formats them with %s (names,
+ * arguments, subcommands, an option's own text): each request goes to the server and through
+ * redis_srv_parse, and the error replies must be the same bytes. */
+static void test_nul_in_errors_vs_redis(void **state) {
+    const test_redis srv = *(const test_redis *)*state;
+#define W(s) \
+    { s, sizeof s - 1 }
+    char nul_early[100], plain[200];
+    memset(nul_early, 'a', sizeof nul_early);
+    nul_early[10] = '\0';
+    memset(plain, 'b', sizeof plain);
+    const rg_view cases[][4] = {
+        {W("P\0")},
+        {W("NO\0SUCH"), W("a\0b"), W("c")},
+        {W("NOSUCH"), W("\0a")},
+        /* the 128 bytes of arguments Redis quotes count what %.*s wrote, not the word */
+        {W("NOSUCH"), {nul_early, sizeof nul_early}, {plain, sizeof plain}},
+        {W("CLIENT"), W("NO\0SUCH")},
+        {W("EXPIRE"), W("k"), W("10"), W("N\0X")},
+        {W("FUNCTION"), W("LIST"), W("X\0Y")},
+    };
+#undef W
+    test_conn c;
+    assert_int_equal(test_conn_open(&c, srv.port), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t n = 0;
+        while (n < 4 && cases[k][n].ptr) n++;
+        char req[1024], got[1024];
+        const size_t size = rg_argv_size(n, cases[k]);
+        assert_int_equal(rg_argv_encode(req, sizeof req, n, cases[k]), size);
+        assert_int_equal(test_conn_send(&c, req, size), 0);
+        size_t got_len;
+        assert_int_equal(test_conn_reply_raw(&c, got, sizeof got, &got_len), 0);
+        redis_srv_args args;
+        rg_errbuf err;
+        assert_int_equal(redis_srv_parse(n, cases[k], &args, &err), REDIS_SRV_NONE);
+        const rg_error e = rg_args_error(&err);
+        char want[1024];
+        want[0] = '-';
+        memcpy(want + 1, e.msg.ptr, e.msg.len);
+        memcpy(want + 1 + e.msg.len, "\r\n", 2);
+        const size_t want_len = e.msg.len + 3;
+        if (got_len != want_len || memcmp(got, want, got_len) != 0) {
+            show("redis", got, got_len);
+            show("ours ", want, want_len);
+            fail_msg("case %zu: error texts differ", k);
+        }
+        assert_int_equal(e.msg.len, strlen(e.msg.ptr));
     }
     test_conn_close(&c);
 }
@@ -423,6 +486,7 @@ int main(void) {
         cmocka_unit_test(test_ids_from_command_list),
         cmocka_unit_test(test_lookup_all_names),
         cmocka_unit_test_setup_teardown(test_arity_vs_redis, start_server, stop_server),
+        cmocka_unit_test_setup_teardown(test_nul_in_errors_vs_redis, start_server, stop_server),
         cmocka_unit_test(test_args_error),
         cmocka_unit_test(test_reply_encoders),
         cmocka_unit_test(test_reply_shapes),

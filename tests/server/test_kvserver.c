@@ -84,6 +84,8 @@ static int teardown(void **state) {
 static const char *const script[] = {
     "PING",
     "PING hello",
+    "PING a b", /* Redis' arity error, not a syntax error (the overlay's syntax_error) */
+    "PING a b c",
     "ECHO hi",
     "ECHO",
     "ECHO a b",
@@ -210,7 +212,18 @@ static void test_same_replies(void **state) {
     test_conn_close(&k);
 }
 
-/* Raw bytes, inline commands included: same replies from both, up to the connection's end. */
+/* A reply's bytes on one line for failure messages: CR, LF and NUL shown as '.'. */
+static void show(const char *what, const char *p, size_t n) {
+    char line[1100];
+    size_t i = 0;
+    for (; i < n && i + 1 < sizeof line; i++)
+        line[i] = p[i] == '\r' || p[i] == '\n' || !p[i] ? '.' : p[i];
+    line[i] = '\0';
+    print_error("%s: %s\n", what, line);
+}
+
+/* Raw bytes, inline commands included: the same reply bytes from both (NULs too), up to the
+ * connection's end. */
 static void same_raw(const fixture *f, const char *bytes, size_t n, size_t replies) {
     test_conn r, k;
     assert_int_equal(test_conn_open(&r, f->redis.port), 0);
@@ -219,9 +232,14 @@ static void same_raw(const fixture *f, const char *bytes, size_t n, size_t repli
     assert_int_equal(test_conn_send(&k, bytes, n), 0);
     for (size_t i = 0; i < replies; i++) {
         char want[1024], got[1024];
-        assert_int_equal(test_conn_reply(&r, want, sizeof want), 0);
-        assert_int_equal(test_conn_reply(&k, got, sizeof got), 0);
-        assert_string_equal(got, want);
+        size_t want_len, got_len;
+        assert_int_equal(test_conn_reply_raw(&r, want, sizeof want, &want_len), 0);
+        assert_int_equal(test_conn_reply_raw(&k, got, sizeof got, &got_len), 0);
+        if (got_len != want_len || memcmp(got, want, got_len) != 0) {
+            show("redis   ", want, want_len);
+            show("kvserver", got, got_len);
+            fail_msg("reply %zu differs", i);
+        }
     }
     test_conn_close(&r);
     test_conn_close(&k);
@@ -236,6 +254,40 @@ static void test_raw_requests(void **state) {
     same_raw(f, bad, sizeof bad - 1, 3);
     static const char quotes[] = "ECHO \"abc\r\n";
     same_raw(f, quotes, sizeof quotes - 1, 1);
+}
+
+/* A NUL before an inline line's end: Redis never finds the end (strchr), runs nothing after it
+ * and refuses the request past 64 KiB; so does kvserver. And a line over 64 KiB in one write. */
+static void test_inline_nul_and_limit(void **state) {
+    const fixture *f = *state;
+    static const char head[] = "PING\r\nPING\0\r\nPING\r\n";
+    const size_t pad = 70000;
+    char *nul = malloc(sizeof head - 1 + pad);
+    memcpy(nul, head, sizeof head - 1);
+    memset(nul + sizeof head - 1, 'A', pad);
+    same_raw(f, nul, sizeof head - 1 + pad, 2);
+    free(nul);
+    const size_t n = 300000; /* past what Redis' reads can hold before a limit check */
+    char *line = malloc(n + 2);
+    memcpy(line, "ECHO ", 5);
+    memset(line + 5, 'a', n - 5);
+    memcpy(line + n, "\r\n", 2);
+    same_raw(f, line, n + 2, 1);
+    free(line);
+}
+
+/* Words quoted in error texts stop at their first NUL, as Redis formats them with %s: the
+ * unknown command, its arguments, HELLO's and EXPIRE's option words. */
+static void test_nul_in_error_texts(void **state) {
+    const fixture *f = *state;
+    static const char unknown[] = "*1\r\n$2\r\nP\0\r\n*3\r\n$2\r\nN\0\r\n$3\r\na\0b\r\n$1\r\nc\r\n";
+    same_raw(f, unknown, sizeof unknown - 1, 2);
+    static const char quoted[] = "\"P\\x00Q\" 'a' \"\\x00b\"\r\n";
+    same_raw(f, quoted, sizeof quoted - 1, 1);
+    static const char hello[] = "*3\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$3\r\nx\0y\r\n";
+    same_raw(f, hello, sizeof hello - 1, 1);
+    static const char expire[] = "*4\r\n$6\r\nEXPIRE\r\n$1\r\nk\r\n$2\r\n10\r\n$3\r\nN\0X\r\n";
+    same_raw(f, expire, sizeof expire - 1, 1);
 }
 
 static void expect_alive(const fixture *f) {
@@ -334,6 +386,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_replies),
         cmocka_unit_test(test_raw_requests),
+        cmocka_unit_test(test_nul_in_error_texts),
+        cmocka_unit_test(test_inline_nul_and_limit),
         cmocka_unit_test(test_garbage_and_disconnects),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_redis_cli),

@@ -207,6 +207,7 @@ static const rg_arg_spec kv_srv_ping_spec = {
     .segs = kv_srv_ping_segs,
     .nsegs = 2,
     .words = 1,
+    .syntax = RG_SYNTAX_ARITY,
 };
 
 static const rg_arg_node kv_srv_set_nodes[] = {
