@@ -140,7 +140,8 @@ static int setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
     if (!f) return -1;
     snprintf(f->sock, sizeof f->sock, "/tmp/respgen-client-%d.sock", (int)getpid());
-    const char *extra[] = {"--unixsocket", f->sock, NULL};
+    /* DEBUG SLEEP (written_or_not) stops the server reading. */
+    const char *extra[] = {"--unixsocket", f->sock, "--enable-debug-command", "yes", NULL};
     if (test_redis_start(&f->server, extra) != 0) return -1;
     *state = f;
     return 0;
@@ -495,6 +496,49 @@ static void hello_switches(void **state) {
     close_client(c);
 }
 
+/* A write that times out while the server reads nothing (DEBUG SLEEP): the calls whose requests
+ * left say `written` (they may have run), the ones behind them do not, and indeed did not run. */
+static void written_or_not(void **state) {
+    fixture *f = *state;
+    enum { BIG = 32 << 20 };
+    client *c = open_client(&f->server, 2), *o = open_client(&f->server, 3);
+    command(o, "DEL wn wbig");
+    char *out = malloc(BIG + 4096), *value = malloc(BIG - 4096);
+    assert_non_null(out);
+    assert_non_null(value);
+    memset(value, 'v', BIG - 4096);
+    rg_conn_config cfg = config(c, 2);
+    cfg.out = out;
+    cfg.out_cap = BIG + 4096;
+    rg_bconn_close(&c->b);
+    assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", f->server.port, &cfg, 2000, 300), 0);
+    rg_call_record r[3] = {{0}};
+    const rg_view sleep[] = {V("DEBUG"), V("SLEEP"), V("1")};
+    rg_conn_call_argv(&c->b.conn, 3, sleep, NULL, NULL, rg_call_record_fn, &r[0]);
+    redis_set_result set;
+    redis_incr_result incr;
+    redis_set_call(&c->b.conn, V("wbig"), (rg_view){value, BIG - 4096}, NULL, &set,
+                   rg_call_record_fn, &r[1]);
+    redis_incr_call(&c->b.conn, V("wn"), &incr, rg_call_record_fn, &r[2]);
+    assert_int_equal(rg_bconn_wait(&c->b, 0), -1); /* the send times out */
+    for (int i = 0; i < 3; i++) assert_true(r[i].done && r[i].status == RG_CALL_CLOSED);
+    assert_true(r[0].written);
+    assert_false(r[1].written);
+    assert_false(r[2].written);
+    /* What was not written did not run. */
+    redis_exists_result ex;
+    const rg_view keys[] = {V("wn"), V("wbig")};
+    rg_call_record re = {0};
+    redis_exists_call(&o->b.conn, keys, 2, &ex, rg_call_record_fn, &re);
+    assert_int_equal(rg_bconn_wait(&o->b, 0), 0);
+    assert_int_equal(ex.value, 0);
+    free(value);
+    rg_bconn_close(&c->b);
+    free(out);
+    free(c);
+    close_client(o);
+}
+
 /* ---- transactions --------------------------------------------------------------------------- */
 
 static void transactions(void **state) {
@@ -754,6 +798,7 @@ int main(void) {
         cmocka_unit_test(pubsub),
         cmocka_unit_test(typed_pubsub),
         cmocka_unit_test(hello_switches),
+        cmocka_unit_test(written_or_not),
         cmocka_unit_test(transactions),
         cmocka_unit_test(blpop_timeout),
         cmocka_unit_test(deadlines),
