@@ -30,7 +30,7 @@ local IND = "    "
 -- What a command does to the connection (rg_cmd_kind) and the push kind of its confirmations:
 -- the commands the engine treats specially; every other is RG_CMD_PLAIN. The runtime's own
 -- table for requests that come as bytes (rg_cmd.c) names the same commands.
-local KINDS = {
+local KINDS = { -- also M.KINDS: gen_model checks it against rg_cmd.c
     ["MULTI"] = { "RG_CMD_MULTI" },
     ["EXEC"] = { "RG_CMD_EXEC" },
     ["DISCARD"] = { "RG_CMD_DISCARD" },
@@ -223,5 +223,7 @@ function M.emit(model, opts)
             what = "client calls", body = table.concat(defs, "\n\n") }) },
     }
 end
+
+M.KINDS = KINDS
 
 return M

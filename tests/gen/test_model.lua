@@ -146,4 +146,22 @@ test("building leaves the spec untouched", function()
     end
 end)
 
+test("the client's command kinds are the runtime's", function()
+    -- emit_client's KINDS (the generated descriptors) and rg_cmd.c's SPECIALS (requests that come
+    -- as bytes) name the same commands with the same kinds and confirmations.
+    local kinds = require("emit_client").KINDS
+    local text = assert(host.read_file(here .. "/../../runtime/rg_cmd.c"))
+    local seen = 0
+    for name, kind, pubsub in text:gmatch('SPECIAL%("([^"]+)", (RG_CMD_[%u_]+), ([%w_]+),') do
+        local k = kinds[name]
+        if not k then error("rg_cmd.c names " .. name .. ", emit_client does not") end
+        eq(k[1], kind)
+        eq(k[2] or "0", pubsub)
+        seen = seen + 1
+    end
+    local n = 0
+    for _ in pairs(kinds) do n = n + 1 end
+    eq(seen, n)
+end)
+
 harness.run()
