@@ -758,17 +758,13 @@ static void killed_and_restarted(void **state) {
 
 static void sigpipe(void **state) {
     (void)state;
-    const int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t alen = sizeof a;
-    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(lfd, 4), 0);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    int lport = 0;
+    const int lfd = test_listen_loopback(&lport);
+    assert_true(lfd >= 0);
     client *c = calloc(1, sizeof *c);
     assert_non_null(c);
     const rg_conn_config cfg = config(c, 2); /* RESP2, nothing to set: no handshake to answer */
-    assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", ntohs(a.sin_port), &cfg, 2000, 2000),
-                     0);
+    assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", lport, &cfg, 2000, 2000), 0);
     const int peer = accept(lfd, NULL, NULL);
     assert_true(peer >= 0);
     close(peer);

@@ -347,18 +347,14 @@ static void timeouts(void **state) {
     assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
 
     /* A listener that never answers: the TCP connect succeeds, HELLO does not. */
-    const int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t alen = sizeof a;
-    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(lfd, 4), 0);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    int lport = 0;
+    const int lfd = test_listen_loopback(&lport);
+    assert_true(lfd >= 0);
     cfg = config(c, 3);
     cfg.connect_timeout_ms = 100;
     c->nevents = 0;
     rg_call_record held = {0};
-    assert_int_equal(
-        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", ntohs(a.sin_port), &cfg, on_event, c), 0);
+    assert_int_equal(rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", lport, &cfg, on_event, c), 0);
     rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &held);
     const double t1 = now_ms();
     uv_run(&loop, UV_RUN_DEFAULT);
@@ -387,16 +383,12 @@ static void count_sigpipe(int sig) {
  * client's socket is one every write fails with EPIPE (after the peer's reset), without running
  * the loop: the adapter's next write then meets a dead peer. */
 static void connect_to_closed_peer(uvc *c, uv_loop_t *loop) {
-    const int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t alen = sizeof a;
-    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(lfd, 4), 0);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    int lport = 0;
+    const int lfd = test_listen_loopback(&lport);
+    assert_true(lfd >= 0);
     rg_conn_config cfg = config(c, 2);
     c->nevents = 0;
-    assert_int_equal(
-        rg_uv_connect_tcp(&c->u, loop, "127.0.0.1", ntohs(a.sin_port), &cfg, on_event, c), 0);
+    assert_int_equal(rg_uv_connect_tcp(&c->u, loop, "127.0.0.1", lport, &cfg, on_event, c), 0);
     while (c->nevents == 0) uv_run(loop, UV_RUN_ONCE);
     assert_int_equal(c->events[0], RG_UV_READY);
     const int peer = accept(lfd, NULL, NULL);

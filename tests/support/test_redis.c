@@ -38,6 +38,20 @@ int test_free_port(void) {
     return port;
 }
 
+int test_listen_loopback(int *port) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t n = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &n) != 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
 static pid_t spawn_server(const test_redis *s, const char *conf, const char *const *extra) {
     char port[16], log[96];
     snprintf(port, sizeof port, "%d", s->port);

@@ -36,6 +36,10 @@ void test_redis_kill(test_redis *s);
  * none could be had. */
 int test_free_port(void);
 
+/* A socket listening on a free loopback port (its number in *port) that nobody serves: a peer
+ * that accepts and never answers, or that the test closes. The caller closes it; -1 on failure. */
+int test_listen_loopback(int *port);
+
 /* Sleeps ms milliseconds. */
 void test_sleep_ms(long ms);
 /* Kills the server if it runs and starts it again on the same port and directory, waiting until
