@@ -105,7 +105,8 @@ enum {
     RG_CALL_F_PUBSUB = 1u /* a (p|s)(un)subscribe: completes on its confirmations */
 };
 
-/* One pending call (fields private; the caller gives an array of them). */
+/* One pending call: the caller gives an array of them (rg_conn_config.calls). Fields private: use
+ * the functions below. */
 typedef struct rg_call {
     const rg_rtable *table;
     void *result;
@@ -118,7 +119,7 @@ typedef struct rg_call {
     uint64_t end;      /* output stream offset just past its request */
     uint32_t expect;   /* Pub/Sub: confirmations still due; 0 with PUBSUB: until the next reply */
     uint8_t flags;
-    uint8_t kind;   /* private: plain, multi, queued, exec, discard */
+    uint8_t kind;   /* rg_conn.c's K_*: plain, multi, queued, exec, ... */
     uint8_t pubsub; /* rg_push_kind of the confirmations */
     bool done;      /* completed early (a queue-time error in MULTI) */
 } rg_call;
