@@ -216,6 +216,18 @@ static void bed_init_timed(bed *b, int protocol, uint32_t timeout_ms, uint32_t c
     assert_int_equal(rg_conn_init(&b->c, &cfg), 0);
 }
 
+/* A zeroed bed and a config with its buffers and ring only (no push handler, no storage). */
+static rg_conn_config bare_config(bed *b, int protocol) {
+    memset(b, 0, sizeof *b);
+    return (rg_conn_config){.in = b->in,
+                            .in_cap = sizeof b->in,
+                            .out = b->out,
+                            .out_cap = sizeof b->out,
+                            .calls = b->calls,
+                            .ncalls = 16,
+                            .protocol = protocol};
+}
+
 static void bed_init(bed *b, int protocol) {
     bed_init_timed(b, protocol, 0, 0);
 }
@@ -397,14 +409,7 @@ static void engine_error_then_close(void **state) {
     rg_conn_closed(&b.c, "connection closed by the server");
     assert_string_equal(b.log, "1:SERVER_ERROR 2:CLOSED ");
     /* During the connect sequence it is the sequence's error that fails everything. */
-    memset(&b, 0, sizeof b);
-    const rg_conn_config cfg = {.in = b.in,
-                                .in_cap = sizeof b.in,
-                                .out = b.out,
-                                .out_cap = sizeof b.out,
-                                .calls = b.calls,
-                                .ncalls = 16,
-                                .protocol = 3};
+    const rg_conn_config cfg = bare_config(&b, 3);
     assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
     call(&b, "INCR a", &INT_TABLE, &r[0]);
     feed(&b, "-LOADING Redis is loading the dataset in memory\r\n", 0);
@@ -434,29 +439,15 @@ static void engine_hello(void **state) {
     (void)state;
     static bed b;
     for (size_t step = 0; step <= 1; step++) {
-        memset(&b, 0, sizeof b);
-        const rg_conn_config cfg = {.in = b.in,
-                                    .in_cap = sizeof b.in,
-                                    .out = b.out,
-                                    .out_cap = sizeof b.out,
-                                    .calls = b.calls,
-                                    .ncalls = 16,
-                                    .protocol = 3,
-                                    .db = 2,
-                                    .name = V("me")};
+        rg_conn_config cfg = bare_config(&b, 3);
+        cfg.db = 2;
+        cfg.name = V("me");
         assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
         s_hello(&b, step);
     }
     /* A wrong password is fatal: the waiting call completes, closed. */
-    memset(&b, 0, sizeof b);
-    const rg_conn_config cfg = {.in = b.in,
-                                .in_cap = sizeof b.in,
-                                .out = b.out,
-                                .out_cap = sizeof b.out,
-                                .calls = b.calls,
-                                .ncalls = 16,
-                                .protocol = 3,
-                                .password = V("pw")};
+    rg_conn_config cfg = bare_config(&b, 3);
+    cfg.password = V("pw");
     assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
     int_result r;
     call(&b, "INCR a", &INT_TABLE, &r);
@@ -633,15 +624,8 @@ static void engine_written(void **state) {
     assert_string_equal(b.log, "4:CLOSED:w 5:CLOSED:w 6:CLOSED:- ");
     /* During a connect sequence whose HELLO falls back, AUTH is put in front of the held calls:
      * their offsets move with them. */
-    memset(&b, 0, sizeof b);
-    const rg_conn_config cfg = {.in = b.in,
-                                .in_cap = sizeof b.in,
-                                .out = b.out,
-                                .out_cap = sizeof b.out,
-                                .calls = b.calls,
-                                .ncalls = 16,
-                                .protocol = 3,
-                                .password = V("pw")};
+    rg_conn_config cfg = bare_config(&b, 3);
+    cfg.password = V("pw");
     assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
     rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
     const size_t hello = strlen(drain(&b));
