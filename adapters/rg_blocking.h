@@ -4,13 +4,13 @@
  * Every wait is bounded, so a dead server never hangs the caller: connect waits at most
  * connect_ms (a non-blocking connect and poll(2)), then the socket is blocking with SO_RCVTIMEO
  * and SO_SNDTIMEO of io_ms (0: forever), so each read or write is one system call. A timeout or an
- * I/O error closes the socket and completes every pending call with RG_CALL_CLOSED
+ * I/O error closes the socket and completes every pending call with RG_CLOSED
  * (rg_conn_closed); rg_bconn_reconnect connects again to the same address and replays the connect
  * sequence.
  *
  * Deadlines: with the config's timeout_ms or connect_timeout_ms, or rg_conn_call_timeout, the
  * engine's deadlines are kept too (CLOCK_MONOTONIC; a poll in front of each read, only then): when
- * one passes, those calls complete with RG_CALL_TIMEOUT, the others with RG_CALL_CLOSED, and the
+ * one passes, those calls complete with RG_TIMEOUT, the others with RG_CLOSED, and the
  * socket is closed (a late reply would be paired with the wrong call): rg_bconn_reconnect.
  *
  * Typical use: queue calls with the generated C_call functions (or rg_conn_call_argv) on
@@ -47,7 +47,7 @@ int rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_
 int rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg, int connect_ms,
                           int io_ms);
 
-/* Closes the socket if open, resets the engine (pending calls complete with RG_CALL_CLOSED) and
+/* Closes the socket if open, resets the engine (pending calls complete with RG_CLOSED) and
  * connects again to the same address; the connect sequence is queued again. Returns 0 or -1. */
 int rg_bconn_reconnect(rg_bconn *b);
 
@@ -60,7 +60,7 @@ int rg_bconn_wait(rg_bconn *b, uint64_t id);
  * (also when nothing came), or -1 as rg_bconn_wait. */
 int rg_bconn_poll(rg_bconn *b, int ms);
 
-/* Closes the socket; pending calls complete with RG_CALL_CLOSED. */
+/* Closes the socket; pending calls complete with RG_CLOSED. */
 void rg_bconn_close(rg_bconn *b);
 
 #pragma GCC visibility pop

@@ -76,7 +76,7 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
             snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
             break;
         }
-        if (rep.rec.status != RG_CALL_OK) {
+        if (rep.rec.status != RG_OK) {
             snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, rep.rec.error);
             continue;
         }
@@ -164,7 +164,7 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
 
 static void merge(rg_cc *cc, rg_cc_call *k);
 
-static void finish(rg_cc_call *k, rg_call_status st, const char *err, size_t n) {
+static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->status = st;
     if (n >= sizeof k->error) n = sizeof k->error - 1;
     if (n) memcpy(k->error, err, n);
@@ -233,8 +233,8 @@ static void on_done(void *ud, const rg_call_done *d) {
     rg_cc *cc = k->cc;
     rg_cc_node *nd = &cc->node[k->node];
     if (nd->inflight) nd->inflight--;
-    if (d->status == RG_CALL_SERVER_ERROR && redirected(cc, k, &d->redirect)) return;
-    if (d->status == RG_CALL_CLOSED || d->status == RG_CALL_PROTOCOL) {
+    if (d->status == RG_SERVER_ERROR && redirected(cc, k, &d->redirect)) return;
+    if (d->status == RG_CLOSED || d->status == RG_ERR_PROTOCOL) {
         k->written = nd->written >= k->mark;
         /* Not completely written: the server cannot have run it. */
         if (!k->written && ++k->retries <= cc->cfg.max_retries) {
@@ -267,7 +267,7 @@ static bool read_only(const rg_keys_entry *e) {
 }
 
 static size_t refuse(rg_cc_call *k, const char *why) {
-    finish(k, RG_CALL_MISMATCH, why, strlen(why));
+    finish(k, RG_MISMATCH, why, strlen(why));
     k->cc->stats.refused++;
     return (size_t)(k - k->cc->cfg.calls);
 }
@@ -338,7 +338,7 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
     int slots[64];
     size_t nslots = 0;
     for (size_t i = first; i < argc; i += step) {
-        const int s = rg_key_slot(argv[i].ptr, argv[i].len);
+        const int s = rg_slot_of_key(argv[i].ptr, argv[i].len);
         bool seen = false;
         for (size_t j = 0; j < nslots && !seen; j++) seen = slots[j] == s;
         if (!seen) slots[nslots++] = s;
@@ -349,7 +349,7 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
         size_t n = 0;
         for (size_t i = 0; i < first; i++) sub[n++] = argv[i];
         for (size_t i = first; i < argc; i += step)
-            if (rg_key_slot(argv[i].ptr, argv[i].len) == slots[j])
+            if (rg_slot_of_key(argv[i].ptr, argv[i].len) == slots[j])
                 for (size_t a = 0; a < step; a++) sub[n++] = argv[i + a];
         const size_t size = rg_argv_size(n, sub);
         if (cc->cfg.arena_cap - cc->arena_len < size)
@@ -366,7 +366,7 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
 /* An integer reply's value; false for anything else. */
 static bool part_int(const rg_cc_call *p, long long *v) {
     const rg_view r = p->raw.value;
-    if (p->status != RG_CALL_OK || r.len < 4 || r.ptr[0] != ':') return false;
+    if (p->status != RG_OK || r.len < 4 || r.ptr[0] != ':') return false;
     char *end;
     *v = strtoll(r.ptr + 1, &end, 10);
     return end > r.ptr + 1 && *end == '\r';
@@ -451,7 +451,7 @@ static bool merged_ordered(rg_cc *cc, rg_cc_call *k, rg_view *out) {
     const size_t nkeys = (argc - k->key_first) / k->key_step;
     size_t n = (size_t)snprintf(dst, 32, "*%zu\r\n", nkeys);
     for (size_t i = k->key_first; i < argc; i += k->key_step) {
-        const int s = rg_key_slot(argv[i].ptr, argv[i].len);
+        const int s = rg_slot_of_key(argv[i].ptr, argv[i].len);
         size_t j = 0;
         while (j < k->nparts && cc->cfg.calls[k->first_part - j].slot != s) j++;
         if (j == k->nparts || left[j]-- == 0) return false;
@@ -470,14 +470,14 @@ static bool merged_ordered(rg_cc *cc, rg_cc_call *k, rg_view *out) {
 
 static void refuse_merge(rg_cc_call *k) {
     static const char msg[] = "the arena is full (merged reply)";
-    finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+    finish(k, RG_MISMATCH, msg, sizeof msg - 1);
 }
 
 /* Decodes the merged bytes with the call's table into its result. */
 static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     if (!k->table || k->table == &rg_conn_raw_table) {
         if (k->result) ((rg_raw_result *)k->result)->value = bytes;
-        finish(k, RG_CALL_OK, "", 0);
+        finish(k, RG_OK, "", 0);
         return;
     }
     static char none; /* a result pointer for a call that gave none */
@@ -498,9 +498,9 @@ static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
     if (st == RG_OK) cc->arena_len += rg_reply_needed(&cc->merge);
     const rg_view e = rg_reply_error(&cc->merge).msg;
     finish(k,
-           st == RG_OK      ? RG_CALL_OK
-           : st == RG_SHORT ? RG_CALL_SHORT
-                            : RG_CALL_MISMATCH,
+           st == RG_OK      ? RG_OK
+           : st == RG_SHORT ? RG_SHORT
+                            : RG_MISMATCH,
            e.ptr ? e.ptr : "", st == RG_OK ? 0 : e.len);
 }
 
@@ -509,8 +509,8 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     const rg_cc_call *err = NULL, *ok = NULL;
     for (size_t j = 0; j < k->nparts; j++) {
         const rg_cc_call *p = &cc->cfg.calls[k->first_part - j];
-        if (p->status != RG_CALL_OK && !err) err = p;
-        if (p->status == RG_CALL_OK && !ok) ok = p;
+        if (p->status != RG_OK && !err) err = p;
+        if (p->status == RG_OK && !ok) ok = p;
     }
     const bool one = k->response == RG_RESP_ONE_SUCCEEDED;
     if (err && (!one || !ok)) {
@@ -530,7 +530,7 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
         } else {
             static const char msg[] = "the parts' replies are not arrays of the keys, or the "
                                       "arena is full";
-            finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
         }
         return;
     }
@@ -538,7 +538,7 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     for (size_t j = 0; j < k->nparts; j++) {
         if (!part_int(&cc->cfg.calls[k->first_part - j], &v)) {
             static const char msg[] = "a part's reply is not an integer";
-            finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
             return;
         }
         switch (k->response) {
@@ -554,7 +554,7 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
         deliver(cc, k, out);
     } else {
         static const char msg[] = "the arena is full (merged reply)";
-        finish(k, RG_CALL_MISMATCH, msg, sizeof msg - 1);
+        finish(k, RG_MISMATCH, msg, sizeof msg - 1);
     }
 }
 
@@ -695,7 +695,7 @@ static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
     }
     if (now >= k->dead_ns) {
         static const char msg[] = "no reachable node serves the slot";
-        finish(k, RG_CALL_CLOSED, msg, sizeof msg - 1);
+        finish(k, RG_CLOSED, msg, sizeof msg - 1);
         return 0;
     }
     k->state = C_WAIT;
@@ -819,7 +819,7 @@ size_t rg_cc_run(rg_cc *cc) {
     while (rg_cc_step(cc, cc->cfg.io_ms) > 0) {
     }
     size_t failed = 0;
-    for (size_t j = 0; j < cc->n; j++) failed += cc->cfg.calls[j].status != RG_CALL_OK;
+    for (size_t j = 0; j < cc->n; j++) failed += cc->cfg.calls[j].status != RG_OK;
     return failed;
 }
 

@@ -19,10 +19,10 @@
  *   client read the whole map again (CLUSTER SHARDS, falling back to CLUSTER SLOTS), at most once
  *   per 100 ms.
  * A lost connection: calls whose request had not been completely written are sent again (the
- * server cannot have run them); calls whose request was written complete with RG_CALL_CLOSED and
+ * server cannot have run them); calls whose request was written complete with RG_CLOSED and
  * `written` set, because they may or may not have run: the client never guesses, it reports them.
  *
- * Calls whose keys span several slots are refused before sending (RG_CALL_MISMATCH with a
+ * Calls whose keys span several slots are refused before sending (RG_MISMATCH with a
  * CROSSSLOT message), unless the command's command_tips say how to split it:
  *   ALL_SHARDS / ALL_NODES (DBSIZE, FLUSHALL, KEYS, SCRIPT LOAD, CONFIG SET ...): one part per
  *   master (or per node), sent like any call;
@@ -55,7 +55,7 @@ extern "C" {
 
 /* One call of a batch. Read status and the rest after rg_cc_run; the other fields are private. */
 typedef struct rg_cc_call {
-    rg_call_status status;     /* how it ended (valid once `complete`) */
+    rg_status status;          /* how it ended (valid once `complete`) */
     bool complete;             /* it has an outcome (rg_cc_step may end calls one by one) */
     rg_redirect_kind redirect; /* the last redirect or retry error it met */
     bool written;              /* CLOSED: the request reached the socket; it may have run */
@@ -165,7 +165,7 @@ size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtab
                       void *result);
 
 /* Sends the batch and waits until every call has an outcome. Returns the number of calls that
- * did not end RG_CALL_OK (server errors included). */
+ * did not end RG_OK (server errors included). */
 size_t rg_cc_run(rg_cc *cc);
 
 /* One round of the same loop, for callers that keep adding calls while earlier ones are in

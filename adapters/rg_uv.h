@@ -9,14 +9,14 @@
  *
  * Deadlines: with the config's timeout_ms (or rg_conn_call_timeout for one call) a uv_timer
  * enforces the engine's deadlines (rg_conn_expire): when one passes, the calls whose deadline
- * passed complete with RG_CALL_TIMEOUT, the others with RG_CALL_CLOSED, UV_ETIMEDOUT is reported
+ * passed complete with RG_TIMEOUT, the others with RG_CLOSED, UV_ETIMEDOUT is reported
  * and the connection closes (a late reply would be paired with the wrong call); reconnect after
  * RG_UV_CLOSED. connect_timeout_ms bounds the TCP (or unix socket) connect and the connect
  * sequence together. Timeouts start at the loop iteration's uv_now.
  *
  * Lifetime: the rg_uv is caller-owned and must stay put until the close callback has run
  * (libuv holds pointers to its handles). rg_uv_close completes every pending call with
- * RG_CALL_CLOSED at once and reports RG_UV_CLOSED when libuv has released the handles; only then
+ * RG_CLOSED at once and reports RG_UV_CLOSED when libuv has released the handles; only then
  * may the memory go. A connection error, EOF or protocol error does the same by itself, reporting
  * its libuv error code first.
  */
@@ -82,7 +82,7 @@ int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_con
  * Returns 0 or a negative libuv error, as the connects. */
 int rg_uv_reconnect(rg_uv *u);
 
-/* Closes the connection: pending calls complete with RG_CALL_CLOSED now, RG_UV_CLOSED follows
+/* Closes the connection: pending calls complete with RG_CLOSED now, RG_UV_CLOSED follows
  * from the loop. Safe to call from any callback, and more than once. */
 void rg_uv_close(rg_uv *u);
 

@@ -18,7 +18,7 @@ extern "C" {
 
 /* Bumped on every change of a runtime type or table layout that generated code depends on;
  * generated sources #error when they were made for another value. */
-#define RG_ABI_VERSION 6
+#define RG_ABI_VERSION 7
 
 /* respgen's version. This header is its one source: CMake reads it for project(VERSION) and the
  * package files, the tool reports it and writes it into every generated banner
@@ -50,10 +50,10 @@ static inline rg_view rg_cstr(const char *s) {
 }
 
 /* Every status of the runtime, one vocabulary for the decoder, typed replies, keys, requests,
- * argument parsing and pushes: X(name, meaning). Each function's comment says which of them it
- * returns. The sticky errors (the stream is broken: drop the connection) come last, from
- * RG_ERR_PROTOCOL on, so rg_status_fatal is one comparison. Generated code checks RG_ABI_VERSION,
- * which changes whenever this list does. */
+ * argument parsing, pushes, calls, connections and clusters: X(name, meaning). Each function's
+ * comment says which of them it returns. The sticky errors (the stream is broken: drop the
+ * connection) come last, from RG_ERR_PROTOCOL on, so rg_status_fatal is one comparison. Generated
+ * code checks RG_ABI_VERSION, which changes whenever this list does. */
 #define RG_STATUSES(X)                                                                         \
     X(RG_OK, "done: an event, value, reply, request or list of keys was produced")             \
     X(RG_NEED_MORE, "the input ended inside a value; call again with more bytes")              \
@@ -66,6 +66,14 @@ static inline rg_view rg_cstr(const char *s) {
     X(RG_LOST, "the caller dropped bytes of a value before it completed")                      \
     X(RG_INCOMPLETE, "the answer may be partial (keys the specs cannot find); ask the server") \
     X(RG_INVALID, "the arguments do not fit the command; the message says why (not sticky)")   \
+    X(RG_ABORTED, "queued in MULTI, the transaction did not run (EXECABORT, DISCARD, WATCH)")  \
+    X(RG_ABANDONED, "the caller gave up on the call; its reply is read and dropped")           \
+    X(RG_TIMEOUT, "a deadline passed; the connection is closed")                               \
+    X(RG_CLOSED, "the connection was lost or closed before the reply")                         \
+    X(RG_REFUSED, "the server refused the connection or its connect sequence")                 \
+    X(RG_IO, "a system call failed; the message says which and why")                           \
+    X(RG_FULL, "no room: a buffer, ring or batch is full; nothing was queued")                 \
+    X(RG_REDIRECT, "the cluster redirected the call more often than allowed")                  \
     X(RG_ERR_PROTOCOL, "malformed input (sticky)")                                             \
     X(RG_ERR_LIMIT, "a length or count over the configured limit (sticky)")                    \
     X(RG_ERR_DEPTH, "nesting deeper than the configured limit (sticky)")

@@ -484,7 +484,7 @@ static rg_route_kind route(const rg_cluster_map *m, const rg_cluster_commands *c
     out->cmd = e ? e : command_of(cmds, seen, argv);
     const int slot = argc > argv_cap || !out->cmd
                          ? RG_SLOT_UNKNOWN
-                         : rg_keys_slot(out->cmd->specs, out->cmd->count, argc, argv);
+                         : rg_slot_of_argv(out->cmd->specs, out->cmd->count, argc, argv);
     out->slot = slot;
     if (slot >= 0) {
         out->node = rg_cluster_map_owner(m, slot);

@@ -24,21 +24,6 @@ static const rg_rnode RAW_NODES[] = {
     {.accept = RG_RA_ANY, .shape = RG_RS_ANY, .store = RG_RT_NONE, .cval = NULL}};
 const rg_rtable rg_conn_raw_table = {"raw", RAW_NODES, sizeof(rg_raw_result), 0};
 
-const char *rg_call_status_name(rg_call_status s) {
-    static const char *const names[RG_CALL_STATUS_COUNT] = {
-        [RG_CALL_OK] = "RG_CALL_OK",
-        [RG_CALL_SERVER_ERROR] = "RG_CALL_SERVER_ERROR",
-        [RG_CALL_MISMATCH] = "RG_CALL_MISMATCH",
-        [RG_CALL_SHORT] = "RG_CALL_SHORT",
-        [RG_CALL_ABORTED] = "RG_CALL_ABORTED",
-        [RG_CALL_PROTOCOL] = "RG_CALL_PROTOCOL",
-        [RG_CALL_CLOSED] = "RG_CALL_CLOSED",
-        [RG_CALL_ABANDONED] = "RG_CALL_ABANDONED",
-        [RG_CALL_TIMEOUT] = "RG_CALL_TIMEOUT",
-    };
-    return (unsigned)s < RG_CALL_STATUS_COUNT ? names[s] : "RG_CALL_UNKNOWN";
-}
-
 void rg_call_record_fn(void *ud, const rg_call_done *d) {
     rg_call_record *r = ud;
     const size_t n = d->error.len < sizeof r->error - 1 ? d->error.len : sizeof r->error - 1;
@@ -129,16 +114,15 @@ static void release(rg_conn *c) {
 
 /* complete's rarer half, out of line so that an OK completion stays small enough to inline. */
 static RG_NOINLINE void complete_failed(rg_conn *c, rg_call *call, rg_call_done *d) {
-    const rg_call_status st = d->status;
-    if (st == RG_CALL_SERVER_ERROR) rg_redirect_parse(d->error, &d->redirect);
-    if (st == RG_CALL_SHORT) d->needed = rg_reply_needed(&c->rr);
-    if (st == RG_CALL_CLOSED || st == RG_CALL_TIMEOUT || st == RG_CALL_ABANDONED)
+    const rg_status st = d->status;
+    if (st == RG_SERVER_ERROR) rg_redirect_parse(d->error, &d->redirect);
+    if (st == RG_SHORT) d->needed = rg_reply_needed(&c->rr);
+    if (st == RG_CLOSED || st == RG_TIMEOUT || st == RG_ABANDONED)
         d->written = call->end <= c->out_base + c->out_sent;
     call->cb(call->ud, d);
 }
 
-static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error,
-                     const rg_push *push) {
+static void complete(rg_conn *c, rg_call *call, rg_status st, rg_view error, const rg_push *push) {
     /* Once, whatever a callback did meanwhile (closing the connection completes the rest). */
     if (call->done) return;
     if (call->flags & RG_CALL_F_PUBSUB) c->pubsub_pending--;
@@ -146,22 +130,22 @@ static void complete(rg_conn *c, rg_call *call, rg_call_status st, rg_view error
     if (!call->cb) return;
     rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
                       0,  push,     true};
-    if (st != RG_CALL_OK) {
+    if (st != RG_OK) {
         complete_failed(c, call, &d);
         return;
     }
     call->cb(call->ud, &d);
 }
 
-/* Completes every call not completed yet, in order, with st, or RG_CALL_TIMEOUT when its
+/* Completes every call not completed yet, in order, with st, or RG_TIMEOUT when its
  * deadline is at most now (started deadlines are below RG_DEADLINE_UNSTARTED; now 0: none); the
  * ring is then empty. */
-static void fail_all(rg_conn *c, rg_call_status st, uint64_t now) {
+static void fail_all(rg_conn *c, rg_status st, uint64_t now) {
     const size_t end = c->tail;
     for (size_t i = c->first; i < end; i++) {
         rg_call *call = slot(c, i);
         const bool late = call->deadline && call->deadline <= now;
-        if (!call->done) complete(c, call, late ? RG_CALL_TIMEOUT : st, c->error, NULL);
+        if (!call->done) complete(c, call, late ? RG_TIMEOUT : st, c->error, NULL);
     }
     c->first = c->head = c->tail = end;
     c->used = 0;
@@ -187,7 +171,7 @@ static void tracking_reset(rg_conn *c) {
     c->cfg.on_push(c->cfg.push_ud, &p);
 }
 
-static void fail_at(rg_conn *c, rg_call_status st, const char *what, rg_view detail, uint64_t now) {
+static void fail_at(rg_conn *c, rg_status st, const char *what, rg_view detail, uint64_t now) {
     if (c->state == RG_CONN_FAILED) return;
     set_error(c, what, detail);
     c->err_offset = c->in_base + c->in_pos;
@@ -198,12 +182,12 @@ static void fail_at(rg_conn *c, rg_call_status st, const char *what, rg_view det
     tracking_reset(c);
 }
 
-static void fail(rg_conn *c, rg_call_status st, const char *what, rg_view detail) {
+static void fail(rg_conn *c, rg_status st, const char *what, rg_view detail) {
     fail_at(c, st, what, detail, 0);
 }
 
 void rg_conn_closed(rg_conn *c, const char *why) {
-    fail(c, RG_CALL_CLOSED, why ? why : "connection closed", (rg_view){NULL, 0});
+    fail(c, RG_CLOSED, why ? why : "connection closed", (rg_view){NULL, 0});
 }
 
 bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
@@ -217,7 +201,7 @@ int rg_conn_abandon(rg_conn *c, uint64_t id) {
     if (rg_conn_call_done(c, id)) return -1;
     rg_call *call = slot(c, c->first + (size_t)(id - slot(c, c->first)->id));
     if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return -1;
-    complete(c, call, RG_CALL_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
+    complete(c, call, RG_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
     call->kind = K_PING; /* decoded raw and dropped, as an internal PING's */
     return 0;
 }
@@ -425,8 +409,8 @@ uint64_t rg_conn_next_deadline(rg_conn *c, uint64_t now_ms) {
 rg_conn_state rg_conn_expire(rg_conn *c, uint64_t now_ms) {
     if (rg_conn_next_deadline(c, now_ms) > now_ms) return c->state;
     const bool connecting = c->hs_deadline && c->hs_deadline <= now_ms;
-    /* Calls whose deadline passed get RG_CALL_TIMEOUT, the others RG_CALL_CLOSED. */
-    fail_at(c, RG_CALL_CLOSED,
+    /* Calls whose deadline passed get RG_TIMEOUT, the others RG_CLOSED. */
+    fail_at(c, RG_CLOSED,
             connecting ? "timeout: the connect sequence was not answered in time"
                        : "timeout: no reply in time (the connection is closed)",
             (rg_view){NULL, 0}, now_ms);
@@ -554,9 +538,9 @@ static void handshake_reply(rg_conn *c, rg_status st) {
     const uint8_t step = c->hs_steps[c->hs_i++];
     const rg_view e = rg_reply_error(&c->rr).msg;
     if (st == RG_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
-        if (!fall_back(c)) fail(c, RG_CALL_CLOSED, "connect: output buffer too small", e);
+        if (!fall_back(c)) fail(c, RG_CLOSED, "connect: output buffer too small", e);
     } else if (st != RG_OK) {
-        fail(c, RG_CALL_CLOSED, "connect sequence refused", e);
+        fail(c, RG_CLOSED, "connect sequence refused", e);
         return;
     }
     if (c->state == RG_CONN_HANDSHAKE && c->hs_i == c->hs_n) {
@@ -663,12 +647,11 @@ static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_ca
 
 /* Completes call with what the reply decoder said about its reply. */
 static void complete_with(rg_conn *c, rg_call *call, rg_reply_reader *rr, rg_status st) {
-    rg_call_status s = RG_CALL_PROTOCOL;
-    if (st == RG_OK) s = RG_CALL_OK;
-    if (st == RG_SERVER_ERROR) s = RG_CALL_SERVER_ERROR;
-    if (st == RG_MISMATCH) s = RG_CALL_MISMATCH;
-    if (st == RG_SHORT) s = RG_CALL_SHORT;
-    complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(rr).msg, NULL);
+    /* a status no call ends with (NEED_MORE inside a whole value) is a broken stream */
+    const bool ends = st == RG_OK || st == RG_SERVER_ERROR || st == RG_MISMATCH || st == RG_SHORT ||
+                      rg_status_fatal(st);
+    const rg_status s = ends ? st : RG_ERR_PROTOCOL;
+    complete(c, call, s, s == RG_OK ? (rg_view){NULL, 0} : rg_reply_error(rr).msg, NULL);
 }
 
 /* The queued commands of the transaction whose EXEC (or DISCARD) is at head, in order. */
@@ -679,7 +662,7 @@ static size_t queued_next(const rg_conn *c, size_t i) {
 
 static void abort_queued(rg_conn *c, rg_view why) {
     for (size_t i = queued_next(c, c->first); i < c->head; i = queued_next(c, i + 1))
-        complete(c, slot(c, i), RG_CALL_ABORTED, why, NULL);
+        complete(c, slot(c, i), RG_ABORTED, why, NULL);
 }
 
 /* The next element of the array v from *p (0: before its header); false after the last. */
@@ -741,7 +724,7 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         return;
     }
     if (!call->result) {
-        complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+        complete(c, call, RG_OK, (rg_view){NULL, 0}, NULL);
         return;
     }
     /* The EXEC call's own result: its table over the same bytes. */
@@ -826,7 +809,7 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
 static void skip_short(rg_conn *c, rg_call *call) {
     rg_raw_result skip;
     rg_reply_set_storage(&c->rr, NULL, 0);
-    complete(c, call, RG_CALL_SHORT, RG_LIT("array storage too small"), NULL);
+    complete(c, call, RG_SHORT, RG_LIT("array storage too small"), NULL);
     rg_reply_decode(&c->rr, &rg_conn_raw_table, c->cfg.in, c->in_len, &c->in_pos, &skip);
 }
 
@@ -849,8 +832,8 @@ static void confirmed(rg_conn *c, rg_call *call, const rg_push *p) {
         st = rg_reply_decode_push(storage_for(c, &c->sub, call), call->table, p->raw.ptr,
                                   p->raw.len, &at, call->result);
     }
-    const rg_call_status s = st == RG_OK ? RG_CALL_OK : RG_CALL_MISMATCH;
-    complete(c, call, s, s == RG_CALL_OK ? (rg_view){NULL, 0} : rg_reply_error(&c->sub).msg, p);
+    const rg_status s = st == RG_OK ? RG_OK : RG_MISMATCH;
+    complete(c, call, s, s == RG_OK ? (rg_view){NULL, 0} : rg_reply_error(&c->sub).msg, p);
 }
 
 /* A confirmation counts down the Pub/Sub call at head; false when none waits for it. */
@@ -888,7 +871,7 @@ static int try_push(rg_conn *c) {
     if (st == RG_NEED_MORE) return P_WAIT;
     if (rg_status_fatal(st)) {
         c->in_pos = (size_t)e.offset;
-        fail(c, RG_CALL_PROTOCOL, "protocol error", e.msg);
+        fail(c, st, "protocol error", e.msg);
         return P_WAIT;
     }
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
@@ -924,14 +907,14 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
 static bool one_reply(rg_conn *c) {
     const bool hs = c->state == RG_CONN_HANDSHAKE;
     if (!hs && c->head == c->tail) {
-        fail(c, RG_CALL_PROTOCOL, "a reply arrived with no call waiting", (rg_view){NULL, 0});
+        fail(c, RG_ERR_PROTOCOL, "a reply arrived with no call waiting", (rg_view){NULL, 0});
         return false;
     }
     rg_call *call = hs ? NULL : slot(c, c->head);
     if (call && call->expect == UNKNOWN_COUNT) {
         /* The reply of the PING after an UNSUBSCRIBE without names: the UNSUBSCRIBE is done. */
         c->head++;
-        complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+        complete(c, call, RG_OK, (rg_view){NULL, 0}, NULL);
         return true;
     }
     rg_raw_result raw = {{NULL, 0}};
@@ -955,7 +938,7 @@ static bool plain_reply(rg_conn *c, rg_call *call) {
     }
     c->mid_reply = false;
     c->head++;
-    complete(c, call, RG_CALL_OK, (rg_view){NULL, 0}, NULL);
+    complete(c, call, RG_OK, (rg_view){NULL, 0}, NULL);
     release(c);
     return true;
 }
@@ -969,11 +952,11 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
         /* A decoder that stops at a push where a reply should start (and consumes nothing)
          * hands it back: the feed loop gives it to the push decoder. */
         if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return true;
-        fail(c, RG_CALL_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
+        fail(c, RG_ERR_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
         return false;
     }
     if (rg_status_fatal(st) || st == RG_LOST) {
-        fail(c, RG_CALL_PROTOCOL, "protocol error", rg_reply_error(&c->rr).msg);
+        fail(c, st == RG_LOST ? RG_ERR_PROTOCOL : st, "protocol error", rg_reply_error(&c->rr).msg);
         return false;
     }
     if (hs) {

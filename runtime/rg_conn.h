@@ -12,7 +12,7 @@
  * command's table, EXECABORT, a null EXEC after a failed WATCH), a connect sequence (HELLO 3,
  * falling back to RESP2 on an unknown command or NOPROTO; AUTH; SELECT; CLIENT SETNAME) run again
  * by rg_conn_reset after a reconnect, connection loss (every pending call completes once with
- * RG_CALL_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
+ * RG_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
  * parsed for a cluster layer.
  *
  * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config), or inside
@@ -43,20 +43,15 @@ extern "C" {
 /* The frames inside an rg_conn: one per level of RG_CONN_MAX_DEPTH past the decoder's own. */
 #define RG_CONN_OWN_FRAMES (RG_CONN_MAX_DEPTH > RG_MAX_DEPTH ? RG_CONN_MAX_DEPTH - RG_MAX_DEPTH : 1)
 
-/* How a call ended. */
-typedef enum rg_call_status {
-    RG_CALL_OK = 0,       /* the typed result is in *result */
-    RG_CALL_SERVER_ERROR, /* the server answered an error: error, and redirect when it is one */
-    RG_CALL_MISMATCH,     /* the reply's shape is not the command's: error says where */
-    RG_CALL_SHORT,        /* the array storage was too small: needed bytes; reply skipped */
-    RG_CALL_ABORTED,      /* a command queued in MULTI whose transaction did not run: EXECABORT,
-                             DISCARD or a failed WATCH (null EXEC) */
-    RG_CALL_PROTOCOL,     /* the stream broke (malformed reply): the connection is dead */
-    RG_CALL_CLOSED,       /* the connection was lost or closed before the reply */
-    RG_CALL_ABANDONED,    /* rg_conn_abandon gave up on it (a timeout): its reply is dropped */
-    RG_CALL_TIMEOUT,      /* its deadline passed (rg_conn_expire): the connection is closed */
-    RG_CALL_STATUS_COUNT
-} rg_call_status;
+/* How a call ends: an rg_status (rg.h). RG_OK: the typed result is in *result;
+ * RG_SERVER_ERROR: the server answered an error (error, and redirect when it is one);
+ * RG_MISMATCH: the reply's shape is not the command's (error says where); RG_SHORT: the array
+ * storage was too small (needed; the reply was skipped); RG_ABORTED: queued in MULTI, its
+ * transaction did not run (EXECABORT, DISCARD, a failed WATCH's null EXEC); RG_ABANDONED:
+ * rg_conn_abandon gave up on it (its reply is dropped); RG_CLOSED: the connection was lost or
+ * closed before the reply; RG_TIMEOUT: its deadline passed (rg_conn_expire: the connection is
+ * closed); RG_ERR_PROTOCOL, RG_ERR_LIMIT, RG_ERR_DEPTH: the stream broke (a malformed, too large
+ * or too deep reply): the connection is dead. */
 
 /* Redirect and retry errors, parsed for a cluster layer. */
 typedef enum rg_redirect_kind {
@@ -83,7 +78,7 @@ rg_redirect_kind rg_redirect_parse(rg_view error, rg_redirect *out);
 
 /* What a completion callback receives (valid during the call only). */
 typedef struct rg_call_done {
-    rg_call_status status;
+    rg_status status;
     uint64_t id;          /* what the call returned */
     void *result;         /* the result struct given to the call */
     rg_view error;        /* error text: the server's as sent, or the engine's message */
@@ -203,13 +198,13 @@ struct rg_conn {
  * the frames do not reach the depth asked for, or the sequence does not fit the output. */
 int rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 
-/* After a reconnect: every pending call completes with RG_CALL_CLOSED (if rg_conn_closed did
+/* After a reconnect: every pending call completes with RG_CLOSED (if rg_conn_closed did
  * not already), buffers and decoder start over, the connect sequence is queued again. Returns
  * 0 or -1 as rg_conn_init. */
 int rg_conn_reset(rg_conn *c);
 
 /* The connection is gone (EOF, error, timeout): every pending call completes once, in order, with
- * RG_CALL_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. When the
+ * RG_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. When the
  * connection used client-side caching (CLIENT TRACKING was sent, or an invalidation came), the
  * push handler then gets one invalidation with flush_all set (and raw empty): invalidations may
  * have been lost with the connection, so a cache must drop everything. */
@@ -272,7 +267,7 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
 char *rg_conn_read_buf(rg_conn *c, size_t *n);
 /* n bytes were read into rg_conn_read_buf's room: decodes every whole reply and push in them,
  * completing calls and calling the push handler. Returns the state; FAILED after a protocol
- * error (every pending call then completed with RG_CALL_PROTOCOL). n == 0 is not EOF: call
+ * error (every pending call then completed with RG_ERR_PROTOCOL). n == 0 is not EOF: call
  * rg_conn_closed for that. */
 rg_conn_state rg_conn_feed(rg_conn *c, size_t n);
 /* rg_conn_read_buf + copy + rg_conn_feed, for callers whose bytes are elsewhere. Returns the
@@ -295,7 +290,7 @@ static inline size_t rg_conn_pending(const rg_conn *c) {
     return c->used;
 }
 /* Gives up on call id without breaking the connection (a per-call timeout): it completes now
- * with RG_CALL_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns 0, or -1
+ * with RG_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns 0, or -1
  * when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the engine). */
 int rg_conn_abandon(rg_conn *c, uint64_t id);
 /* ---- deadlines ------------------------------------------------------------------------------ */
@@ -308,7 +303,7 @@ int rg_conn_abandon(rg_conn *c, uint64_t id);
  * Replies come in order, so a call that timed out leaves its reply somewhere in the stream: the
  * next reply would be paired with the wrong call. An expired deadline therefore breaks the
  * connection, as in hiredis and libvalkey: the calls whose deadline passed complete with
- * RG_CALL_TIMEOUT, every other pending call with RG_CALL_CLOSED, the state becomes FAILED (new
+ * RG_TIMEOUT, every other pending call with RG_CLOSED, the state becomes FAILED (new
  * calls return 0) and the caller closes the socket and reconnects (rg_conn_reset). To give up on
  * one call and keep the connection, use rg_conn_abandon instead (its reply is read and dropped). */
 #define RG_DEADLINE_NONE      UINT64_MAX
@@ -319,7 +314,7 @@ int rg_conn_abandon(rg_conn *c, uint64_t id);
  * Costs a walk over the pending calls when deadlines are in use, nothing otherwise. */
 uint64_t rg_conn_next_deadline(rg_conn *c, uint64_t now_ms);
 /* At now_ms: when a deadline has passed, the connection fails as told above (a connect sequence
- * that timed out fails every pending call with RG_CALL_CLOSED). Returns the state: FAILED means
+ * that timed out fails every pending call with RG_CLOSED). Returns the state: FAILED means
  * close the socket. */
 rg_conn_state rg_conn_expire(rg_conn *c, uint64_t now_ms);
 /* The timeout of the call just made (id), instead of the config's timeout_ms (0: none), e.g. a
@@ -335,12 +330,10 @@ static inline bool rg_conn_want_write(const rg_conn *c) {
 /* Why the connection failed (empty when it did not), and the stream offset. */
 rg_view rg_conn_error(const rg_conn *c, uint64_t *offset);
 
-const char *rg_call_status_name(rg_call_status s);
-
 /* A ready-made callback that copies the outcome into an rg_call_record (ud). */
 typedef struct rg_call_record {
     bool done;
-    rg_call_status status;
+    rg_status status;
     rg_redirect_kind redirect;
     bool written;    /* rg_call_done's */
     char error[128]; /* the error text, truncated, NUL-terminated */

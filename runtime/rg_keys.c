@@ -42,7 +42,7 @@ uint16_t rg_crc16(const char *p, size_t n) {
     return crc;
 }
 
-uint16_t rg_key_slot(const char *key, size_t n) {
+uint16_t rg_slot_of_key(const char *key, size_t n) {
     /* A hashtag lets applications force related keys into one slot; Redis takes the first '{'
      * and the first '}' after it, and ignores an empty tag so "{}" keys still spread out. */
     const char *open = n ? memchr(key, '{', n) : NULL;
@@ -264,14 +264,14 @@ size_t rg_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc, const r
 
 static void slot_key(void *ctx, const call *c, size_t pos) {
     int *slot = ctx;
-    const int s = rg_key_slot(c->argv[pos].ptr, c->argv[pos].len);
+    const int s = rg_slot_of_key(c->argv[pos].ptr, c->argv[pos].len);
     if (*slot == RG_SLOT_NONE)
         *slot = s;
     else if (*slot != s)
         *slot = RG_SLOT_CROSS;
 }
 
-int rg_keys_slot(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv) {
+int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv) {
     if (argc > MAX_ARGC) return RG_SLOT_UNKNOWN;
     const call c = {(int64_t)argc, argv};
     int slot = RG_SLOT_NONE;
@@ -391,5 +391,5 @@ int rg_slot_of_request(const rg_keys_entry *table, size_t n, const char *req, si
     const size_t argc = rg_request_argv(req, len, argv, argv_cap);
     if (argc == 0 || argc > argv_cap) return RG_SLOT_UNKNOWN;
     const rg_keys_entry *e = rg_keys_table_command(table, n, argc, argv);
-    return e ? rg_keys_slot(e->specs, e->count, argc, argv) : RG_SLOT_UNKNOWN;
+    return e ? rg_slot_of_argv(e->specs, e->count, argc, argv) : RG_SLOT_UNKNOWN;
 }

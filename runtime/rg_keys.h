@@ -33,7 +33,7 @@ uint16_t rg_crc16(const char *p, size_t n);
  * the first such '}', only those bytes (the hashtag) are hashed; otherwise the whole key is.
  * So "{user1000}.following" and "{user1000}.followers" share a slot, while "{}a" and "a{}" hash
  * whole and "{{a}}" hashes "{a". key may be NULL when n is 0. */
-uint16_t rg_key_slot(const char *key, size_t n);
+uint16_t rg_slot_of_key(const char *key, size_t n);
 
 /* ---- key specs --------------------------------------------------------------------------- */
 
@@ -122,14 +122,14 @@ typedef struct rg_keyspec {
 size_t rg_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv,
                     size_t *positions, size_t cap, rg_error *err);
 
-/* rg_keys_slot's answers besides a slot 0..16383. */
+/* rg_slot_of_argv's answers besides a slot 0..16383. */
 #define RG_SLOT_NONE    (-1) /* the call has no keys: any node can serve it */
 #define RG_SLOT_CROSS   (-2) /* keys in more than one slot: Redis Cluster replies -CROSSSLOT */
 #define RG_SLOT_UNKNOWN (-3) /* rg_keys_find's status is not RG_OK: ask the server */
 
 /* The one hash slot all keys of the call hash to, or RG_SLOT_NONE, RG_SLOT_CROSS or
  * RG_SLOT_UNKNOWN. Needs no position storage. */
-int rg_keys_slot(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv);
+int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv);
 
 /* ---- encoded calls ----------------------------------------------------------------------- */
 

@@ -84,7 +84,7 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
     double slot, req, route, indexed, lookup;
     BEST_NS(slot, n, {
         const char *k = r->key[i % KEYS];
-        sink += rg_key_slot(k, 12);
+        sink += rg_slot_of_key(k, 12);
     });
     BEST_NS(req, n, {
         const size_t j = i % KEYS;
@@ -109,7 +109,7 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
     });
     BEST_NS(lookup, n, sink += rg_cluster_map_owner(m, (int)(i & 16383)));
     printf("routing, ns per SET call (best of 5 x %zu):\n", n);
-    printf("  CRC16 slot of the key (rg_key_slot)              %6.1f\n", slot);
+    printf("  CRC16 slot of the key (rg_slot_of_key)              %6.1f\n", slot);
     printf("  slot of the encoded request (key specs)         %6.1f\n", req);
     printf("  map lookup (rg_cluster_map_owner)               %6.1f\n", lookup);
     printf("  whole route (rg_cluster_route: parse, specs, map) %4.1f\n", route);
@@ -133,7 +133,7 @@ static void client_init(rg_cc *cc, rg_cc_call *calls, size_t ncalls, char *arena
 
 static size_t count_failed(const rg_cc *cc) {
     size_t failed = 0;
-    for (size_t i = 0; i < cc->n; i++) failed += rg_cc_get(cc, i)->status != RG_CALL_OK;
+    for (size_t i = 0; i < cc->n; i++) failed += rg_cc_get(cc, i)->status != RG_OK;
     return failed;
 }
 

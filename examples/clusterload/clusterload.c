@@ -77,8 +77,8 @@ int main(int argc, char **argv) {
         if (rg_cc_run(&a.cc) != 0) {
             for (size_t i = 0; i < n; i++) {
                 const rg_cc_call *k = rg_cc_get(&a.cc, i);
-                if (k->status != RG_CALL_OK && failed++ < 10)
-                    printf("SET %s: %s%s %s\n", a.key[i], rg_call_status_name(k->status),
+                if (k->status != RG_OK && failed++ < 10)
+                    printf("SET %s: %s%s %s\n", a.key[i], rg_status_name(k->status),
                            k->written ? " (written: may have run)" : "", k->error);
             }
         }
@@ -88,9 +88,9 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < n; i++) {
             const rg_cc_call *k = rg_cc_get(&a.cc, i);
             const rg_view v = a.got[i].value;
-            if (k->status != RG_CALL_OK) {
+            if (k->status != RG_OK) {
                 if (failed++ < 10)
-                    printf("GET %s: %s %s\n", a.key[i], rg_call_status_name(k->status), k->error);
+                    printf("GET %s: %s %s\n", a.key[i], rg_status_name(k->status), k->error);
             } else if (v.len != strlen(a.value[i]) || memcmp(v.ptr, a.value[i], v.len) != 0) {
                 if (wrong++ < 10) printf("%s: read back another value\n", a.key[i]);
             }

@@ -44,10 +44,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "consumer_client: %s\n", b.why);
         return 1;
     }
-    const bool ok = rs.status == RG_CALL_OK && rg.status == RG_CALL_OK && rm.status == RG_CALL_OK &&
+    const bool ok = rs.status == RG_OK && rg.status == RG_OK && rm.status == RG_OK &&
                     got.value.len == 15 && memcmp(got.value.ptr, "from the client", 15) == 0 &&
                     missing.value.ptr == NULL;
-    printf("consumer_client: SET %s, GET '%.*s', missing %s\n", rg_call_status_name(rs.status),
+    printf("consumer_client: SET %s, GET '%.*s', missing %s\n", rg_status_name(rs.status),
            (int)got.value.len, got.value.ptr ? got.value.ptr : "",
            missing.value.ptr ? "present" : "null");
     rg_bconn_close(&b);

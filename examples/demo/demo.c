@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     rg_conn_hold(&b.conn, true); /* every result's view stays valid until the end */
     printf("6 commands pipelined in %zu bytes, one write after the HELLO 3:\n",
            b.conn.out_len - b.conn.held_from);
-    if (rg_bconn_wait(&b, last) != 0 || tracked.status != RG_CALL_OK) {
+    if (rg_bconn_wait(&b, last) != 0 || tracked.status != RG_OK) {
         fprintf(stderr, "demo: %s %s\n", b.why, tracked.error);
         return 1;
     }

@@ -62,7 +62,7 @@ typedef struct raw_call {
 static void raw_done(void *ud, const rg_call_done *d) {
     raw_call *r = ud;
     rg_call_record_fn(&r->rec, d);
-    if (d->status != RG_CALL_OK || !r->out) return;
+    if (d->status != RG_OK || !r->out) return;
     r->len = r->raw.value.len;
     const size_t n = r->len < r->cap ? r->len : r->cap - 1;
     memcpy(r->out, r->raw.value.ptr, n);
@@ -82,7 +82,7 @@ static void still_usable(client *c) {
     raw_call r = {.out = text, .cap = sizeof text};
     const rg_view argv[] = {V("PING")};
     call(c, 1, argv, &r);
-    assert_int_equal(r.rec.status, RG_CALL_OK);
+    assert_int_equal(r.rec.status, RG_OK);
     assert_string_equal(text, "+PONG\r\n");
 }
 
@@ -95,8 +95,7 @@ static void double_nan(void **state) {
     raw_call r = {.out = text, .cap = sizeof text};
     const rg_view argv[] = {V("EVAL"), V("redis.setresp(3); return {double=0/0}"), V("0")};
     call(c, 3, argv, &r);
-    if (r.rec.status != RG_CALL_OK)
-        fail_msg("%s: %s", rg_call_status_name(r.rec.status), r.rec.error);
+    if (r.rec.status != RG_OK) fail_msg("%s: %s", rg_status_name(r.rec.status), r.rec.error);
     assert_int_equal(c->b.conn.resp, 3);
     /* whichever NaN the server's C library prints, as it printed it */
     assert_true(strcmp(text, ",-nan\r\n") == 0 || strcmp(text, ",nan\r\n") == 0);
@@ -111,18 +110,18 @@ static const char nest_script[] =
     "local t = {1} for i = 2, tonumber(ARGV[1]) do t = {t} end return t";
 
 /* EVAL of nest_script for d levels on c: the call's status, the reply's bytes checked when OK. */
-static rg_call_status nested(client *c, size_t d) {
+static rg_status nested(client *c, size_t d) {
     char depth[16];
     const int dn = snprintf(depth, sizeof depth, "%zu", d);
     static char got[1 << 16];
     raw_call r = {.out = got, .cap = sizeof got};
     const rg_view argv[] = {V("EVAL"), V(nest_script), V("0"), {depth, (size_t)dn}};
     call(c, 4, argv, &r);
-    if (r.rec.status != RG_CALL_OK) return r.rec.status;
+    if (r.rec.status != RG_OK) return r.rec.status;
     assert_int_equal(r.len, 4 * d + 4);
     for (size_t i = 0; i < d; i++) assert_memory_equal(got + 4 * i, "*1\r\n", 4);
     assert_memory_equal(got + 4 * d, ":1\r\n", 4);
-    return RG_CALL_OK;
+    return RG_OK;
 }
 
 /* 41 and 1,000 levels with a zero-initialised config (RG_CONN_MAX_DEPTH); 1,025 ends the
@@ -131,12 +130,12 @@ static void nested_default(void **state) {
     const test_redis *s = *state;
     for (int protocol = 2; protocol <= 3; protocol++) {
         client *c = open_client(s, protocol, NULL, 0);
-        assert_int_equal(nested(c, 41), RG_CALL_OK);
+        assert_int_equal(nested(c, 41), RG_OK);
         assert_int_equal(c->b.conn.resp, protocol);
-        assert_int_equal(nested(c, 1000), RG_CALL_OK);
-        assert_int_equal(nested(c, RG_CONN_MAX_DEPTH), RG_CALL_OK);
+        assert_int_equal(nested(c, 1000), RG_OK);
+        assert_int_equal(nested(c, RG_CONN_MAX_DEPTH), RG_OK);
         still_usable(c);
-        assert_int_equal(nested(c, RG_CONN_MAX_DEPTH + 1), RG_CALL_PROTOCOL);
+        assert_int_equal(nested(c, RG_CONN_MAX_DEPTH + 1), RG_ERR_DEPTH);
         uint64_t offset;
         const rg_view e = rg_conn_error(&c->b.conn, &offset);
         assert_non_null(e.ptr);
@@ -152,10 +151,10 @@ static void nested_caller_frames(void **state) {
     assert_non_null(frames);
     for (int protocol = 2; protocol <= 3; protocol++) {
         client *c = open_client(s, protocol, frames, nframes);
-        assert_int_equal(nested(c, 5000), RG_CALL_OK);
-        assert_int_equal(nested(c, 41), RG_CALL_OK);
+        assert_int_equal(nested(c, 5000), RG_OK);
+        assert_int_equal(nested(c, 41), RG_OK);
         still_usable(c);
-        assert_int_equal(nested(c, 5001), RG_CALL_PROTOCOL);
+        assert_int_equal(nested(c, 5001), RG_ERR_DEPTH);
         close_client(c);
     }
     free(frames);

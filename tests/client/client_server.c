@@ -16,7 +16,7 @@
  *   CLOSED), then the server restarts and the reconnect replays HELLO, SETNAME and SELECT, and
  *   the on_connect hook its subscription;
  * - SIGPIPE: a call written to a peer that closed the connection (a loopback listener) fails
- *   with RG_CALL_CLOSED while SIGPIPE has its default action (termination): the adapter's
+ *   with RG_CLOSED while SIGPIPE has its default action (termination): the adapter's
  *   writes never raise it. */
 #include "redis_client.h"
 #include "rg_blocking.h"
@@ -182,14 +182,14 @@ static void typed_round(client *c) {
     assert_int_equal(rg_conn_call_storage(conn, mget, mget_store, sizeof mget_store), 0);
     redis_incr_call(conn, V("tk"), &r.wrong, rg_call_record_fn, &r.rec[1]);
     assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
-    assert_true(r.rec[0].done && r.rec[0].status == RG_CALL_OK);
+    assert_true(r.rec[0].done && r.rec[0].status == RG_OK);
     assert_true(same(r.set.value, "OK"));
     assert_true(same(r.get.value, "hello"));
     assert_null(r.missing.value.ptr);
     assert_int_equal(r.incr[2].value, 3);
     assert_int_equal(r.mget.value.count, 2);
     assert_true(same(r.mget.value.items[0], "hello") && r.mget.value.items[1].ptr == NULL);
-    assert_int_equal(r.rec[1].status, RG_CALL_SERVER_ERROR);
+    assert_int_equal(r.rec[1].status, RG_SERVER_ERROR);
     assert_non_null(strstr(r.rec[1].error, "not an integer"));
     /* HGETALL: a map in RESP3, a flat array in RESP2, the same pairs. */
     command(c, "HSET th f1 v1 f2 v2");
@@ -245,7 +245,7 @@ typedef struct model {
 
 static void check_one(void *ud, const rg_call_done *d) {
     expect *e = ud;
-    bool ok = d->status == RG_CALL_OK;
+    bool ok = d->status == RG_OK;
     switch (e->op) {
     case 0: ok = ok && same(e->r.set.value, "OK"); break;
     case 1:
@@ -369,17 +369,17 @@ static void tracking_redirect_resp2(void **state) {
     redis_client_id_result id;
     const uint64_t call = redis_client_id_call(&sink->b.conn, &id, NULL, NULL);
     assert_int_equal(rg_bconn_wait(&sink->b, call), 0);
-    assert_int_equal(command(sink, "SUBSCRIBE __redis__:invalidate").status, RG_CALL_OK);
+    assert_int_equal(command(sink, "SUBSCRIBE __redis__:invalidate").status, RG_OK);
     char words[64];
     snprintf(words, sizeof words, "CLIENT TRACKING on REDIRECT %lld", (long long)id.value);
-    assert_int_equal(command(t, words).status, RG_CALL_OK);
+    assert_int_equal(command(t, words).status, RG_OK);
     command(t, "GET rk");
     command(w, "SET rk 1");
     await_pushes(sink, 1);
     assert_int_equal(sink->kinds[0], RG_PUSH_INVALIDATE);
     assert_string_equal(sink->what[0], "rk");
     /* The sink stays usable in subscribe mode: a PING answers as RESP2's ["pong", ""]. */
-    assert_int_equal(command(sink, "PING").status, RG_CALL_OK);
+    assert_int_equal(command(sink, "PING").status, RG_OK);
     close_client(sink);
     close_client(t);
     close_client(w);
@@ -397,7 +397,7 @@ static void pubsub(void **state) {
         redis_psubscribe_call(&s->b.conn, pat, 1, NULL, rg_call_record_fn, &r[1]);
         redis_ssubscribe_call(&s->b.conn, sh, 1, NULL, rg_call_record_fn, &r[2]);
         assert_int_equal(rg_bconn_wait(&s->b, 0), 0);
-        for (int i = 0; i < 3; i++) assert_true(r[i].done && r[i].status == RG_CALL_OK);
+        for (int i = 0; i < 3; i++) assert_true(r[i].done && r[i].status == RG_OK);
         assert_int_equal(s->npush, 0); /* confirmations went to their calls */
         command(p, "PUBLISH ch2 m1");
         command(p, "PUBLISH pax m2");
@@ -411,14 +411,14 @@ static void pubsub(void **state) {
         assert_string_equal(s->what[2], "sh1:m3");
         if (proto == 3) {
             /* RESP3 allows any command while subscribed. */
-            assert_int_equal(command(s, "SET psk 1").status, RG_CALL_OK);
+            assert_int_equal(command(s, "SET psk 1").status, RG_OK);
         }
         /* Without names: as many confirmations as channels, closed by an internal PING. */
-        assert_int_equal(command(s, "UNSUBSCRIBE").status, RG_CALL_OK);
-        assert_int_equal(command(s, "PUNSUBSCRIBE").status, RG_CALL_OK);
-        assert_int_equal(command(s, "SUNSUBSCRIBE").status, RG_CALL_OK);
+        assert_int_equal(command(s, "UNSUBSCRIBE").status, RG_OK);
+        assert_int_equal(command(s, "PUNSUBSCRIBE").status, RG_OK);
+        assert_int_equal(command(s, "SUNSUBSCRIBE").status, RG_OK);
         assert_int_equal(s->npush, 3);
-        assert_int_equal(command(s, "PING").status, RG_CALL_OK);
+        assert_int_equal(command(s, "PING").status, RG_OK);
         assert_int_equal(rg_conn_pending(&s->b.conn), 0);
         close_client(s);
         close_client(p);
@@ -446,7 +446,7 @@ static void typed_pubsub(void **state) {
         redis_ping_call(conn, NULL, &pong, rg_call_record_fn, &r[1]);
         redis_ping_call(conn, &hi, &msg, rg_call_record_fn, &r[2]);
         assert_int_equal(rg_bconn_wait(&s->b, 0), 0);
-        for (int i = 0; i < 3; i++) assert_int_equal(r[i].status, RG_CALL_OK);
+        for (int i = 0; i < 3; i++) assert_int_equal(r[i].status, RG_OK);
         assert_true(same(sub.value.type, "subscribe"));
         assert_true(same(sub.value.channel, "tc2"));
         assert_int_equal(sub.value.count, 2);
@@ -454,7 +454,7 @@ static void typed_pubsub(void **state) {
         assert_true(same(msg.value, "hi"));
         redis_unsubscribe_call(conn, NULL, &unsub, rg_call_record_fn, &r[3]);
         assert_int_equal(rg_bconn_wait(&s->b, 0), 0);
-        assert_int_equal(r[3].status, RG_CALL_OK);
+        assert_int_equal(r[3].status, RG_OK);
         assert_true(same(unsub.value.type, "unsubscribe"));
         assert_int_equal(unsub.value.count, 0);
         close_client(s);
@@ -475,7 +475,7 @@ static void hello_switches(void **state) {
     rg_call_record r[3] = {{0}};
     redis_hello_call(conn, &three, &hello, rg_call_record_fn, &r[0]);
     assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
-    assert_int_equal(r[0].status, RG_CALL_OK);
+    assert_int_equal(r[0].status, RG_OK);
     assert_int_equal(hello.value.proto, 3);
     assert_int_equal(conn->resp, 3);
     const rg_view ch[] = {V("hc")};
@@ -483,16 +483,16 @@ static void hello_switches(void **state) {
     redis_lrange_result lr;
     redis_lrange_call(conn, V("hl"), 0, -1, &lr, rg_call_record_fn, &r[2]);
     assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
-    assert_int_equal(r[2].status, RG_CALL_OK);
+    assert_int_equal(r[2].status, RG_OK);
     assert_int_equal(lr.value.count, 3);
     assert_int_equal(c->npush, 0);
     redis_reset_result reset;
     rg_call_record rr = {0};
     redis_reset_call(conn, &reset, rg_call_record_fn, &rr);
     assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
-    assert_int_equal(rr.status, RG_CALL_OK);
+    assert_int_equal(rr.status, RG_OK);
     assert_int_equal(conn->resp, 2);
-    assert_int_equal(command(c, "LRANGE hl 0 -1").status, RG_CALL_OK);
+    assert_int_equal(command(c, "LRANGE hl 0 -1").status, RG_OK);
     close_client(c);
 }
 
@@ -521,7 +521,7 @@ static void written_or_not(void **state) {
                    rg_call_record_fn, &r[1]);
     redis_incr_call(&c->b.conn, V("wn"), &incr, rg_call_record_fn, &r[2]);
     assert_int_equal(rg_bconn_wait(&c->b, 0), -1); /* the send times out */
-    for (int i = 0; i < 3; i++) assert_true(r[i].done && r[i].status == RG_CALL_CLOSED);
+    for (int i = 0; i < 3; i++) assert_true(r[i].done && r[i].status == RG_CLOSED);
     assert_true(r[0].written);
     assert_false(r[1].written);
     assert_false(r[2].written);
@@ -554,29 +554,29 @@ static void transactions(void **state) {
     redis_incr_call(conn, V("ta"), &i1, rg_call_record_fn, &rec[0]);
     redis_lpush_call(conn, V("ta"), x, 1, &lp, rg_call_record_fn, &rec[1]);
     redis_incr_call(conn, V("ta"), &i2, rg_call_record_fn, &rec[2]);
-    assert_int_equal(command(c, "EXEC").status, RG_CALL_OK);
-    assert_true(rec[0].status == RG_CALL_OK && i1.value == 1);
-    assert_int_equal(rec[1].status, RG_CALL_SERVER_ERROR);
+    assert_int_equal(command(c, "EXEC").status, RG_OK);
+    assert_true(rec[0].status == RG_OK && i1.value == 1);
+    assert_int_equal(rec[1].status, RG_SERVER_ERROR);
     assert_non_null(strstr(rec[1].error, "WRONGTYPE"));
-    assert_true(rec[2].status == RG_CALL_OK && i2.value == 2);
+    assert_true(rec[2].status == RG_OK && i2.value == 2);
     /* EXECABORT: an unknown command at queue time. */
     command(c, "MULTI");
     redis_incr_call(conn, V("ta"), &i1, rg_call_record_fn, &rec[3]);
     const rg_view bad[] = {V("NOSUCHCOMMAND")};
     rg_conn_call_argv(conn, 1, bad, NULL, NULL, rg_call_record_fn, &rec[4]);
     const rg_call_record ex = command(c, "EXEC");
-    assert_int_equal(ex.status, RG_CALL_SERVER_ERROR);
+    assert_int_equal(ex.status, RG_SERVER_ERROR);
     assert_non_null(strstr(ex.error, "EXECABORT"));
-    assert_int_equal(rec[3].status, RG_CALL_ABORTED);
-    assert_int_equal(rec[4].status, RG_CALL_SERVER_ERROR);
+    assert_int_equal(rec[3].status, RG_ABORTED);
+    assert_int_equal(rec[4].status, RG_SERVER_ERROR);
     /* A WATCHed key changed: a null EXEC. */
     command(c, "WATCH tw");
     command(o, "SET tw changed");
     command(c, "MULTI");
     redis_incr_call(conn, V("ta"), &i1, rg_call_record_fn, &rec[5]);
-    assert_int_equal(command(c, "EXEC").status, RG_CALL_OK);
-    assert_int_equal(rec[5].status, RG_CALL_ABORTED);
-    assert_int_equal(command(c, "GET ta").status, RG_CALL_OK);
+    assert_int_equal(command(c, "EXEC").status, RG_OK);
+    assert_int_equal(rec[5].status, RG_ABORTED);
+    assert_int_equal(command(c, "GET ta").status, RG_OK);
     close_client(c);
     close_client(o);
 }
@@ -599,15 +599,15 @@ static void blpop_timeout(void **state) {
     const uint64_t id = redis_blpop_call(&c->b.conn, key, 1, 0.2, &r, rg_call_record_fn, &rec);
     assert_int_equal(rg_bconn_wait(&c->b, id), 0);
     assert_true(now_ms() - t0 >= 150);
-    assert_int_equal(rec.status, RG_CALL_OK);
+    assert_int_equal(rec.status, RG_OK);
     assert_int_equal(r.value.which, 1); /* null */
     /* Abandoned: it completes at once, the connection stays, its late reply is dropped. */
     rg_call_record gave_up = {0};
     const uint64_t slow =
         redis_blpop_call(&c->b.conn, key, 1, 0.3, &r, rg_call_record_fn, &gave_up);
     assert_int_equal(rg_conn_abandon(&c->b.conn, slow), 0);
-    assert_int_equal(gave_up.status, RG_CALL_ABANDONED);
-    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
+    assert_int_equal(gave_up.status, RG_ABANDONED);
+    assert_int_equal(command(c, "PING").status, RG_OK);
     close_client(c);
     /* A client read timeout shorter than the server's: the call fails, closed, once. */
     c = calloc(1, sizeof *c);
@@ -616,10 +616,10 @@ static void blpop_timeout(void **state) {
     rg_call_record late = {0};
     const uint64_t id2 = redis_blpop_call(&c->b.conn, key, 1, 5, &r, rg_call_record_fn, &late);
     assert_int_equal(rg_bconn_wait(&c->b, id2), -1);
-    assert_int_equal(late.status, RG_CALL_CLOSED);
+    assert_int_equal(late.status, RG_CLOSED);
     assert_non_null(strstr(late.error, "timeout"));
     assert_int_equal(rg_bconn_reconnect(&c->b), 0);
-    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
+    assert_int_equal(command(c, "PING").status, RG_OK);
     close_client(c);
 }
 
@@ -634,7 +634,7 @@ static void deadlines(void **state) {
     rg_conn_config cfg = config(c, 3);
     cfg.timeout_ms = 100;
     assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", f->server.port, &cfg, 2000, 5000), 0);
-    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
+    assert_int_equal(command(c, "PING").status, RG_OK);
     const rg_view key[] = {V("empty-deadline")};
     redis_blpop_result r;
     rg_call_record slow = {0}, behind = {0};
@@ -645,21 +645,21 @@ static void deadlines(void **state) {
     assert_int_equal(rg_bconn_wait(&c->b, last), -1);
     const double took = now_ms() - t0;
     assert_true(took >= 90 && took < 900);
-    assert_int_equal(slow.status, RG_CALL_TIMEOUT);
+    assert_int_equal(slow.status, RG_TIMEOUT);
     assert_non_null(strstr(slow.error, "timeout"));
-    assert_int_equal(behind.status, RG_CALL_CLOSED);
+    assert_int_equal(behind.status, RG_CLOSED);
     assert_true(c->b.fd < 0);
     rg_call_record refused = {0};
     assert_int_equal(ping(c, &refused), 0); /* fails at once until the reconnect */
     assert_false(refused.done);
     assert_int_equal(rg_bconn_reconnect(&c->b), 0);
-    assert_int_equal(command(c, "PING").status, RG_CALL_OK);
+    assert_int_equal(command(c, "PING").status, RG_OK);
     /* A per-call deadline longer than the server's timeout: the null reply comes in time. */
     rg_call_record ok = {0};
     const uint64_t id = redis_blpop_call(&c->b.conn, key, 1, 0.3, &r, rg_call_record_fn, &ok);
     assert_int_equal(rg_conn_call_timeout(&c->b.conn, id, 3000), 0);
     assert_int_equal(rg_bconn_wait(&c->b, id), 0);
-    assert_int_equal(ok.status, RG_CALL_OK);
+    assert_int_equal(ok.status, RG_OK);
     assert_int_equal(r.value.which, 1); /* null */
     close_client(c);
 }
@@ -682,8 +682,8 @@ typedef struct loss_call {
 static void count_one(void *ud, const rg_call_done *d) {
     loss_call *l = ud;
     if (l->t->seen[l->i]++) l->t->twice++;
-    if (d->status == RG_CALL_OK) l->t->ok++;
-    if (d->status == RG_CALL_CLOSED) l->t->closed++;
+    if (d->status == RG_OK) l->t->ok++;
+    if (d->status == RG_CLOSED) l->t->closed++;
 }
 
 /* Queued at every (re)connect, right behind the connect sequence. */
@@ -739,7 +739,7 @@ static void killed_and_restarted(void **state) {
     assert_int_equal(c->b.conn.resp, 3);
     command(c, "SET in-db-3 yes");
     client *o = open_client(&f->server, 3);
-    assert_int_equal(command(o, "GET in-db-3").status, RG_CALL_OK);
+    assert_int_equal(command(o, "GET in-db-3").status, RG_OK);
     redis_get_result g;
     command(o, "SELECT 3");
     const uint64_t gid = redis_get_call(&o->b.conn, V("in-db-3"), &g, NULL, NULL);
@@ -780,7 +780,7 @@ static void sigpipe(void **state) {
     const uint64_t id = rg_conn_call_argv(&c->b.conn, 1, ping, NULL, NULL, rg_call_record_fn, &r);
     assert_int_not_equal(id, 0);
     assert_int_not_equal(rg_bconn_wait(&c->b, id), 0);
-    assert_true(r.done && r.status == RG_CALL_CLOSED);
+    assert_true(r.done && r.status == RG_CLOSED);
     close_client(c);
 }
 

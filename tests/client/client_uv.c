@@ -4,13 +4,13 @@
  * - SUBSCRIBE on one connection; its completion makes another PUBLISH three messages, which
  *   arrive as pushes;
  * - a refused connect reports the error, then RG_UV_CLOSED; closing with calls pending completes
- *   them with RG_CALL_CLOSED;
+ *   them with RG_CLOSED;
  * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME;
  * - deadlines: a BLPOP (1 s on the server) with a 100 ms deadline times out (UV_ETIMEDOUT), the
  *   call behind it closes, a reconnect works; a listener that never answers HELLO trips
  *   connect_timeout_ms;
  * - SIGPIPE: a write to a peer that closed the connection (a loopback listener) ends the
- *   connection with EPIPE and its calls with RG_CALL_CLOSED; the process, started with SIGPIPE's
+ *   connection with EPIPE and its calls with RG_CLOSED; the process, started with SIGPIPE's
  *   default action (termination), lives on; a handler the application installed stays its own.
  */
 #include "redis_client.h"
@@ -115,7 +115,7 @@ typedef struct counter {
 static void incr_done(void *ud, const rg_call_done *d) {
     counter *k = ud;
     const redis_incr_result *r = d->result;
-    if (d->status != RG_CALL_OK || r->value != ++k->next) k->bad++;
+    if (d->status != RG_OK || r->value != ++k->next) k->bad++;
     k->done++;
     /* Halfway through the first batch, queue more from inside a callback. */
     if (k->done == FIRST / 2) {
@@ -166,7 +166,7 @@ static void pipelined(void **state) {
 
 static void subscribed(void *ud, const rg_call_done *d) {
     uvc *s = ud;
-    assert_int_equal(d->status, RG_CALL_OK);
+    assert_int_equal(d->status, RG_OK);
     for (int i = 0; i < 3; i++) {
         const rg_view msg[] = {{"m0", 2}, {"m1", 2}, {"m2", 2}};
         redis_publish_call(&s->peer->u.conn, V("uvch"), msg[i], NULL, NULL, NULL);
@@ -218,7 +218,7 @@ static void failures(void **state) {
     assert_int_equal(c->nevents, 2);
     assert_int_equal(c->events[0], UV_ECONNREFUSED);
     assert_int_equal(c->events[1], RG_UV_CLOSED);
-    assert_true(rec.done && rec.status == RG_CALL_CLOSED);
+    assert_true(rec.done && rec.status == RG_CLOSED);
     /* Closed right after queueing: the calls complete, closed, once. */
     c->nevents = 0;
     rec = (rg_call_record){0};
@@ -227,7 +227,7 @@ static void failures(void **state) {
         rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event, c), 0);
     rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec);
     rg_uv_close(&c->u);
-    assert_true(rec.done && rec.status == RG_CALL_CLOSED);
+    assert_true(rec.done && rec.status == RG_CLOSED);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
     assert_int_equal(uv_loop_close(&loop), 0);
@@ -253,7 +253,7 @@ static void kill_server(void *ud, const rg_call_done *d) {
 
 static void got_name(void *ud, const rg_call_done *d) {
     again *a = ud;
-    a->named = d->status == RG_CALL_OK && a->name.value.len == 9 &&
+    a->named = d->status == RG_OK && a->name.value.len == 9 &&
                memcmp(a->name.value.ptr, "uv-client", 9) == 0;
     rg_uv_close(&a->c->u);
 }
@@ -285,7 +285,7 @@ static void reconnect(void **state) {
     const rg_view ping[] = {V("PING")};
     rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, kill_server, a);
     uv_run(&loop, UV_RUN_DEFAULT);
-    assert_true(a->first.done && a->first.status == RG_CALL_OK);
+    assert_true(a->first.done && a->first.status == RG_OK);
     assert_int_equal(c->events[0], RG_UV_READY);
     assert_int_equal(c->events[1], UV_EOF);
     assert_int_equal(c->events[2], RG_UV_CLOSED);
@@ -307,7 +307,7 @@ static double now_ms(void) {
 
 static void close_on_done(void *ud, const rg_call_done *d) {
     uvc *c = ud;
-    snprintf(c->last, sizeof c->last, "%s", rg_call_status_name(d->status));
+    snprintf(c->last, sizeof c->last, "%s", rg_status_name(d->status));
     rg_uv_close(&c->u);
 }
 
@@ -332,8 +332,8 @@ static void timeouts(void **state) {
     uv_run(&loop, UV_RUN_DEFAULT);
     const double took = now_ms() - t0;
     assert_true(took >= 90 && took < 900);
-    assert_int_equal(slow.status, RG_CALL_TIMEOUT);
-    assert_int_equal(behind.status, RG_CALL_CLOSED);
+    assert_int_equal(slow.status, RG_TIMEOUT);
+    assert_int_equal(behind.status, RG_CLOSED);
     assert_int_equal(c->nevents, 3);
     assert_int_equal(c->events[0], RG_UV_READY);
     assert_int_equal(c->events[1], UV_ETIMEDOUT);
@@ -343,7 +343,7 @@ static void timeouts(void **state) {
     assert_int_equal(rg_uv_reconnect(&c->u), 0);
     assert_int_not_equal(rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, close_on_done, c), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
-    assert_string_equal(c->last, "RG_CALL_OK");
+    assert_string_equal(c->last, "RG_OK");
     assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
 
     /* A listener that never answers: the TCP connect succeeds, HELLO does not. */
@@ -363,7 +363,7 @@ static void timeouts(void **state) {
     assert_int_equal(c->nevents, 2);
     assert_int_equal(c->events[0], UV_ETIMEDOUT);
     assert_int_equal(c->events[1], RG_UV_CLOSED);
-    assert_true(held.done && held.status == RG_CALL_CLOSED);
+    assert_true(held.done && held.status == RG_CLOSED);
     assert_non_null(strstr(held.error, "connect"));
     close(lfd);
     assert_int_equal(uv_loop_close(&loop), 0);
@@ -416,7 +416,7 @@ static void sigpipe(void **state) {
     assert_int_not_equal(
         rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
-    assert_true(rec.done && rec.status == RG_CALL_CLOSED);
+    assert_true(rec.done && rec.status == RG_CLOSED);
     assert_int_equal(c->events[1], UV_EPIPE);
     assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
 
@@ -427,7 +427,7 @@ static void sigpipe(void **state) {
     rg_call_record rec2 = {0};
     rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec2);
     uv_run(&loop, UV_RUN_DEFAULT);
-    assert_true(rec2.done && rec2.status == RG_CALL_CLOSED);
+    assert_true(rec2.done && rec2.status == RG_CLOSED);
     struct sigaction now;
     sigaction(SIGPIPE, NULL, &now);
     assert_ptr_equal(now.sa_handler, count_sigpipe);

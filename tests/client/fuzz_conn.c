@@ -87,8 +87,8 @@ static void on_done(void *ud, const rg_call_done *d) {
         if (d->id <= r->last_id) abort(); /* out of order */
         r->last_id = d->id;
     }
-    put(r, "%llu:%s", (unsigned long long)d->id, rg_call_status_name(d->status));
-    if (d->status == RG_CALL_OK && d->result) {
+    put(r, "%llu:%s", (unsigned long long)d->id, rg_status_name(d->status));
+    if (d->status == RG_OK && d->result) {
         const void *res = d->result;
         size_t k = 0;
         while (k < r->ncalls && (const void *)&r->results[k] != res) k++;

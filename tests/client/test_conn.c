@@ -183,11 +183,11 @@ static void logf_(bed *b, const char *fmt, ...) {
 
 static void on_done(void *ud, const rg_call_done *d) {
     bed *b = ud;
-    if (d->status == RG_CALL_OK && d->result) {
+    if (d->status == RG_OK && d->result) {
         logf_(b, "%llu:%lld ", (unsigned long long)d->id,
               (long long)((int_result *)d->result)->value);
     } else {
-        logf_(b, "%llu:%s ", (unsigned long long)d->id, rg_call_status_name(d->status) + 8);
+        logf_(b, "%llu:%s ", (unsigned long long)d->id, rg_status_name(d->status) + 3);
     }
 }
 
@@ -595,7 +595,7 @@ static void engine_connect_deadline(void **state) {
  * written may have run, the others certainly did not (safe to send again). */
 static void written_one(void *ud, const rg_call_done *d) {
     bed *b = ud;
-    logf_(b, "%llu:%s:%c ", (unsigned long long)d->id, rg_call_status_name(d->status) + 8,
+    logf_(b, "%llu:%s:%c ", (unsigned long long)d->id, rg_status_name(d->status) + 3,
           d->written ? 'w' : '-');
 }
 

@@ -37,7 +37,7 @@ static slot slots[8];
 static void on_done(void *ud, const rg_call_done *d) {
     const slot *s = ud;
     rg_call_record_fn(&s->b->rec[s->i], d);
-    if (d->status == RG_CALL_OK) s->b->len[s->i] = s->b->raw[s->i].value.len;
+    if (d->status == RG_OK) s->b->len[s->i] = s->b->raw[s->i].value.len;
 }
 
 /* A config zero but for the buffers, as callers write it; frames as given. */
@@ -101,13 +101,13 @@ static void deep_reply(bed *b, size_t d, bool bytewise, bool want_ok, uint32_t l
     feed(b, s, n, bytewise);
     assert_true(b->rec[0].done);
     if (want_ok) {
-        assert_int_equal(b->rec[0].status, RG_CALL_OK);
+        assert_int_equal(b->rec[0].status, RG_OK);
         assert_int_equal(b->len[0], n);
         feed(b, ":7\r\n", 4, bytewise);
-        assert_int_equal(b->rec[1].status, RG_CALL_OK);
+        assert_int_equal(b->rec[1].status, RG_OK);
         assert_int_equal(b->c.state, RG_CONN_READY);
     } else {
-        assert_int_equal(b->rec[0].status, RG_CALL_PROTOCOL);
+        assert_int_equal(b->rec[0].status, RG_ERR_DEPTH);
         assert_true(b->rec[1].done);
         assert_int_equal(b->c.state, RG_CONN_FAILED);
         uint64_t offset;
@@ -193,7 +193,7 @@ static void exec_deep_element(void **state) {
         len += n;
         len += (size_t)sprintf(all + len, ":5\r\n");
         feed(b, all, len, bytewise);
-        for (int i = 0; i < 4; i++) assert_int_equal(b->rec[i].status, RG_CALL_OK);
+        for (int i = 0; i < 4; i++) assert_int_equal(b->rec[i].status, RG_OK);
         assert_int_equal(b->len[1], n);
         assert_int_equal(b->len[2], 4);
         assert_int_equal(b->c.state, RG_CONN_READY);

@@ -202,7 +202,7 @@ static void test_routing(void **state) {
     const size_t y = ADD(cc, f, "RENAME", "a", "b");
     assert_int_equal(rg_cc_run(cc), 2);
     for (size_t i = x; i <= y; i++) {
-        assert_int_equal(rg_cc_get(cc, i)->status, RG_CALL_MISMATCH);
+        assert_int_equal(rg_cc_get(cc, i)->status, RG_MISMATCH);
         assert_non_null(strstr(rg_cc_get(cc, i)->error, "CROSSSLOT"));
         assert_int_equal(rg_cc_get(cc, i)->node, RG_NODE_NONE);
     }
@@ -241,7 +241,7 @@ static void test_fan_out(void **state) {
     static const char want[] = "*6\r\n$1\r\n4\r\n$1\r\n1\r\n_\r\n$1\r\n3\r\n$1\r\n2\r\n$1\r\n1\r\n";
     assert_int_equal(f->raw[mget].value.len, sizeof want - 1);
     assert_memory_equal(f->raw[mget].value.ptr, want, sizeof want - 1);
-    assert_int_equal(rg_cc_get(cc, mget2)->status, RG_CALL_OK);
+    assert_int_equal(rg_cc_get(cc, mget2)->status, RG_OK);
     assert_int_equal(mget_typed.value.count, 3);
     assert_memory_equal(mget_typed.value.items[0].ptr, "3", 1);
     assert_null(mget_typed.value.items[1].ptr);
@@ -329,21 +329,21 @@ static void load_batch(rg_cc *cc, fixture *f, load *l, size_t n) {
     rg_cc_run(cc);
     for (size_t i = 0; i < cc->n; i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
-        if (!is_mset[i] || (k->status == RG_CALL_OK && f->raw[i].value.ptr[0] == '+')) continue;
+        if (!is_mset[i] || (k->status == RG_OK && f->raw[i].value.ptr[0] == '+')) continue;
         if (l->pairs_failed++ < 5)
-            printf("  MSET failed: %s %s (%u redirects, %u retries)\n",
-                   rg_call_status_name(k->status), k->error, k->redirects, k->retries);
+            printf("  MSET failed: %s %s (%u redirects, %u retries)\n", rg_status_name(k->status),
+                   k->error, k->redirects, k->retries);
     }
     for (size_t i = 0, id = first; i < cc->n; i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
         if (is_mset[i]) continue;
         const size_t counter = id++;
-        if (k->status == RG_CALL_OK && raw_int(&f->raw[i]) == 1) continue;
+        if (k->status == RG_OK && raw_int(&f->raw[i]) == 1) continue;
         if (l->failed < l->failed_cap) l->failed_ids[l->failed] = counter;
         l->failed++;
-        l->ambiguous += k->status == RG_CALL_CLOSED && k->written;
+        l->ambiguous += k->status == RG_CLOSED && k->written;
         if (l->failed <= 5)
-            printf("  failed: %s:%zu %s %s\n", l->prefix, counter, rg_call_status_name(k->status),
+            printf("  failed: %s:%zu %s %s\n", l->prefix, counter, rg_status_name(k->status),
                    k->error);
     }
 }

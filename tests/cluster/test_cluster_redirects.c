@@ -310,12 +310,12 @@ static size_t add(fixture *x, size_t argc, const char *const *args) {
         (const char *const[]){__VA_ARGS__})
 
 /* Call i ended with status and (for OK) exactly the reply bytes want, or an error starting so. */
-static void expect_call(fixture *x, size_t i, rg_call_status status, const char *want) {
+static void expect_call(fixture *x, size_t i, rg_status status, const char *want) {
     const rg_cc_call *k = rg_cc_get(&x->cc, i);
     assert_true(k->complete);
     if (k->status != status) fprintf(stderr, "call %zu: status %d (%s)\n", i, k->status, k->error);
     assert_int_equal(k->status, status);
-    if (status == RG_CALL_OK) {
+    if (status == RG_OK) {
         assert_int_equal(x->raw[i].value.len, strlen(want));
         assert_memory_equal(x->raw[i].value.ptr, want, strlen(want));
     } else {
@@ -324,7 +324,7 @@ static void expect_call(fixture *x, size_t i, rg_call_status status, const char 
 }
 
 static int slot_of(const char *key) {
-    return rg_key_slot(key, strlen(key));
+    return rg_slot_of_key(key, strlen(key));
 }
 
 /* ---- the scripts ---------------------------------------------------------------------------- */
@@ -404,7 +404,7 @@ static void test_moved(void **state) {
     rg_cc_begin(&x->cc);
     const size_t k = ADD(x, "GET", "k");
     run(x, 0);
-    expect_call(x, k, RG_CALL_OK, "$2\r\nn1\r\n");
+    expect_call(x, k, RG_OK, "$2\r\nn1\r\n");
     assert_int_equal(rg_cc_get(&x->cc, k)->redirects, 1);
     assert_int_equal(rg_cc_get(&x->cc, k)->redirect, RG_REDIRECT_MOVED);
     expect_log(x->f, 0, "GET k");
@@ -427,7 +427,7 @@ static void test_ask(void **state) {
     rg_cc_begin(&x->cc);
     const size_t k = ADD(x, "GET", "k");
     run(x, 0);
-    expect_call(x, k, RG_CALL_OK, "$2\r\nn1\r\n");
+    expect_call(x, k, RG_OK, "$2\r\nn1\r\n");
     assert_int_equal(rg_cc_get(&x->cc, k)->redirect, RG_REDIRECT_ASK);
     expect_log(x->f, 0, "GET k");
     expect_log(x->f, 1, "ASKING|GET k");
@@ -435,7 +435,7 @@ static void test_ask(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "GET", "k");
     run(x, 0);
-    expect_call(x, 0, RG_CALL_OK, "$2\r\nn0\r\n");
+    expect_call(x, 0, RG_OK, "$2\r\nn0\r\n");
     expect_log(x->f, 0, "GET k");
     expect_log(x->f, 1, "");
 }
@@ -446,7 +446,7 @@ static void test_ask_then_moved(void **state) {
     rg_cc_begin(&x->cc);
     const size_t k = ADD(x, "GET", "k");
     run(x, 0);
-    expect_call(x, k, RG_CALL_OK, "$2\r\nn2\r\n");
+    expect_call(x, k, RG_OK, "$2\r\nn2\r\n");
     assert_int_equal(rg_cc_get(&x->cc, k)->redirects, 2);
     expect_log(x->f, 0, "GET k");
     expect_log(x->f, 1, "ASKING|GET k");
@@ -463,9 +463,9 @@ static void test_tryagain(void **state) {
     const size_t k = ADD(x, "GET", "k");
     const size_t after = ADD(x, "SET", "b", "2");
     run(x, 0);
-    expect_call(x, k, RG_CALL_OK, "$2\r\nn0\r\n");
-    expect_call(x, before, RG_CALL_OK, "+OK\r\n");
-    expect_call(x, after, RG_CALL_OK, "+OK\r\n");
+    expect_call(x, k, RG_OK, "$2\r\nn0\r\n");
+    expect_call(x, before, RG_OK, "+OK\r\n");
+    expect_call(x, after, RG_OK, "+OK\r\n");
     assert_int_equal(rg_cc_get(&x->cc, k)->retries, 3);
     assert_int_equal(rg_cc_get(&x->cc, k)->redirect, RG_REDIRECT_TRYAGAIN);
     /* The others do not wait for it; it goes again after 2, 4 and 8 ms. */
@@ -476,7 +476,7 @@ static void test_tryagain(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "GET", "k");
     run(x, 1);
-    expect_call(x, 0, RG_CALL_SERVER_ERROR, "TRYAGAIN Multiple keys");
+    expect_call(x, 0, RG_SERVER_ERROR, "TRYAGAIN Multiple keys");
     expect_log(x->f, 0, "GET k|GET k|GET k|GET k|GET k|GET k");
 }
 
@@ -488,7 +488,7 @@ static void test_clusterdown(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "GET", "k");
     run(x, 0);
-    expect_call(x, 0, RG_CALL_OK, "$2\r\nn0\r\n");
+    expect_call(x, 0, RG_OK, "$2\r\nn0\r\n");
     assert_int_equal(rg_cc_get(&x->cc, 0)->redirect, RG_REDIRECT_CLUSTERDOWN);
     expect_log(x->f, 0, "GET k|GET k");
     /* CLUSTERDOWN reads the map again (CLUSTER SHARDS refused, then CLUSTER SLOTS). */
@@ -508,9 +508,9 @@ static void test_connection_lost(void **state) {
     run(x, 2);
     /* a was answered; b and c were written before the connection went: they may have run, so
      * they are reported, not sent again. */
-    expect_call(x, 0, RG_CALL_OK, "$2\r\nn0\r\n");
-    expect_call(x, 1, RG_CALL_CLOSED, "connection closed by the server");
-    expect_call(x, 2, RG_CALL_CLOSED, "connection closed by the server");
+    expect_call(x, 0, RG_OK, "$2\r\nn0\r\n");
+    expect_call(x, 1, RG_CLOSED, "connection closed by the server");
+    expect_call(x, 2, RG_CLOSED, "connection closed by the server");
     assert_true(rg_cc_get(&x->cc, 1)->written);
     assert_true(rg_cc_get(&x->cc, 2)->written);
     expect_log(x->f, 0, "GET a|GET b"); /* c was in the same read: never looked at */
@@ -519,7 +519,7 @@ static void test_connection_lost(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "GET", "d");
     run(x, 0);
-    expect_call(x, 0, RG_CALL_OK, "$2\r\nn0\r\n");
+    expect_call(x, 0, RG_OK, "$2\r\nn0\r\n");
     expect_log(x->f, 0, "GET d");
 }
 
@@ -530,7 +530,7 @@ static void test_unknown_node(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "GET", "k");
     run(x, 0);
-    expect_call(x, 0, RG_CALL_OK, "$2\r\nn3\r\n");
+    expect_call(x, 0, RG_OK, "$2\r\nn3\r\n");
     expect_log(x->f, 0, "GET k");
     expect_log(x->f, 3, "GET k");
     assert_int_equal(x->cc.map.nnodes, nodes + 1); /* added by the MOVED */
@@ -565,7 +565,7 @@ static void test_mget(void **state) {
     int n = put(want, "*6\r\n");
     for (int i = 0; i < 6; i++)
         n += put(want + n, "$%zu\r\n%s@n%d\r\n", strlen(keys[i]) + 3, keys[i], node_of[i]);
-    expect_call(x, m, RG_CALL_OK, want);
+    expect_call(x, m, RG_OK, want);
     /* One part per slot, in the order the slots first appear, each with its keys in order. */
     char log[2][256] = {"", ""};
     const int slots[] = {slot_of("foo"), slot_of("bar"), slot_of("baz"), slot_of("qux")};
@@ -599,8 +599,7 @@ static void test_step(void **state) {
     while ((pending = rg_cc_step(&x->cc, 100)) > 0) {
     }
     for (int i = 0; i < 200; i++)
-        expect_call(x, (size_t)i, RG_CALL_OK,
-                    slot_of(keys[i]) > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
+        expect_call(x, (size_t)i, RG_OK, slot_of(keys[i]) > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
     expect_log(x->f, 0, want[0]);
     expect_log(x->f, 1, want[1]);
 }
@@ -617,11 +616,11 @@ static void test_refused(void **state) {
     const size_t msetnx = ADD(x, "MSETNX", "foo", "1", "bar", "2");
     const size_t get = ADD(x, "GET", "foo");
     run(x, 4);
-    expect_call(x, scan, RG_CALL_MISMATCH, "REQUEST_POLICY:SPECIAL");
-    expect_call(x, info, RG_CALL_MISMATCH, "RESPONSE_POLICY:SPECIAL");
-    expect_call(x, rnd, RG_CALL_MISMATCH, "RESPONSE_POLICY:SPECIAL");
-    expect_call(x, msetnx, RG_CALL_MISMATCH, "CROSSSLOT");
-    expect_call(x, get, RG_CALL_OK, slot_of("foo") > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
+    expect_call(x, scan, RG_MISMATCH, "REQUEST_POLICY:SPECIAL");
+    expect_call(x, info, RG_MISMATCH, "RESPONSE_POLICY:SPECIAL");
+    expect_call(x, rnd, RG_MISMATCH, "RESPONSE_POLICY:SPECIAL");
+    expect_call(x, msetnx, RG_MISMATCH, "CROSSSLOT");
+    expect_call(x, get, RG_OK, slot_of("foo") > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
     expect_log(x->f, slot_of("foo") > 8191, "GET foo");
     expect_log(x->f, slot_of("foo") <= 8191, "");
     assert_int_equal(x->cc.stats.refused, 4);

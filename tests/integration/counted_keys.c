@@ -43,7 +43,7 @@ static void expect_keys(const char *req, size_t n, size_t count, const size_t *p
         assert_memory_equal(argv[got[i]].ptr, want[i], strlen(want[i]));
     }
     const int slot = redis_slot_of_request(req, n, argv, ARGV_CAP);
-    assert_int_equal(slot, count ? rg_key_slot(want[0], strlen(want[0])) : RG_SLOT_NONE);
+    assert_int_equal(slot, count ? rg_slot_of_key(want[0], strlen(want[0])) : RG_SLOT_NONE);
 }
 
 #define SCRIPT "return {#KEYS, #ARGV}"

@@ -1,4 +1,4 @@
-/* libFuzzer target for rg_request_argv, rg_keys_find and rg_keys_slot.
+/* libFuzzer target for rg_request_argv, rg_keys_find and rg_slot_of_argv.
  *
  * Input: one control byte, the key specs, then the call.
  *   control: bits 0-1 = number of specs (0..3); bit 2 set = the call is raw bytes given to
@@ -8,7 +8,7 @@
  *   each spec: one byte; with its top bit set, its low bits pick a whole hand-written command
  *   table from cmd_specs.h (and no more specs are read); else 11 more bytes give the fields.
  * Every answer must match the independent model in keys_ref.h, name positions inside argv, not
- * depend on cap, and agree with rg_keys_slot; ASan catches any read past the input.
+ * depend on cap, and agree with rg_slot_of_argv; ASan catches any read past the input.
  */
 #include "cmd_specs.h"
 #include "keys_ref.h"
@@ -85,7 +85,7 @@ static size_t round_trip(const rg_view *argv, size_t argc, char **req, rg_view *
 static int slot_of(const size_t *pos, size_t n, const rg_view *argv) {
     int slot = RG_SLOT_NONE;
     for (size_t i = 0; i < n; i++) {
-        const int s = rg_key_slot(argv[pos[i]].ptr, argv[pos[i]].len);
+        const int s = rg_slot_of_key(argv[pos[i]].ptr, argv[pos[i]].len);
         slot = slot == RG_SLOT_NONE || slot == s ? s : RG_SLOT_CROSS;
     }
     return slot;
@@ -109,9 +109,9 @@ static void check_keys(const rg_keyspec *specs, size_t nspecs, size_t argc, cons
     if ((gst == RG_OK) != (ge.msg.len == 0)) fail("a message without an error, or none with one");
     for (size_t i = 0; i < an; i++)
         if (all[i] >= argc) fail("position outside argv");
-    const int slot = rg_keys_slot(specs, nspecs, argc, argv);
+    const int slot = rg_slot_of_argv(specs, nspecs, argc, argv);
     const int want_slot = gst != RG_OK ? RG_SLOT_UNKNOWN : slot_of(all, an, argv);
-    if (slot != want_slot) fail("rg_keys_slot disagrees with the positions");
+    if (slot != want_slot) fail("rg_slot_of_argv disagrees with the positions");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

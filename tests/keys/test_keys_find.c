@@ -1,4 +1,4 @@
-/* rg_keys_find, rg_keys_slot and rg_request_argv without a server: the documented behavior for
+/* rg_keys_find, rg_slot_of_argv and rg_request_argv without a server: the documented behavior for
  * every kind of spec and every way argv can be wrong, the size-query contract, a differential run
  * against the independent model in keys_ref.h over random specs and argvs, and the request parser
  * on encoded, truncated and malformed input. */
@@ -163,7 +163,8 @@ static void empty_argv(void **state) {
         rg_error st;
         assert_int_equal(
             rg_keys_find(all_cmd_specs[i].specs, all_cmd_specs[i].n, 0, NULL, NULL, 0, &st), 0);
-        assert_int_equal(rg_keys_slot(all_cmd_specs[i].specs, all_cmd_specs[i].n, 0, NULL) < 0, 1);
+        assert_int_equal(rg_slot_of_argv(all_cmd_specs[i].specs, all_cmd_specs[i].n, 0, NULL) < 0,
+                         1);
     }
     rg_error st = {RG_INVALID, {NULL, 0}, 0};
     assert_int_equal(rg_keys_find(NULL, 0, 0, NULL, NULL, 0, &st), 0);
@@ -253,7 +254,7 @@ static void huge_argc(void **state) {
     rg_error st;
     assert_int_equal(rg_keys_find(ks_del, KS_COUNT(ks_del), huge, argv, pos, 2, &st), 0);
     assert_int_equal(st.status, RG_INVALID);
-    assert_int_equal(rg_keys_slot(ks_del, KS_COUNT(ks_del), huge, argv), RG_SLOT_UNKNOWN);
+    assert_int_equal(rg_slot_of_argv(ks_del, KS_COUNT(ks_del), huge, argv), RG_SLOT_UNKNOWN);
     assert_int_equal(rg_keys_find(ks_del, KS_COUNT(ks_del), SIZE_MAX, argv, pos, 2, &st), 0);
     assert_int_equal(st.status, RG_INVALID);
 }
@@ -363,7 +364,7 @@ static void slots(void **state) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const cmd_specs *c = specs_of(rows[i].cmd);
         const size_t argc = split(rows[i].line, argv);
-        const int got = rg_keys_slot(c->specs, c->n, argc, argv);
+        const int got = rg_slot_of_argv(c->specs, c->n, argc, argv);
         if (got != rows[i].slot) fail_msg("%s: slot %d, want %d", rows[i].line, got, rows[i].slot);
     }
 }
@@ -420,7 +421,7 @@ static int slot_from(const size_t *pos, size_t n, const rg_view *argv, rg_status
     if (st != RG_OK) return RG_SLOT_UNKNOWN;
     int slot = RG_SLOT_NONE;
     for (size_t i = 0; i < n; i++) {
-        const int s = rg_key_slot(argv[pos[i]].ptr, argv[pos[i]].len);
+        const int s = rg_slot_of_key(argv[pos[i]].ptr, argv[pos[i]].len);
         slot = slot == RG_SLOT_NONE || slot == s ? s : RG_SLOT_CROSS;
     }
     return slot;
@@ -455,7 +456,7 @@ static void matches_model(void **state) {
         size_t all[MAXPOS];
         assert_int_equal(rg_keys_find(specs, nspecs, argc, argv, all, MAXPOS, &ge), gn);
         for (size_t i = 0; i < gn; i++) assert_true(all[i] < argc);
-        assert_int_equal(rg_keys_slot(specs, nspecs, argc, argv), slot_from(all, gn, argv, gst));
+        assert_int_equal(rg_slot_of_argv(specs, nspecs, argc, argv), slot_from(all, gn, argv, gst));
         hits[gst]++;
     }
     /* The generator reaches every status often. */
@@ -575,7 +576,7 @@ static void slot_of_encoded_call(void **state) {
     rg_view argv[8];
     const size_t argc = rg_request_argv(req, len, argv, 8);
     assert_int_equal(argc, 5);
-    assert_int_equal(rg_keys_slot(ks_mset, KS_COUNT(ks_mset), argc, argv), 3443);
+    assert_int_equal(rg_slot_of_argv(ks_mset, KS_COUNT(ks_mset), argc, argv), 3443);
     size_t pos[4];
     rg_error st;
     assert_int_equal(rg_keys_find(ks_mset, KS_COUNT(ks_mset), argc, argv, pos, 4, &st), 2);

@@ -47,7 +47,7 @@ static void example_mset(void **state) {
     expect_positions(&f, RG_OK, 3, (const size_t[]){1, 3, 5});
     assert_memory_equal(f.argv[f.pos[2]].ptr, "{user1000}.c", 12);
     assert_int_equal(example_slot_of_request(req, len, f.argv, ARGV_CAP), 3443);
-    assert_int_equal(rg_key_slot("user1000", 8), 3443);
+    assert_int_equal(rg_slot_of_key("user1000", 8), 3443);
 
     const example_mset_data spread[] = {{V("foo"), V("1")}, {V("bar"), V("2")}};
     const size_t len2 = example_mset_encode(req, sizeof req, spread, 2);
@@ -75,7 +75,7 @@ static void example_others(void **state) {
     /* DEL k1 k2 k3 in one slot; a subcommand without key specs: no keys. */
     const rg_view keys[] = {V("a{t}"), V("b{t}"), V("{t}c")};
     len = example_del_encode(req, sizeof req, keys, 3);
-    assert_int_equal(example_slot_of_request(req, len, argv, ARGV_CAP), rg_key_slot("t", 1));
+    assert_int_equal(example_slot_of_request(req, len, argv, ARGV_CAP), rg_slot_of_key("t", 1));
     const example_client_kill_filter kill = {.kind = EXAMPLE_CLIENT_KILL_FILTER_OLD_FORMAT,
                                              .old_format = V("1.2.3.4:5")};
     len = example_client_kill_encode(req, sizeof req, kill);
@@ -225,7 +225,7 @@ static void redis_calls(void **state) {
     size_t len = redis_eval_encode(req, sizeof req, V("return 1"), &eval);
     f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
     expect_positions(&f, RG_OK, 2, (const size_t[]){3, 4});
-    assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_key_slot("a", 1));
+    assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_slot_of_key("a", 1));
     /* XREAD COUNT 1 STREAMS s1 s2 0 0: keys 4 and 5, the IDs are not keys. */
     const redis_xread_opts count = {.has_count = true, .count = 1};
     const redis_xread_streams streams = {.key = (const rg_view[]){V("s1"), V("s2")},
@@ -252,7 +252,7 @@ static void redis_calls(void **state) {
     len = redis_mset_encode(req, sizeof req, kv, 3);
     f.n = redis_keys_of_request(req, len, f.argv, ARGV_CAP, f.pos, POS_CAP, &f.e);
     expect_positions(&f, RG_OK, 3, (const size_t[]){1, 3, 5});
-    assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_key_slot("u", 1));
+    assert_int_equal(redis_slot_of_request(req, len, f.argv, ARGV_CAP), rg_slot_of_key("u", 1));
 }
 
 /* The ids come from the one command list (REDIS_COMMANDS, redis.h): each names its own row. */

@@ -1,4 +1,4 @@
-/* rg_key_slot and rg_keys_find against a live redis-server started with --cluster-enabled yes
+/* rg_slot_of_key and rg_keys_find against a live redis-server started with --cluster-enabled yes
  * (no slots need to be assigned: CLUSTER KEYSLOT and COMMAND GETKEYS answer anyway).
  *
  * Slots: the hashtag edge cases, some very long keys and thousands of random keys from four
@@ -83,9 +83,9 @@ static void compare_slots(fixture *f, const rg_view *keys, size_t n) {
     for (size_t i = 0; i < n; i++) {
         char out[64], want[16], q[256];
         assert_int_equal(test_conn_reply(&f->conn, out, sizeof out), 0);
-        snprintf(want, sizeof want, ":%u", rg_key_slot(keys[i].ptr, keys[i].len));
+        snprintf(want, sizeof want, ":%u", rg_slot_of_key(keys[i].ptr, keys[i].len));
         quote(&keys[i], q, sizeof q);
-        if (strcmp(out, want) != 0) fail_msg("key %s: server %s, rg_key_slot %s", q, out, want);
+        if (strcmp(out, want) != 0) fail_msg("key %s: server %s, rg_slot_of_key %s", q, out, want);
     }
 }
 
@@ -106,7 +106,7 @@ static void keyslot_known_values(void **state) {
         assert_int_equal(test_conn_command(&f->conn, out, sizeof out, 3, argv), 0);
         snprintf(want, sizeof want, ":%u", rows[i].slot);
         assert_string_equal(out, want);
-        assert_int_equal(rg_key_slot(rows[i].key, strlen(rows[i].key)), rows[i].slot);
+        assert_int_equal(rg_slot_of_key(rows[i].key, strlen(rows[i].key)), rows[i].slot);
     }
 }
 

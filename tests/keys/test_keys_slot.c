@@ -51,7 +51,7 @@ static void long_inputs_match_bitwise(void **state) {
 }
 
 static uint16_t slot_of(const char *key) {
-    return rg_key_slot(key, strlen(key));
+    return rg_slot_of_key(key, strlen(key));
 }
 
 static uint16_t hash_of(const char *text) {
@@ -67,7 +67,7 @@ static void known_slots(void **state) {
     assert_int_equal(slot_of("{user1000}.following"), 3443);
     assert_int_equal(slot_of("{user1000}.followers"), 3443);
     assert_int_equal(slot_of("user1000"), 3443);
-    assert_int_equal(rg_key_slot(NULL, 0), 0);
+    assert_int_equal(rg_slot_of_key(NULL, 0), 0);
 }
 
 /* Each row: a key and the part of it that is hashed. */
@@ -106,10 +106,10 @@ static void hashtag_rules(void **state) {
 static void binary_keys(void **state) {
     (void)state;
     static const char key[] = "\0{\0a}\0";
-    assert_int_equal(rg_key_slot(key, sizeof key - 1), crc16_bitwise("\0a", 2) & 0x3FFF);
+    assert_int_equal(rg_slot_of_key(key, sizeof key - 1), crc16_bitwise("\0a", 2) & 0x3FFF);
     static const char nul[] = "a\0b";
-    assert_int_equal(rg_key_slot(nul, 3), crc16_bitwise(nul, 3) & 0x3FFF);
-    assert_int_not_equal(rg_key_slot(nul, 3), slot_of("a"));
+    assert_int_equal(rg_slot_of_key(nul, 3), crc16_bitwise(nul, 3) & 0x3FFF);
+    assert_int_not_equal(rg_slot_of_key(nul, 3), slot_of("a"));
 }
 
 /* A tag whose '}' is the key's last byte, and a '{' that is the last byte: no read past n. */
@@ -117,11 +117,11 @@ static void braces_at_the_edges(void **state) {
     (void)state;
     char buf[8];
     memcpy(buf, "ab{", 3);
-    assert_int_equal(rg_key_slot(buf, 3), hash_of("ab{"));
+    assert_int_equal(rg_slot_of_key(buf, 3), hash_of("ab{"));
     memcpy(buf, "{ab}", 4);
-    assert_int_equal(rg_key_slot(buf, 4), hash_of("ab"));
+    assert_int_equal(rg_slot_of_key(buf, 4), hash_of("ab"));
     memcpy(buf, "{ab}", 4);
-    assert_int_equal(rg_key_slot(buf, 3), hash_of("{ab"));
+    assert_int_equal(rg_slot_of_key(buf, 3), hash_of("{ab"));
 }
 
 int main(void) {
