@@ -185,6 +185,17 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
 /* ---- outcomes ------------------------------------------------------------------------------- */
 
 static void merge(rg_cc *cc, rg_cc_call *k);
+static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes);
+
+/* Does a reply of this table carve arrays from storage (MGET's values, HGETALL's pairs)? */
+static bool needs_storage(const rg_rtable *t, uint16_t at, int depth) {
+    const rg_rnode *n = &t->nodes[at];
+    if (n->shape == RG_RS_ARRAY || n->shape == RG_RS_PAIRS) return true;
+    if (depth > 16 || n->shape == RG_RS_SCALAR || n->shape == RG_RS_ANY) return depth > 16;
+    for (uint16_t i = 0; i < n->nchildren; i++)
+        if (needs_storage(t, (uint16_t)(n->child + i), depth + 1)) return true;
+    return false;
+}
 
 /* A relayed call's callback, as on one node; during rg_cc_add (a refusal) it waits for the
  * next rg_cc_step, so that no callback runs before the call returned its id. */
@@ -294,6 +305,10 @@ static void on_done(void *ud, const rg_call_done *d) {
             requeue(k, backoff_ns(k->retries));
             return;
         }
+    }
+    if (k->carve && d->status == RG_OK) {
+        deliver(cc, k, k->raw.value);
+        return;
     }
     /* A MOVED or ASK not followed: the redirects ran out (a bad ASK target is one too). */
     const bool moved = d->status == RG_SERVER_ERROR && (d->redirect.kind == RG_REDIRECT_MOVED ||
@@ -633,6 +648,7 @@ static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void 
                       .ask_node = RG_NODE_NONE,
                       .fixed = RG_NODE_NONE,
                       .parent = SIZE_MAX};
+    k->carve = table && table != &rg_conn_raw_table && needs_storage(table, 0, 0);
     cc->arena_len += len;
     cc->stats.calls++;
     return k;
@@ -776,7 +792,12 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     memcpy(dst, ASKING, pre);
     memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
     if (pre && !rg_conn_commit_request(c, pre, NULL, NULL, NULL, NULL)) return false;
-    if (!rg_conn_commit_request(c, k->len, k->table, k->result, on_done, k)) return false;
+    /* A reply with arrays is kept raw on the node and decoded into the result when it completes,
+     * its arrays carved from the arena: they live as long as the batch. */
+    const bool raw = k->carve || !k->table;
+    if (!rg_conn_commit_request(c, k->len, raw ? &rg_conn_raw_table : k->table,
+                                raw && k->carve ? &k->raw : k->result, on_done, k))
+        return false;
     nd->queued += pre + k->len;
     nd->inflight++;
     k->mark = nd->queued;

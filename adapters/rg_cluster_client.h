@@ -77,6 +77,7 @@ typedef struct rg_cc_call {
     rg_call_fn cb; /* a relayed generated call's callback (rg_cc_conn), or NULL */
     void *ud;
     bool notify; /* its callback waits for the next rg_cc_step */
+    bool carve;  /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     size_t off, len;
     uint64_t mark;     /* the node's queued byte count once this request is queued */
     int64_t due_ns;    /* waiting: when to try again */
