@@ -66,10 +66,6 @@ static rg_status failed(rg_cc *cc, rg_status st, const char *host, uint16_t port
     return st;
 }
 
-static rg_view cview(const char *s) {
-    return (rg_view){s, strlen(s)};
-}
-
 /* One CLUSTER SHARDS (then SLOTS) exchange with host:port on a connection of its own. */
 static rg_status refresh_from(rg_cc *cc, const char *host, uint16_t port) {
     rg_bconn b;
@@ -80,20 +76,22 @@ static rg_status refresh_from(rg_cc *cc, const char *host, uint16_t port) {
                                 .calls = cc->rcalls,
                                 .ncalls = 4,
                                 .protocol = 2};
-    if (rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms) != 0)
-        return failed(cc, RG_REFUSED, host, port, cview(b.why));
+    const rg_status cst =
+        rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms);
+    if (cst != RG_OK) return failed(cc, cst, host, port, rg_bconn_error(&b).msg);
     const rg_view hostv = {host, strlen(host)};
     rg_status r = RG_CLOSED;
     for (int variant = 0; variant < 2 && r != RG_OK; variant++) {
         const rg_view argv[] = {RG_LIT("CLUSTER"), variant ? RG_LIT("SLOTS") : RG_LIT("SHARDS")};
         raw_reply rep = {0};
         const uint64_t id = rg_conn_call_argv(&b.conn, 2, argv, NULL, &rep.raw, raw_done, &rep);
-        if (!id || rg_bconn_wait(&b, id) != 0) {
-            r = failed(cc, id ? RG_CLOSED : RG_FULL, host, port, cview(b.why));
+        const rg_status wst = id ? rg_bconn_wait(&b, id) : RG_FULL;
+        if (wst != RG_OK) {
+            r = failed(cc, wst, host, port, rg_bconn_error(&b).msg);
             break;
         }
         if (rep.rec.status != RG_OK) {
-            r = failed(cc, rep.rec.status, host, port, cview(rep.rec.error));
+            r = failed(cc, rep.rec.status, host, port, rg_cstr(rep.rec.error));
             continue;
         }
         r = variant
@@ -124,7 +122,7 @@ rg_status rg_cc_refresh(rg_cc *cc) {
 
 rg_error rg_cc_error(const rg_cc *cc) {
     if (cc->why_status == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
-    return (rg_error){cc->why_status, cview(cc->why), 0};
+    return (rg_error){cc->why_status, rg_cstr(cc->why), 0};
 }
 
 static void maybe_refresh(rg_cc *cc, int64_t now) {
@@ -143,7 +141,7 @@ static void node_lost(rg_cc *cc, rg_cc_node *nd, const char *why) {
     nd->b.fd = -1;
     nd->down_until_ns = now_ns() + WAIT_STEP_NS * 4;
     cc->need_refresh = true;
-    rg_conn_closed(&nd->b.conn, why); /* completes its calls: on_done sorts them */
+    rg_conn_closed(&nd->b.conn, rg_cstr(why)); /* completes its calls: on_done sorts them */
 }
 
 /* Connects node i if it is not; false while it cannot be reached. */
@@ -165,8 +163,10 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
                                 .protocol = k->protocol};
     const rg_cluster_node *mn = &cc->map.node[i];
     cc->stats.connects++;
-    if (rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms) != 0) {
-        failed(cc, RG_REFUSED, mn->host, mn->port, cview(nd->b.why));
+    const rg_status cst =
+        rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms);
+    if (cst != RG_OK) {
+        failed(cc, cst, mn->host, mn->port, rg_bconn_error(&nd->b).msg);
         nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
         return false;
