@@ -197,6 +197,13 @@ static bool needs_storage(const rg_rtable *t, uint16_t at, int depth) {
     return false;
 }
 
+/* Did a call that ended so get a reply (so its request was written)? Refused, full: never sent;
+ * CLOSED and a broken stream: `written` says. */
+static bool answered(rg_status st) {
+    return st == RG_OK || st == RG_SERVER_ERROR || st == RG_MISMATCH || st == RG_SHORT ||
+           st == RG_REDIRECT;
+}
+
 /* A relayed call's callback, as on one node; during rg_cc_add (a refusal) it waits for the
  * next rg_cc_step, so that no callback runs before the call returned its id. */
 static void notify(rg_cc_call *k) {
@@ -212,7 +219,7 @@ static void notify(rg_cc_call *k) {
                             .result = k->result,
                             .error = k->error,
                             .redirect = k->redirect_at,
-                            .written = k->written || k->status != RG_CLOSED};
+                            .written = k->written || answered(k->status)};
     sync_front(cc); /* the callback may make calls */
     k->cb(k->ud, &d);
 }

@@ -404,8 +404,8 @@ static void run(fixture *x, size_t failed) {
     for (size_t i = 0; got != failed && i < rg_cc_size(&x->cc); i++) {
         const rg_cc_call *k = rg_cc_get(&x->cc, i);
         if (k->status != RG_OK)
-            fprintf(stderr, "call %zu: %s %.*s\n", i, rg_status_name(k->status),
-                    (int)k->error.len, k->error.ptr);
+            fprintf(stderr, "call %zu: %s %.*s\n", i, rg_status_name(k->status), (int)k->error.len,
+                    k->error.ptr);
     }
     assert_int_equal(got, failed);
 }
@@ -735,6 +735,7 @@ static void test_generated_refused(void **state) {
     run(x, 2);
     assert_int_equal(sx.calls, 1);
     assert_int_equal(sx.last.status, RG_INVALID);
+    assert_false(sx.last.written); /* refused: never sent */
     assert_non_null(strstr(sx.error, "CROSSSLOT"));
     assert_int_equal(sm.calls, 1);
     assert_int_equal(sm.last.status, RG_INVALID);
