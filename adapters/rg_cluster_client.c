@@ -712,8 +712,8 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
     return rg_cc_add(cc, dst, n, table, result, index);
 }
 
-/* Command kinds a cluster call cannot have: each call goes its own way, so no transaction, no
- * subscription and no change of protocol spans two of them. */
+/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
+ * subscription, no tracking and no change of protocol spans two of them. */
 static bool cluster_kind(uint8_t kind) {
     static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
     return kind < RG_CMD_KIND_COUNT && ok[kind];
@@ -736,7 +736,8 @@ static uint64_t relay(void *ud, const rg_relayed *call) {
     if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
         if (!cluster_kind(cmd->kind)) {
             cc->adding = true;
-            refuse(k, RG_INVALID, "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET");
+            refuse(k, RG_INVALID,
+                   "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING");
             cc->adding = false;
             sync_front(cc);
             return (uint64_t)(k - cc->cfg.calls) + 1;

@@ -199,8 +199,8 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
  * call returned), and rg_cc_get(cc, id - 1) reads it as any call of the batch. A call returns 0
  * when the batch or the arena is full (RG_FULL: nothing added). Callbacks run inside rg_cc_step
  * (a call refused while added, at the next one) and may add calls; they must not begin, run or
- * step the batch. MULTI/EXEC, the (un)subscribe family, HELLO and RESET are refused (RG_INVALID):
- * each call of a batch goes its own way. Valid as long as cc. */
+ * step the batch. MULTI/EXEC, the (un)subscribe family, HELLO, RESET and CLIENT TRACKING are
+ * refused (RG_INVALID): each call of a batch goes its own way. Valid as long as cc. */
 rg_conn *rg_cc_conn(rg_cc *cc);
 
 /* Sends the batch and waits until every call has an outcome. Returns the number of calls that
