@@ -749,6 +749,26 @@ static void test_generated_refused(void **state) {
     run(x, 0);
 }
 
+/* rg_cc_init's failures: rg_status, and rg_cc_error says why. */
+static void test_init_errors(void **state) {
+    (void)state;
+    static rg_cc cc;
+    static rg_cc_call calls[4];
+    static char arena[256];
+    const rg_cc_config missing = {.cmds = &CMDS, .calls = calls, .ncalls = 4};
+    assert_int_equal(rg_cc_init(&cc, &missing, "127.0.0.1", 1), RG_INVALID);
+    assert_int_equal(rg_cc_error(&cc).status, RG_INVALID);
+    assert_non_null(strstr(rg_cc_error(&cc).msg.ptr, "arena"));
+    /* A seed nobody listens on (port 1 of the loopback): the connect's own status. */
+    const rg_cc_config cfg = {
+        .cmds = &CMDS, .calls = calls, .ncalls = 4, .arena = arena, .arena_cap = sizeof arena};
+    const rg_status st = rg_cc_init(&cc, &cfg, "127.0.0.1", 1);
+    assert_int_not_equal(st, RG_OK);
+    assert_int_equal(rg_cc_error(&cc).status, st);
+    assert_memory_equal(rg_cc_error(&cc).msg.ptr, "127.0.0.1:1: ", 13);
+    rg_cc_close(&cc);
+}
+
 /* Refused before sending: SCAN (REQUEST_POLICY:SPECIAL), INFO and RANDOMKEY (fan-outs whose
  * RESPONSE_POLICY is SPECIAL), a cross-slot MSETNX (no policy); nothing reaches a node. */
 static void test_refused(void **state) {
@@ -815,6 +835,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_too_many_redirects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generated_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generated_refused, setup, teardown),
+        cmocka_unit_test(test_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
