@@ -337,7 +337,7 @@ static int read_slots_entry(cursor *c) {
             if (!as_int(&c->ev, i == 0 ? &a : &b)) return fail(c, "slot is not a number");
             continue;
         }
-        uint16_t n;
+        uint16_t n = RG_NODE_NONE; /* set when it returns 0 (gcc -Os cannot tell) */
         if (read_slots_node(c, &n) != 0) return -1;
         if (i == 2) master = n;
         c->m->next_role[n] = i == 2 ? RG_NODE_MASTER : RG_NODE_REPLICA;
