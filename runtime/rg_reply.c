@@ -2209,8 +2209,10 @@ static rg_status merge_refused(rg_reply_reader *rr, const rg_rtable *t, const ch
     return RG_MISMATCH;
 }
 
-/* A fresh stream for the next part (or for the next caller): nothing of the last one pending. */
+/* The reader between replies for the next part (or the next caller): the parts are read as one
+ * stream, so an idle reader goes on as it is; one a part left inside a value starts afresh. */
 static void merge_reset(rg_reply_reader *rr) {
+    if (between_replies(rr)) return;
     restart_reader(rr);
     rr->active = rr->pending = rr->waiting = rr->push_skip = false;
     rr->depth = 0;
@@ -2221,6 +2223,13 @@ static void merge_reset(rg_reply_reader *rr) {
 /* Bytes needed so far, rounded up for the next 8-aligned carve (SIZE_MAX stays). */
 static size_t merge_align(size_t used) {
     return used > SIZE_MAX - 7u ? SIZE_MAX : (used + 7u) & ~(size_t)7u;
+}
+
+/* The root list of a result (as set_items and set_count store it), none of it placed yet. */
+static void list_of(const rg_rnode *root, const void *result, merge_part *p) {
+    memcpy(&p->items, (const char *)result + root->offset, sizeof p->items);
+    memcpy(&p->count, (const char *)result + root->offset + sizeof(void *), sizeof p->count);
+    p->next = 0;
 }
 
 /* Part j into out, with the storage after *used; its root list into *p. */
@@ -2234,10 +2243,7 @@ static rg_status merge_decode(rg_reply_reader *rr, const rg_rtable *t, rg_view p
     rg_status st = rg_reply_decode(rr, t, part.ptr, part.len, &pos, out);
     *used = rr->used > SIZE_MAX - at ? SIZE_MAX : at + rr->used;
     if (st == RG_NEED_MORE || (st == RG_OK && pos != part.len)) st = RG_INVALID;
-    const rg_rnode *const root = &t->nodes[0];
-    memcpy(&p->items, (const char *)out + root->offset, sizeof p->items);
-    memcpy(&p->count, (const char *)out + root->offset + sizeof(void *), sizeof p->count);
-    p->next = 0;
+    list_of(&t->nodes[0], out, p);
     return st;
 }
 
@@ -2275,11 +2281,9 @@ static rg_status merge_list(rg_reply_reader *rr, const rg_rtable *t, merge_part 
     return RG_OK;
 }
 
-rg_status rg_reply_merge(rg_reply_reader *rr, const rg_rtable *t, const rg_view *parts,
-                         size_t nparts, const uint8_t *from, size_t n, void *out) {
+/* What rg_reply_merge and rg_reply_gather take: a list table, between replies. */
+static rg_status merge_check(rg_reply_reader *rr, const rg_rtable *t, size_t nparts) {
     const rg_rnode *const root = &t->nodes[0];
-    char *const mem = rr->mem;
-    const size_t cap = rr->cap;
     if (rr->active || rr->pending || rr->push_skip || rr->each || nparts > RG_REPLY_MERGE_MAX) {
         return RG_INVALID;
     }
@@ -2287,6 +2291,31 @@ rg_status rg_reply_merge(rg_reply_reader *rr, const rg_rtable *t, const rg_view 
     if (root->shape != RG_RS_ARRAY && root->shape != RG_RS_PAIRS) {
         return merge_refused(rr, t, "the command's reply is not a list", SIZE_MAX);
     }
+    return RG_OK;
+}
+
+rg_status rg_reply_gather(rg_reply_reader *rr, const rg_rtable *t, const void *const *results,
+                          size_t nparts, const uint8_t *from, size_t n, void *out) {
+    const rg_status st = merge_check(rr, t, nparts);
+    if (st != RG_OK) return st;
+    merge_part part[RG_REPLY_MERGE_MAX];
+    size_t total = 0;
+    for (size_t j = 0; j < nparts; j++) {
+        list_of(&t->nodes[0], results[j], &part[j]);
+        total += part[j].count;
+    }
+    rr->used = 0;
+    if (from && n != total)
+        return merge_refused(rr, t, "more or fewer elements than keys", SIZE_MAX);
+    return merge_list(rr, t, part, nparts, from, from ? n : total, out, RG_OK);
+}
+
+rg_status rg_reply_merge(rg_reply_reader *rr, const rg_rtable *t, const rg_view *parts,
+                         size_t nparts, const uint8_t *from, size_t n, void *out) {
+    char *const mem = rr->mem;
+    const size_t cap = rr->cap;
+    const rg_status checked = merge_check(rr, t, nparts);
+    if (checked != RG_OK) return checked;
     merge_part part[RG_REPLY_MERGE_MAX];
     size_t used = 0, total = 0;
     rg_status st = RG_OK;

@@ -313,10 +313,20 @@ enum { RG_REPLY_MERGE_MAX = 256 };
  * status as rg_reply_decode returns it (RG_SERVER_ERROR, RG_MISMATCH ...; rg_reply_error says
  * what), RG_MISMATCH when t's root is not a list, a part is not one whole reply or the parts'
  * elements do not match from, or RG_INVALID in the middle of a reply or in callback mode.
- * Only between replies: each part is read as a stream of its own, and rr is left as freshly
- * initialised (limits, stack and storage kept), but after a sticky error (rg_status_fatal). */
+ * Only between replies: the parts are read as the next replies of rr's stream (its offsets
+ * count their bytes), and rr is left between replies, but after a sticky error
+ * (rg_status_fatal), which stays for rg_reply_error as after rg_reply_decode. */
 rg_status rg_reply_merge(rg_reply_reader *rr, const rg_rtable *t, const rg_view *parts,
                          size_t nparts, const uint8_t *from, size_t n, void *out);
+
+/* rg_reply_merge for parts already decoded with t (by a connection, each with storage of its
+ * own): results[j] is part j's result struct (borrowed; its lists and views must stay while out
+ * is used). Only the merged list (n elements; from as for rg_reply_merge) is carved from the
+ * storage, from its start: RG_SHORT when it does not fit (rg_reply_needed: the bytes). Returns
+ * RG_OK, RG_MISMATCH (t's root is not a list, or the parts' elements do not match from) or
+ * RG_INVALID (as rg_reply_merge). The decoder is not used: rr's stream is untouched. */
+rg_status rg_reply_gather(rg_reply_reader *rr, const rg_rtable *t, const void *const *results,
+                          size_t nparts, const uint8_t *from, size_t n, void *out);
 
 /* Stores v into out (t->result_size bytes, caller-owned, zeroed first) as t would decode the
  * reply ":v" (a fan-out's merged count: DEL's sum, DBSIZE's). RG_OK, or RG_MISMATCH when t's

@@ -1401,6 +1401,50 @@ static void merge_failures(void **state) {
     assert_view(out.value.items[0], "a");
 }
 
+/* Parts a connection decoded already, each into storage of its own: only the merged list is
+ * carved (size query included), elements by the key map, views untouched. */
+static void gather(void **state) {
+    (void)state;
+    static const char p0[] = "*2\r\n$1\r\na\r\n_\r\n", p1[] = "*1\r\n$2\r\nbb\r\n";
+    static alignas(max_align_t) char own[2][64];
+    redis_mget_result part[2];
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    size_t pos = 0;
+    rg_reply_set_storage(&rr, own[0], sizeof own[0]);
+    assert_int_equal(redis_mget_reply(&rr, p0, sizeof p0 - 1, &pos, &part[0]), RG_OK);
+    pos = 0;
+    rg_reply_set_storage(&rr, own[1], sizeof own[1]);
+    assert_int_equal(redis_mget_reply(&rr, p1, sizeof p1 - 1, &pos, &part[1]), RG_OK);
+    const void *const results[] = {&part[0], &part[1]};
+    static const uint8_t from[] = {1, 0, 0};
+    redis_mget_result out;
+    rg_reply_set_storage(&rr, NULL, 0);
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, from, 3, &out),
+                     RG_SHORT);
+    assert_int_equal(rg_reply_needed(&rr), 3 * sizeof(rg_view));
+    rg_reply_set_storage(&rr, storage, 3 * sizeof(rg_view));
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, from, 3, &out),
+                     RG_OK);
+    assert_ptr_equal(out.value.items, storage);
+    assert_int_equal(out.value.count, 3);
+    assert_ptr_equal(out.value.items[0].ptr, part[1].value.items[0].ptr);
+    assert_view(out.value.items[1], "a");
+    assert_null(out.value.items[2].ptr);
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, from, 2, &out),
+                     RG_MISMATCH);
+    expect_message(&rr, "more or fewer elements than keys");
+    static const uint8_t wrong[] = {1, 1, 0};
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, wrong, 3, &out),
+                     RG_MISMATCH);
+    redis_del_result del = {0};
+    const void *const ints[] = {&del};
+    assert_int_equal(rg_reply_gather(&rr, &redis_del_reply_table, ints, 1, NULL, 0, &del),
+                     RG_MISMATCH);
+    pos = 0;
+    assert_int_equal(redis_mget_reply(&rr, p1, sizeof p1 - 1, &pos, &out), RG_OK);
+}
+
 /* A merged count goes where t would put ":v"; a list's table takes none. */
 static void put_int(void **state) {
     (void)state;
@@ -1436,6 +1480,7 @@ int main(void) {
         cmocka_unit_test(merge_concat),
         cmocka_unit_test(merge_size_query),
         cmocka_unit_test(merge_failures),
+        cmocka_unit_test(gather),
         cmocka_unit_test(put_int),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
