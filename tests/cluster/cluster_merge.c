@@ -6,7 +6,9 @@
  *   the node sent (nothing rebuilt or copied into the arena); the raw result as one reply;
  * - DEL, EXISTS, TOUCH (MULTI_SHARD, AGG_SUM) and DBSIZE (ALL_SHARDS, AGG_SUM) into typed
  *   integers, taking no arena room;
- * - an error in one part (NOPERM from one master's ACL): the call ends with that error.
+ * - an error in one part (NOPERM from one master's ACL): the call ends with that error;
+ * - no allocation per merged call (malloc, calloc and realloc counted through the linker, when
+ *   the client is linked in statically on Linux).
  */
 #include "rg_cluster_client.h"
 #include "rg_enc.h"
@@ -35,6 +37,29 @@ typedef struct fixture {
     char long_value[LONG];
     char key[NKEYS][16];
 } fixture;
+
+#ifdef RG_COUNT_ALLOCS
+/* Calls of the linked-in code (the client, the runtime, this test) to the allocator. */
+static size_t allocs;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) {
+    allocs++;
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t size) {
+    allocs++;
+    return __real_calloc(n, size);
+}
+void *__wrap_realloc(void *p, size_t n) {
+    allocs++;
+    return __real_realloc(p, n);
+}
+#endif
 
 static rg_cc *client(fixture *f, int protocol) {
     rg_cc *cc = calloc(1, sizeof *cc);
@@ -235,11 +260,51 @@ static void test_part_error(void **state) {
     client_free(cc);
 }
 
+/* Batches of merged calls (typed and raw MGET, typed DEL, KEYS, DBSIZE) once every node is
+ * connected: not one allocation. */
+static void test_no_alloc(void **state) {
+#ifdef RG_COUNT_ALLOCS
+    fixture *f = *state;
+    const size_t at_start = allocs;
+    rg_cc *cc = client(f, 3);
+    assert_true(allocs > at_start); /* (the counter sees the client's calloc) */
+    rg_view argv[1 + NKEYS] = {RG_LIT("MGET")};
+    for (size_t i = 0; i < NKEYS; i++) argv[1 + i] = key(f, i);
+    const rg_view keys[] = {RG_LIT("KEYS"), RG_LIT("merge:*")}, dbsize[] = {RG_LIT("DBSIZE")};
+    size_t before = 0;
+    for (int round = 0; round < 3; round++) {
+        set_keys(cc, f); /* (round 0: connects to every master) */
+        if (round == 1) before = allocs;
+        rg_cc_begin(cc);
+        redis_mget_result mget;
+        redis_keys_result k;
+        redis_dbsize_result n;
+        redis_del_result del;
+        argv[0] = RG_LIT("MGET");
+        rg_cc_add_argv(cc, 1 + NKEYS, argv, &redis_mget_reply_table, &mget);
+        rg_cc_add_argv(cc, 1 + NKEYS, argv, NULL, NULL);
+        rg_cc_add_argv(cc, 2, keys, &redis_keys_reply_table, &k);
+        rg_cc_add_argv(cc, 1, dbsize, &redis_dbsize_reply_table, &n);
+        argv[0] = RG_LIT("DEL");
+        rg_cc_add_argv(cc, 1 + NKEYS, argv, &redis_del_reply_table, &del);
+        assert_int_equal(rg_cc_run(cc), 0);
+        assert_int_equal(mget.value.count, NKEYS);
+        assert_int_equal(k.value.count, 6);
+        assert_int_equal(del.value, 6);
+    }
+    assert_int_equal(allocs, before);
+    client_free(cc);
+#else
+    (void)state;
+    skip();
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mget_resp2),   cmocka_unit_test(test_mget_resp3),
         cmocka_unit_test(test_counts_resp2), cmocka_unit_test(test_counts_resp3),
-        cmocka_unit_test(test_part_error),
+        cmocka_unit_test(test_part_error),   cmocka_unit_test(test_no_alloc),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
