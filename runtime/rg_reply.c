@@ -2346,6 +2346,7 @@ rg_status rg_reply_put_int(rg_reply_reader *rr, const rg_rtable *t, int64_t v, v
     const rg_rnode *const root = &t->nodes[0];
     const rg_event ev = {.kind = RG_EV_INT, .complete = true, .u.i = v};
     const call_ctx c = {NULL, 0, NULL, 0, 0};
+    if (rr->active || rr->pending || rr->push_skip) return RG_INVALID;
     memset(out, 0, t->result_size);
     rr->table = t;
     rr->depth = 0;

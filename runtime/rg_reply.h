@@ -330,7 +330,8 @@ rg_status rg_reply_gather(rg_reply_reader *rr, const rg_rtable *t, const void *c
 
 /* Stores v into out (t->result_size bytes, caller-owned, zeroed first) as t would decode the
  * reply ":v" (a fan-out's merged count: DEL's sum, DBSIZE's). RG_OK, or RG_MISMATCH when t's
- * root is not a scalar that takes an integer (rg_reply_error says why). Only between replies. */
+ * root is not a scalar that takes an integer (rg_reply_error says why); RG_INVALID in the middle
+ * of a reply (nothing stored). */
 rg_status rg_reply_put_int(rg_reply_reader *rr, const rg_rtable *t, int64_t v, void *out);
 
 /* Consumes one whole value (a push, after RG_PUSH) from buf[*pos..len) with rr's decoder,

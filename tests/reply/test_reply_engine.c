@@ -1457,6 +1457,12 @@ static void put_int(void **state) {
     assert_int_equal(rg_reply_put_int(&rr, &redis_mget_reply_table, 3, &out), RG_MISMATCH);
     expect_message(&rr, "MGET: reply: expected");
     assert_null(out.value.items);
+    /* in the middle of a reply: refused, the reply goes on */
+    size_t pos = 0;
+    assert_int_equal(redis_del_reply(&rr, ":4", 2, &pos, &del), RG_NEED_MORE);
+    assert_int_equal(rg_reply_put_int(&rr, &redis_del_reply_table, 1, &del), RG_INVALID);
+    assert_int_equal(redis_del_reply(&rr, ":42\r\n", 5, &pos, &del), RG_OK);
+    assert_int_equal(del.value, 42);
 }
 
 int main(void) {
