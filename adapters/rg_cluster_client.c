@@ -802,17 +802,48 @@ static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     sync_front(cc);
 }
 
+/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
+ * subscription, no tracking and no change of protocol spans two of them. */
+static bool cluster_kind(uint8_t kind) {
+    static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
+    return kind < RG_CMD_KIND_COUNT && ok[kind];
+}
+
+static const char NOT_ON_A_CLUSTER[] =
+    "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING";
+
+/* A request from bytes may go to a node unless its command is one the engine treats specially
+ * (one lookup, as rg_conn_commit_request makes): nodes commit every call as a plain one. */
+static bool cluster_request(const char *req, size_t len) {
+    rg_view words[2] = {{NULL, 0}, {NULL, 0}};
+    if (!rg_request_argv(req, len, words, 2)) return true; /* routing refuses it */
+    const rg_cmd *cmd = rg_cmd_lookup(words[0], words[1]);
+    return !cmd || cluster_kind(cmd->kind);
+}
+
+/* Refuses k during an add: its callback waits for the next step. */
+static void refuse_added(rg_cc *cc, rg_cc_call *k) {
+    cc->adding = true;
+    refuse(k, RG_INVALID, NOT_ON_A_CLUSTER);
+    cc->adding = false;
+    sync_front(cc);
+}
+
 rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result,
                     size_t *index) {
     char *dst = cc->cfg.arena + cc->arena_len;
     rg_cc_call *k = new_call(cc, len, table, result);
     if (!k) return RG_FULL;
     if (dst != req) memmove(dst, req, len); /* rg_cc_add_argv's bytes are in place */
+    if (index) *index = (size_t)(k - cc->cfg.calls);
+    if (!cluster_request(dst, len)) {
+        refuse_added(cc, k);
+        return RG_OK;
+    }
     rg_route r;
     rg_cluster_route_indexed(&cc->map, &cc->index, dst, len, cc->argv,
                              sizeof cc->argv / sizeof cc->argv[0], 0, &r);
     start(cc, k, &r);
-    if (index) *index = (size_t)(k - cc->cfg.calls);
     return RG_OK;
 }
 
@@ -824,13 +855,6 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
     char *dst = cc->cfg.arena + cc->arena_len;
     if (rg_argv_encode(dst, n, argc, argv) != n) return RG_INVALID;
     return rg_cc_add(cc, dst, n, table, result, index);
-}
-
-/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
- * subscription, no tracking and no change of protocol spans two of them. */
-static bool cluster_kind(uint8_t kind) {
-    static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
-    return kind < RG_CMD_KIND_COUNT && ok[kind];
 }
 
 /* The front's relay: a generated call (or rg_conn_call_argv) encoded its request at the arena's
@@ -849,17 +873,16 @@ static uint64_t relay(void *ud, const rg_relayed *call) {
     rg_route r;
     if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
         if (!cluster_kind(cmd->kind)) {
-            cc->adding = true;
-            refuse(k, RG_INVALID,
-                   "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING");
-            cc->adding = false;
-            sync_front(cc);
+            refuse_added(cc, k);
             return (uint64_t)(k - cc->cfg.calls) + 1;
         }
         rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
                                call->len, cc->argv, ARGV, 0, &r);
-    } else {
+    } else if (cluster_request(call->req, call->len)) {
         rg_cluster_route_indexed(&cc->map, &cc->index, call->req, call->len, cc->argv, ARGV, 0, &r);
+    } else {
+        refuse_added(cc, k);
+        return (uint64_t)(k - cc->cfg.calls) + 1;
     }
     start(cc, k, &r);
     return (uint64_t)(k - cc->cfg.calls) + 1;
@@ -895,7 +918,7 @@ static bool readonly_once(rg_cc *cc, rg_cc_node *nd, uint16_t i) {
     char *dst = rg_conn_reserve(&nd->b.conn, sizeof READONLY - 1);
     if (!dst) return false;
     memcpy(dst, READONLY, sizeof READONLY - 1);
-    if (!rg_conn_commit_request(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL))
+    if (!rg_conn_commit_plain(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL))
         return false;
     nd->queued += sizeof READONLY - 1;
     nd->readonly_sent = true;
@@ -913,13 +936,13 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     if (!dst) return false;
     memcpy(dst, ASKING, pre);
     memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
-    if (pre && !rg_conn_commit_request(c, pre, NULL, NULL, NULL, NULL)) return false;
+    if (pre && !rg_conn_commit_plain(c, pre, NULL, NULL, NULL, NULL)) return false;
     /* A reply with arrays is kept raw on the node and decoded into the result when it completes,
      * its arrays carved from the arena (they live as long as the batch); a typed fan-out part is
      * decoded in place, into arena room carved for it beforehand (typed_part). */
     const bool raw = k->carve || !k->table;
-    const uint64_t id = rg_conn_commit_request(c, k->len, raw ? &rg_conn_raw_table : k->table,
-                                               raw && k->carve ? &k->raw : k->result, on_done, k);
+    const uint64_t id = rg_conn_commit_plain(c, k->len, raw ? &rg_conn_raw_table : k->table,
+                                             raw && k->carve ? &k->raw : k->result, on_done, k);
     if (!id) return false;
     /* (it is the call just committed: this cannot fail) */
     if (k->mem_cap) (void)rg_conn_call_storage(c, id, cc->cfg.arena + k->mem_off, k->mem_cap);
