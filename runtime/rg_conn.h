@@ -301,7 +301,8 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
  * still full, grows it through rg_conn_config.alloc (see there): views of earlier results move
  * or die here and nowhere else. NULL with *n 0 when the input is full and cannot grow: no
  * allocator (a reply larger than in_cap, or rg_conn_hold keeps everything), or the connection
- * failed (RG_ERR_LIMIT above max_reply; RG_FULL when the allocator returned NULL). After a big
+ * failed (RG_ERR_LIMIT above max_reply; RG_FULL when the allocator returned NULL: the pending
+ * calls then complete inside this call). After a big
  * reply, a grown buffer larger than RG_CONN_KEEP_GROWN is freed here, and the caller's used
  * again, once no bytes are held and the unread ones fit half the caller's buffer. */
 char *rg_conn_read_buf(rg_conn *c, size_t *n);
@@ -394,7 +395,8 @@ static inline bool rg_conn_want_write(const rg_conn *c) {
 }
 /* Why the connection failed: status RG_OK (msg empty) while it did not; else RG_CLOSED (lost or
  * closed), RG_TIMEOUT (a deadline passed), RG_REFUSED (the connect sequence was refused), RG_FULL
- * (it did not fit), RG_INVALID (a bad config) or the decoder's sticky error; msg (in the
+ * (it did not fit, or the input's allocator refused), RG_INVALID (a bad config), RG_ERR_LIMIT (a
+ * reply above max_reply) or the decoder's sticky error; msg (in the
  * connection, valid until rg_conn_reset) says what, offset is the input stream offset. */
 rg_error rg_conn_error(const rg_conn *c);
 
