@@ -665,15 +665,20 @@ static void free_retired(rg_conn *c) {
     }
 }
 
-/* Drops the bytes before the unread ones (and the unfinished reply's start). */
+/* Drops the bytes before the unread ones (and the unfinished reply's start), or before the hold:
+ * while held, only as long as nothing was read since it (no held view points into the input). */
 static void compact(rg_conn *c) {
-    const size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
+    const bool held = c->in_keep != SIZE_MAX;
+    size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
+    if (held && c->in_pos != c->in_keep) return;
+    if (held && c->in_keep < keep) keep = c->in_keep;
     if (keep == 0) return;
     memmove(c->cfg.in, c->cfg.in + keep, c->in_len - keep);
     c->in_len -= keep;
     c->in_pos -= keep;
     c->in_base += keep;
     c->reply_from -= c->mid_reply ? keep : 0;
+    if (held) c->in_keep -= keep;
 }
 
 /* Back to the caller's buffer after a big reply (the threshold: rg_conn_read_buf's comment). */
@@ -719,8 +724,8 @@ static bool grow(rg_conn *c) {
 }
 
 char *rg_conn_read_buf(rg_conn *c, size_t *n) {
+    compact(c);
     if (c->in_keep == SIZE_MAX) {
-        compact(c);
         free_retired(c);
         shrink(c);
     }

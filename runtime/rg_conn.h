@@ -297,7 +297,7 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
 
 /* ---- input ---------------------------------------------------------------------------------- */
 
-/* Where to read into: *n bytes of room. Compacts the input first (unless held), and when it is
+/* Where to read into: *n bytes of room. Compacts the input first (see rg_conn_hold), and when it is
  * still full, grows it through rg_conn_config.alloc (see there): views of earlier results move
  * or die here and nowhere else. NULL with *n 0 when the input is full and cannot grow: no
  * allocator (a reply larger than in_cap, or rg_conn_hold keeps everything), or the connection
@@ -317,10 +317,11 @@ rg_conn_state rg_conn_feed(rg_conn *c, size_t n);
 size_t rg_conn_feed_copy(rg_conn *c, const char *bytes, size_t n, rg_conn_state *state);
 
 /* Keeps the input bytes of every reply from now on (results stay valid across reads) until
- * rg_conn_hold(c, false). While held the input never moves: rg_conn_read_buf does not compact,
- * and growth copies to a new buffer and keeps the old one alive (held views point into it)
- * until the first rg_conn_read_buf after the hold is released; memory held then is at most twice
- * the buffer in use. */
+ * rg_conn_hold(c, false); holding again while held changes nothing. The bytes before the hold
+ * are dropped by the next rg_conn_read_buf if nothing was read in between; once a reply or push
+ * has been read under the hold the input never moves: growth copies to a new buffer and keeps
+ * the old one alive (held views point into it) until the first rg_conn_read_buf after the hold
+ * is released; memory held then is at most twice the buffer in use. */
 void rg_conn_hold(rg_conn *c, bool on);
 
 /* Closes the connection (as rg_conn_closed, if it is not already) and gives the grown input
