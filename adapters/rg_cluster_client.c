@@ -41,6 +41,12 @@ static void defaults(rg_cc_config *c) {
     if (!c->refresh_after_moved) c->refresh_after_moved = 32;
 }
 
+/* The front hands out the arena's free tail (rg_cc_conn): told whenever the arena grew, before
+ * the caller's code runs (a return, a callback). */
+static void sync_front(rg_cc *cc) {
+    rg_conn_relay_used(&cc->front, cc->arena_len);
+}
+
 /* ---- the map -------------------------------------------------------------------------------- */
 
 typedef struct raw_reply {
@@ -52,8 +58,16 @@ static void raw_done(void *ud, const rg_call_done *d) {
     rg_call_record_fn(&((raw_reply *)ud)->rec, d);
 }
 
+/* Records a refresh or connect failure for rg_cc_error. */
+static rg_status failed(rg_cc *cc, rg_status st, const char *host, uint16_t port, rg_view why) {
+    snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port,
+             (int)(why.len < 80 ? why.len : 80), why.ptr ? why.ptr : "");
+    cc->why_status = st;
+    return st;
+}
+
 /* One CLUSTER SHARDS (then SLOTS) exchange with host:port on a connection of its own. */
-static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
+static rg_status refresh_from(rg_cc *cc, const char *host, uint16_t port) {
     rg_bconn b;
     const rg_conn_config cfg = {.in = cc->rbuf_in,
                                 .in_cap = sizeof cc->rbuf_in,
@@ -62,55 +76,59 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
                                 .calls = cc->rcalls,
                                 .ncalls = 4,
                                 .protocol = 2};
-    if (rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms) != 0) {
-        const rg_view e = rg_bconn_error(&b).msg;
-        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port, (int)e.len, e.ptr);
-        return -1;
-    }
+    const rg_status cst =
+        rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms);
+    if (cst != RG_OK) return failed(cc, cst, host, port, rg_bconn_error(&b).msg);
     const rg_view hostv = {host, strlen(host)};
-    int r = -1;
-    for (int variant = 0; variant < 2 && r != 0; variant++) {
+    rg_status r = RG_CLOSED;
+    for (int variant = 0; variant < 2 && r != RG_OK; variant++) {
         const rg_view argv[] = {RG_LIT("CLUSTER"), variant ? RG_LIT("SLOTS") : RG_LIT("SHARDS")};
         raw_reply rep = {0};
         const uint64_t id = rg_conn_call_argv(&b.conn, 2, argv, NULL, &rep.raw, raw_done, &rep);
-        if (!id || rg_bconn_wait(&b, id) != 0) {
-            const rg_view e = rg_bconn_error(&b).msg;
-            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port, (int)e.len, e.ptr);
+        const rg_status wst = id ? rg_bconn_wait(&b, id) : RG_FULL;
+        if (wst != RG_OK) {
+            r = failed(cc, wst, host, port, rg_bconn_error(&b).msg);
             break;
         }
         if (rep.rec.status != RG_OK) {
-            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, rep.rec.error);
+            r = failed(cc, rep.rec.status, host, port, rg_cstr(rep.rec.error));
             continue;
         }
         r = variant
                 ? rg_cluster_map_from_slots(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv)
                 : rg_cluster_map_from_shards(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv);
-        if (r != 0) snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, cc->map.msg);
+        if (r != RG_OK) failed(cc, r, host, port, rg_cluster_map_error(&cc->map).msg);
     }
     rg_bconn_close(&b);
     return r;
 }
 
-int rg_cc_refresh(rg_cc *cc) {
+rg_status rg_cc_refresh(rg_cc *cc) {
     cc->stats.refreshes++;
     /* Masters first (they are the likeliest up), then the others, then the seed. */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < cc->map.nnodes; i++) {
             const rg_cluster_node *n = &cc->map.node[i];
             if ((pass == 0) != (n->role == RG_NODE_MASTER && n->healthy)) continue;
-            if (refresh_from(cc, n->host, n->port) == 0 && rg_cluster_map_covered(&cc->map) > 0)
-                return 0;
+            if (refresh_from(cc, n->host, n->port) == RG_OK && rg_cluster_map_covered(&cc->map) > 0)
+                return RG_OK;
         }
     }
-    if (refresh_from(cc, cc->seed_host, cc->seed_port) == 0) return 0;
+    const rg_status st = refresh_from(cc, cc->seed_host, cc->seed_port);
+    if (st == RG_OK) return RG_OK;
     cc->stats.refresh_failures++;
-    return -1;
+    return st;
+}
+
+rg_error rg_cc_error(const rg_cc *cc) {
+    if (cc->why_status == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
+    return (rg_error){cc->why_status, rg_cstr(cc->why), 0};
 }
 
 static void maybe_refresh(rg_cc *cc, int64_t now) {
     if (!cc->need_refresh || now < cc->next_refresh_ns) return;
     cc->next_refresh_ns = now + REFRESH_EVERY_NS;
-    if (rg_cc_refresh(cc) == 0) cc->need_refresh = false;
+    if (rg_cc_refresh(cc) == RG_OK) cc->need_refresh = false;
 }
 
 /* ---- nodes ---------------------------------------------------------------------------------- */
@@ -145,10 +163,10 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
                                 .protocol = k->protocol};
     const rg_cluster_node *mn = &cc->map.node[i];
     cc->stats.connects++;
-    if (rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms) != 0) {
-        const rg_view e = rg_bconn_error(&nd->b).msg;
-        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", mn->host, mn->port,
-                 (int)(e.len > 80 ? 80 : e.len), e.ptr);
+    const rg_status cst =
+        rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms);
+    if (cst != RG_OK) {
+        failed(cc, cst, mn->host, mn->port, rg_bconn_error(&nd->b).msg);
         nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
         return false;
@@ -167,16 +185,63 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
 /* ---- outcomes ------------------------------------------------------------------------------- */
 
 static void merge(rg_cc *cc, rg_cc_call *k);
+static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes);
+
+/* Does a reply of this table carve arrays from storage (MGET's values, HGETALL's pairs)? */
+static bool needs_storage(const rg_rtable *t, uint16_t at, int depth) {
+    const rg_rnode *n = &t->nodes[at];
+    if (n->shape == RG_RS_ARRAY || n->shape == RG_RS_PAIRS) return true;
+    if (depth > 16 || n->shape == RG_RS_SCALAR || n->shape == RG_RS_ANY) return depth > 16;
+    for (uint16_t i = 0; i < n->nchildren; i++)
+        if (needs_storage(t, (uint16_t)(n->child + i), depth + 1)) return true;
+    return false;
+}
+
+/* Did a call that ended so get a reply (so its request was written)? Refused, full: never sent;
+ * CLOSED and a broken stream: `written` says. */
+static bool answered(rg_status st) {
+    return st == RG_OK || st == RG_SERVER_ERROR || st == RG_MISMATCH || st == RG_SHORT ||
+           st == RG_REDIRECT;
+}
+
+/* A relayed call's callback, as on one node; during rg_cc_add (a refusal) it waits for the
+ * next rg_cc_step, so that no callback runs before the call returned its id. */
+static void notify(rg_cc_call *k) {
+    rg_cc *cc = k->cc;
+    if (cc->adding) {
+        k->notify = true;
+        cc->notify = true;
+        return;
+    }
+    k->notify = false;
+    const rg_call_done d = {.status = k->status,
+                            .id = (uint64_t)(k - cc->cfg.calls) + 1,
+                            .result = k->result,
+                            .error = k->error,
+                            .redirect = k->redirect_at,
+                            .written = k->written || answered(k->status)};
+    sync_front(cc); /* the callback may make calls */
+    k->cb(k->ud, &d);
+}
+
+/* The callbacks of calls refused while they were added. */
+static void notify_waiting(rg_cc *cc) {
+    cc->notify = false;
+    for (size_t j = 0; j < cc->n; j++)
+        if (cc->cfg.calls[j].notify) notify(&cc->cfg.calls[j]);
+}
 
 static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->status = st;
-    if (n >= sizeof k->error) n = sizeof k->error - 1;
-    if (n) memcpy(k->error, err, n);
-    k->error[n] = '\0';
+    if (n >= sizeof k->text) n = sizeof k->text - 1;
+    if (n) memcpy(k->text, err, n);
+    k->text[n] = '\0';
+    k->error = (rg_view){k->text, n};
     k->state = C_DONE;
     k->complete = true;
     if (k->parent == SIZE_MAX) {
         k->cc->done++;
+        if (k->cb) notify(k);
     } else {
         rg_cc_call *p = &k->cc->cfg.calls[k->parent];
         if (--p->parts == 0) merge(k->cc, p);
@@ -201,6 +266,7 @@ static int64_t backoff_ns(unsigned tries) {
 static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
     const rg_view asked = {cc->map.node[k->node].host, strlen(cc->map.node[k->node].host)};
     k->redirect = r->kind;
+    k->redirect_at = *r;
     switch (r->kind) {
     case RG_REDIRECT_MOVED:
         cc->stats.moved++;
@@ -247,13 +313,22 @@ static void on_done(void *ud, const rg_call_done *d) {
             return;
         }
     }
-    finish(k, d->status, d->error.ptr ? d->error.ptr : "", d->error.len);
+    if (k->carve && d->status == RG_OK) {
+        deliver(cc, k, k->raw.value);
+        return;
+    }
+    /* A MOVED or ASK not followed: the redirects ran out (a bad ASK target is one too). */
+    const bool moved = d->status == RG_SERVER_ERROR && (d->redirect.kind == RG_REDIRECT_MOVED ||
+                                                        d->redirect.kind == RG_REDIRECT_ASK);
+    finish(k, moved ? RG_REDIRECT : d->status, d->error.ptr ? d->error.ptr : "", d->error.len);
 }
 
 /* ---- the batch ------------------------------------------------------------------------------ */
 
 void rg_cc_begin(rg_cc *cc) {
+    if (cc->notify) notify_waiting(cc);
     cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = 0;
+    sync_front(cc);
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
@@ -270,8 +345,8 @@ static bool read_only(const rg_keys_entry *e) {
     return true;
 }
 
-static size_t refuse(rg_cc_call *k, const char *why) {
-    finish(k, RG_MISMATCH, why, strlen(why));
+static size_t refuse(rg_cc_call *k, rg_status st, const char *why) {
+    finish(k, st, why, strlen(why));
     k->cc->stats.refused++;
     return (size_t)(k - k->cc->cfg.calls);
 }
@@ -303,12 +378,13 @@ static rg_cc_call *add_part(rg_cc *cc, rg_cc_call *k, size_t off, size_t len, ui
 static size_t refuse_parts(rg_cc *cc, rg_cc_call *k, const char *why) {
     cc->nparts -= k->nparts; /* the parts just added are the last ones */
     k->parts = k->nparts = 0;
-    return refuse(k, why);
+    return refuse(k, RG_FULL, why);
 }
 
 /* ALL_SHARDS: one part per master; ALL_NODES: per node. */
 static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
-    if (k->response == RG_RESP_SPECIAL) return refuse(k, "RESPONSE_POLICY:SPECIAL: not merged");
+    if (k->response == RG_RESP_SPECIAL)
+        return refuse(k, RG_INVALID, "RESPONSE_POLICY:SPECIAL: not merged");
     k->state = C_FLIGHT;
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         const rg_cluster_node *nd = &cc->map.node[i];
@@ -317,98 +393,134 @@ static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
         if (!add_part(cc, k, k->off, k->len, (uint16_t)i, RG_SLOT_NONE))
             return refuse_parts(cc, k, "the batch is full (fan-out parts)");
     }
-    return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, "no node to send to");
+    return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, RG_CLOSED, "no node to send to");
+}
+
+/* How many arguments req has. rg_cc_add's route parsed req into cc->argv (a MULTI_SHARD route
+ * saw every argument), so the header's count is enough once the views it names are req's (the
+ * first after the header, the last ending at req's final CRLF); else req is parsed here. */
+static size_t routed_args(rg_cc *cc, const char *req, size_t len) {
+    enum { CAP = sizeof cc->argv / sizeof cc->argv[0] };
+    rg_reader rd;
+    rg_event ev;
+    size_t pos = 0;
+    rg_reader_init(&rd, NULL);
+    if (rg_next(&rd, req, len, &pos, &ev) == RG_OK && ev.kind == RG_EV_ARRAY && ev.u.i > 0 &&
+        ev.u.i <= CAP) {
+        const rg_view first = cc->argv[0], last = cc->argv[ev.u.i - 1];
+        if ((uintptr_t)first.ptr > (uintptr_t)req + pos &&
+            (uintptr_t)first.ptr <= (uintptr_t)last.ptr &&
+            (uintptr_t)last.ptr + last.len == (uintptr_t)req + len - 2)
+            return (size_t)ev.u.i;
+    }
+    return rg_request_argv(req, len, cc->argv, CAP);
+}
+
+/* Can a part's reply be decoded with table t into arena room known beforehand? A list of
+ * scalars (MGET): one element per key, nothing nested. */
+static bool scalar_list(const rg_rtable *t) {
+    if (!t || t == &rg_conn_raw_table) return false;
+    const rg_rnode *root = &t->nodes[0];
+    return root->shape == RG_RS_ARRAY && t->nodes[root->child].shape == RG_RS_SCALAR;
+}
+
+/* Part p is decoded with the call's table t, as it arrives, into a result struct and a list of
+ * nkeys elements carved from the arena (8-aligned, as the reader carves): the merge then only
+ * places the elements. False when the arena is full. */
+static bool typed_part(rg_cc *cc, rg_cc_call *p, const rg_rtable *t, size_t nkeys) {
+    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
+    const size_t head = (t->result_size + 7u) & ~(size_t)7u;
+    const size_t list = nkeys * t->nodes[0].elem_size;
+    if (cc->cfg.arena_cap - cc->arena_len < pad + head + list) return false;
+    cc->arena_len += pad;
+    p->table = t;
+    p->result = cc->cfg.arena + cc->arena_len;
+    p->mem_off = cc->arena_len + head;
+    p->mem_cap = list;
+    cc->arena_len += head + list;
+    return true;
 }
 
 /* MULTI_SHARD: one part per slot. Only the plain form is split: one key spec, keys from a fixed
- * index to the end in groups of `step` arguments (DEL k1 k2, MSET k1 v1 k2 v2). */
+ * index to the end in groups of `step` arguments (DEL k1 k2, MSET k1 v1 k2 v2). Each key's
+ * slot is found once; its part's index (parts in the order their slots first appear) builds the
+ * parts' requests and, for MGET, is kept in the arena for the merge. */
 static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, const char *req,
                             size_t len) {
-    rg_view *argv = cc->argv;
-    const size_t argc = rg_request_argv(req, len, argv, sizeof cc->argv / sizeof cc->argv[0]);
+    enum { CAP = sizeof cc->argv / sizeof cc->argv[0] };
+    const rg_view *argv = cc->argv;
+    const size_t argc = routed_args(cc, req, len);
     const rg_keyspec *ks = e && e->count == 1 ? &e->specs[0] : NULL;
     if (!ks || ks->begin != RG_KS_INDEX || ks->find != RG_KS_RANGE || ks->lastkey != -1 ||
-        ks->step < 1 || ks->limit > 1 || argc > sizeof cc->argv / sizeof cc->argv[0] ||
+        ks->step < 1 || ks->limit > 1 || argc > CAP || argc <= (size_t)ks->index ||
         (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
         (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED &&
          k->response != RG_RESP_DEFAULT))
-        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (this "
-                         "MULTI_SHARD form is not split by the client; not sent)");
+        return refuse(k, RG_INVALID,
+                      "CROSSSLOT Keys in request don't hash to the same slot (this "
+                      "MULTI_SHARD form is not split by the client; not sent)");
     const size_t first = (size_t)ks->index, step = (size_t)ks->step;
+    const size_t nkeys = (argc - first) / step;
+    uint8_t part[CAP];
+    int slots[CAP];
+    size_t nslots = 0;
+    for (size_t i = 0; i < nkeys; i++) {
+        const rg_view key = argv[first + i * step];
+        const int s = rg_slot_of_key(key.ptr, key.len);
+        size_t j = 0;
+        while (j < nslots && slots[j] != s) j++;
+        if (j == nslots) slots[nslots++] = s;
+        part[i] = (uint8_t)j;
+    }
     /* No response policy (MGET): one reply element per key, put back in key order by merge. */
     k->ordered = k->response == RG_RESP_DEFAULT;
-    k->key_first = (uint8_t)first;
-    k->key_step = (uint8_t)step;
-    int slots[64];
-    size_t nslots = 0;
-    for (size_t i = first; i < argc; i += step) {
-        const int s = rg_slot_of_key(argv[i].ptr, argv[i].len);
-        bool seen = false;
-        for (size_t j = 0; j < nslots && !seen; j++) seen = slots[j] == s;
-        if (!seen) slots[nslots++] = s;
+    if (k->ordered) {
+        if (cc->cfg.arena_cap - cc->arena_len < nkeys)
+            return refuse(k, RG_FULL, "the arena is full (MULTI_SHARD parts)");
+        k->order = cc->arena_len;
+        k->nkeys = (uint8_t)nkeys;
+        memcpy(cc->cfg.arena + cc->arena_len, part, nkeys);
+        cc->arena_len += nkeys;
     }
+    k->typed_parts = k->ordered && scalar_list(k->table);
     k->state = C_FLIGHT;
-    rg_view sub[64];
+    rg_view sub[CAP];
     for (size_t j = 0; j < nslots; j++) {
-        size_t n = 0;
-        for (size_t i = 0; i < first; i++) sub[n++] = argv[i];
-        for (size_t i = first; i < argc; i += step)
-            if (rg_slot_of_key(argv[i].ptr, argv[i].len) == slots[j])
-                for (size_t a = 0; a < step; a++) sub[n++] = argv[i + a];
+        size_t n = first;
+        memcpy(sub, argv, first * sizeof *argv);
+        for (size_t i = 0; i < nkeys; i++)
+            if (part[i] == j)
+                for (size_t a = 0; a < step; a++) sub[n++] = argv[first + i * step + a];
         const size_t size = rg_argv_size(n, sub);
         if (cc->cfg.arena_cap - cc->arena_len < size)
             return refuse_parts(cc, k, "the arena is full (MULTI_SHARD parts)");
         char *dst = cc->cfg.arena + cc->arena_len;
         rg_argv_encode(dst, size, n, sub);
-        if (!add_part(cc, k, cc->arena_len, size, RG_NODE_NONE, slots[j]))
-            return refuse_parts(cc, k, "the batch is full (MULTI_SHARD parts)");
+        rg_cc_call *p = add_part(cc, k, cc->arena_len, size, RG_NODE_NONE, slots[j]);
+        if (!p) return refuse_parts(cc, k, "the batch is full (MULTI_SHARD parts)");
         cc->arena_len += size;
+        if (k->typed_parts && !typed_part(cc, p, k->table, (n - first) / step))
+            return refuse_parts(cc, k, "the arena is full (MULTI_SHARD parts)");
     }
     return (size_t)(k - cc->cfg.calls);
 }
 
-/* An integer reply's value; false for anything else. */
-static bool part_int(const rg_cc_call *p, long long *v) {
+/* Part j of fan-out k (parts are at the batch's end, growing down). */
+static const rg_cc_call *part_of(const rg_cc *cc, const rg_cc_call *k, size_t j) {
+    return &cc->cfg.calls[k->first_part - j];
+}
+
+/* A part's integer reply, read by the decoder; false for anything else. */
+static bool part_int(const rg_cc_call *p, int64_t *v) {
     const rg_view r = p->raw.value;
-    if (p->status != RG_OK || r.len < 4 || r.ptr[0] != ':') return false;
-    char *end;
-    *v = strtoll(r.ptr + 1, &end, 10);
-    return end > r.ptr + 1 && *end == '\r';
-}
-
-/* The merged reply's bytes into the arena; false when there is no room. */
-static bool merged_aggregate(rg_cc *cc, rg_cc_call *k, long long acc, rg_view *out) {
-    char *dst = cc->cfg.arena + cc->arena_len;
-    const size_t room = cc->cfg.arena_cap - cc->arena_len;
-    int w = snprintf(dst, room, ":%lld\r\n", acc);
-    (void)k;
-    if (w < 0 || (size_t)w >= room) return false;
-    *out = (rg_view){dst, (size_t)w};
-    cc->arena_len += (size_t)w;
-    return true;
-}
-
-/* Arrays concatenated: "*<sum>\r\n" and every part's elements. */
-static bool merged_concat(rg_cc *cc, rg_cc_call *k, rg_view *out) {
-    long long total = 0;
-    size_t bytes = 32;
-    for (size_t j = 0; j < k->nparts; j++) {
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        if (r.len < 4 || (r.ptr[0] != '*' && r.ptr[0] != '~')) return false;
-        total += atoll(r.ptr + 1);
-        bytes += r.len;
-    }
-    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
-    char *dst = cc->cfg.arena + cc->arena_len;
-    size_t n = (size_t)snprintf(dst, 32, "*%lld\r\n", total);
-    for (size_t j = 0; j < k->nparts; j++) {
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        const char *body = (const char *)memchr(r.ptr, '\n', r.len) + 1;
-        memcpy(dst + n, body, r.len - (size_t)(body - r.ptr));
-        n += r.len - (size_t)(body - r.ptr);
-    }
-    *out = (rg_view){dst, n};
-    cc->arena_len += n;
+    rg_reader rd;
+    rg_event ev;
+    size_t pos = 0;
+    rg_reader_init(&rd, NULL);
+    if (p->status != RG_OK || rg_next(&rd, r.ptr, r.len, &pos, &ev) != RG_OK ||
+        ev.kind != RG_EV_INT || pos != r.len)
+        return false;
+    *v = ev.u.i;
     return true;
 }
 
@@ -423,96 +535,197 @@ static bool skip_value(const char *buf, size_t len, size_t *pos) {
     return true;
 }
 
-/* The header of an array reply: its element count, *pos past the line; -1 for anything else. */
-static long long array_header(rg_view r, size_t *pos) {
-    if (r.len < 4 || r.ptr[0] != '*') return -1;
-    const char *nl = memchr(r.ptr, '\n', r.len);
-    char *end;
-    const long long n = strtoll(r.ptr + 1, &end, 10);
-    if (!nl || end != nl - 1 || *end != '\r' || n < 0) return -1;
-    *pos = (size_t)(nl + 1 - r.ptr);
-    return n;
-}
-
-/* A MULTI_SHARD call whose reply has one element per key (MGET): each part answered the keys of
- * its slot in their order, so key i's element is the next unread one of its slot's part. */
-static bool merged_ordered(rg_cc *cc, rg_cc_call *k, rg_view *out) {
-    enum { MAXV = sizeof cc->argv / sizeof cc->argv[0] };
-    rg_view argv[MAXV];
-    const size_t argc = rg_request_argv(cc->cfg.arena + k->off, k->len, argv, MAXV);
-    size_t at[MAXV];
-    long long left[MAXV];
-    size_t bytes = 32;
-    if (argc > MAXV || k->nparts > MAXV) return false;
-    for (size_t j = 0; j < k->nparts; j++) {
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        left[j] = array_header(r, &at[j]);
-        if (left[j] < 0) return false;
-        bytes += r.len;
-    }
-    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
-    char *dst = cc->cfg.arena + cc->arena_len;
-    const size_t nkeys = (argc - k->key_first) / k->key_step;
-    size_t n = (size_t)snprintf(dst, 32, "*%zu\r\n", nkeys);
-    for (size_t i = k->key_first; i < argc; i += k->key_step) {
-        const int s = rg_slot_of_key(argv[i].ptr, argv[i].len);
-        size_t j = 0;
-        while (j < k->nparts && cc->cfg.calls[k->first_part - j].slot != s) j++;
-        if (j == k->nparts || left[j]-- == 0) return false;
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        const size_t from = at[j];
-        if (!skip_value(r.ptr, r.len, &at[j])) return false;
-        memcpy(dst + n, r.ptr + from, at[j] - from);
-        n += at[j] - from;
-    }
-    for (size_t j = 0; j < k->nparts; j++)
-        if (left[j] != 0 || at[j] != cc->cfg.calls[k->first_part - j].raw.value.len) return false;
-    *out = (rg_view){dst, n};
-    cc->arena_len += n;
+/* The header of a part's array reply, read by the decoder: its element count, *pos past it;
+ * false for anything else. */
+static bool array_header(rg_view r, size_t *pos, size_t *count) {
+    rg_reader rd;
+    rg_event ev;
+    rg_reader_init(&rd, NULL);
+    *pos = 0;
+    if (rg_next(&rd, r.ptr, r.len, pos, &ev) != RG_OK ||
+        (ev.kind != RG_EV_ARRAY && ev.kind != RG_EV_SET) || ev.u.i < 0)
+        return false;
+    *count = (size_t)ev.u.i;
     return true;
 }
 
-static void refuse_merge(rg_cc_call *k) {
-    static const char msg[] = "the arena is full (merged reply)";
-    finish(k, RG_MISMATCH, msg, sizeof msg - 1);
+/* "*<n>\r\n" at dst; returns its end. */
+static char *put_array_header(char *dst, size_t n) {
+    *dst++ = '*';
+    dst = rg_put_u64(dst, n);
+    memcpy(dst, "\r\n", 2);
+    return dst + 2;
 }
 
-/* Decodes the merged bytes with the call's table into its result. */
+/* A raw result (the caller asked for the bytes): the parts' arrays as one reply's text, in the
+ * arena; for MGET (ordered) key i's element is the next unread one of its part. */
+static bool raw_list(rg_cc *cc, rg_cc_call *k, rg_view *out) {
+    enum { MAXP = RG_CLUSTER_MAX_NODES };
+    size_t at[MAXP], left[MAXP], total = 0, bytes = 32;
+    if (k->nparts > MAXP) return false;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = part_of(cc, k, j)->raw.value;
+        if (!array_header(r, &at[j], &left[j])) return false;
+        total += left[j];
+        bytes += r.len;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
+    char *const dst = cc->cfg.arena + cc->arena_len;
+    const uint8_t *const order = (const uint8_t *)cc->cfg.arena + k->order;
+    const size_t n = k->ordered ? k->nkeys : total;
+    char *w = put_array_header(dst, n);
+    for (size_t i = 0, j = 0; i < n; i++) {
+        if (k->ordered) j = order[i];
+        while (!k->ordered && j < k->nparts && left[j] == 0) j++;
+        if (j >= k->nparts || left[j]-- == 0) return false;
+        const rg_view r = part_of(cc, k, j)->raw.value;
+        const size_t from = at[j];
+        if (!skip_value(r.ptr, r.len, &at[j])) return false;
+        memcpy(w, r.ptr + from, at[j] - from);
+        w += at[j] - from;
+    }
+    for (size_t j = 0; j < k->nparts; j++)
+        if (left[j] != 0 || at[j] != part_of(cc, k, j)->raw.value.len) return false;
+    *out = (rg_view){dst, (size_t)(w - dst)};
+    cc->arena_len += out->len;
+    return true;
+}
+
+static bool raw_table(const rg_cc_call *k) {
+    return !k->table || k->table == &rg_conn_raw_table;
+}
+
+/* The reader that merges, with the arena's free room (8-aligned, as it carves) as storage;
+ * false when the arena is full. */
+static bool merge_reader(rg_cc *cc) {
+    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
+    if (cc->cfg.arena_cap - cc->arena_len < pad) return false;
+    cc->arena_len += pad;
+    rg_reply_reader_init(&cc->merge, NULL);
+    rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
+                         cc->cfg.arena_cap - cc->arena_len);
+    return true;
+}
+
+/* Ends k with the merge reader's outcome; the typed result's lists stay in the arena. */
+static void typed_done(rg_cc *cc, rg_cc_call *k, rg_status st) {
+    static const char full[] = "the arena is full (merged reply)";
+    if (st == RG_OK) cc->arena_len += rg_reply_needed(&cc->merge);
+    const rg_view e =
+        st == RG_SHORT ? (rg_view){full, sizeof full - 1} : rg_reply_error(&cc->merge).msg;
+    finish(k, st == RG_OK || st == RG_SHORT || st == RG_SERVER_ERROR ? st : RG_MISMATCH,
+           e.ptr ? e.ptr : "", st == RG_OK ? 0 : e.len);
+}
+
+/* Where a typed merge writes: the caller's result, or scratch for a call that gave none. */
+typedef union result_scratch {
+    max_align_t align;
+    char bytes[256];
+} result_scratch;
+
+static void *result_of(const rg_cc_call *k, result_scratch *s) {
+    if (k->result) return k->result;
+    return k->table->result_size <= sizeof s->bytes ? s->bytes : NULL;
+}
+
+/* One reply for k: the bytes for a raw result, else decoded with the call's table. */
 static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
-    if (!k->table || k->table == &rg_conn_raw_table) {
+    if (raw_table(k)) {
         if (k->result) ((rg_raw_result *)k->result)->value = bytes;
         finish(k, RG_OK, "", 0);
         return;
     }
-    static char none; /* a result pointer for a call that gave none */
-    rg_reply_reader_init(&cc->merge, NULL);
-    /* Arrays of the typed result (MGET's values, KEYS' names) are carved from the arena, after
-     * the merged bytes, and live as long as the batch. */
-    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
-    if (cc->cfg.arena_cap - cc->arena_len < pad) {
-        refuse_merge(k);
+    result_scratch scratch;
+    void *const out = result_of(k, &scratch);
+    if (!out || !merge_reader(cc)) {
+        typed_done(cc, k, RG_SHORT);
         return;
     }
-    cc->arena_len += pad; /* the reader carves 8-aligned offsets of an 8-aligned start */
-    rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
-                         cc->cfg.arena_cap - cc->arena_len);
     size_t pos = 0;
-    const rg_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
-                                         k->result ? k->result : &none);
-    if (st == RG_OK) cc->arena_len += rg_reply_needed(&cc->merge);
-    const rg_view e = rg_reply_error(&cc->merge).msg;
-    finish(k,
-           st == RG_OK      ? RG_OK
-           : st == RG_SHORT ? RG_SHORT
-                            : RG_MISMATCH,
-           e.ptr ? e.ptr : "", st == RG_OK ? 0 : e.len);
+    typed_done(cc, k, rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos, out));
+}
+
+/* Lists (no response policy): the parts' elements straight into the typed result, each part's
+ * reply decoded once (MGET: in key order, by the map split_by_slot kept). */
+static void merge_lists(rg_cc *cc, rg_cc_call *k) {
+    static const char msg[] = "the parts' replies are not arrays of the keys, or the arena is full";
+    if (raw_table(k)) {
+        rg_view out;
+        if (raw_list(cc, k, &out)) {
+            deliver(cc, k, out);
+        } else {
+            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
+        }
+        return;
+    }
+    result_scratch scratch;
+    void *const out = result_of(k, &scratch);
+    if (k->nparts > RG_CLUSTER_MAX_NODES || !out || !merge_reader(cc)) {
+        typed_done(cc, k, RG_SHORT);
+        return;
+    }
+    const uint8_t *const order = k->ordered ? (const uint8_t *)cc->cfg.arena + k->order : NULL;
+    if (k->typed_parts) {
+        /* decoded already, each part as it arrived: only the elements are placed */
+        const void *results[RG_CLUSTER_MAX_NODES];
+        for (size_t j = 0; j < k->nparts; j++) results[j] = part_of(cc, k, j)->result;
+        typed_done(cc, k,
+                   rg_reply_gather(&cc->merge, k->table, results, k->nparts, order, k->nkeys, out));
+        return;
+    }
+    rg_view parts[RG_CLUSTER_MAX_NODES];
+    for (size_t j = 0; j < k->nparts; j++) parts[j] = part_of(cc, k, j)->raw.value;
+    typed_done(cc, k, rg_reply_merge(&cc->merge, k->table, parts, k->nparts, order, k->nkeys, out));
+}
+
+/* The parts' integers by the response policy; false when one is not an integer, or the sum
+ * overflows. */
+static bool aggregate(const rg_cc *cc, const rg_cc_call *k, int64_t *acc) {
+    int64_t v;
+    for (size_t j = 0; j < k->nparts; j++) {
+        if (!part_int(part_of(cc, k, j), &v)) return false;
+        switch (k->response) {
+        case RG_RESP_AGG_SUM:
+            if (j > 0 && __builtin_add_overflow(*acc, v, &v)) return false;
+            *acc = v;
+            break;
+        case RG_RESP_AGG_MIN: *acc = j == 0 || v < *acc ? v : *acc; break;
+        case RG_RESP_AGG_MAX: *acc = j == 0 || v > *acc ? v : *acc; break;
+        case RG_RESP_AGG_LOGICAL_AND: *acc = j == 0 ? v != 0 : *acc && v; break;
+        default: *acc = j == 0 ? v != 0 : *acc || v; break;
+        }
+    }
+    return true;
+}
+
+/* An aggregate's integer: written straight into the typed result, or as ":<v>\r\n" in the arena
+ * for a raw one. */
+static void deliver_int(rg_cc *cc, rg_cc_call *k, int64_t v) {
+    if (!raw_table(k)) {
+        result_scratch scratch;
+        void *const out = result_of(k, &scratch);
+        rg_reply_reader_init(&cc->merge, NULL);
+        typed_done(cc, k, out ? rg_reply_put_int(&cc->merge, k->table, v, out) : RG_OK);
+        return;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < 3 + RG_I64_MAX_LEN) {
+        typed_done(cc, k, RG_SHORT);
+        return;
+    }
+    char *const dst = cc->cfg.arena + cc->arena_len;
+    dst[0] = ':';
+    char *w = rg_put_i64(dst + 1, v);
+    memcpy(w, "\r\n", 2);
+    const rg_view text = {dst, (size_t)(w + 2 - dst)};
+    cc->arena_len += text.len;
+    deliver(cc, k, text);
 }
 
 /* All parts of k are complete: merge by its response policy. */
 static void merge(rg_cc *cc, rg_cc_call *k) {
     const rg_cc_call *err = NULL, *ok = NULL;
     for (size_t j = 0; j < k->nparts; j++) {
-        const rg_cc_call *p = &cc->cfg.calls[k->first_part - j];
+        const rg_cc_call *p = part_of(cc, k, j);
         if (p->status != RG_OK && !err) err = p;
         if (p->status == RG_OK && !ok) ok = p;
     }
@@ -520,7 +733,7 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     if (err && (!one || !ok)) {
         k->redirect = err->redirect;
         k->written = err->written;
-        finish(k, err->status, err->error, strlen(err->error));
+        finish(k, err->status, err->error.ptr, err->error.len);
         return;
     }
     if (k->response == RG_RESP_ALL_SUCCEEDED || one) {
@@ -528,43 +741,22 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
         return;
     }
     if (k->response == RG_RESP_DEFAULT) {
-        rg_view out;
-        if (k->ordered ? merged_ordered(cc, k, &out) : merged_concat(cc, k, &out)) {
-            deliver(cc, k, out);
-        } else {
-            static const char msg[] = "the parts' replies are not arrays of the keys, or the "
-                                      "arena is full";
-            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
-        }
+        merge_lists(cc, k);
         return;
     }
-    long long acc = 0, v;
-    for (size_t j = 0; j < k->nparts; j++) {
-        if (!part_int(&cc->cfg.calls[k->first_part - j], &v)) {
-            static const char msg[] = "a part's reply is not an integer";
-            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
-            return;
-        }
-        switch (k->response) {
-        case RG_RESP_AGG_SUM: acc += v; break;
-        case RG_RESP_AGG_MIN: acc = j == 0 || v < acc ? v : acc; break;
-        case RG_RESP_AGG_MAX: acc = j == 0 || v > acc ? v : acc; break;
-        case RG_RESP_AGG_LOGICAL_AND: acc = j == 0 ? v != 0 : acc && v; break;
-        default: acc = j == 0 ? v != 0 : acc || v; break;
-        }
-    }
-    rg_view out;
-    if (merged_aggregate(cc, k, acc, &out)) {
-        deliver(cc, k, out);
-    } else {
-        static const char msg[] = "the arena is full (merged reply)";
+    int64_t acc = 0;
+    if (!aggregate(cc, k, &acc)) {
+        static const char msg[] = "a part's reply is not an integer, or their sum overflows";
         finish(k, RG_MISMATCH, msg, sizeof msg - 1);
+        return;
     }
+    deliver_int(cc, k, acc);
 }
 
-size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result) {
+/* A new call of the batch whose request is the len bytes at the arena's end (NULL: full). */
+static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void *result) {
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
-        return SIZE_MAX;
+        return NULL;
     /* The io_ms silence check counts from when the client last had nothing in flight. */
     if (cc->done == cc->n) cc->progress_ns = now_ns();
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
@@ -577,41 +769,104 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
                       .ask_node = RG_NODE_NONE,
                       .fixed = RG_NODE_NONE,
                       .parent = SIZE_MAX};
-    memcpy(cc->cfg.arena + cc->arena_len, req, len);
+    k->carve = table && table != &rg_conn_raw_table && needs_storage(table, 0, 0);
     cc->arena_len += len;
     cc->stats.calls++;
-    rg_route r;
-    const rg_route_kind kind = rg_cluster_route_indexed(
-        &cc->map, &cc->index, req, len, cc->argv, sizeof cc->argv / sizeof cc->argv[0], 0, &r);
-    k->slot = r.slot;
-    k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
-    k->response = r.response;
-    const rg_cluster_commands *cmds = cc->cfg.cmds;
-    if (r.cmd && cmds->policy && cmds->policy[r.cmd - cmds->table].request == RG_REQ_SPECIAL)
-        /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
-        return refuse(k, "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a "
-                         "connection of its own");
-    switch (kind) {
-    case RG_ROUTE_CROSSSLOT:
-        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (refused by the "
-                         "client, not sent)");
-    case RG_ROUTE_MULTI_SHARD: return split_by_slot(cc, k, r.cmd, req, len);
-    case RG_ROUTE_ALL_NODES:
-    case RG_ROUTE_ALL_SHARDS: return fan_out(cc, k, kind == RG_ROUTE_ALL_NODES);
-    case RG_ROUTE_INVALID: return refuse(k, "not one encoded call");
-    default: return cc->n - 1;
-    }
+    return k;
 }
 
-size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
-                      void *result) {
+/* Starts call k on its route: sent by rg_cc_step, split, fanned out or refused. */
+static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
+    const char *req = cc->cfg.arena + k->off;
+    k->slot = r->slot;
+    k->read = cc->cfg.read_from_replicas && read_only(r->cmd);
+    k->response = r->response;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    cc->adding = true; /* a refusal's callback waits for the next step */
+    if (r->cmd && cmds->policy && cmds->policy[r->cmd - cmds->table].request == RG_REQ_SPECIAL)
+        /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
+        refuse(k, RG_INVALID,
+               "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a connection of "
+               "its own");
+    else if (r->kind == RG_ROUTE_CROSSSLOT)
+        refuse(k, RG_INVALID,
+               "CROSSSLOT Keys in request don't hash to the same slot (refused by "
+               "the client, not sent)");
+    else if (r->kind == RG_ROUTE_MULTI_SHARD)
+        split_by_slot(cc, k, r->cmd, req, k->len);
+    else if (r->kind == RG_ROUTE_ALL_NODES || r->kind == RG_ROUTE_ALL_SHARDS)
+        fan_out(cc, k, r->kind == RG_ROUTE_ALL_NODES);
+    else if (r->kind == RG_ROUTE_INVALID)
+        refuse(k, RG_INVALID, "not one encoded call");
+    cc->adding = false;
+    sync_front(cc);
+}
+
+rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result,
+                    size_t *index) {
+    char *dst = cc->cfg.arena + cc->arena_len;
+    rg_cc_call *k = new_call(cc, len, table, result);
+    if (!k) return RG_FULL;
+    if (dst != req) memmove(dst, req, len); /* rg_cc_add_argv's bytes are in place */
+    rg_route r;
+    rg_cluster_route_indexed(&cc->map, &cc->index, dst, len, cc->argv,
+                             sizeof cc->argv / sizeof cc->argv[0], 0, &r);
+    start(cc, k, &r);
+    if (index) *index = (size_t)(k - cc->cfg.calls);
+    return RG_OK;
+}
+
+rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
+                         void *result, size_t *index) {
     const size_t n = rg_argv_size(argc, argv);
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < n)
-        return SIZE_MAX;
+        return RG_FULL;
     char *dst = cc->cfg.arena + cc->arena_len;
-    if (rg_argv_encode(dst, n, argc, argv) != n) return SIZE_MAX;
-    /* rg_cc_add copies within the arena: the same bytes, at the same place. */
-    return rg_cc_add(cc, dst, n, table, result);
+    if (rg_argv_encode(dst, n, argc, argv) != n) return RG_INVALID;
+    return rg_cc_add(cc, dst, n, table, result, index);
+}
+
+/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
+ * subscription, no tracking and no change of protocol spans two of them. */
+static bool cluster_kind(uint8_t kind) {
+    static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
+    return kind < RG_CMD_KIND_COUNT && ok[kind];
+}
+
+/* The front's relay: a generated call (or rg_conn_call_argv) encoded its request at the arena's
+ * end. A descriptor of cfg.cmds (its id indexes the table) routes it without a name lookup, with
+ * the slot the call computed; anything else is routed from its bytes as rg_cc_add does. */
+static uint64_t relay(void *ud, const rg_relayed *call) {
+    rg_cc *cc = ud;
+    if (call->req != cc->cfg.arena + cc->arena_len) return 0; /* not the arena's tail */
+    rg_cc_call *k = new_call(cc, call->len, call->table, call->result);
+    if (!k) return 0;
+    k->cb = call->cb;
+    k->ud = call->ud;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    const rg_cmd *cmd = call->cmd;
+    enum { ARGV = sizeof cc->argv / sizeof cc->argv[0] };
+    rg_route r;
+    if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
+        if (!cluster_kind(cmd->kind)) {
+            cc->adding = true;
+            refuse(k, RG_INVALID,
+                   "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING");
+            cc->adding = false;
+            sync_front(cc);
+            return (uint64_t)(k - cc->cfg.calls) + 1;
+        }
+        rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
+                               call->len, cc->argv, ARGV, 0, &r);
+    } else {
+        rg_cluster_route_indexed(&cc->map, &cc->index, call->req, call->len, cc->argv, ARGV, 0, &r);
+    }
+    start(cc, k, &r);
+    return (uint64_t)(k - cc->cfg.calls) + 1;
+}
+
+rg_conn *rg_cc_conn(rg_cc *cc) {
+    return &cc->front;
 }
 
 /* A master for keyless calls, rotating. */
@@ -659,7 +914,15 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     memcpy(dst, ASKING, pre);
     memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
     if (pre && !rg_conn_commit_request(c, pre, NULL, NULL, NULL, NULL)) return false;
-    if (!rg_conn_commit_request(c, k->len, k->table, k->result, on_done, k)) return false;
+    /* A reply with arrays is kept raw on the node and decoded into the result when it completes,
+     * its arrays carved from the arena (they live as long as the batch); a typed fan-out part is
+     * decoded in place, into arena room carved for it beforehand (typed_part). */
+    const bool raw = k->carve || !k->table;
+    const uint64_t id = rg_conn_commit_request(c, k->len, raw ? &rg_conn_raw_table : k->table,
+                                               raw && k->carve ? &k->raw : k->result, on_done, k);
+    if (!id) return false;
+    /* (it is the call just committed: this cannot fail) */
+    if (k->mem_cap) (void)rg_conn_call_storage(c, id, cc->cfg.arena + k->mem_off, k->mem_cap);
     nd->queued += pre + k->len;
     nd->inflight++;
     k->mark = nd->queued;
@@ -810,11 +1073,13 @@ static void pump(rg_cc *cc, int timeout_ms) {
 }
 
 size_t rg_cc_step(rg_cc *cc, int timeout_ms) {
+    if (cc->notify) notify_waiting(cc);
     if (cc->done == cc->n) return 0;
     const int64_t now = now_ns();
     maybe_refresh(cc, now);
     const size_t waiting = dispatch(cc, now);
     pump(cc, waiting && timeout_ms > 1 ? 1 : timeout_ms);
+    sync_front(cc); /* merges carve the arena */
     return cc->n - cc->done;
 }
 
@@ -829,7 +1094,8 @@ size_t rg_cc_run(rg_cc *cc) {
 
 /* ---- set up --------------------------------------------------------------------------------- */
 
-int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16_t seed_port) {
+rg_status rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
+                     uint16_t seed_port) {
     memset(cc, 0, offsetof(rg_cc, argv));
     rg_cluster_map_init(&cc->map);
     cc->cfg = *cfg;
@@ -837,11 +1103,14 @@ int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16
     snprintf(cc->seed_host, sizeof cc->seed_host, "%s", seed_host);
     cc->seed_port = seed_port;
     for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) cc->node[i].b.fd = -1;
+    rg_conn_relay_init(&cc->front, cc->cfg.arena, cc->cfg.arena ? cc->cfg.arena_cap : 0, relay, cc);
     if (!cfg->cmds || !cfg->calls || !cfg->arena) {
         snprintf(cc->why, sizeof cc->why, "rg_cc_init: cmds, calls and arena are required");
-        return -1;
+        cc->why_status = RG_INVALID;
+        return RG_INVALID;
     }
-    rg_cluster_index_init(&cc->index, cfg->cmds); /* -1: it finds nothing, routing still works */
+    /* RG_FULL: the index finds nothing, routing still works */
+    (void)rg_cluster_index_init(&cc->index, cfg->cmds);
     return rg_cc_refresh(cc);
 }
 

@@ -2,13 +2,17 @@
  * six-node cluster (tests/support/test_cluster.h) for respgen's cluster client against
  * `redis-benchmark --cluster` in the same run.
  *
- * Usage: bench_cluster [--route-only | --client-only] [N]   (N: SETs per throughput run, 1M)
+ * Usage: bench_cluster [--route-only | --client-only | --mget] [N]   (N: SETs per throughput run,
+ *   1M; --mget: MGETs, 10,000)
  *   routing: N encoded SET calls with distinct keys, timed per stage (CRC16 slot of the key, slot
  *   of the encoded request through the generated key specs, the whole rg_cluster_route with the
  *   map lookup), best of 5 passes. --route-only stops there (for callgrind).
  *   throughput: rg_cc in batches (rg_cc_run) and streaming (rg_cc_step with a window of calls in
  *   flight), and redis-benchmark --cluster, RG_BENCH_ROUNDS times interleaved, medians.
  *   --client-only: the two rg_cc modes once (for callgrind).
+ *   --mget: N cross-slot MGETs of 8 keys (8 slots, one key missing) into typed results, in
+ *   batches of MGET_BATCH, nothing else timed: for callgrind, whose --toggle-collect=bench_mget
+ *   counts this loop alone (instructions per MGET: the total over N).
  *   RG_BENCH_WINDOW, RG_BENCH_CHUNK, RG_BENCH_STREAM: the streaming window, the calls added
  *   between rounds, the calls per batch.
  */
@@ -17,6 +21,7 @@
 #include "test_cluster.h"
 
 #include "redis_keys.h"
+#include "redis_reply.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +104,7 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
         sink += out.node;
     });
     static rg_cluster_index ix;
-    rg_cluster_index_init(&ix, &CMDS);
+    (void)rg_cluster_index_init(&ix, &CMDS);
     BEST_NS(indexed, n, {
         const size_t j = i % KEYS;
         rg_route out;
@@ -125,15 +130,16 @@ static void client_init(rg_cc *cc, rg_cc_call *calls, size_t ncalls, char *arena
                               .arena = arena,
                               .arena_cap = ARENA,
                               .protocol = 2};
-    if (rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
-        fprintf(stderr, "rg_cc_init: %s\n", cc->why);
+    if (rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != RG_OK) {
+        fprintf(stderr, "rg_cc_init: %.*s\n", (int)rg_cc_error(cc).msg.len,
+                rg_cc_error(cc).msg.ptr);
         exit(1);
     }
 }
 
 static size_t count_failed(const rg_cc *cc) {
     size_t failed = 0;
-    for (size_t i = 0; i < cc->n; i++) failed += rg_cc_get(cc, i)->status != RG_OK;
+    for (size_t i = 0; i < rg_cc_size(cc); i++) failed += rg_cc_get(cc, i)->status != RG_OK;
     return failed;
 }
 
@@ -160,7 +166,7 @@ static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream
         if (!stream) {
             for (size_t i = 0; i < BATCH && done < n; i++, done++) {
                 const size_t j = done % KEYS;
-                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL, NULL);
             }
             failed += rg_cc_run(&cc);
             continue;
@@ -173,7 +179,7 @@ static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream
             for (size_t i = 0; room && i < chunk && added < batch && done < n;
                  i++, added++, done++, pending++) {
                 const size_t j = done % KEYS;
-                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL, NULL);
             }
             const bool full = pending + chunk > window || added == batch || done == n;
             pending = rg_cc_step(&cc, full ? 100 : 0);
@@ -192,6 +198,70 @@ static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream
     free(calls);
     free(arena);
     return (double)n / dt;
+}
+
+enum { MGET_KEYS = 8, MGET_BATCH = 250 };
+
+/* Keys of 8 different slots; the last is never set (a nil among the values). */
+static void mget_keys(rg_view *keys, char (*text)[16]) {
+    for (size_t i = 0; i < MGET_KEYS; i++) {
+        snprintf(text[i], sizeof text[i], "mget:%zu", i);
+        keys[i] = (rg_view){text[i], strlen(text[i])};
+    }
+}
+
+/* N cross-slot MGETs through the cluster client (see --mget); returns the failures. */
+__attribute__((noinline)) static size_t bench_mget(rg_cc *cc, const rg_view *argv, size_t n,
+                                                   redis_mget_result *out) {
+    size_t failed = 0;
+    for (size_t done = 0; done < n;) {
+        rg_cc_begin(cc);
+        for (size_t i = 0; i < MGET_BATCH && done < n; i++, done++)
+            rg_cc_add_argv(cc, 1 + MGET_KEYS, argv, &redis_mget_reply_table, &out[i], NULL);
+        failed += rg_cc_run(cc);
+        for (size_t i = 0; i < cc->n; i++)
+            failed += out[i].value.count != MGET_KEYS || out[i].value.items[MGET_KEYS - 1].ptr ||
+                      out[i].value.items[0].len != 7;
+    }
+    return failed;
+}
+
+static int run_mget(size_t n) {
+    static test_cluster c;
+    static rg_cc cc;
+    static char text[MGET_KEYS][16];
+    static redis_mget_result out[MGET_BATCH];
+    rg_view argv[1 + MGET_KEYS] = {RG_LIT("MGET")};
+    mget_keys(argv + 1, text);
+    for (size_t i = 0; i < MGET_KEYS; i++)
+        for (size_t j = 0; j < i; j++)
+            if (rg_slot_of_key(argv[1 + i].ptr, argv[1 + i].len) ==
+                rg_slot_of_key(argv[1 + j].ptr, argv[1 + j].len)) {
+                fprintf(stderr, "mget: two keys share a slot\n");
+                return 1;
+            }
+    if (test_cluster_start(&c) != 0) return 1;
+    const size_t ncalls = MGET_BATCH * (1 + MGET_KEYS);
+    rg_cc_call *calls = calloc(ncalls, sizeof *calls);
+    char *arena = malloc(ARENA);
+    client_init(&cc, calls, ncalls, arena, &c);
+    rg_cc_begin(&cc);
+    for (size_t i = 0; i + 1 < MGET_KEYS; i++) {
+        const rg_view set[] = {RG_LIT("SET"), argv[1 + i], RG_LIT("value:x")};
+        rg_cc_add_argv(&cc, 3, set, NULL, NULL, NULL);
+    }
+    size_t failed = rg_cc_run(&cc);
+    const double t0 = now_s(), c0 = cpu_s();
+    failed += bench_mget(&cc, argv, n, out);
+    const double dt = now_s() - t0, cpu = cpu_s() - c0;
+    printf("respgen rg_cc: %zu MGET of %d keys in %d slots, %.0f MGET/s, client CPU %.0f ns per "
+           "MGET, %zu failed\n",
+           n, MGET_KEYS, MGET_KEYS, (double)n / dt, cpu * 1e9 / (double)n, failed);
+    rg_cc_close(&cc);
+    free(calls);
+    free(arena);
+    test_cluster_stop(&c);
+    return failed != 0;
 }
 
 static double redis_benchmark(const test_cluster *c, size_t n, const char *clients,
@@ -220,16 +290,20 @@ static int by_value(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    bool route_only = false, client_only = false;
-    size_t n = 1000000;
+    bool route_only = false, client_only = false, mget = false;
+    size_t n = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--route-only") == 0)
             route_only = true;
         else if (strcmp(argv[i], "--client-only") == 0)
             client_only = true;
+        else if (strcmp(argv[i], "--mget") == 0)
+            mget = true;
         else
             n = strtoull(argv[i], NULL, 10);
     }
+    if (mget) return run_mget(n ? n : 10000);
+    if (!n) n = 1000000;
     static reqs r;
     make_requests(&r);
     static rg_cluster_map m;
