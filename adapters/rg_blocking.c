@@ -155,6 +155,7 @@ void rg_bconn_close(rg_bconn *b) {
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
     rg_conn_closed(&b->conn, RG_LIT("closed by the client"));
+    rg_conn_free(&b->conn); /* a grown input buffer */
 }
 
 /* Writes the whole output; not RG_OK on a timeout or an error. */
@@ -180,8 +181,9 @@ static rg_status write_all(rg_bconn *b) {
  * EOF, a timeout or an error. */
 static rg_status read_some(rg_bconn *b, int flags) {
     size_t room;
-    char *in = rg_conn_read_buf(&b->conn, &room);
-    if (!in) return failed(b, RG_FULL, "reply larger than the input buffer", 0);
+    char *in = rg_conn_read_buf(&b->conn, &room); /* grows the input when cfg.alloc is set */
+    if (!in && rg_conn_state_of(&b->conn) == RG_CONN_FAILED) return engine_failed(b);
+    if (!in) return failed(b, RG_FULL, "reply larger than the input buffer (no cfg.alloc)", 0);
     const ssize_t r = recv(b->fd, in, room, flags);
     if (r == 0) return failed(b, RG_CLOSED, "connection closed by the server", 0);
     if (r < 0) {

@@ -16,7 +16,9 @@
  * Typical use: queue calls with the generated C_call functions (or rg_conn_call_argv) on
  * &b->conn, then rg_bconn_wait(b, id) for the last one; callbacks and pushes run inside the wait.
  * Ownership: the rg_bconn is caller-owned; the buffers in its config stay the caller's and must
- * outlive it. rg_bconn_close releases the socket (nothing else is held).
+ * outlive it. With cfg.alloc set, a reply larger than the input buffer is read into a grown one
+ * (rg_conn_config.alloc, up to max_reply). rg_bconn_close releases the socket and that memory:
+ * call it when done with b, also after a failure.
  */
 #ifndef RG_BLOCKING_H
 #define RG_BLOCKING_H
@@ -60,7 +62,8 @@ rg_status rg_bconn_reconnect(rg_bconn *b);
 /* Writes the output and reads replies until call id has completed (id 0: until no call is
  * pending). Returns RG_OK; else the connection is gone and pending calls have completed (with
  * RG_CLOSED, RG_TIMEOUT or a protocol error): RG_CLOSED (EOF, or closed before), RG_TIMEOUT (io_ms
- * or a deadline passed), RG_IO (a socket error), RG_FULL (a reply larger than the input buffer),
+ * or a deadline passed), RG_IO (a socket error), RG_FULL (a reply larger than the input buffer
+ * without cfg.alloc, or the allocator refused), RG_ERR_LIMIT (a reply larger than cfg.max_reply),
  * RG_REFUSED (the connect sequence was refused) or the decoder's sticky error. rg_bconn_error says
  * what happened. */
 rg_status rg_bconn_wait(rg_bconn *b, uint64_t id);

@@ -16,7 +16,9 @@ static rg_uv *of_handle(const uv_handle_t *h) {
 
 static void handle_closed(uv_handle_t *h) {
     rg_uv *u = of_handle(h);
-    if (--u->open == 0 && u->on_event) u->on_event(u, RG_UV_CLOSED, u->ud);
+    if (--u->open != 0) return;
+    rg_conn_free(&u->conn); /* a grown input buffer: nothing reads into it any more */
+    if (u->on_event) u->on_event(u, RG_UV_CLOSED, u->ud);
 }
 
 /* A libuv error in the house's words: libuv's codes stop at this edge. */
@@ -147,6 +149,8 @@ static void before_poll(uv_prepare_t *p) {
     arm(u);
 }
 
+/* The engine's room, grown when a reply fills the input (cfg.alloc); none (UV_ENOBUFS in got)
+ * when it cannot grow. */
 static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     rg_uv *u = of_handle(h);
     size_t room;
@@ -166,8 +170,10 @@ static void tell_ready(rg_uv *u) {
 static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     rg_uv *u = of_handle((uv_handle_t *)s);
     (void)buf;
-    if (n == UV_ENOBUFS) {
-        shut(u, RG_FULL, "reply larger than the input buffer");
+    if (n == UV_ENOBUFS && rg_conn_state_of(&u->conn) == RG_CONN_FAILED) {
+        shut_engine(u); /* over max_reply, or the allocator refused */
+    } else if (n == UV_ENOBUFS) {
+        shut(u, RG_FULL, "reply larger than the input buffer (no cfg.alloc)");
     } else if (n == UV_EOF) {
         shut(u, RG_CLOSED, "connection closed by the server");
     } else if (n < 0) {

@@ -4,8 +4,9 @@
  * rg_conn_call_argv), from anywhere on the loop's thread, callbacks included. Once per loop
  * iteration (a uv_prepare handle) everything queued since is written in one go, so calls made in
  * one callback are pipelined without the caller doing anything. Replies are read straight into
- * the engine's input buffer (uv_read_start's alloc callback hands it out) and complete their
- * calls from the read callback; pushes go to the config's push handler.
+ * the engine's input buffer (uv_read_start's alloc callback hands it out, grown through
+ * cfg.alloc when a reply does not fit) and complete their calls from the read callback; pushes
+ * go to the config's push handler.
  *
  * Deadlines: with the config's timeout_ms (or rg_conn_call_timeout for one call) a uv_timer
  * enforces the engine's deadlines (rg_conn_expire): when one passes, the calls whose deadline
@@ -18,7 +19,8 @@
  * (libuv holds pointers to its handles). rg_uv_close completes every pending call with
  * RG_CLOSED at once and reports RG_UV_CLOSED when libuv has released the handles; only then
  * may the memory go. A connection error, EOF or protocol error does the same by itself, reporting
- * RG_UV_FAILED first (rg_uv_error says why).
+ * RG_UV_FAILED first (rg_uv_error says why). A grown input buffer goes back to cfg.alloc just
+ * before RG_UV_CLOSED (rg_conn_free): views into the input die there.
  */
 #ifndef RG_UV_H
 #define RG_UV_H
@@ -42,8 +44,9 @@ typedef enum rg_uv_event {
     RG_UV_READY = 1,
     /* The connection failed; rg_uv_error says why (libuv's codes translated: RG_CLOSED for EOF,
      * RG_REFUSED for a refused connect or connect sequence, RG_TIMEOUT, RG_FULL for a reply larger
-     * than the input buffer, RG_IO for other socket errors, or the decoder's sticky error). Pending
-     * calls have completed; RG_UV_CLOSED follows. */
+     * than the input buffer without cfg.alloc, RG_ERR_LIMIT above cfg.max_reply, RG_IO for other
+     * socket errors, or the decoder's sticky error). Pending calls have completed; RG_UV_CLOSED
+     * follows. */
     RG_UV_FAILED,
     /* Handles released: the rg_uv may be freed or connected again. */
     RG_UV_CLOSED

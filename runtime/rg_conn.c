@@ -8,6 +8,7 @@
 #include "rg_enc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Private call kinds. */
@@ -19,6 +20,10 @@ enum { K_PLAIN, K_MULTI, K_QUEUED, K_EXEC, K_DISCARD, K_PING, K_USER_PING, K_HEL
 enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT };
 
 #define UNKNOWN_COUNT UINT32_MAX
+
+/* Bytes before a grown input buffer in its block (the retired chain's link), keeping the buffer
+ * 16-byte aligned. */
+#define BLOCK_HEAD 16
 
 static const rg_rnode RAW_NODES[] = {
     {.accept = RG_RA_ANY, .shape = RG_RS_ANY, .store = RG_RT_NONE, .cval = NULL}};
@@ -622,6 +627,11 @@ static rg_status start(rg_conn *c) {
 rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
     memset(c, 0, offsetof(rg_conn, rr));
     c->cfg = *cfg;
+    c->in_own = cfg->in;
+    c->in_own_cap = cfg->in_cap;
+    c->in_retired = NULL;
+    if (!c->cfg.max_reply) c->cfg.max_reply = RG_CONN_MAX_REPLY;
+    if (c->cfg.max_reply > SIZE_MAX - BLOCK_HEAD) c->cfg.max_reply = SIZE_MAX - BLOCK_HEAD;
     if (!cfg->in || !cfg->out || !cfg->calls || cfg->ncalls == 0 || cfg->in_cap < 64) {
         c->state = RG_CONN_FAILED;
         set_error(c, RG_INVALID, "rg_conn_init: in (64 bytes or more), out and calls are required",
@@ -660,22 +670,115 @@ rg_status rg_conn_reset(rg_conn *c) {
 /* ---- input ---------------------------------------------------------------------------------- */
 
 void rg_conn_hold(rg_conn *c, bool on) {
-    c->in_keep = on ? c->in_pos : SIZE_MAX;
+    if (!on || c->in_keep == SIZE_MAX) c->in_keep = on ? c->in_pos : SIZE_MAX;
+}
+
+void *rg_conn_std_alloc(void *ud, void *ptr, size_t size) {
+    (void)ud;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, size);
+}
+
+/* A grown buffer is the tail of a block from cfg.alloc: the block's head links it into
+ * in_retired once it is replaced while held. */
+static char *block_of(char *in) {
+    return in - BLOCK_HEAD;
+}
+
+static bool grown(const rg_conn *c) {
+    return c->cfg.in != c->in_own;
+}
+
+static void free_retired(rg_conn *c) {
+    while (c->in_retired) {
+        char *const block = c->in_retired;
+        memcpy(&c->in_retired, block, sizeof(char *));
+        c->cfg.alloc(c->cfg.alloc_ud, block, 0);
+    }
+}
+
+/* Drops the bytes before the unread ones (and the unfinished reply's start), or before the hold:
+ * while held, only as long as nothing was read since it (no held view points into the input). */
+static void compact(rg_conn *c) {
+    const bool held = c->in_keep != SIZE_MAX;
+    size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
+    if (held && c->in_pos != c->in_keep) return;
+    if (held && c->in_keep < keep) keep = c->in_keep;
+    if (keep == 0) return;
+    memmove(c->cfg.in, c->cfg.in + keep, c->in_len - keep);
+    c->in_len -= keep;
+    c->in_pos -= keep;
+    c->in_base += keep;
+    c->reply_from -= c->mid_reply ? keep : 0;
+    if (held) c->in_keep -= keep;
+}
+
+/* Back to the caller's buffer after a big reply (the threshold: rg_conn_read_buf's comment). */
+static void shrink(rg_conn *c) {
+    if (!grown(c) || c->cfg.in_cap <= RG_CONN_KEEP_GROWN || c->in_len > c->in_own_cap / 2) return;
+    memcpy(c->in_own, c->cfg.in, c->in_len);
+    c->cfg.alloc(c->cfg.alloc_ud, block_of(c->cfg.in), 0);
+    c->cfg.in = c->in_own;
+    c->cfg.in_cap = c->in_own_cap;
+}
+
+/* The input is full: twice the room, up to max_reply. Not held, a grown block is resized in
+ * place (realloc may avoid the copy); held, the bytes go to a new block and the old one stays
+ * where held views point. False (and the connection failed) when it cannot grow. */
+static bool grow(rg_conn *c) {
+    const size_t cap = c->cfg.in_cap, max = c->cfg.max_reply;
+    if (cap >= max) {
+        char size[24];
+        snprintf(size, sizeof size, "%zu", max);
+        fail(c, RG_ERR_LIMIT, "reply larger than max_reply (bytes)", rg_cstr(size));
+        return false;
+    }
+    const size_t to = cap > max / 2 ? max : cap * 2;
+    const bool move = !grown(c) || c->in_keep != SIZE_MAX;
+    char *const block =
+        c->cfg.alloc(c->cfg.alloc_ud, move ? NULL : block_of(c->cfg.in), BLOCK_HEAD + to);
+    if (!block) {
+        char size[24];
+        snprintf(size, sizeof size, "%zu", BLOCK_HEAD + to);
+        fail(c, RG_FULL, "input buffer: the allocator refused (bytes)", rg_cstr(size));
+        return false;
+    }
+    if (move) {
+        memcpy(block + BLOCK_HEAD, c->cfg.in, c->in_len);
+        if (grown(c)) { /* held: retired, freed once the hold is released */
+            memcpy(block_of(c->cfg.in), &c->in_retired, sizeof(char *));
+            c->in_retired = block_of(c->cfg.in);
+        }
+    }
+    c->cfg.in = block + BLOCK_HEAD;
+    c->cfg.in_cap = to;
+    return true;
 }
 
 char *rg_conn_read_buf(rg_conn *c, size_t *n) {
-    size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
-    if (c->in_keep < keep) keep = c->in_keep;
-    if (keep > 0) {
-        memmove(c->cfg.in, c->cfg.in + keep, c->in_len - keep);
-        c->in_len -= keep;
-        c->in_pos -= keep;
-        c->in_base += keep;
-        c->reply_from -= c->mid_reply ? keep : 0;
-        if (c->in_keep != SIZE_MAX) c->in_keep -= keep;
+    compact(c);
+    if (c->in_keep == SIZE_MAX) {
+        free_retired(c);
+        shrink(c);
     }
+    const bool full = c->in_len == c->cfg.in_cap;
+    if (full && c->cfg.alloc && c->state != RG_CONN_FAILED) grow(c);
     *n = c->cfg.in_cap - c->in_len;
     return *n ? c->cfg.in + c->in_len : NULL;
+}
+
+void rg_conn_free(rg_conn *c) {
+    rg_conn_closed(c, RG_LIT("freed"));
+    if (!grown(c) && !c->in_retired) return;
+    free_retired(c);
+    if (grown(c)) c->cfg.alloc(c->cfg.alloc_ud, block_of(c->cfg.in), 0);
+    c->cfg.in = c->in_own;
+    c->cfg.in_cap = c->in_own_cap;
+    c->in_len = c->in_pos = c->reply_from = 0;
+    c->mid_reply = false;
 }
 
 static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_call *call) {
@@ -1033,11 +1136,16 @@ rg_conn_state rg_conn_feed(rg_conn *c, size_t n) {
 }
 
 size_t rg_conn_feed_copy(rg_conn *c, const char *bytes, size_t n, rg_conn_state *state) {
-    size_t room_n;
-    char *dst = rg_conn_read_buf(c, &room_n);
-    const size_t take = n < room_n ? n : room_n;
-    if (take) memcpy(dst, bytes, take);
-    const rg_conn_state st = rg_conn_feed(c, take);
+    size_t done = 0, room_n;
+    rg_conn_state st = c->state;
+    char *dst;
+    do {
+        dst = rg_conn_read_buf(c, &room_n);
+        const size_t take = n - done < room_n ? n - done : room_n;
+        if (take) memcpy(dst, bytes + done, take);
+        st = rg_conn_feed(c, take);
+        done += take;
+    } while (done < n && dst && st != RG_CONN_FAILED);
     if (state) *state = st;
-    return take;
+    return done;
 }

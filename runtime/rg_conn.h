@@ -16,13 +16,16 @@
  * parsed for a cluster layer.
  *
  * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config), or inside
- * the rg_conn (the decoder's frames for replies nested up to RG_CONN_MAX_DEPTH levels); nothing
- * is allocated, ever. A full ring or output buffer makes a call fail at once (returns 0), before
- * anything is written.
+ * the rg_conn (the decoder's frames for replies nested up to RG_CONN_MAX_DEPTH levels). Nothing
+ * is allocated, with one exception the caller opts into: given an allocator (rg_conn_config.alloc),
+ * a reply (or a held run of replies) that does not fit the input buffer makes rg_conn_read_buf
+ * grow it, up to max_reply; replies that fit never allocate. A full ring or output buffer makes a
+ * call fail at once (returns 0), before anything is written.
  *
  * Lifetimes: views in a completed call's result, error text and pushes point into the input
  * buffer (or the storage given for arrays) and are valid until the callback returns; after it,
- * until the next rg_conn_read_buf (which compacts the input), unless rg_conn_hold keeps them.
+ * until the next rg_conn_read_buf (which compacts the input, and is the only place it may move
+ * to a grown buffer), unless rg_conn_hold keeps them.
  * Callbacks may queue new calls; they must not feed, reset or close the connection.
  */
 #ifndef RG_CONN_H
@@ -42,6 +45,21 @@ extern "C" {
 #define RG_CONN_MAX_DEPTH 1024
 /* The frames inside an rg_conn: one per level of RG_CONN_MAX_DEPTH past the decoder's own. */
 #define RG_CONN_OWN_FRAMES (RG_CONN_MAX_DEPTH > RG_MAX_DEPTH ? RG_CONN_MAX_DEPTH - RG_MAX_DEPTH : 1)
+
+/* The largest input buffer the engine grows to unless told (rg_conn_config.max_reply): Redis's
+ * proto-max-bulk-len (512 MiB) and room for that bulk's header. */
+#define RG_CONN_MAX_REPLY (((size_t)512 << 20) + 4096)
+/* A grown input buffer no larger than this is kept for the next big reply; a larger one goes back
+ * to the allocator once the input is nearly idle (see rg_conn_read_buf), so one 64 MiB value
+ * does not pin 64 MiB for the connection's life. */
+#define RG_CONN_KEEP_GROWN ((size_t)1 << 20)
+
+/* An allocator, realloc's contract with a user pointer: (ud, NULL, n) allocates n bytes, (ud, p,
+ * n) resizes p (moving it if need be), (ud, p, 0) frees p (and returns NULL); NULL when out of
+ * memory (p then unchanged). rg_conn_std_alloc is one over the C library's. */
+typedef void *(*rg_alloc_fn)(void *ud, void *ptr, size_t size);
+/* realloc and free; ud unused. */
+void *rg_conn_std_alloc(void *ud, void *ptr, size_t size);
 
 /* How a call ends: an rg_status (rg.h). RG_OK: the typed result is in *result;
  * RG_SERVER_ERROR: the server answered an error (error, and redirect when it is one);
@@ -122,7 +140,7 @@ typedef struct rg_call {
 /* Connect sequence and buffers. Strings are copied into the output when queued; the config
  * itself need not outlive rg_conn_init except the buffers. */
 typedef struct rg_conn_config {
-    char *in; /* input buffer, caller-owned; replies larger than it cannot be read */
+    char *in; /* input buffer, caller-owned (never freed by the engine); see alloc */
     size_t in_cap;
     char *out; /* output buffer, caller-owned */
     size_t out_cap;
@@ -153,6 +171,16 @@ typedef struct rg_conn_config {
     /* Deadlines, in the caller's milliseconds (see rg_conn_expire); 0: none. */
     uint32_t timeout_ms;         /* every call's, from when the engine first sees the time */
     uint32_t connect_timeout_ms; /* the connect sequence's, until it is answered */
+    /* Input growth. NULL: none (in_cap bytes is the most a reply, or a held run of replies, may
+     * take: rg_conn_read_buf then returns NULL). Else, when the input buffer is full of a reply
+     * not yet whole, rg_conn_read_buf moves it to a buffer twice as large from alloc (alloc_ud
+     * passed back), up to max_reply bytes (0: RG_CONN_MAX_REPLY); a reply that needs more fails
+     * the connection with RG_ERR_LIMIT, nothing of it misread. A grown buffer is the engine's:
+     * kept across rg_conn_reset, given back when idle (RG_CONN_KEEP_GROWN) and by rg_conn_free.
+     * rg_conn_config_of(c)->in and in_cap tell the buffer in use. */
+    rg_alloc_fn alloc;
+    void *alloc_ud;
+    size_t max_reply;
 } rg_conn_config;
 
 typedef enum rg_conn_state {
@@ -214,6 +242,9 @@ struct rg_conn {
     rg_reply_reader rr;
     rg_reply_reader sub;               /* EXEC's elements */
     rg_frame deep[RG_CONN_OWN_FRAMES]; /* unless cfg.frames: see there */
+    char *in_own;                      /* the caller's input buffer (cfg.in is the one in use) */
+    size_t in_own_cap;
+    char *in_retired; /* grown blocks replaced while held, chained through their headers */
 };
 
 /* Prepares c with cfg and queues the connect sequence. Returns RG_OK; RG_INVALID when a buffer is
@@ -312,21 +343,39 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
 
 /* ---- input ---------------------------------------------------------------------------------- */
 
-/* Where to read into: *n bytes of room (compacting the input first). NULL with *n 0 when the
- * input is full (a reply larger than in_cap, or rg_conn_hold keeps everything). */
+/* Where to read into: *n bytes of room. Compacts the input first (see rg_conn_hold), and when it is
+ * still full, grows it through rg_conn_config.alloc (see there): views of earlier results move
+ * or die here and nowhere else. NULL with *n 0 when the input is full and cannot grow: no
+ * allocator (a reply larger than in_cap, or rg_conn_hold keeps everything), or the connection
+ * failed (RG_ERR_LIMIT above max_reply; RG_FULL when the allocator returned NULL: the pending
+ * calls then complete inside this call). After a big
+ * reply, a grown buffer larger than RG_CONN_KEEP_GROWN is freed here, and the caller's used
+ * again, once no bytes are held and the unread ones fit half the caller's buffer. */
 char *rg_conn_read_buf(rg_conn *c, size_t *n);
 /* n bytes were read into rg_conn_read_buf's room: decodes every whole reply and push in them,
  * completing calls and calling the push handler. Returns the state; FAILED after a protocol
  * error (every pending call then completed with the decoder's sticky status). n == 0 is not EOF:
  * call rg_conn_closed for that. */
 rg_conn_state rg_conn_feed(rg_conn *c, size_t n);
-/* rg_conn_read_buf + copy + rg_conn_feed, for callers whose bytes are elsewhere. Returns the
- * bytes taken (less than n when the input is full). */
+/* rg_conn_read_buf + copy + rg_conn_feed, for callers whose bytes are elsewhere, until all n are
+ * taken. Returns the bytes taken (less than n when the input is full and cannot grow, or the
+ * connection failed). */
 size_t rg_conn_feed_copy(rg_conn *c, const char *bytes, size_t n, rg_conn_state *state);
 
 /* Keeps the input bytes of every reply from now on (results stay valid across reads) until
- * rg_conn_hold(c, false). */
+ * rg_conn_hold(c, false); holding again while held changes nothing. The bytes before the hold
+ * are dropped by the next rg_conn_read_buf if nothing was read in between; once a reply or push
+ * has been read under the hold the input never moves: growth copies to a new buffer and keeps
+ * the old one alive (held views point into it) until the first rg_conn_read_buf after the hold
+ * is released; memory held then is at most twice the buffer in use. */
 void rg_conn_hold(rg_conn *c, bool on);
+
+/* Closes the connection (as rg_conn_closed, if it is not already) and gives the grown input
+ * buffers back to the allocator (nothing when none was grown); the caller's buffers stay the
+ * caller's. Views into the input die. c may be started again with rg_conn_reset (on the caller's
+ * buffer) or rg_conn_init; call it before giving up c, or rg_conn_init-ing it again, whenever
+ * rg_conn_config.alloc was set (the adapters do it when they close). Safe to call twice. */
+void rg_conn_free(rg_conn *c);
 
 /* ---- state ---------------------------------------------------------------------------------- */
 
@@ -393,7 +442,8 @@ static inline bool rg_conn_want_write(const rg_conn *c) {
 }
 /* Why the connection failed: status RG_OK (msg empty) while it did not; else RG_CLOSED (lost or
  * closed), RG_TIMEOUT (a deadline passed), RG_REFUSED (the connect sequence was refused), RG_FULL
- * (it did not fit), RG_INVALID (a bad config) or the decoder's sticky error; msg (in the
+ * (it did not fit, or the input's allocator refused), RG_INVALID (a bad config), RG_ERR_LIMIT (a
+ * reply above max_reply) or the decoder's sticky error; msg (in the
  * connection, valid until rg_conn_reset) says what, offset is the input stream offset. */
 rg_error rg_conn_error(const rg_conn *c);
 

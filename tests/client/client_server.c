@@ -17,7 +17,11 @@
  *   the on_connect hook its subscription;
  * - SIGPIPE: a call written to a peer that closed the connection (a loopback listener) fails
  *   with RG_CLOSED while SIGPIPE has its default action (termination): the adapter's
- *   writes never raise it. */
+ *   writes never raise it;
+ * - a GET of 64 MiB through the 64 KiB input buffer grown by rg_conn_std_alloc, RESP2 and RESP3,
+ *   every byte compared; with max_reply 1 MiB it fails with RG_ERR_LIMIT, without an allocator
+ *   with RG_FULL. */
+#include "big_value.h"
 #include "redis_client.h"
 #include "rg_blocking.h"
 #include "test_redis.h"
@@ -786,21 +790,68 @@ static void sigpipe(void **state) {
     close_client(c);
 }
 
+/* ---- a 64 MiB reply through a 64 KiB input buffer ----------------------------------------- */
+
+/* GET big on a new connection with cfg; returns rg_bconn_wait's status, the result in *r. */
+static rg_status get_big(const fixture *f, client *c, const rg_conn_config *cfg,
+                         redis_get_result *r, double *ms) {
+    assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", f->server.port, cfg, 2000, 5000), 0);
+    const uint64_t id = redis_get_call(&c->b.conn, V("big"), r, NULL, NULL);
+    assert_int_not_equal(id, 0);
+    const double t0 = now_ms();
+    const rg_status st = rg_bconn_wait(&c->b, id);
+    *ms = now_ms() - t0;
+    return st;
+}
+
+static void big_reply(void **state) {
+    const fixture *f = *state;
+    char *v = big_value();
+    assert_non_null(v);
+    assert_int_equal(big_value_set(f->server.port, "big", v), 0);
+    client *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    redis_get_result r;
+    double ms;
+    for (int proto = 2; proto <= 3; proto++) {
+        rg_conn_config cfg = config(c, proto);
+        cfg.alloc = rg_conn_std_alloc;
+        memset(&r, 0, sizeof r);
+        assert_int_equal(get_big(f, c, &cfg, &r, &ms), RG_OK);
+        assert_int_equal(r.value.len, BIG_VALUE_LEN);
+        assert_memory_equal(r.value.ptr, v, BIG_VALUE_LEN);
+        printf("GET of 64 MiB through a 64 KiB input buffer, RESP%d: %.1f ms\n", proto, ms);
+        /* The connection goes on, back on the caller's buffer once idle. */
+        assert_true(command(c, "PING").status == RG_OK);
+        assert_ptr_equal(rg_conn_config_of(&c->b.conn)->in, c->in);
+        rg_bconn_close(&c->b);
+    }
+    /* Above max_reply: the connection fails, naming the limit. */
+    rg_conn_config cfg = config(c, 3);
+    cfg.alloc = rg_conn_std_alloc;
+    cfg.max_reply = (size_t)1 << 20;
+    assert_int_equal(get_big(f, c, &cfg, &r, &ms), RG_ERR_LIMIT);
+    const rg_error e = rg_bconn_error(&c->b);
+    assert_int_equal(e.status, RG_ERR_LIMIT);
+    assert_non_null(strstr(e.msg.ptr, "max_reply"));
+    rg_bconn_close(&c->b);
+    /* No allocator: the input buffer is the most a reply may take. */
+    cfg = config(c, 3);
+    assert_int_equal(get_big(f, c, &cfg, &r, &ms), RG_FULL);
+    rg_bconn_close(&c->b);
+    free(c);
+    free(v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(sigpipe),
-        cmocka_unit_test(typed_calls),
-        cmocka_unit_test(pipeline_100k),
-        cmocka_unit_test(tracking_resp3),
-        cmocka_unit_test(tracking_redirect_resp2),
-        cmocka_unit_test(pubsub),
-        cmocka_unit_test(typed_pubsub),
-        cmocka_unit_test(hello_switches),
-        cmocka_unit_test(written_or_not),
-        cmocka_unit_test(transactions),
-        cmocka_unit_test(blpop_timeout),
-        cmocka_unit_test(deadlines),
-        cmocka_unit_test(killed_and_restarted),
+        cmocka_unit_test(big_reply),      cmocka_unit_test(sigpipe),
+        cmocka_unit_test(typed_calls),    cmocka_unit_test(pipeline_100k),
+        cmocka_unit_test(tracking_resp3), cmocka_unit_test(tracking_redirect_resp2),
+        cmocka_unit_test(pubsub),         cmocka_unit_test(typed_pubsub),
+        cmocka_unit_test(hello_switches), cmocka_unit_test(written_or_not),
+        cmocka_unit_test(transactions),   cmocka_unit_test(blpop_timeout),
+        cmocka_unit_test(deadlines),      cmocka_unit_test(killed_and_restarted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,8 +11,12 @@
  * trips connect_timeout_ms;
  * - SIGPIPE: a write to a peer that closed the connection (a loopback listener) ends the
  *   connection with EPIPE and its calls with RG_CLOSED; the process, started with SIGPIPE's
- *   default action (termination), lives on; a handler the application installed stays its own.
+ *   default action (termination), lives on; a handler the application installed stays its own;
+ * - a GET of 64 MiB through the 64 KiB input buffer grown by rg_conn_std_alloc (the alloc callback
+ *   hands out the grown room), RESP2 and RESP3, every byte compared; with max_reply 1 MiB the
+ *   connection fails with RG_ERR_LIMIT.
  */
+#include "big_value.h"
 #include "redis_client.h"
 #include "rg_uv.h"
 #include "test_redis.h"
@@ -440,10 +444,71 @@ static void sigpipe(void **state) {
     free(c);
 }
 
+/* ---- a 64 MiB reply through a 64 KiB input buffer ----------------------------------------- */
+
+typedef struct big_get {
+    uvc *c;
+    const char *want;
+    redis_get_result r;
+    rg_status status;
+    bool whole; /* the view held every byte, checked in the callback */
+} big_get;
+
+static void big_done(void *ud, const rg_call_done *d) {
+    big_get *g = ud;
+    g->status = d->status;
+    g->whole = d->status == RG_OK && g->r.value.len == BIG_VALUE_LEN &&
+               memcmp(g->r.value.ptr, g->want, BIG_VALUE_LEN) == 0;
+    if (d->status == RG_OK) rg_uv_close(&g->c->u);
+}
+
+/* GET big on a new connection (max_reply 0: the default); returns the call's outcome. */
+static big_get get_big(const fixture *f, const char *want, int protocol, size_t max_reply, uvc *c) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    memset(c, 0, sizeof *c);
+    rg_conn_config cfg = config(c, protocol);
+    cfg.alloc = rg_conn_std_alloc;
+    cfg.max_reply = max_reply;
+    assert_int_equal(
+        rg_uv_connect_tcp(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, on_event, c), 0);
+    big_get g = {c, want, {{NULL, 0}}, RG_OK, false};
+    assert_int_not_equal(redis_get_call(&c->u.conn, V("big"), &g.r, big_done, &g), 0);
+    const double t0 = now_ms();
+    uv_run(&loop, UV_RUN_DEFAULT);
+    if (max_reply == 0)
+        printf("GET of 64 MiB through a 64 KiB input buffer (libuv), RESP%d: %.1f ms\n", protocol,
+               now_ms() - t0);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
+    /* The grown buffer went back before RG_UV_CLOSED. */
+    assert_ptr_equal(rg_conn_config_of(&c->u.conn)->in, c->in);
+    return g;
+}
+
+static void big_reply(void **state) {
+    const fixture *f = *state;
+    char *v = big_value();
+    uvc *c = calloc(1, sizeof *c);
+    assert_true(v && c);
+    assert_int_equal(big_value_set(f->server.port, "big", v), 0);
+    for (int proto = 2; proto <= 3; proto++) {
+        const big_get g = get_big(f, v, proto, 0, c);
+        assert_int_equal(g.status, RG_OK);
+        assert_true(g.whole);
+    }
+    const big_get g = get_big(f, v, 3, (size_t)1 << 20, c);
+    assert_int_equal(g.status, RG_ERR_LIMIT);
+    assert_int_equal(c->events[c->nevents - 2], FAILED_(RG_ERR_LIMIT));
+    free(c);
+    free(v);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pipelined), cmocka_unit_test(pubsub),   cmocka_unit_test(failures),
-        cmocka_unit_test(reconnect), cmocka_unit_test(timeouts), cmocka_unit_test(sigpipe),
+        cmocka_unit_test(big_reply), cmocka_unit_test(pipelined), cmocka_unit_test(pubsub),
+        cmocka_unit_test(failures),  cmocka_unit_test(reconnect), cmocka_unit_test(timeouts),
+        cmocka_unit_test(sigpipe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

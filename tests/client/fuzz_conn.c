@@ -6,8 +6,12 @@
  * timeout of 0 to 3 ms, or make a call whose callback closes the connection). The first byte's
  * top bits give every call a timeout (timeout_ms 1 to 3); deadlines start at 0 and the input ends
  * at 2 ms (rg_conn_expire), when the later ones are still running. It is fed
- * whole, in pieces cut where the input's hash says, and one byte at a time, through a small input
- * buffer, and every way must give the same log of completions and pushes. Each call must complete
+ * whole, in pieces cut where the input's hash says, and one byte at a time, through a 64-byte input
+ * buffer that grows through an allocator hook up to MAX_REPLY bytes (above it the connection fails
+ * with RG_ERR_LIMIT), and every way must give the same log of completions and pushes. When the
+ * hash says so the input is held (rg_conn_hold) from the start: the views of the string results
+ * are logged again at the end, after every growth, and must read the same. Every grown buffer
+ * goes back (rg_conn_free), counted. Each call must complete
  * at most once, in the order the calls were made (no reply paired with the wrong call), and after
  * rg_conn_closed every call must have completed exactly once. ASan and UBSan catch the rest.
  */
@@ -20,7 +24,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { MAX_CALLS = 32, LOG_CAP = 1 << 16 };
+enum { MAX_CALLS = 32, LOG_CAP = 1 << 16, MAX_REPLY = 1024 };
 
 typedef struct int_result {
     int64_t value;
@@ -47,7 +51,7 @@ static const rg_rtable ARRAY_TABLE = {"MGET", ARRAY_NODES, sizeof(array_result),
 
 typedef struct run {
     rg_conn c;
-    char in[256], out[4096], storage[64];
+    char in[64], out[4096], storage[64];
     rg_call calls[MAX_CALLS * 2];
     union {
         int_result i;
@@ -57,6 +61,8 @@ typedef struct run {
     } results[MAX_CALLS];
     uint64_t ids[MAX_CALLS];
     uint8_t kinds[MAX_CALLS]; /* 0 int, 1 view, 2 array, else raw */
+    bool ok[MAX_CALLS];       /* completed with RG_OK into its result */
+    size_t blocks;            /* the allocator's live blocks */
     size_t ncalls;
     uint8_t seen[MAX_CALLS * 2 + 8];
     uint8_t in_tx[MAX_CALLS * 2 + 8]; /* made between MULTI and EXEC/DISCARD */
@@ -93,6 +99,7 @@ static void on_done(void *ud, const rg_call_done *d) {
         size_t k = 0;
         while (k < r->ncalls && (const void *)&r->results[k] != res) k++;
         if (k == r->ncalls) abort();
+        r->ok[k] = true;
         put(r, "=");
         if (r->kinds[k] == 0) {
             put(r, "%lld", (long long)r->results[k].i.value);
@@ -107,6 +114,32 @@ static void on_done(void *ud, const rg_call_done *d) {
         }
     }
     put(r, ";");
+}
+
+/* The input's allocator: the C library's, with its live blocks counted. */
+static void *counted(void *ud, void *ptr, size_t size) {
+    run *r = ud;
+    void *p = rg_conn_std_alloc(NULL, ptr, size);
+    r->blocks += !ptr && p;
+    r->blocks -= ptr && !size;
+    return p;
+}
+
+static uint64_t hash(const uint8_t *p, size_t n) {
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211u;
+    return h;
+}
+
+/* Held: the string results' views again, after everything was fed. */
+static void put_held(run *r) {
+    put(r, "|held:");
+    for (size_t k = 0; k < r->ncalls; k++)
+        if (r->ok[k] && r->kinds[k] != 0 && r->kinds[k] != 2) {
+            const rg_view v = r->results[k].v.value;
+            put(r, "%zu:%llx", v.len,
+                (unsigned long long)(v.ptr ? hash((const uint8_t *)v.ptr, v.len) : 0));
+        }
 }
 
 /* A callback that closes the connection (allowed: the rest must still complete once). */
@@ -169,7 +202,7 @@ static uint64_t make_call(run *r, uint8_t what) {
 }
 
 static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol, uint32_t timeout,
-                     const char *in, size_t n, const size_t *cuts, size_t ncuts) {
+                     bool hold, const char *in, size_t n, const size_t *cuts, size_t ncuts) {
     memset(r, 0, offsetof(run, log));
     r->loglen = 0;
     const rg_conn_config cfg = {.in = r->in,
@@ -184,8 +217,12 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
                                 .push_ud = r,
                                 .protocol = protocol,
                                 .timeout_ms = timeout,
-                                .connect_timeout_ms = timeout};
+                                .connect_timeout_ms = timeout,
+                                .alloc = counted,
+                                .alloc_ud = r,
+                                .max_reply = MAX_REPLY};
     if (rg_conn_init(&r->c, &cfg) != 0) abort();
+    rg_conn_hold(&r->c, hold);
     for (size_t i = 0; i < ncalls; i++) make_call(r, script[i]);
     /* Every deadline starts at 0, whatever the feeding: the same log every way. */
     const uint64_t first = rg_conn_next_deadline(&r->c, 0);
@@ -196,7 +233,8 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
         while (at < end && rg_conn_state_of(&r->c) != RG_CONN_FAILED) {
             const size_t took = rg_conn_feed_copy(&r->c, in + at, end - at, NULL);
             if (took == 0) {
-                rg_conn_closed(&r->c, RG_LIT("input full"));
+                /* full at MAX_REPLY: the engine failed by itself */
+                if (rg_conn_error(&r->c).status != RG_ERR_LIMIT) abort();
                 break;
             }
             at += took;
@@ -206,16 +244,14 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
     if (at == n && rg_conn_expire(&r->c, 2) == RG_CONN_FAILED && rg_conn_pending(&r->c) != 0)
         abort();
     put(r, "|state %d pending %zu|", (int)rg_conn_state_of(&r->c), rg_conn_pending(&r->c));
+    if (hold) put_held(r);
     rg_conn_closed(&r->c, RG_LIT("end of input"));
     if (rg_conn_pending(&r->c) != 0) abort();
     for (size_t i = 0; i < r->ncalls; i++)
         if (r->seen[r->ids[i]] != 1) abort(); /* every call completed once */
-}
-
-static uint64_t hash(const uint8_t *p, size_t n) {
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211u;
-    return h;
+    if (rg_conn_config_of(&r->c)->in_cap > MAX_REPLY) abort();
+    rg_conn_free(&r->c);
+    if (r->blocks != 0) abort(); /* every grown buffer went back */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -229,13 +265,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *script = data + 1;
     const char *in = (const char *)data + 1 + ncalls;
     const size_t n = size - 1 - ncalls;
+    uint64_t h = hash(data, size);
+    const bool hold = h >> 63;
     r.log = ref;
-    run_once(&r, script, ncalls, protocol, timeout, in, n, NULL, 0);
+    run_once(&r, script, ncalls, protocol, timeout, hold, in, n, NULL, 0);
     const size_t reflen = r.loglen;
     if (getenv("RG_FUZZ_CONN_LOG")) fprintf(stderr, "%.*s\n", (int)reflen, ref);
     /* Cut where the hash says, then at every byte. */
     size_t cuts[8], ncuts = 0;
-    uint64_t h = hash(data, size);
     for (size_t i = 0; i < 8 && n; i++, h >>= 8) {
         const size_t c = (size_t)(h % (n + 1));
         if (!ncuts || c > cuts[ncuts - 1]) cuts[ncuts++] = c;
@@ -249,7 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } ways[] = {{cuts, ncuts}, {every, nevery}};
     for (size_t w = 0; w < 2; w++) {
         r.log = got;
-        run_once(&r, script, ncalls, protocol, timeout, in, n, ways[w].cuts, ways[w].n);
+        run_once(&r, script, ncalls, protocol, timeout, hold, in, n, ways[w].cuts, ways[w].n);
         if (r.loglen != reflen || memcmp(ref, got, reflen) != 0) {
             fprintf(stderr, "fuzz_conn: split feeding differs\nwhole: %.*s\nsplit: %.*s\n",
                     (int)reflen, ref, (int)r.loglen, got);
