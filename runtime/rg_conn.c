@@ -5,6 +5,7 @@
  * wait for their EXEC; every other call is released as soon as it completes. */
 #include "rg_conn.h"
 
+#include "rg_digits.h"
 #include "rg_enc.h"
 
 #include <stdio.h>
@@ -55,15 +56,10 @@ static const struct {
     {"MASTERDOWN", RG_REDIRECT_MASTERDOWN},
 };
 
-/* Digits of v[from..to) as a number at most max, or -1. */
+/* The 1 to 6 digits p[0..n) as a number at most max, or -1. */
 static int64_t small_number(const char *p, size_t n, int64_t max) {
-    int64_t v = 0;
-    if (n == 0 || n > 6) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9') return -1;
-        v = v * 10 + (p[i] - '0');
-    }
-    return v <= max ? v : -1;
+    uint64_t v;
+    return n <= 6 && rg_digits_u64(p, n, (uint64_t)max, false, &v) ? (int64_t)v : -1;
 }
 
 /* "slot host:port" after MOVED/ASK; the host is everything before the last colon (IPv6). */
@@ -276,10 +272,9 @@ static bool add_ping(rg_conn *c, size_t n) {
  * names a (un)subscribe confirms, whether a PING carries a message. Not the name: the
  * descriptor says which command it is. */
 static uint32_t request_words(const char *req, size_t n) {
-    uint32_t words = 0;
-    for (size_t i = 1; i < n && i < 8 && req[i] >= '0' && req[i] <= '9'; i++)
-        words = words * 10 + (uint32_t)(req[i] - '0');
-    return words;
+    uint64_t words = 0;
+    if (n > 1) rg_digits_read(req + 1, req + (n < 8 ? n : 8), UINT32_MAX, &words);
+    return (uint32_t)words;
 }
 
 /* The engine's private call kind of a command kind (a table: rg_cmd_kind's order). */
