@@ -548,9 +548,9 @@ static void handshake_reply(rg_conn *c, rg_status st) {
 
 /* ---- init and reset ------------------------------------------------------------------------- */
 
-/* Lends the frames for deep replies to a decoder of c. rr, sub and exec_elements' walker share
- * them: each goes past RG_MAX_DEPTH levels only while the others are within them (rr is idle
- * while EXEC's elements are read; the walker is at depth 1 while sub decodes one). */
+/* Lends the frames for deep replies to a decoder of c. rr and sub share them: sub decodes (EXEC's
+ * own result, a reply kept raw) only while rr is idle between replies or between EXEC's
+ * elements, so only one of them is past RG_MAX_DEPTH levels at a time. */
 static rg_status lend_frames(rg_conn *c, rg_reader *r) {
     const bool own = c->cfg.frames == NULL;
     const uint32_t asked = c->cfg.limits ? c->cfg.limits->max_depth : 0;
@@ -575,6 +575,8 @@ static int start(rg_conn *c) {
     c->first = c->head = c->tail = c->used = c->stamp_from = 0;
     c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
     c->in_multi = c->tracking = false;
+    c->unwrap_left = 0;
+    c->unwrap_keep = false;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
     if (init_reply_reader(c, &c->rr) != RG_OK) {
@@ -619,12 +621,14 @@ void rg_conn_hold(rg_conn *c, bool on) {
 char *rg_conn_read_buf(rg_conn *c, size_t *n) {
     size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
     if (c->in_keep < keep) keep = c->in_keep;
+    if (c->unwrap_keep && c->unwrap_from < keep) keep = c->unwrap_from;
     if (keep > 0) {
         memmove(c->cfg.in, c->cfg.in + keep, c->in_len - keep);
         c->in_len -= keep;
         c->in_pos -= keep;
         c->in_base += keep;
         c->reply_from -= c->mid_reply ? keep : 0;
+        c->unwrap_from -= c->unwrap_keep ? keep : 0;
         if (c->in_keep != SIZE_MAX) c->in_keep -= keep;
     }
     *n = c->cfg.in_cap - c->in_len;
@@ -660,27 +664,6 @@ static void abort_queued(rg_conn *c, rg_view why) {
         complete(c, slot(c, i), RG_ABORTED, why, NULL);
 }
 
-/* The next element of the array v from *p (0: before its header); false after the last. */
-static bool next_element(rg_reader *r, rg_view v, size_t *p, rg_view *elem) {
-    rg_event ev;
-    if (*p == 0 && (rg_next(r, v.ptr, v.len, p, &ev) != RG_OK || ev.kind != RG_EV_ARRAY))
-        return false;
-    const size_t from = *p;
-    while (rg_next(r, v.ptr, v.len, p, &ev) == RG_OK) {
-        if (ev.depth == 0) return false; /* the array's end */
-        const bool header = ev.kind >= RG_EV_ARRAY && ev.kind <= RG_EV_ATTR;
-        const bool ends = ev.kind == RG_EV_END
-                              ? ev.sub != RG_EV_ATTR
-                              : ev.kind != RG_EV_STR_BEGIN && ev.kind != RG_EV_STR_CHUNK;
-        if (ev.depth == 1 && !header && ends) {
-            *elem = (rg_view){v.ptr + from, *p - from};
-            return true;
-        }
-    }
-    return false;
-}
-
-/* EXEC's array: element i is queued command i's reply, decoded with its own table. */
 /* Completes call with its reply decoded from bytes (one whole RESP value kept raw so far: an
  * element of EXEC's array, or a reply that came where QUEUED was due). */
 static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
@@ -693,17 +676,7 @@ static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
     complete_with(c, call, &c->sub, st);
 }
 
-static void exec_elements(rg_conn *c, rg_view raw) {
-    rg_reader r;
-    rg_reader_init(&r, c->cfg.limits);
-    (void)lend_frames(c, &r);
-    size_t p = 0, i = queued_next(c, c->first);
-    rg_view elem;
-    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1))
-        complete_from(c, slot(c, i), elem);
-    abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
-}
-
+/* EXEC's reply when it was read whole (see unwrap): an error, a null, or no array. */
 static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
     const rg_view v = raw->value;
     if (st != RG_OK) {
@@ -712,7 +685,7 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
                (v.ptr[0] == '_' || v.ptr[1] == '-')) {
         abort_queued(c, RG_LIT("EXEC: transaction aborted (a WATCHed key changed)"));
     } else {
-        exec_elements(c, v);
+        abort_queued(c, RG_LIT("EXEC: the reply is not an array"));
     }
     if (st != RG_OK) {
         complete_with(c, call, &c->rr, st);
@@ -746,27 +719,16 @@ static int hello_proto(const rg_conn *c, rg_view v) {
     return 0;
 }
 
-/* A reply that changes the connection (HELLO, RESET) or that RESP2 subscribe mode reshapes
- * (PING): the engine takes note, and returns the bytes the call's own table reads. */
-static rg_view connection_reply(rg_conn *c, const rg_call *call, rg_view v) {
-    static const char PONG[] = "+PONG\r\n";
+/* A reply that changes the connection (HELLO, RESET): the engine takes note. */
+static void connection_reply(rg_conn *c, const rg_call *call, rg_view v) {
     if (call->kind == K_HELLO) {
         const int proto = hello_proto(c, v);
         if (proto) c->resp = proto;
-    } else if (call->kind == K_RESET) {
+    } else {
         c->resp = 2;
         c->r2_subs = c->r2_ssubs = 0;
         tracking_reset(c); /* tracking is off: whatever a cache holds is no longer watched */
-    } else if (v.len && v.ptr[0] == '*') {
-        /* RESP2 subscribe mode answers PING ["pong", message]: the message, or PONG. */
-        rg_reader r;
-        rg_view elem = {NULL, 0};
-        size_t p = 0;
-        rg_reader_init(&r, c->cfg.limits);
-        if (call->expect < 2) return (rg_view){PONG, sizeof PONG - 1};
-        if (next_element(&r, v, &p, &elem) && next_element(&r, v, &p, &elem)) return elem;
     }
-    return v;
 }
 
 /* One reply for the call at head, by its kind. */
@@ -787,13 +749,13 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         complete_with(c, call, &c->rr, st);
         return;
     case K_PING: call->done = true; return;
-    case K_USER_PING:
     case K_HELLO:
     case K_RESET:
         if (st != RG_OK) {
             complete_with(c, call, &c->rr, st);
         } else {
-            complete_from(c, call, connection_reply(c, call, raw->value));
+            connection_reply(c, call, raw->value);
+            complete_from(c, call, raw->value);
         }
         return;
     default: complete_with(c, call, &c->rr, st); return;
@@ -898,6 +860,127 @@ static void begin_reply(rg_conn *c, const rg_call *call) {
 
 static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw);
 
+/* A status that completes no call: a push where a reply should start (1: the feed loop reads
+ * it), or a broken stream (0, the connection failed). -1 for every other. */
+static int stream_fate(rg_conn *c, rg_status st) {
+    if (!known_status(st)) {
+        /* A decoder that stops at a push where a reply should start (and consumes nothing)
+         * hands it back: the feed loop gives it to the push decoder. */
+        if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return 1;
+        fail(c, RG_ERR_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
+        return 0;
+    }
+    if (rg_status_fatal(st) || st == RG_LOST) {
+        fail(c, st == RG_LOST ? RG_ERR_PROTOCOL : st, "protocol error", rg_reply_error(&c->rr).msg);
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- arrays read one element at a time ------------------------------------------------------ */
+
+/* EXEC's array, and the pair RESP2 subscribe mode answers PING with (["pong", message]), are read
+ * here one element at a time: the engine reads the array's header, then each element is a reply
+ * of its own to the reply decoder, decoded once, as its bytes arrive, by the table of the call it
+ * answers (queued command i's for EXEC's element i, PING's for the message) into that call's
+ * result, which completes at once. Pushes may come between elements. Anything else (an error, a
+ * null, a header the decoder must judge) is read whole, as every other reply. */
+enum { U_WHOLE, U_WAIT, U_ON };
+
+/* The header "*<count>\r\n" at in_pos: U_ON, consumed, its count in *n; U_WAIT when the input
+ * ends inside a short header that is right so far; U_WHOLE for anything else. */
+static int unwrap_header(rg_conn *c, const rg_call *call, uint64_t *n) {
+    const char *const p = c->cfg.in + c->in_pos, *const e = c->cfg.in + c->in_len;
+    if (*p != '*') return U_WHOLE;
+    const char *const q = rg_digits_read(p + 1, e, c->rr.rd.limits.max_elements, n);
+    if (q < e && rg_digit(*q) < 10) return U_WHOLE; /* over the limit: the decoder says so */
+    if (e - q < 2 || !rg_fast_crlf(q)) {
+        const bool cut = q == e || (q + 1 == e && *q == '\r');
+        return cut && q - p < RG_NUM_LINE_MAX ? U_WAIT : U_WHOLE;
+    }
+    if (q == p + 1 || (call->kind == K_USER_PING && *n != 2)) return U_WHOLE;
+    c->in_pos += (size_t)(q + 2 - p);
+    return U_ON;
+}
+
+/* The call the next element answers, or NULL: it is read and dropped ("pong", an element more
+ * than the transaction queued, PING's empty message). */
+static rg_call *unwrap_target(rg_conn *c, rg_call *head) {
+    if (head->kind == K_EXEC) return c->unwrap_next < c->head ? slot(c, c->unwrap_next) : NULL;
+    return c->unwrap_i == 1 && head->expect >= 2 ? head : NULL;
+}
+
+/* After the last element: the queued commands left without a reply abort, and EXEC completes
+ * (its own typed result, when it asked for one, read from the array kept whole); a PING without
+ * a message gets PONG, as outside subscribe mode. */
+static void unwrap_end(rg_conn *c, rg_call *head) {
+    static const char PONG[] = "+PONG\r\n";
+    const size_t from = c->unwrap_from;
+    c->unwrap_keep = false;
+    c->head++;
+    if (head->kind != K_EXEC) {
+        if (!head->done) complete_from(c, head, (rg_view){PONG, sizeof PONG - 1});
+    } else {
+        abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
+        if (!head->result) {
+            complete(c, head, RG_OK, (rg_view){NULL, 0}, NULL);
+        } else {
+            size_t at = 0;
+            (void)init_reply_reader(c, &c->sub); /* checked by start() */
+            complete_with(c, head, &c->sub,
+                          rg_reply_decode(storage_for(c, &c->sub, head), head->table,
+                                          c->cfg.in + from, c->in_pos - from, &at, head->result));
+        }
+    }
+    release(c);
+}
+
+/* Decodes the next element; false when more bytes are needed or the connection failed. */
+static bool unwrap_element(rg_conn *c, rg_call *head) {
+    rg_call *const to = unwrap_target(c, head);
+    const bool typed = to && to->result;
+    rg_raw_result raw;
+    if (!c->mid_reply) begin_reply(c, to);
+    const rg_status st = rg_reply_decode(&c->rr, typed ? to->table : &rg_conn_raw_table, c->cfg.in,
+                                         c->in_len, &c->in_pos, typed ? to->result : &raw);
+    c->mid_reply = st == RG_NEED_MORE;
+    if (st == RG_NEED_MORE) return false;
+    const int fate = stream_fate(c, st);
+    if (fate >= 0) return fate == 1;
+    if (to && st == RG_SHORT) {
+        skip_short(c, to);
+    } else if (to) {
+        complete_with(c, to, &c->rr, st);
+    }
+    /* a callback may have closed or reset the connection */
+    if (c->state == RG_CONN_FAILED || c->unwrap_left == 0) return false;
+    c->unwrap_i++;
+    if (to && head->kind == K_EXEC) c->unwrap_next = queued_next(c, c->unwrap_next + 1);
+    if (--c->unwrap_left == 0) unwrap_end(c, head);
+    return true;
+}
+
+/* EXEC or PING at head: U_ON when an element was read (or the array was empty), U_WAIT for more
+ * bytes, U_WHOLE when the reply is to be read whole. */
+static int unwrap(rg_conn *c, rg_call *head) {
+    if (!c->unwrap_left) {
+        uint64_t n;
+        const size_t at = c->in_pos;
+        const int h = c->mid_reply ? U_WHOLE : unwrap_header(c, head, &n);
+        if (h != U_ON) return h;
+        c->unwrap_from = at;
+        c->unwrap_left = n;
+        c->unwrap_i = 0;
+        c->unwrap_next = queued_next(c, c->first);
+        c->unwrap_keep = head->kind == K_EXEC && head->result;
+        if (n == 0) {
+            unwrap_end(c, head);
+            return U_ON;
+        }
+    }
+    return unwrap_element(c, head) ? U_ON : U_WAIT;
+}
+
 /* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
 static bool one_reply(rg_conn *c) {
     const bool hs = c->state == RG_CONN_HANDSHAKE;
@@ -912,8 +995,14 @@ static bool one_reply(rg_conn *c) {
         complete(c, call, RG_OK, (rg_view){NULL, 0}, NULL);
         return true;
     }
+    if (call && (call->kind == K_EXEC || call->kind == K_USER_PING)) {
+        const int u = unwrap(c, call);
+        if (u != U_WHOLE) return u == U_ON;
+    }
     rg_raw_result raw = {{NULL, 0}};
-    const bool internal = hs || !call->result || call->kind != K_PLAIN;
+    /* a PING's reply, unless unwrapped above, is its table's to read */
+    const bool internal =
+        hs || !call->result || (call->kind != K_PLAIN && call->kind != K_USER_PING);
     const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
     void *out = internal ? &raw : call->result;
     if (!c->mid_reply) begin_reply(c, call);
@@ -943,17 +1032,8 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
     const bool hs = call == NULL;
     c->mid_reply = st == RG_NEED_MORE;
     if (st == RG_NEED_MORE) return false;
-    if (!known_status(st)) {
-        /* A decoder that stops at a push where a reply should start (and consumes nothing)
-         * hands it back: the feed loop gives it to the push decoder. */
-        if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return true;
-        fail(c, RG_ERR_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
-        return false;
-    }
-    if (rg_status_fatal(st) || st == RG_LOST) {
-        fail(c, st == RG_LOST ? RG_ERR_PROTOCOL : st, "protocol error", rg_reply_error(&c->rr).msg);
-        return false;
-    }
+    const int fate = stream_fate(c, st);
+    if (fate >= 0) return fate == 1;
     if (hs) {
         handshake_reply(c, st);
         return true;
