@@ -19,12 +19,35 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failed(rg_bconn *b, const char *what, int err) {
+/* The socket failed (st, what, errno err or 0): it closes and the engine's calls complete. */
+static rg_status failed(rg_bconn *b, rg_status st, const char *what, int err) {
     snprintf(b->why, sizeof b->why, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
+    b->err_status = st;
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
-    rg_conn_closed(&b->conn, b->why);
-    return -1;
+    rg_conn_closed(&b->conn, rg_cstr(b->why));
+    return st;
+}
+
+/* A connect that failed with errno err, in the house's words. */
+static rg_status connect_failed(rg_bconn *b, int err) {
+    const rg_status st = err == ECONNREFUSED || err == ENOENT ? RG_REFUSED
+                         : err == ETIMEDOUT                   ? RG_TIMEOUT
+                                                              : RG_IO;
+    return failed(b, st, "connect", err);
+}
+
+/* The engine failed by itself (a protocol error, a refused handshake, a deadline): the socket
+ * goes; rg_bconn_error then tells the engine's error. */
+static rg_status engine_failed(rg_bconn *b) {
+    close(b->fd);
+    b->fd = -1;
+    return rg_conn_error(&b->conn).status;
+}
+
+rg_error rg_bconn_error(const rg_bconn *b) {
+    if (b->err_status != RG_OK) return (rg_error){b->err_status, rg_cstr(b->why), 0};
+    return rg_conn_error(&b->conn);
 }
 
 /* Waits for events on the socket; 1 ready, 0 timeout, -1 error. */
@@ -71,67 +94,71 @@ fail:;
     return -1;
 }
 
-static int open_socket(rg_bconn *b) {
+static rg_status open_socket(rg_bconn *b) {
     if (!b->host[0]) {
         struct sockaddr_un a = {.sun_family = AF_UNIX};
-        if (strlen(b->path) >= sizeof a.sun_path) return failed(b, "unix socket path too long", 0);
+        if (strlen(b->path) >= sizeof a.sun_path)
+            return failed(b, RG_INVALID, "unix socket path too long", 0);
         memcpy(a.sun_path, b->path, strlen(b->path) + 1);
         b->fd = connect_fd(b, AF_UNIX, (const struct sockaddr *)&a, sizeof a);
-        return b->fd < 0 ? failed(b, "connect", errno) : 0;
+        return b->fd < 0 ? connect_failed(b, errno) : RG_OK;
     }
     char port[16];
     snprintf(port, sizeof port, "%d", b->port);
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *list = NULL;
     if (getaddrinfo(b->host, port, &hints, &list) != 0 || !list)
-        return failed(b, "cannot resolve host", 0);
+        return failed(b, RG_IO, "cannot resolve host", 0);
     int err = 0;
     for (const struct addrinfo *ai = list; ai && b->fd < 0; ai = ai->ai_next) {
         b->fd = connect_fd(b, ai->ai_family, ai->ai_addr, ai->ai_addrlen);
         if (b->fd < 0) err = errno;
     }
     freeaddrinfo(list);
-    return b->fd < 0 ? failed(b, "connect", err) : 0;
+    return b->fd < 0 ? connect_failed(b, err) : RG_OK;
 }
 
-static int start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms) {
+static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms) {
     b->fd = -1;
     b->connect_ms = connect_ms;
     b->io_ms = io_ms;
+    b->err_status = RG_OK;
     b->why[0] = '\0';
-    if (rg_conn_init(&b->conn, cfg) != 0) return failed(b, "bad configuration", 0);
-    return open_socket(b);
+    const rg_status st = rg_conn_init(&b->conn, cfg);
+    return st == RG_OK ? open_socket(b) : st; /* rg_bconn_error: the engine's */
 }
 
-int rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
-                         int connect_ms, int io_ms) {
+rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                               int connect_ms, int io_ms) {
     snprintf(b->host, sizeof b->host, "%s", host);
     b->path[0] = '\0';
     b->port = port;
     return start(b, cfg, connect_ms, io_ms);
 }
 
-int rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg, int connect_ms,
-                          int io_ms) {
+rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg,
+                                int connect_ms, int io_ms) {
     b->host[0] = '\0';
     snprintf(b->path, sizeof b->path, "%s", path);
     return start(b, cfg, connect_ms, io_ms);
 }
 
-int rg_bconn_reconnect(rg_bconn *b) {
+rg_status rg_bconn_reconnect(rg_bconn *b) {
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
-    if (rg_conn_reset(&b->conn) != 0) return failed(b, "bad configuration", 0);
-    return open_socket(b);
+    b->err_status = RG_OK;
+    b->why[0] = '\0';
+    const rg_status st = rg_conn_reset(&b->conn);
+    return st == RG_OK ? open_socket(b) : st;
 }
 
 void rg_bconn_close(rg_bconn *b) {
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
-    rg_conn_closed(&b->conn, "closed by the client");
+    rg_conn_closed(&b->conn, RG_LIT("closed by the client"));
 }
 
-/* Writes the whole output; -1 on a timeout or an error. */
-static int write_all(rg_bconn *b) {
+/* Writes the whole output; not RG_OK on a timeout or an error. */
+static rg_status write_all(rg_bconn *b) {
     size_t n;
     const char *out;
     while ((out = rg_conn_output(&b->conn, &n)) != NULL) {
@@ -141,33 +168,29 @@ static int write_all(rg_bconn *b) {
         } else if (w < 0 && errno == EINTR) {
             continue;
         } else {
-            return failed(b, w < 0 && errno == EAGAIN ? "write timeout" : "write",
+            const bool timeout = w < 0 && errno == EAGAIN;
+            return failed(b, timeout ? RG_TIMEOUT : RG_IO, timeout ? "write timeout" : "write",
                           w < 0 ? errno : 0);
         }
     }
-    return 0;
+    return RG_OK;
 }
 
-/* Reads once into the engine (flags: 0 to block up to io_ms, MSG_DONTWAIT not to); -1 on EOF, a
- * timeout or an error. */
-static int read_some(rg_bconn *b, int flags) {
+/* Reads once into the engine (flags: 0 to block up to io_ms, MSG_DONTWAIT not to); not RG_OK on
+ * EOF, a timeout or an error. */
+static rg_status read_some(rg_bconn *b, int flags) {
     size_t room;
     char *in = rg_conn_read_buf(&b->conn, &room);
-    if (!in) return failed(b, "reply larger than the input buffer", 0);
+    if (!in) return failed(b, RG_FULL, "reply larger than the input buffer", 0);
     const ssize_t r = recv(b->fd, in, room, flags);
-    if (r == 0) return failed(b, "connection closed by the server", 0);
+    if (r == 0) return failed(b, RG_CLOSED, "connection closed by the server", 0);
     if (r < 0) {
-        if (errno == EINTR || (flags && errno == EAGAIN)) return 0;
-        return errno == EAGAIN ? failed(b, "timeout", 0) : failed(b, "read", errno);
+        if (errno == EINTR || (flags && errno == EAGAIN)) return RG_OK;
+        return errno == EAGAIN ? failed(b, RG_TIMEOUT, "read timeout", 0)
+                               : failed(b, RG_IO, "read", errno);
     }
-    if (rg_conn_feed(&b->conn, (size_t)r) == RG_CONN_FAILED) {
-        const rg_view e = rg_conn_error(&b->conn, NULL);
-        snprintf(b->why, sizeof b->why, "%.*s", (int)e.len, e.ptr ? e.ptr : "");
-        close(b->fd);
-        b->fd = -1;
-        return -1;
-    }
-    return 0;
+    if (rg_conn_feed(&b->conn, (size_t)r) == RG_CONN_FAILED) return engine_failed(b);
+    return RG_OK;
 }
 
 static uint64_t now_ms(void) {
@@ -177,22 +200,18 @@ static uint64_t now_ms(void) {
 }
 
 /* The engine's deadlines passed at now: the socket goes (their late replies would be paired with
- * the wrong calls). -1 when they did, else 0. */
-static int expired(rg_bconn *b, uint64_t now) {
-    if (rg_conn_expire(&b->conn, now) != RG_CONN_FAILED) return 0;
-    const rg_view e = rg_conn_error(&b->conn, NULL);
-    snprintf(b->why, sizeof b->why, "%.*s", (int)e.len, e.ptr ? e.ptr : "");
-    close(b->fd);
-    b->fd = -1;
-    return -1;
+ * the wrong calls). RG_TIMEOUT when they did, else RG_OK. */
+static rg_status expired(rg_bconn *b, uint64_t now) {
+    if (rg_conn_expire(&b->conn, now) != RG_CONN_FAILED) return RG_OK;
+    return engine_failed(b);
 }
 
 /* With deadlines in use (rg_conn_config.timeout_ms, rg_conn_call_timeout), waits until the socket
- * is readable or the next deadline: one poll in front of the read, only then. 0: read now. */
-static int await_deadline(rg_bconn *b) {
+ * is readable or the next deadline: one poll in front of the read, only then. RG_OK: read now. */
+static rg_status await_deadline(rg_bconn *b) {
     for (;;) {
         const uint64_t now = now_ms(), next = rg_conn_next_deadline(&b->conn, now);
-        if (next == RG_DEADLINE_NONE) return 0;
+        if (next == RG_DEADLINE_NONE) return RG_OK;
         if (next <= now) return expired(b, now);
         const uint64_t wait = next - now;
         const bool io_first = b->io_ms > 0 && (uint64_t)b->io_ms < wait;
@@ -200,9 +219,9 @@ static int await_deadline(rg_bconn *b) {
                               io_first           ? b->io_ms
                               : wait > INT32_MAX ? INT32_MAX
                                                  : (int)wait);
-        if (n < 0) return failed(b, "poll", errno);
-        if (n > 0) return 0;
-        if (io_first) return failed(b, "timeout", 0);
+        if (n < 0) return failed(b, RG_IO, "poll", errno);
+        if (n > 0) return RG_OK;
+        if (io_first) return failed(b, RG_TIMEOUT, "read timeout", 0);
     }
 }
 
@@ -210,22 +229,31 @@ static bool finished(const rg_bconn *b, uint64_t id) {
     return id ? rg_conn_call_done(&b->conn, id) : rg_conn_pending(&b->conn) == 0;
 }
 
-int rg_bconn_wait(rg_bconn *b, uint64_t id) {
-    while (!finished(b, id)) {
-        if (b->fd < 0 || b->conn.state == RG_CONN_FAILED) {
-            if (!b->why[0]) snprintf(b->why, sizeof b->why, "connection failed");
-            return -1;
-        }
-        if (write_all(b) != 0 || await_deadline(b) != 0 || read_some(b, 0) != 0) return -1;
-    }
-    /* Requests queued by callbacks, or not needed for id, still go out. */
-    return b->fd >= 0 ? write_all(b) : 0;
+/* Not RG_OK when the connection cannot be used: what rg_bconn_error tells. */
+static rg_status usable(const rg_bconn *b) {
+    if (b->fd >= 0 && rg_conn_state_of(&b->conn) != RG_CONN_FAILED) return RG_OK;
+    const rg_status st = rg_bconn_error(b).status;
+    return st != RG_OK ? st : RG_CLOSED;
 }
 
-int rg_bconn_poll(rg_bconn *b, int ms) {
-    if (b->fd < 0 || write_all(b) != 0) return -1;
+rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
+    rg_status st = RG_OK;
+    while (st == RG_OK && !finished(b, id)) {
+        st = usable(b);
+        if (st == RG_OK) st = write_all(b);
+        if (st == RG_OK) st = await_deadline(b);
+        if (st == RG_OK) st = read_some(b, 0);
+    }
+    /* Requests queued by callbacks, or not needed for id, still go out. */
+    return st == RG_OK && b->fd >= 0 ? write_all(b) : st;
+}
+
+rg_status rg_bconn_poll(rg_bconn *b, int ms) {
+    rg_status st = usable(b);
+    if (st == RG_OK) st = write_all(b);
+    if (st != RG_OK) return st;
     const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
-    if (n < 0) return failed(b, "poll", errno);
-    if (n > 0 && read_some(b, MSG_DONTWAIT) != 0) return -1;
+    if (n < 0) return failed(b, RG_IO, "poll", errno);
+    if (n > 0 && (st = read_some(b, MSG_DONTWAIT)) != RG_OK) return st;
     return expired(b, now_ms());
 }

@@ -28,37 +28,51 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/* A connection: queue calls on its conn; the rest is private. */
 typedef struct rg_bconn {
     rg_conn conn;
+    /* private */
     int fd;         /* -1 when not connected */
     int connect_ms; /* connect timeout (0: none) */
     int io_ms;      /* per write/read timeout (0: none) */
     char host[256]; /* TCP host, or "" for a unix socket */
     char path[108]; /* unix socket path */
     int port;
-    char why[128]; /* the last failure, for messages */
+    rg_status err_status; /* the socket's last failure (RG_OK: none, or the engine's) */
+    char why[128];
 } rg_bconn;
 
 /* Connects to host:port (a name or an address; IPv4 or IPv6), sets up the engine with cfg and
- * queues its connect sequence. Returns 0, or -1 with b->why set (the engine is then FAILED). */
-int rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
-                         int connect_ms, int io_ms);
-/* The same over a unix socket at path. */
-int rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg, int connect_ms,
-                          int io_ms);
+ * queues its connect sequence. Returns RG_OK; else (the engine is then FAILED, rg_bconn_error says
+ * why) RG_REFUSED (nothing listens there), RG_TIMEOUT (connect_ms passed), RG_IO (another socket
+ * error, or the host does not resolve), or rg_conn_init's status for a bad cfg. */
+rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                               int connect_ms, int io_ms);
+/* The same over a unix socket at path (RG_INVALID: the path is too long). */
+rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg,
+                                int connect_ms, int io_ms);
 
 /* Closes the socket if open, resets the engine (pending calls complete with RG_CLOSED) and
- * connects again to the same address; the connect sequence is queued again. Returns 0 or -1. */
-int rg_bconn_reconnect(rg_bconn *b);
+ * connects again to the same address; the connect sequence is queued again. Returns as the
+ * connects. */
+rg_status rg_bconn_reconnect(rg_bconn *b);
 
 /* Writes the output and reads replies until call id has completed (id 0: until no call is
- * pending). Returns 0, or -1 on a timeout, EOF, I/O or protocol error (pending calls have then
- * completed with an error; b->why says what happened). */
-int rg_bconn_wait(rg_bconn *b, uint64_t id);
+ * pending). Returns RG_OK; else the connection is gone and pending calls have completed (with
+ * RG_CLOSED, RG_TIMEOUT or a protocol error): RG_CLOSED (EOF, or closed before), RG_TIMEOUT (io_ms
+ * or a deadline passed), RG_IO (a socket error), RG_FULL (a reply larger than the input buffer),
+ * RG_REFUSED (the connect sequence was refused) or the decoder's sticky error. rg_bconn_error says
+ * what happened. */
+rg_status rg_bconn_wait(rg_bconn *b, uint64_t id);
 
-/* Reads for at most ms milliseconds (pushes, late replies), writing output as it goes. Returns 0
- * (also when nothing came), or -1 as rg_bconn_wait. */
-int rg_bconn_poll(rg_bconn *b, int ms);
+/* Reads for at most ms milliseconds (pushes, late replies), writing output as it goes. Returns
+ * RG_OK (also when nothing came), or as rg_bconn_wait. */
+rg_status rg_bconn_poll(rg_bconn *b, int ms);
+
+/* Why the connection failed last: the socket's failure (status, msg in b, offset 0), else the
+ * engine's (rg_conn_error); status RG_OK while nothing failed. msg valid until the next call on
+ * b. */
+rg_error rg_bconn_error(const rg_bconn *b);
 
 /* Closes the socket; pending calls complete with RG_CLOSED. */
 void rg_bconn_close(rg_bconn *b);

@@ -63,7 +63,8 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
                                 .ncalls = 4,
                                 .protocol = 2};
     if (rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms) != 0) {
-        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
+        const rg_view e = rg_bconn_error(&b).msg;
+        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port, (int)e.len, e.ptr);
         return -1;
     }
     const rg_view hostv = {host, strlen(host)};
@@ -73,7 +74,8 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
         raw_reply rep = {0};
         const uint64_t id = rg_conn_call_argv(&b.conn, 2, argv, NULL, &rep.raw, raw_done, &rep);
         if (!id || rg_bconn_wait(&b, id) != 0) {
-            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, b.why);
+            const rg_view e = rg_bconn_error(&b).msg;
+            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port, (int)e.len, e.ptr);
             break;
         }
         if (rep.rec.status != RG_OK) {
@@ -121,7 +123,7 @@ static void node_lost(rg_cc *cc, rg_cc_node *nd, const char *why) {
     nd->b.fd = -1;
     nd->down_until_ns = now_ns() + WAIT_STEP_NS * 4;
     cc->need_refresh = true;
-    rg_conn_closed(&nd->b.conn, why); /* completes its calls: on_done sorts them */
+    rg_conn_closed(&nd->b.conn, rg_cstr(why)); /* completes its calls: on_done sorts them */
 }
 
 /* Connects node i if it is not; false while it cannot be reached. */
@@ -144,7 +146,9 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
     const rg_cluster_node *mn = &cc->map.node[i];
     cc->stats.connects++;
     if (rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms) != 0) {
-        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", mn->host, mn->port, nd->b.why);
+        const rg_view e = rg_bconn_error(&nd->b).msg;
+        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", mn->host, mn->port,
+                 (int)(e.len > 80 ? 80 : e.len), e.ptr);
         nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
         return false;

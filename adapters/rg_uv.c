@@ -7,6 +7,7 @@
 #include "rg_uv.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 static rg_uv *of_handle(const uv_handle_t *h) {
@@ -18,18 +19,50 @@ static void handle_closed(uv_handle_t *h) {
     if (--u->open == 0 && u->on_event) u->on_event(u, RG_UV_CLOSED, u->ud);
 }
 
-/* Fails the pending calls, reports err (0: a plain close) and closes the handles. */
-static void shut(rg_uv *u, int err, const char *why) {
+/* A libuv error in the house's words: libuv's codes stop at this edge. */
+static rg_status uv_status(int err) {
+    switch (err) {
+    case UV_EOF: return RG_CLOSED;
+    case UV_ECONNREFUSED:
+    case UV_ENOENT: return RG_REFUSED;
+    case UV_ETIMEDOUT: return RG_TIMEOUT;
+    case UV_ENOBUFS: return RG_FULL;
+    default: return RG_IO;
+    }
+}
+
+/* Fails the pending calls, reports st (RG_OK: a plain close; the engine's own failure when it has
+ * one: rg_uv_error then tells it) and closes the handles. */
+static void shut(rg_uv *u, rg_status st, const char *why) {
     if (u->open == 0 || uv_is_closing((uv_handle_t *)&u->prepare)) return;
-    rg_conn_closed(&u->conn, why);
-    if (err && u->on_event) u->on_event(u, err, u->ud);
+    if (st != RG_OK && rg_conn_state_of(&u->conn) != RG_CONN_FAILED) {
+        u->err_status = st;
+        snprintf(u->why, sizeof u->why, "%s", why);
+    }
+    rg_conn_closed(&u->conn, rg_cstr(why)); /* nothing when the engine failed by itself */
+    if (st != RG_OK && u->on_event) u->on_event(u, RG_UV_FAILED, u->ud);
     uv_close((uv_handle_t *)&u->h.stream, handle_closed);
     uv_close((uv_handle_t *)&u->prepare, handle_closed);
     uv_close((uv_handle_t *)&u->timer, handle_closed);
 }
 
+/* A libuv call failed with err. */
+static void shut_uv(rg_uv *u, int err) {
+    shut(u, uv_status(err), uv_strerror(err));
+}
+
+/* The engine failed by itself (a protocol error, a refused handshake, a deadline). */
+static void shut_engine(rg_uv *u) {
+    shut(u, rg_conn_error(&u->conn).status, "");
+}
+
+rg_error rg_uv_error(const rg_uv *u) {
+    if (u->err_status != RG_OK) return (rg_error){u->err_status, rg_cstr(u->why), 0};
+    return rg_conn_error(&u->conn);
+}
+
 void rg_uv_close(rg_uv *u) {
-    shut(u, 0, "closed by the client");
+    shut(u, RG_OK, "closed by the client");
 }
 
 static void flush(rg_uv *u);
@@ -40,7 +73,7 @@ static void written(uv_write_t *req, int status) {
     u->writing = 0;
     rg_conn_output_pin(&u->conn, false);
     if (status < 0) {
-        shut(u, status, uv_strerror(status));
+        shut_uv(u, status);
         return;
     }
     rg_conn_written(&u->conn, n);
@@ -62,7 +95,7 @@ static void flush(rg_uv *u) {
         if (!out) return;
         buf = uv_buf_init((char *)out, (unsigned)(n > UINT32_MAX ? UINT32_MAX : n));
     } else if (w < 0 && w != UV_EAGAIN) {
-        shut(u, w, uv_strerror(w));
+        shut_uv(u, w);
         return;
     }
     u->writing = buf.len;
@@ -71,7 +104,7 @@ static void flush(rg_uv *u) {
     if (st < 0) {
         u->writing = 0;
         rg_conn_output_pin(&u->conn, false);
-        shut(u, st, uv_strerror(st));
+        shut_uv(u, st);
     }
 }
 
@@ -80,11 +113,11 @@ static void arm(rg_uv *u);
 static void expired(uv_timer_t *t) {
     rg_uv *u = of_handle((uv_handle_t *)t);
     const uint64_t now = uv_now(u->loop);
-    const uint32_t connect_ms = u->conn.cfg.connect_timeout_ms;
+    const uint32_t connect_ms = rg_conn_config_of(&u->conn)->connect_timeout_ms;
     if (!u->connected && connect_ms && now - u->dial_at >= connect_ms) {
-        shut(u, UV_ETIMEDOUT, "connect timeout");
+        shut(u, RG_TIMEOUT, "connect timeout");
     } else if (rg_conn_expire(&u->conn, now) == RG_CONN_FAILED) {
-        shut(u, UV_ETIMEDOUT, "timeout");
+        shut_engine(u);
     } else {
         arm(u);
     }
@@ -97,7 +130,7 @@ static void arm(rg_uv *u) {
     if (uv_is_closing((uv_handle_t *)&u->timer)) return;
     const uint64_t now = uv_now(u->loop);
     uint64_t next = rg_conn_next_deadline(&u->conn, now);
-    const uint32_t connect_ms = u->conn.cfg.connect_timeout_ms;
+    const uint32_t connect_ms = rg_conn_config_of(&u->conn)->connect_timeout_ms;
     if (!u->connected && connect_ms && u->dial_at + connect_ms < next)
         next = u->dial_at + connect_ms;
     if (next == RG_DEADLINE_NONE) {
@@ -134,11 +167,13 @@ static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     rg_uv *u = of_handle((uv_handle_t *)s);
     (void)buf;
     if (n == UV_ENOBUFS) {
-        shut(u, UV_ENOBUFS, "reply larger than the input buffer");
+        shut(u, RG_FULL, "reply larger than the input buffer");
+    } else if (n == UV_EOF) {
+        shut(u, RG_CLOSED, "connection closed by the server");
     } else if (n < 0) {
-        shut(u, (int)n, n == UV_EOF ? "connection closed by the server" : uv_strerror((int)n));
+        shut_uv(u, (int)n);
     } else if (n > 0 && rg_conn_feed(&u->conn, (size_t)n) == RG_CONN_FAILED) {
-        shut(u, UV_EPROTO, "protocol error");
+        shut_engine(u);
     } else {
         tell_ready(u);
         flush(u); /* requests queued by the callbacks */
@@ -148,13 +183,13 @@ static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
 static void connected(uv_connect_t *req, int status) {
     rg_uv *u = req->data;
     if (status < 0) {
-        shut(u, status, uv_strerror(status));
+        shut_uv(u, status);
         return;
     }
     u->connected = true;
     const int st = uv_read_start(&u->h.stream, alloc_in, got);
     if (st < 0) {
-        shut(u, st, uv_strerror(st));
+        shut_uv(u, st);
         return;
     }
     tell_ready(u);
@@ -178,8 +213,8 @@ static void ignore_default_sigpipe(void) {
 
 /* The engine first (a bad config opens nothing), then the prepare handle; the stream handle is
  * initialized by the caller between the two. */
-static int prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg, rg_uv_event_fn on_event,
-                   void *ud) {
+static rg_status prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg,
+                         rg_uv_event_fn on_event, void *ud) {
     memset(u, 0, sizeof *u);
     u->loop = loop;
     u->on_event = on_event;
@@ -190,7 +225,7 @@ static int prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg, rg_uv_e
     u->write_req.data = u;
     u->timer.data = u;
     ignore_default_sigpipe();
-    return rg_conn_init(&u->conn, cfg) == 0 ? 0 : UV_EINVAL;
+    return rg_conn_init(&u->conn, cfg);
 }
 
 static void opened(rg_uv *u) {
@@ -208,47 +243,65 @@ static void opened(rg_uv *u) {
 }
 
 /* Opens the stream handle and connects to the address or path kept in u. */
-static int dial(rg_uv *u) {
+static rg_status dial(rg_uv *u) {
     const bool unix_socket = u->path[0] != '\0';
     int st = unix_socket ? uv_pipe_init(u->loop, &u->h.pipe, 0) : uv_tcp_init(u->loop, &u->h.tcp);
-    if (st < 0) return st;
+    if (st < 0) {
+        u->err_status = uv_status(st);
+        snprintf(u->why, sizeof u->why, "%s", uv_strerror(st));
+        return u->err_status;
+    }
     opened(u);
     if (unix_socket) {
         uv_pipe_connect(&u->connect_req, &u->h.pipe, u->path, connected);
-        return 0;
+        return RG_OK;
     }
     uv_tcp_nodelay(&u->h.tcp, 1);
     st = uv_tcp_connect(&u->connect_req, &u->h.tcp, (struct sockaddr *)&u->addr, connected);
-    if (st < 0) shut(u, 0, uv_strerror(st));
-    return st;
+    if (st >= 0) return RG_OK;
+    /* told by the return value: no RG_UV_FAILED, RG_UV_CLOSED follows */
+    u->err_status = uv_status(st);
+    snprintf(u->why, sizeof u->why, "%s", uv_strerror(st));
+    shut(u, RG_OK, u->why);
+    return u->err_status;
 }
 
-int rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
-                      const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud) {
+/* A bad address or path: nothing opened, nothing follows. */
+static rg_status invalid(rg_uv *u, const char *why) {
+    memset(u, 0, sizeof *u);
+    u->err_status = RG_INVALID;
+    snprintf(u->why, sizeof u->why, "%s", why);
+    return RG_INVALID;
+}
+
+rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
+                            const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud) {
     struct sockaddr_storage addr;
     if (uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr) != 0 &&
         uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr) != 0)
-        return UV_EINVAL;
-    const int st = prepare(u, loop, cfg, on_event, ud);
-    if (st < 0) return st;
+        return invalid(u, "not a numeric IPv4 or IPv6 address");
+    const rg_status st = prepare(u, loop, cfg, on_event, ud);
+    if (st != RG_OK) return st;
     u->addr = addr;
     return dial(u);
 }
 
-int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
-                       rg_uv_event_fn on_event, void *ud) {
-    if (strlen(path) >= sizeof u->path || !path[0]) return UV_EINVAL;
-    const int st = prepare(u, loop, cfg, on_event, ud);
-    if (st < 0) return st;
+rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
+                             rg_uv_event_fn on_event, void *ud) {
+    if (strlen(path) >= sizeof u->path || !path[0]) return invalid(u, "bad unix socket path");
+    const rg_status st = prepare(u, loop, cfg, on_event, ud);
+    if (st != RG_OK) return st;
     memcpy(u->path, path, strlen(path) + 1);
     return dial(u);
 }
 
-int rg_uv_reconnect(rg_uv *u) {
-    if (u->open != 0) return UV_EBUSY;
+rg_status rg_uv_reconnect(rg_uv *u) {
+    if (u->open != 0) return RG_INVALID; /* not closed yet: wait for RG_UV_CLOSED */
     u->writing = 0;
     u->connected = u->ready = false;
+    u->err_status = RG_OK;
+    u->why[0] = '\0';
     rg_conn_output_pin(&u->conn, false);
-    if (rg_conn_reset(&u->conn) != 0) return UV_EINVAL;
-    return dial(u);
+    const rg_status st = rg_conn_reset(&u->conn);
+    return st == RG_OK ? dial(u) : st;
 }

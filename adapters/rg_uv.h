@@ -9,7 +9,7 @@
  *
  * Deadlines: with the config's timeout_ms (or rg_conn_call_timeout for one call) a uv_timer
  * enforces the engine's deadlines (rg_conn_expire): when one passes, the calls whose deadline
- * passed complete with RG_TIMEOUT, the others with RG_CLOSED, UV_ETIMEDOUT is reported
+ * passed complete with RG_TIMEOUT, the others with RG_CLOSED, RG_UV_FAILED is reported
  * and the connection closes (a late reply would be paired with the wrong call); reconnect after
  * RG_UV_CLOSED. connect_timeout_ms bounds the TCP (or unix socket) connect and the connect
  * sequence together. Timeouts start at the loop iteration's uv_now.
@@ -18,7 +18,7 @@
  * (libuv holds pointers to its handles). rg_uv_close completes every pending call with
  * RG_CLOSED at once and reports RG_UV_CLOSED when libuv has released the handles; only then
  * may the memory go. A connection error, EOF or protocol error does the same by itself, reporting
- * its libuv error code first.
+ * RG_UV_FAILED first (rg_uv_error says why).
  */
 #ifndef RG_UV_H
 #define RG_UV_H
@@ -34,17 +34,26 @@ extern "C" {
 
 typedef struct rg_uv rg_uv;
 
-/* What happened: RG_UV_READY (connected, and the connect sequence of the config (HELLO, AUTH,
- * SELECT, SETNAME) succeeded: the server takes calls; once per connection, never before the
- * handshake was answered), RG_UV_CLOSED (handles released: the rg_uv may be freed or connected
- * again), or a negative libuv error (UV_EOF, UV_ECONNREFUSED, UV_ETIMEDOUT, UV_EPROTO for a
- * protocol error or a refused handshake...) after which RG_UV_CLOSED follows. Calls may be made at
- * any time: before READY they wait behind the connect sequence. */
-enum { RG_UV_READY = 1, RG_UV_CLOSED = 2 };
-typedef void (*rg_uv_event_fn)(rg_uv *u, int event, void *ud);
+/* What happened. Calls may be made at any time: before READY they wait behind the connect
+ * sequence. */
+typedef enum rg_uv_event {
+    /* Connected, and the config's connect sequence (HELLO, AUTH, SELECT, SETNAME) succeeded: the
+     * server takes calls. Once per connection, never before the handshake was answered. */
+    RG_UV_READY = 1,
+    /* The connection failed; rg_uv_error says why (libuv's codes translated: RG_CLOSED for EOF,
+     * RG_REFUSED for a refused connect or connect sequence, RG_TIMEOUT, RG_FULL for a reply larger
+     * than the input buffer, RG_IO for other socket errors, or the decoder's sticky error). Pending
+     * calls have completed; RG_UV_CLOSED follows. */
+    RG_UV_FAILED,
+    /* Handles released: the rg_uv may be freed or connected again. */
+    RG_UV_CLOSED
+} rg_uv_event;
+typedef void (*rg_uv_event_fn)(rg_uv *u, rg_uv_event event, void *ud);
 
+/* A connection: queue calls on its conn; the rest is private. */
 struct rg_uv {
     rg_conn conn;
+    /* private */
     uv_loop_t *loop;
     union {
         uv_stream_t stream;
@@ -65,22 +74,30 @@ struct rg_uv {
     void *ud;
     struct sockaddr_storage addr; /* TCP: where to connect again */
     char path[108];               /* unix socket: where to connect again ("" for TCP) */
+    rg_status err_status;         /* the socket's failure (RG_OK: none, or the engine's) */
+    char why[96];
 };
 
 /* Connects to ip:port (a numeric IPv4 or IPv6 address) on loop, with the engine set up from cfg
  * (buffers stay the caller's). Calls may be queued right away; they go out after the connect
- * sequence. Returns 0, or a negative libuv error: before any handle was opened (a bad address or
- * config) nothing follows; when the connect itself fails at once, RG_UV_CLOSED follows. */
-int rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
-                      const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud);
+ * sequence. Returns RG_OK; else rg_uv_error says why: before any handle was opened (RG_INVALID: a
+ * bad address, path or config; RG_FULL: rg_conn_init's) nothing follows; when the connect itself
+ * fails at once (RG_IO ...), RG_UV_CLOSED follows. */
+rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
+                            const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud);
 /* The same over a unix socket. */
-int rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
-                       rg_uv_event_fn on_event, void *ud);
+rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
+                             rg_uv_event_fn on_event, void *ud);
 
 /* After RG_UV_CLOSED (from its event callback too): connects again to the same address with the
  * same config; the engine starts over (rg_conn_reset: the connect sequence is queued again).
- * Returns 0 or a negative libuv error, as the connects. */
-int rg_uv_reconnect(rg_uv *u);
+ * Returns as the connects; RG_INVALID before RG_UV_CLOSED. */
+rg_status rg_uv_reconnect(rg_uv *u);
+
+/* Why the connection failed last: the socket's failure (status, msg in u, offset 0), else the
+ * engine's (rg_conn_error); status RG_OK while nothing failed. msg valid until the next call on
+ * u. */
+rg_error rg_uv_error(const rg_uv *u);
 
 /* Closes the connection: pending calls complete with RG_CLOSED now, RG_UV_CLOSED follows
  * from the loop. Safe to call from any callback, and more than once. */

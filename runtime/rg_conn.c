@@ -36,9 +36,8 @@ void rg_call_record_fn(void *ud, const rg_call_done *d) {
     r->error[n] = '\0';
 }
 
-rg_view rg_conn_error(const rg_conn *c, uint64_t *offset) {
-    if (offset) *offset = c->err_offset;
-    return c->error;
+rg_error rg_conn_error(const rg_conn *c) {
+    return (rg_error){c->err_status, c->error, c->err_offset};
 }
 
 /* ---- redirects ------------------------------------------------------------------------------ */
@@ -148,9 +147,10 @@ static void fail_all(rg_conn *c, rg_status st, uint64_t now) {
     c->pubsub_pending = 0;
 }
 
-static void set_error(rg_conn *c, const char *what, rg_view detail) {
+static void set_error(rg_conn *c, rg_status st, const char *what, rg_view detail) {
+    c->err_status = st;
     const int shown = detail.len > 100 ? 100 : (int)detail.len;
-    snprintf(c->msg, sizeof c->msg, "%s%s%.*s", what, shown ? ": " : "", shown,
+    snprintf(c->msg, sizeof c->msg, "%s%s%.*s", what, shown && *what ? ": " : "", shown,
              detail.ptr ? detail.ptr : "");
     c->error = (rg_view){c->msg, strlen(c->msg)};
 }
@@ -167,14 +167,16 @@ static void tracking_reset(rg_conn *c) {
     c->cfg.on_push(c->cfg.push_ud, &p);
 }
 
+/* The connection fails with st (what rg_conn_error tells); pending calls end with st when the
+ * stream broke (the sticky errors), else RG_CLOSED (or RG_TIMEOUT when their deadline passed). */
 static void fail_at(rg_conn *c, rg_status st, const char *what, rg_view detail, uint64_t now) {
     if (c->state == RG_CONN_FAILED) return;
-    set_error(c, what, detail);
+    set_error(c, st, what, detail);
     c->err_offset = c->in_base + c->in_pos;
     c->state = RG_CONN_FAILED;
     c->hs_n = c->hs_i = 0;
     c->hs_deadline = 0;
-    fail_all(c, st, now);
+    fail_all(c, rg_status_fatal(st) ? st : RG_CLOSED, now);
     tracking_reset(c);
 }
 
@@ -182,8 +184,8 @@ static void fail(rg_conn *c, rg_status st, const char *what, rg_view detail) {
     fail_at(c, st, what, detail, 0);
 }
 
-void rg_conn_closed(rg_conn *c, const char *why) {
-    fail(c, RG_CLOSED, why ? why : "connection closed", (rg_view){NULL, 0});
+void rg_conn_closed(rg_conn *c, rg_view why) {
+    fail(c, RG_CLOSED, why.len ? "" : "connection closed", why);
 }
 
 bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
@@ -193,13 +195,13 @@ bool rg_conn_call_done(const rg_conn *c, uint64_t id) {
     return slot(c, c->first + (size_t)(id - oldest))->done;
 }
 
-int rg_conn_abandon(rg_conn *c, uint64_t id) {
-    if (rg_conn_call_done(c, id)) return -1;
+rg_status rg_conn_abandon(rg_conn *c, uint64_t id) {
+    if (rg_conn_call_done(c, id)) return RG_INVALID;
     rg_call *call = slot(c, c->first + (size_t)(id - slot(c, c->first)->id));
-    if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return -1;
+    if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return RG_INVALID;
     complete(c, call, RG_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
     call->kind = K_PING; /* decoded raw and dropped, as an internal PING's */
-    return 0;
+    return RG_OK;
 }
 
 /* ---- output --------------------------------------------------------------------------------- */
@@ -354,25 +356,25 @@ static rg_call *last_call(rg_conn *c, uint64_t id, size_t *at) {
     return call->id == id ? call : NULL;
 }
 
-int rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap) {
+rg_status rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap) {
     size_t at;
     rg_call *call = last_call(c, id, &at);
-    if (!call) return -1;
+    if (!call) return RG_INVALID;
     call->mem = mem;
     call->cap = mem ? cap : 0;
-    return 0;
+    return RG_OK;
 }
 
 /* ---- deadlines ------------------------------------------------------------------------------ */
 
-int rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms) {
+rg_status rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms) {
     size_t at;
     rg_call *call = last_call(c, id, &at);
-    if (!call) return -1;
+    if (!call) return RG_INVALID;
     call->deadline = timeout_ms ? RG_DEADLINE_UNSTARTED | timeout_ms : 0;
     if (c->stamp_from > at) c->stamp_from = at; /* started already: start it again */
     c->timed = c->timed || timeout_ms;
-    return 0;
+    return RG_OK;
 }
 
 /* Starts an unstarted deadline at now (saturating below RG_DEADLINE_UNSTARTED). */
@@ -405,7 +407,7 @@ rg_conn_state rg_conn_expire(rg_conn *c, uint64_t now_ms) {
     if (rg_conn_next_deadline(c, now_ms) > now_ms) return c->state;
     const bool connecting = c->hs_deadline && c->hs_deadline <= now_ms;
     /* Calls whose deadline passed get RG_TIMEOUT, the others RG_CLOSED. */
-    fail_at(c, RG_CLOSED,
+    fail_at(c, RG_TIMEOUT,
             connecting ? "timeout: the connect sequence was not answered in time"
                        : "timeout: no reply in time (the connection is closed)",
             (rg_view){NULL, 0}, now_ms);
@@ -533,9 +535,9 @@ static void handshake_reply(rg_conn *c, rg_status st) {
     const uint8_t step = c->hs_steps[c->hs_i++];
     const rg_view e = rg_reply_error(&c->rr).msg;
     if (st == RG_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
-        if (!fall_back(c)) fail(c, RG_CLOSED, "connect: output buffer too small", e);
+        if (!fall_back(c)) fail(c, RG_FULL, "connect: output buffer too small", e);
     } else if (st != RG_OK) {
-        fail(c, RG_CLOSED, "connect sequence refused", e);
+        fail(c, RG_REFUSED, "connect sequence refused", e);
         return;
     }
     if (c->state == RG_CONN_HANDSHAKE && c->hs_i == c->hs_n) {
@@ -567,7 +569,7 @@ static rg_status init_reply_reader(rg_conn *c, rg_reply_reader *rr) {
     return lend_frames(c, &rr->rd);
 }
 
-static int start(rg_conn *c) {
+static rg_status start(rg_conn *c) {
     c->in_len = c->in_pos = c->in_base = c->out_base = 0;
     c->in_keep = SIZE_MAX;
     c->mid_reply = false;
@@ -577,38 +579,43 @@ static int start(rg_conn *c) {
     c->in_multi = c->tracking = false;
     c->unwrap_left = 0;
     c->unwrap_keep = false;
+    c->err_status = RG_OK;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
     if (init_reply_reader(c, &c->rr) != RG_OK) {
         c->state = RG_CONN_FAILED;
-        set_error(c, "limits->max_depth needs more frames than given", (rg_view){NULL, 0});
-        return -1;
+        set_error(c, RG_INVALID, "limits->max_depth needs more frames than given",
+                  (rg_view){NULL, 0});
+        return RG_INVALID;
     }
     if (!queue_handshake(c)) {
         c->state = RG_CONN_FAILED;
-        set_error(c, "connect sequence does not fit the output buffer", (rg_view){NULL, 0});
-        return -1;
+        set_error(c, RG_FULL, "connect sequence does not fit the output buffer",
+                  (rg_view){NULL, 0});
+        return RG_FULL;
     }
     const uint32_t hs_ms = c->state == RG_CONN_HANDSHAKE ? c->cfg.connect_timeout_ms : 0;
     c->hs_deadline = hs_ms ? RG_DEADLINE_UNSTARTED | hs_ms : 0;
     c->timed = c->cfg.timeout_ms || hs_ms;
     if (c->cfg.on_connect) c->cfg.on_connect(c->cfg.connect_ud, c);
-    return 0;
+    return RG_OK;
 }
 
-int rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
+rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
     memset(c, 0, offsetof(rg_conn, rr));
     c->cfg = *cfg;
     if (!cfg->in || !cfg->out || !cfg->calls || cfg->ncalls == 0 || cfg->in_cap < 64) {
         c->state = RG_CONN_FAILED;
-        return -1;
+        set_error(c, RG_INVALID, "rg_conn_init: in (64 bytes or more), out and calls are required",
+                  (rg_view){NULL, 0});
+        return RG_INVALID;
     }
     while (c->cfg.ncalls & (c->cfg.ncalls - 1)) c->cfg.ncalls &= c->cfg.ncalls - 1;
     return start(c);
 }
 
-int rg_conn_reset(rg_conn *c) {
-    if (c->used) rg_conn_closed(c, "connection reset");
+rg_status rg_conn_reset(rg_conn *c) {
+    if (c->used) rg_conn_closed(c, RG_LIT("reset"));
     return start(c);
 }
 

@@ -161,6 +161,7 @@ typedef enum rg_conn_state {
     RG_CONN_FAILED /* a protocol error, a rejected handshake, or rg_conn_closed: see error */
 } rg_conn_state;
 
+/* The engine. Fields private: use the functions below. */
 struct rg_conn {
     rg_conn_config cfg;
     rg_conn_state state;
@@ -186,6 +187,7 @@ struct rg_conn {
     uint64_t hs_deadline; /* the connect sequence's (encoded as rg_call.deadline) */
     size_t stamp_from;    /* calls before this index have their deadline started */
     bool timed;           /* a deadline was given since the last start: expiry looks */
+    rg_status err_status;
     uint64_t err_offset;
     char msg[160];
     rg_view error;
@@ -200,21 +202,23 @@ struct rg_conn {
     rg_frame deep[RG_CONN_OWN_FRAMES]; /* unless cfg.frames: see there */
 };
 
-/* Prepares c with cfg and queues the connect sequence. Returns 0, or -1 when a buffer is missing,
- * the frames do not reach the depth asked for, or the sequence does not fit the output. */
-int rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
+/* Prepares c with cfg and queues the connect sequence. Returns RG_OK; RG_INVALID when a buffer is
+ * missing or the frames do not reach the depth asked for; RG_FULL when the sequence does not fit
+ * the output (rg_conn_error says which; the state is then FAILED). */
+rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 
 /* After a reconnect: every pending call completes with RG_CLOSED (if rg_conn_closed did
  * not already), buffers and decoder start over, the connect sequence is queued again. Returns
- * 0 or -1 as rg_conn_init. */
-int rg_conn_reset(rg_conn *c);
+ * as rg_conn_init. */
+rg_status rg_conn_reset(rg_conn *c);
 
 /* The connection is gone (EOF, error, timeout): every pending call completes once, in order, with
- * RG_CLOSED and why as its error; the state becomes FAILED until rg_conn_reset. When the
+ * RG_CLOSED and why as its error (borrowed for the call only; empty: "connection closed");
+ * the state becomes FAILED until rg_conn_reset and rg_conn_error tells RG_CLOSED. When the
  * connection used client-side caching (CLIENT TRACKING was sent, or an invalidation came), the
  * push handler then gets one invalidation with flush_all set (and raw empty): invalidations may
  * have been lost with the connection, so a cache must drop everything. */
-void rg_conn_closed(rg_conn *c, const char *why);
+void rg_conn_closed(rg_conn *c, rg_view why);
 
 /* ---- output --------------------------------------------------------------------------------- */
 
@@ -251,8 +255,8 @@ uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, vo
                                 rg_call_fn cb, void *ud);
 
 /* Array storage for the call just committed (id), instead of the shared one: its results then
- * stay valid after later replies. Returns 0, or -1 when id is not the last call. */
-int rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap);
+ * stay valid after later replies. Returns RG_OK, or RG_INVALID when id is not the last call. */
+rg_status rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap);
 
 /* The raw table: a reply of any shape, kept as its RESP bytes (decode them with rg_next). */
 typedef struct rg_raw_result {
@@ -273,8 +277,8 @@ uint64_t rg_conn_call_argv(rg_conn *c, size_t argc, const rg_view *argv, const r
 char *rg_conn_read_buf(rg_conn *c, size_t *n);
 /* n bytes were read into rg_conn_read_buf's room: decodes every whole reply and push in them,
  * completing calls and calling the push handler. Returns the state; FAILED after a protocol
- * error (every pending call then completed with RG_ERR_PROTOCOL). n == 0 is not EOF: call
- * rg_conn_closed for that. */
+ * error (every pending call then completed with the decoder's sticky status). n == 0 is not EOF:
+ * call rg_conn_closed for that. */
 rg_conn_state rg_conn_feed(rg_conn *c, size_t n);
 /* rg_conn_read_buf + copy + rg_conn_feed, for callers whose bytes are elsewhere. Returns the
  * bytes taken (less than n when the input is full). */
@@ -291,14 +295,24 @@ void rg_conn_hold(rg_conn *c, bool on);
 static inline rg_conn_state rg_conn_state_of(const rg_conn *c) {
     return c->state;
 }
+/* The protocol the connection speaks: 2 or 3 (after HELLO's reply, a user's HELLO or RESET, the
+ * one the server confirmed). */
+static inline int rg_conn_protocol(const rg_conn *c) {
+    return c->resp;
+}
+/* The config rg_conn_init was given (buffers and all), as the engine keeps it. */
+static inline const rg_conn_config *rg_conn_config_of(const rg_conn *c) {
+    return &c->cfg;
+}
 /* Calls queued and not completed (internal ones included). */
 static inline size_t rg_conn_pending(const rg_conn *c) {
     return c->used;
 }
 /* Gives up on call id without breaking the connection (a per-call timeout): it completes now
- * with RG_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns 0, or -1
- * when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the engine). */
-int rg_conn_abandon(rg_conn *c, uint64_t id);
+ * with RG_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns RG_OK, or
+ * RG_INVALID when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the
+ * engine). */
+rg_status rg_conn_abandon(rg_conn *c, uint64_t id);
 /* ---- deadlines ------------------------------------------------------------------------------ */
 
 /* The engine has no clock: the caller passes its own milliseconds (any monotonic clock, e.g.
@@ -324,17 +338,24 @@ uint64_t rg_conn_next_deadline(rg_conn *c, uint64_t now_ms);
  * close the socket. */
 rg_conn_state rg_conn_expire(rg_conn *c, uint64_t now_ms);
 /* The timeout of the call just made (id), instead of the config's timeout_ms (0: none), e.g. a
- * BLPOP with a server-side timeout. Returns 0, or -1 when id is not the last call. */
-int rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms);
+ * BLPOP with a server-side timeout. Returns RG_OK, or RG_INVALID when id is not the last call. */
+rg_status rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms);
 
 /* Has call id completed (or is it not one of the pending calls)? */
 bool rg_conn_call_done(const rg_conn *c, uint64_t id);
+/* Bytes queued and not yet written (the connect sequence's and, behind it, the calls'). */
+static inline size_t rg_conn_queued(const rg_conn *c) {
+    return c->out_len - c->out_sent;
+}
 /* Is there anything to write? */
 static inline bool rg_conn_want_write(const rg_conn *c) {
     return c->out_ready > c->out_sent;
 }
-/* Why the connection failed (empty when it did not), and the stream offset. */
-rg_view rg_conn_error(const rg_conn *c, uint64_t *offset);
+/* Why the connection failed: status RG_OK (msg empty) while it did not; else RG_CLOSED (lost or
+ * closed), RG_TIMEOUT (a deadline passed), RG_REFUSED (the connect sequence was refused), RG_FULL
+ * (it did not fit), RG_INVALID (a bad config) or the decoder's sticky error; msg (in the
+ * connection, valid until rg_conn_reset) says what, offset is the input stream offset. */
+rg_error rg_conn_error(const rg_conn *c);
 
 /* A ready-made callback that copies the outcome into an rg_call_record (ud). */
 typedef struct rg_call_record {

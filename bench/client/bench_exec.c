@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
                                 .ncalls = 64,
                                 .protocol = 0};
     build_reply(&b);
-    if (rg_conn_init(&b.c, &cfg) != 0 || transaction(&b) != 0 || cg_region(&b, n) != 0) {
+    if (rg_conn_init(&b.c, &cfg) != RG_OK || transaction(&b) != 0 || cg_region(&b, n) != 0) {
         fprintf(stderr, "bench_exec: a transaction failed\n");
         return 1;
     }

@@ -14,6 +14,13 @@
 static char in[1 << 14], out[1 << 14];
 static rg_call calls[16];
 
+static int failed(const rg_bconn *b) {
+    const rg_error e = rg_bconn_error(b);
+    fprintf(stderr, "consumer_client: %s: %.*s\n", rg_status_name(e.status), (int)e.msg.len,
+            e.msg.ptr);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: consumer_client UNIX_SOCKET_PATH\n");
@@ -28,10 +35,7 @@ int main(int argc, char **argv) {
                                 .protocol = 3,
                                 .timeout_ms = 5000};
     static rg_bconn b;
-    if (rg_bconn_connect_unix(&b, argv[1], &cfg, 2000, 5000) != 0) {
-        fprintf(stderr, "consumer_client: %s\n", b.why);
-        return 1;
-    }
+    if (rg_bconn_connect_unix(&b, argv[1], &cfg, 2000, 5000) != RG_OK) return failed(&b);
     kv_set_result set;
     kv_get_result got, missing;
     rg_call_record rs = {0}, rg = {0}, rm = {0};
@@ -40,10 +44,7 @@ int main(int argc, char **argv) {
     kv_get_call(&b.conn, RG_LIT("client:k"), &got, rg_call_record_fn, &rg);
     const uint64_t last =
         kv_get_call(&b.conn, RG_LIT("client:missing"), &missing, rg_call_record_fn, &rm);
-    if (last == 0 || rg_bconn_wait(&b, last) != 0) {
-        fprintf(stderr, "consumer_client: %s\n", b.why);
-        return 1;
-    }
+    if (last == 0 || rg_bconn_wait(&b, last) != RG_OK) return failed(&b);
     const bool ok = rs.status == RG_OK && rg.status == RG_OK && rm.status == RG_OK &&
                     got.value.len == 15 && memcmp(got.value.ptr, "from the client", 15) == 0 &&
                     missing.value.ptr == NULL;

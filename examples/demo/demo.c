@@ -32,8 +32,13 @@ int main(int argc, char **argv) {
                                 .on_push = on_push,
                                 .protocol = 3};
     rg_bconn b;
-    if (argc != 2 || rg_bconn_connect_unix(&b, argv[1], &cfg, 1000, 5000) != 0) {
-        fprintf(stderr, "usage: demo UNIX_SOCKET_PATH (%s)\n", argc == 2 ? b.why : "");
+    if (argc != 2) {
+        fprintf(stderr, "usage: demo UNIX_SOCKET_PATH\n");
+        return 1;
+    }
+    if (rg_bconn_connect_unix(&b, argv[1], &cfg, 1000, 5000) != RG_OK) {
+        const rg_error e = rg_bconn_error(&b);
+        fprintf(stderr, "demo: %s: %.*s\n", rg_status_name(e.status), (int)e.msg.len, e.msg.ptr);
         return 1;
     }
     /* ---- the user code: one pipeline of typed calls ---- */
@@ -49,10 +54,12 @@ int main(int argc, char **argv) {
     example_incrby_call(&b.conn, RG_LIT("visits"), 5, &visits, NULL, NULL);
     const uint64_t last = example_get_call(&b.conn, RG_LIT("greeting"), &after, NULL, NULL);
     rg_conn_hold(&b.conn, true); /* every result's view stays valid until the end */
-    printf("6 commands pipelined in %zu bytes, one write after the HELLO 3:\n",
-           b.conn.out_len - b.conn.held_from);
-    if (rg_bconn_wait(&b, last) != 0 || tracked.status != RG_OK) {
-        fprintf(stderr, "demo: %s %s\n", b.why, tracked.error);
+    printf("6 commands pipelined behind the HELLO 3, %zu bytes queued for the socket:\n",
+           rg_conn_queued(&b.conn));
+    if (rg_bconn_wait(&b, last) != RG_OK || tracked.status != RG_OK) {
+        const rg_error e = rg_bconn_error(&b);
+        fprintf(stderr, "demo: %s: %.*s %s\n", rg_status_name(e.status), (int)e.msg.len,
+                e.msg.ptr, tracked.error);
         return 1;
     }
     printf("  SET greeting hello    -> %.*s\n", (int)set1.value.len, set1.value.ptr);

@@ -96,7 +96,7 @@ static void double_nan(void **state) {
     const rg_view argv[] = {V("EVAL"), V("redis.setresp(3); return {double=0/0}"), V("0")};
     call(c, 3, argv, &r);
     if (r.rec.status != RG_OK) fail_msg("%s: %s", rg_status_name(r.rec.status), r.rec.error);
-    assert_int_equal(c->b.conn.resp, 3);
+    assert_int_equal(rg_conn_protocol(&c->b.conn), 3);
     /* whichever NaN the server's C library prints, as it printed it */
     assert_true(strcmp(text, ",-nan\r\n") == 0 || strcmp(text, ",nan\r\n") == 0);
     still_usable(c);
@@ -131,14 +131,14 @@ static void nested_default(void **state) {
     for (int protocol = 2; protocol <= 3; protocol++) {
         client *c = open_client(s, protocol, NULL, 0);
         assert_int_equal(nested(c, 41), RG_OK);
-        assert_int_equal(c->b.conn.resp, protocol);
+        assert_int_equal(rg_conn_protocol(&c->b.conn), protocol);
         assert_int_equal(nested(c, 1000), RG_OK);
         assert_int_equal(nested(c, RG_CONN_MAX_DEPTH), RG_OK);
         still_usable(c);
         assert_int_equal(nested(c, RG_CONN_MAX_DEPTH + 1), RG_ERR_DEPTH);
-        uint64_t offset;
-        const rg_view e = rg_conn_error(&c->b.conn, &offset);
-        assert_non_null(e.ptr);
+        const rg_error e = rg_conn_error(&c->b.conn);
+        assert_int_equal(e.status, RG_ERR_DEPTH);
+        assert_non_null(e.msg.ptr);
         close_client(c);
     }
 }

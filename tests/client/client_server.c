@@ -210,7 +210,7 @@ static void typed_calls(void **state) {
     for (int proto = 2; proto <= 3; proto++) {
         client *c = open_client(&f->server, proto);
         typed_round(c);
-        assert_int_equal(c->b.conn.resp, proto);
+        assert_int_equal(rg_conn_protocol(&c->b.conn), proto);
         close_client(c);
     }
     /* The same over the unix socket. */
@@ -477,7 +477,7 @@ static void hello_switches(void **state) {
     assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
     assert_int_equal(r[0].status, RG_OK);
     assert_int_equal(hello.value.proto, 3);
-    assert_int_equal(conn->resp, 3);
+    assert_int_equal(rg_conn_protocol(conn), 3);
     const rg_view ch[] = {V("hc")};
     redis_subscribe_call(conn, ch, 1, NULL, rg_call_record_fn, &r[1]);
     redis_lrange_result lr;
@@ -491,7 +491,7 @@ static void hello_switches(void **state) {
     redis_reset_call(conn, &reset, rg_call_record_fn, &rr);
     assert_int_equal(rg_bconn_wait(&c->b, 0), 0);
     assert_int_equal(rr.status, RG_OK);
-    assert_int_equal(conn->resp, 2);
+    assert_int_equal(rg_conn_protocol(conn), 2);
     assert_int_equal(command(c, "LRANGE hl 0 -1").status, RG_OK);
     close_client(c);
 }
@@ -520,7 +520,8 @@ static void written_or_not(void **state) {
     redis_set_call(&c->b.conn, V("wbig"), (rg_view){value, BIG - 4096}, NULL, &set,
                    rg_call_record_fn, &r[1]);
     redis_incr_call(&c->b.conn, V("wn"), &incr, rg_call_record_fn, &r[2]);
-    assert_int_equal(rg_bconn_wait(&c->b, 0), -1); /* the send times out */
+    assert_int_equal(rg_bconn_wait(&c->b, 0), RG_TIMEOUT); /* the send times out */
+    assert_int_equal(rg_bconn_error(&c->b).status, RG_TIMEOUT);
     for (int i = 0; i < 3; i++) assert_true(r[i].done && r[i].status == RG_CLOSED);
     assert_true(r[0].written);
     assert_false(r[1].written);
@@ -615,7 +616,7 @@ static void blpop_timeout(void **state) {
     assert_int_equal(rg_bconn_connect_tcp(&c->b, "127.0.0.1", f->server.port, &cfg, 2000, 200), 0);
     rg_call_record late = {0};
     const uint64_t id2 = redis_blpop_call(&c->b.conn, key, 1, 5, &r, rg_call_record_fn, &late);
-    assert_int_equal(rg_bconn_wait(&c->b, id2), -1);
+    assert_int_equal(rg_bconn_wait(&c->b, id2), RG_TIMEOUT);
     assert_int_equal(late.status, RG_CLOSED);
     assert_non_null(strstr(late.error, "timeout"));
     assert_int_equal(rg_bconn_reconnect(&c->b), 0);
@@ -642,13 +643,14 @@ static void deadlines(void **state) {
     assert_int_not_equal(redis_blpop_call(&c->b.conn, key, 1, 1, &r, rg_call_record_fn, &slow), 0);
     const uint64_t last = ping(c, &behind);
     assert_int_equal(rg_conn_call_timeout(&c->b.conn, last, 0), 0); /* no deadline of its own */
-    assert_int_equal(rg_bconn_wait(&c->b, last), -1);
+    assert_int_equal(rg_bconn_wait(&c->b, last), RG_TIMEOUT);
+    assert_int_equal(rg_bconn_error(&c->b).status, RG_TIMEOUT);
     const double took = now_ms() - t0;
     assert_true(took >= 90 && took < 900);
     assert_int_equal(slow.status, RG_TIMEOUT);
     assert_non_null(strstr(slow.error, "timeout"));
     assert_int_equal(behind.status, RG_CLOSED);
-    assert_true(c->b.fd < 0);
+    assert_int_equal(rg_conn_state_of(&c->b.conn), RG_CONN_FAILED);
     rg_call_record refused = {0};
     assert_int_equal(ping(c, &refused), 0); /* fails at once until the reconnect */
     assert_false(refused.done);
@@ -707,7 +709,7 @@ static void killed_and_restarted(void **state) {
     size_t queued = 0;
     unsigned seed = 7;
     /* Keep a window in flight; kill the server once a third has been answered. */
-    while (queued < LOSS_CALLS && c->b.conn.state != RG_CONN_FAILED) {
+    while (queued < LOSS_CALLS && rg_conn_state_of(&c->b.conn) != RG_CONN_FAILED) {
         while (queued < LOSS_CALLS && rg_conn_pending(&c->b.conn) < WINDOW) {
             calls[queued] = (loss_call){&t, queued, {{NULL, 0}}};
             if (!redis_set_call(&c->b.conn, V("lk"), V("v"), NULL, &calls[queued].r, count_one,
@@ -722,7 +724,7 @@ static void killed_and_restarted(void **state) {
             break;
         }
     }
-    assert_int_equal(c->b.conn.state, RG_CONN_FAILED);
+    assert_int_equal(rg_conn_state_of(&c->b.conn), RG_CONN_FAILED);
     assert_int_equal(t.twice, 0);
     assert_true(t.ok >= LOSS_CALLS / 3);
     assert_true(t.closed > 0);
@@ -736,7 +738,7 @@ static void killed_and_restarted(void **state) {
     const uint64_t id = redis_client_getname_call(&c->b.conn, &name, NULL, NULL);
     assert_int_equal(rg_bconn_wait(&c->b, id), 0);
     assert_true(same(name.value, "rg-client"));
-    assert_int_equal(c->b.conn.resp, 3);
+    assert_int_equal(rg_conn_protocol(&c->b.conn), 3);
     command(c, "SET in-db-3 yes");
     client *o = open_client(&f->server, 3);
     assert_int_equal(command(o, "GET in-db-3").status, RG_OK);

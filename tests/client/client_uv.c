@@ -6,9 +6,9 @@
  * - a refused connect reports the error, then RG_UV_CLOSED; closing with calls pending completes
  *   them with RG_CLOSED;
  * - the server killed and restarted: EOF, RG_UV_CLOSED, rg_uv_reconnect replays HELLO and SETNAME;
- * - deadlines: a BLPOP (1 s on the server) with a 100 ms deadline times out (UV_ETIMEDOUT), the
- *   call behind it closes, a reconnect works; a listener that never answers HELLO trips
- *   connect_timeout_ms;
+ * - deadlines: a BLPOP (1 s on the server) with a 100 ms deadline times out (RG_UV_FAILED,
+ * RG_TIMEOUT), the call behind it closes, a reconnect works; a listener that never answers HELLO
+ * trips connect_timeout_ms;
  * - SIGPIPE: a write to a peer that closed the connection (a loopback listener) ends the
  *   connection with EPIPE and its calls with RG_CLOSED; the process, started with SIGPIPE's
  *   default action (termination), lives on; a handler the application installed stays its own.
@@ -48,10 +48,13 @@ typedef struct uvc {
     struct uvc *peer;
 } uvc;
 
-static void on_event(rg_uv *u, int ev, void *ud) {
+/* A failure is recorded as FAILED_(its status): the event and rg_uv_error's status at once. */
+#define FAILED_(st) (100 + (int)(st))
+
+static void on_event(rg_uv *u, rg_uv_event ev, void *ud) {
     uvc *c = ud;
-    (void)u;
-    if (c->nevents < 8) c->events[c->nevents++] = ev;
+    const int seen = ev == RG_UV_FAILED ? FAILED_(rg_uv_error(u).status) : (int)ev;
+    if (c->nevents < 8) c->events[c->nevents++] = seen;
 }
 
 static void on_push(void *ud, const rg_push *p) {
@@ -149,7 +152,7 @@ static void run_pipeline(const fixture *f, int protocol, bool unix_socket) {
     assert_int_equal(c->nevents, 2);
     assert_int_equal(c->events[0], RG_UV_READY);
     assert_int_equal(c->events[1], RG_UV_CLOSED);
-    assert_int_equal(c->u.conn.resp, protocol == 3 ? 3 : 2);
+    assert_int_equal(rg_conn_protocol(&c->u.conn), protocol == 3 ? 3 : 2);
     assert_int_equal(uv_loop_close(&loop), 0);
     free(c);
     free(k);
@@ -216,7 +219,7 @@ static void failures(void **state) {
     rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_int_equal(c->nevents, 2);
-    assert_int_equal(c->events[0], UV_ECONNREFUSED);
+    assert_int_equal(c->events[0], FAILED_(RG_REFUSED));
     assert_int_equal(c->events[1], RG_UV_CLOSED);
     assert_true(rec.done && rec.status == RG_CLOSED);
     /* Closed right after queueing: the calls complete, closed, once. */
@@ -258,7 +261,7 @@ static void got_name(void *ud, const rg_call_done *d) {
     rg_uv_close(&a->c->u);
 }
 
-static void on_event_again(rg_uv *u, int ev, void *ud) {
+static void on_event_again(rg_uv *u, rg_uv_event ev, void *ud) {
     again *a = ud;
     on_event(u, ev, a->c);
     if (ev != RG_UV_CLOSED || a->closed++) return;
@@ -287,7 +290,7 @@ static void reconnect(void **state) {
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_true(a->first.done && a->first.status == RG_OK);
     assert_int_equal(c->events[0], RG_UV_READY);
-    assert_int_equal(c->events[1], UV_EOF);
+    assert_int_equal(c->events[1], FAILED_(RG_CLOSED));
     assert_int_equal(c->events[2], RG_UV_CLOSED);
     assert_int_equal(c->events[3], RG_UV_READY);
     assert_int_equal(c->events[4], RG_UV_CLOSED);
@@ -336,7 +339,7 @@ static void timeouts(void **state) {
     assert_int_equal(behind.status, RG_CLOSED);
     assert_int_equal(c->nevents, 3);
     assert_int_equal(c->events[0], RG_UV_READY);
-    assert_int_equal(c->events[1], UV_ETIMEDOUT);
+    assert_int_equal(c->events[1], FAILED_(RG_TIMEOUT));
     assert_int_equal(c->events[2], RG_UV_CLOSED);
     /* Connected again: a call well within its deadline. */
     c->nevents = 0;
@@ -361,7 +364,7 @@ static void timeouts(void **state) {
     assert_true(now_ms() - t1 < 900);
     /* No RG_UV_READY: the handshake never succeeded. */
     assert_int_equal(c->nevents, 2);
-    assert_int_equal(c->events[0], UV_ETIMEDOUT);
+    assert_int_equal(c->events[0], FAILED_(RG_TIMEOUT));
     assert_int_equal(c->events[1], RG_UV_CLOSED);
     assert_true(held.done && held.status == RG_CLOSED);
     assert_non_null(strstr(held.error, "connect"));
@@ -417,7 +420,7 @@ static void sigpipe(void **state) {
         rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &rec), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
     assert_true(rec.done && rec.status == RG_CLOSED);
-    assert_int_equal(c->events[1], UV_EPIPE);
+    assert_int_equal(c->events[1], FAILED_(RG_IO));
     assert_int_equal(c->events[c->nevents - 1], RG_UV_CLOSED);
 
     /* An application's own handler is left in place (and sees the signal). */

@@ -113,7 +113,7 @@ static void on_done(void *ud, const rg_call_done *d) {
 static void on_done_close(void *ud, const rg_call_done *d) {
     run *r = ud;
     on_done(ud, d);
-    rg_conn_closed(&r->c, "closed by a callback");
+    rg_conn_closed(&r->c, RG_LIT("closed by a callback"));
 }
 
 static void on_push(void *ud, const rg_push *p) {
@@ -191,12 +191,12 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
     const uint64_t first = rg_conn_next_deadline(&r->c, 0);
     if (first != RG_DEADLINE_NONE && (first == 0 || first > 3)) abort();
     size_t at = 0;
-    for (size_t k = 0; k <= ncuts && r->c.state != RG_CONN_FAILED; k++) {
+    for (size_t k = 0; k <= ncuts && rg_conn_state_of(&r->c) != RG_CONN_FAILED; k++) {
         const size_t end = k < ncuts ? cuts[k] : n;
-        while (at < end && r->c.state != RG_CONN_FAILED) {
+        while (at < end && rg_conn_state_of(&r->c) != RG_CONN_FAILED) {
             const size_t took = rg_conn_feed_copy(&r->c, in + at, end - at, NULL);
             if (took == 0) {
-                rg_conn_closed(&r->c, "input full");
+                rg_conn_closed(&r->c, RG_LIT("input full"));
                 break;
             }
             at += took;
@@ -205,8 +205,8 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
     }
     if (at == n && rg_conn_expire(&r->c, 2) == RG_CONN_FAILED && rg_conn_pending(&r->c) != 0)
         abort();
-    put(r, "|state %d pending %zu|", (int)r->c.state, rg_conn_pending(&r->c));
-    rg_conn_closed(&r->c, "end of input");
+    put(r, "|state %d pending %zu|", (int)rg_conn_state_of(&r->c), rg_conn_pending(&r->c));
+    rg_conn_closed(&r->c, RG_LIT("end of input"));
     if (rg_conn_pending(&r->c) != 0) abort();
     for (size_t i = 0; i < r->ncalls; i++)
         if (r->seen[r->ids[i]] != 1) abort(); /* every call completed once */

@@ -290,7 +290,7 @@ static void s_pipeline(bed *b, size_t step) {
     assert_int_equal(rg_conn_pending(&b->c), 0);
     /* A reply nobody asked for breaks the stream. */
     assert_int_equal(rg_conn_feed_copy(&b->c, ":5\r\n", 4, NULL), 4);
-    assert_int_equal(b->c.state, RG_CONN_FAILED);
+    assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_FAILED);
 }
 
 static void engine_pipeline(void **state) {
@@ -358,7 +358,7 @@ static void s_exec_streamed(bed *b, size_t step) {
     feed(b, ":3\r\n", step);
     assert_string_equal(b->log, "1:OK 2:1 push:invalidate: 3:SERVER_ERROR 4:3 5:OK ");
     assert_int_equal(rg_conn_pending(&b->c), 0);
-    assert_int_equal(b->c.state, RG_CONN_READY);
+    assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
     /* an empty transaction, and a longer array than was queued (the rest is dropped) */
     b->loglen = 0;
     call(b, "MULTI", NULL, NULL);
@@ -504,16 +504,17 @@ static void engine_error_then_close(void **state) {
     call(&b, "INCR a", &INT_TABLE, &r[0]);
     call(&b, "INCR a", &INT_TABLE, &r[1]);
     feed(&b, "-ERR max number of clients reached\r\n", 0);
-    rg_conn_closed(&b.c, "connection closed by the server");
+    rg_conn_closed(&b.c, RG_LIT("connection closed by the server"));
     assert_string_equal(b.log, "1:SERVER_ERROR 2:CLOSED ");
     /* During the connect sequence it is the sequence's error that fails everything. */
     const rg_conn_config cfg = bare_config(&b, 3);
     assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
     call(&b, "INCR a", &INT_TABLE, &r[0]);
     feed(&b, "-LOADING Redis is loading the dataset in memory\r\n", 0);
-    assert_int_equal(b.c.state, RG_CONN_FAILED);
+    assert_int_equal(rg_conn_state_of(&b.c), RG_CONN_FAILED);
     assert_string_equal(b.log, "1:CLOSED ");
-    assert_non_null(strstr(b.c.msg, "LOADING"));
+    assert_int_equal(rg_conn_error(&b.c).status, RG_REFUSED);
+    assert_non_null(strstr(rg_conn_error(&b.c).msg.ptr, "LOADING"));
 }
 
 static void s_hello(bed *b, size_t step) {
@@ -523,11 +524,11 @@ static void s_hello(bed *b, size_t step) {
     assert_string_equal(drain(b), "*4\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$7\r\nSETNAME\r\n$2\r\nme\r\n"
                                   "*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n");
     feed(b, "-ERR unknown command 'HELLO'\r\n", step);
-    assert_int_equal(b->c.resp, 2);
+    assert_int_equal(rg_conn_protocol(&b->c), 2);
     feed(b, "+OK\r\n", step);
     assert_string_equal(drain(b), "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$2\r\nme\r\n");
     feed(b, "+OK\r\n", step);
-    assert_int_equal(b->c.state, RG_CONN_READY);
+    assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
     assert_string_equal(drain(b), "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n");
     feed(b, ":1\r\n", step);
     assert_string_equal(b->log, "1:1 ");
@@ -550,10 +551,11 @@ static void engine_hello(void **state) {
     int_result r;
     call(&b, "INCR a", &INT_TABLE, &r);
     feed(&b, "-WRONGPASS invalid username-password pair\r\n", 0);
-    assert_int_equal(b.c.state, RG_CONN_FAILED);
+    assert_int_equal(rg_conn_state_of(&b.c), RG_CONN_FAILED);
     assert_string_equal(b.log, "1:CLOSED ");
+    assert_int_equal(rg_conn_error(&b.c).status, RG_REFUSED);
     assert_int_equal(rg_conn_reset(&b.c), 0);
-    assert_int_equal(b.c.state, RG_CONN_HANDSHAKE);
+    assert_int_equal(rg_conn_state_of(&b.c), RG_CONN_HANDSHAKE);
     assert_non_null(strstr(drain(&b), "HELLO"));
 }
 
@@ -564,8 +566,8 @@ static void engine_loss(void **state) {
     int_result r[3];
     for (int i = 0; i < 3; i++) call(&b, "INCR a", &INT_TABLE, &r[i]);
     feed(&b, ":1\r\n:2", 0);
-    rg_conn_closed(&b.c, "EOF");
-    rg_conn_closed(&b.c, "EOF again");
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    rg_conn_closed(&b.c, RG_LIT("EOF again"));
     assert_string_equal(b.log, "1:1 2:CLOSED 3:CLOSED ");
     assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
     assert_int_equal(rg_conn_reset(&b.c), 0);
@@ -581,15 +583,14 @@ static void engine_tracking_reset(void **state) {
     static bed b;
     bed_init(&b, 3);
     call(&b, "client tracking on", NULL, NULL);
-    rg_conn_closed(&b.c, "EOF");
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
     assert_string_equal(b.log, "1:CLOSED push:invalidate: ");
-    assert_true(b.c.tracking == false);
     /* Without tracking: nothing. */
     assert_int_equal(rg_conn_reset(&b.c), 0);
     b.loglen = 0;
     b.log[0] = '\0';
     call(&b, "CLIENT SETNAME x", NULL, NULL);
-    rg_conn_closed(&b.c, "EOF");
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
     assert_string_equal(b.log, "2:CLOSED ");
 }
 
@@ -600,12 +601,12 @@ static void engine_abandon(void **state) {
     int_result r[3];
     for (int i = 0; i < 3; i++) call(&b, "INCR a", &INT_TABLE, &r[i]);
     assert_int_equal(rg_conn_abandon(&b.c, 2), 0);
-    assert_int_equal(rg_conn_abandon(&b.c, 2), -1);
+    assert_int_equal(rg_conn_abandon(&b.c, 2), RG_INVALID);
     assert_true(rg_conn_call_done(&b.c, 2) && !rg_conn_call_done(&b.c, 3));
     feed(&b, ":1\r\n:2\r\n:3\r\n", 1);
     assert_string_equal(b.log, "2:ABANDONED 1:1 3:3 ");
     assert_int_equal(rg_conn_pending(&b.c), 0);
-    assert_int_equal(b.c.state, RG_CONN_READY);
+    assert_int_equal(rg_conn_state_of(&b.c), RG_CONN_READY);
 }
 
 /* Deadlines: a timeout starts at the first look at the clock after the call; an expired one
@@ -623,9 +624,9 @@ static void engine_deadlines(void **state) {
     assert_int_equal(rg_conn_next_deadline(&b.c, 1000), 1100);
     assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[3]), 4);
     assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[4]), 5);
-    assert_int_equal(rg_conn_call_timeout(&b.c, 4, 500), -1);  /* not the last call */
-    assert_int_equal(rg_conn_call_timeout(&b.c, 5, 0), 0);     /* 5: none */
-    assert_int_equal(rg_conn_next_deadline(&b.c, 1050), 1100); /* 4 starts: 1150 */
+    assert_int_equal(rg_conn_call_timeout(&b.c, 4, 500), RG_INVALID); /* not the last call */
+    assert_int_equal(rg_conn_call_timeout(&b.c, 5, 0), 0);            /* 5: none */
+    assert_int_equal(rg_conn_next_deadline(&b.c, 1050), 1100);        /* 4 starts: 1150 */
     assert_int_equal(rg_conn_abandon(&b.c, 2), 0);
     feed(&b, ":1\r\n", 1);
     assert_int_equal(rg_conn_next_deadline(&b.c, 1060), 1100); /* 3; 2 was abandoned */
@@ -633,11 +634,12 @@ static void engine_deadlines(void **state) {
     assert_string_equal(b.log, "2:ABANDONED 1:1 ");
     assert_int_equal(rg_conn_expire(&b.c, 1100), RG_CONN_FAILED);
     assert_string_equal(b.log, "2:ABANDONED 1:1 3:TIMEOUT 4:CLOSED 5:CLOSED ");
-    assert_non_null(strstr(rg_conn_error(&b.c, NULL).ptr, "timeout"));
+    assert_int_equal(rg_conn_error(&b.c).status, RG_TIMEOUT);
+    assert_non_null(strstr(rg_conn_error(&b.c).msg.ptr, "timeout"));
     /* Once: the late replies, another expiry and a close change nothing. */
     feed(&b, ":2\r\n:3\r\n", 0);
     assert_int_equal(rg_conn_expire(&b.c, 5000), RG_CONN_FAILED);
-    rg_conn_closed(&b.c, "EOF");
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
     assert_string_equal(b.log, "2:ABANDONED 1:1 3:TIMEOUT 4:CLOSED 5:CLOSED ");
     assert_int_equal(rg_conn_pending(&b.c), 0);
     assert_true(rg_conn_next_deadline(&b.c, 5000) == RG_DEADLINE_NONE);
@@ -675,14 +677,15 @@ static void engine_connect_deadline(void **state) {
     assert_int_equal(rg_conn_expire(&b.c, 49), RG_CONN_HANDSHAKE);
     assert_int_equal(rg_conn_expire(&b.c, 50), RG_CONN_FAILED);
     assert_string_equal(b.log, "1:CLOSED ");
-    assert_non_null(strstr(rg_conn_error(&b.c, NULL).ptr, "connect sequence"));
+    assert_int_equal(rg_conn_error(&b.c).status, RG_TIMEOUT);
+    assert_non_null(strstr(rg_conn_error(&b.c).msg.ptr, "connect sequence"));
     /* Answered in time: no deadline left. */
     assert_int_equal(rg_conn_reset(&b.c), 0);
     b.loglen = 0;
     call(&b, "INCR a", &INT_TABLE, &r);
     assert_int_equal(rg_conn_next_deadline(&b.c, 100), 150);
     feed(&b, "%1\r\n+proto\r\n:3\r\n:1\r\n", 1);
-    assert_int_equal(b.c.state, RG_CONN_READY);
+    assert_int_equal(rg_conn_state_of(&b.c), RG_CONN_READY);
     assert_string_equal(b.log, "2:1 ");
     assert_true(rg_conn_next_deadline(&b.c, 100) == RG_DEADLINE_NONE);
     assert_int_equal(rg_conn_expire(&b.c, 1000), RG_CONN_READY);
@@ -708,7 +711,7 @@ static void engine_written(void **state) {
     assert_int_equal(n, 3 * 21);   /* "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n" */
     rg_conn_written(&b.c, 21 + 5); /* the first request and part of the second */
     feed(&b, ":1\r\n", 0);
-    rg_conn_closed(&b.c, "gone");
+    rg_conn_closed(&b.c, RG_LIT("gone"));
     assert_string_equal(b.log, "1:OK:w 2:CLOSED:- 3:CLOSED:- ");
     /* Written in two pieces, with compaction between: offsets survive the buffer's moves. */
     assert_int_equal(rg_conn_reset(&b.c), 0);
@@ -718,7 +721,7 @@ static void engine_written(void **state) {
     rg_conn_written(&b.c, 21);
     for (int i = 0; i < 2; i++) rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
     rg_conn_written(&b.c, 21);
-    rg_conn_closed(&b.c, "gone");
+    rg_conn_closed(&b.c, RG_LIT("gone"));
     assert_string_equal(b.log, "4:CLOSED:w 5:CLOSED:w 6:CLOSED:- ");
     /* During a connect sequence whose HELLO falls back, AUTH is put in front of the held calls:
      * their offsets move with them. */
@@ -735,7 +738,7 @@ static void engine_written(void **state) {
     rg_conn_output(&b.c, &n);
     assert_int_equal(n, 21);
     rg_conn_written(&b.c, 20);
-    rg_conn_closed(&b.c, "gone");
+    rg_conn_closed(&b.c, RG_LIT("gone"));
     assert_string_equal(b.log, "1:CLOSED:- ");
     assert_true(hello > 0);
 }
@@ -743,7 +746,7 @@ static void engine_written(void **state) {
 static void close_in_callback(void *ud, const rg_call_done *d) {
     bed *b = ud;
     on_done(ud, d);
-    rg_conn_closed(&b->c, "closed by a callback");
+    rg_conn_closed(&b->c, RG_LIT("closed by a callback"));
 }
 
 static void engine_close_in_callback(void **state) {

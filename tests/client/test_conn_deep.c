@@ -105,16 +105,16 @@ static void deep_reply(bed *b, size_t d, bool bytewise, bool want_ok, uint32_t l
         assert_int_equal(b->len[0], n);
         feed(b, ":7\r\n", 4, bytewise);
         assert_int_equal(b->rec[1].status, RG_OK);
-        assert_int_equal(b->c.state, RG_CONN_READY);
+        assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
     } else {
         assert_int_equal(b->rec[0].status, RG_ERR_DEPTH);
         assert_true(b->rec[1].done);
-        assert_int_equal(b->c.state, RG_CONN_FAILED);
-        uint64_t offset;
-        const rg_view e = rg_conn_error(&b->c, &offset);
-        if (!e.ptr || !strstr(b->rec[0].error, "nesting deeper than the limit"))
+        assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_FAILED);
+        const rg_error e = rg_conn_error(&b->c);
+        assert_int_equal(e.status, RG_ERR_DEPTH);
+        if (!e.msg.ptr || !strstr(b->rec[0].error, "nesting deeper than the limit"))
             fail_msg("error: %s", b->rec[0].error);
-        assert_int_equal(offset, (uint64_t)limit * 4); /* where level limit + 1 opens */
+        assert_int_equal(e.offset, (uint64_t)limit * 4); /* where level limit + 1 opens */
     }
     free(s);
 }
@@ -153,7 +153,7 @@ static void caller_frames(void **state) {
     deep_reply(&the_bed, 101, false, false, 100);
     /* more than the frames hold */
     lim.max_depth = 5001;
-    assert_int_equal(bed_init(&the_bed, frames, nframes, &lim), -1);
+    assert_int_equal(bed_init(&the_bed, frames, nframes, &lim), RG_INVALID);
     free(frames);
 }
 
@@ -167,7 +167,7 @@ static void limits_depth(void **state) {
     assert_int_equal(bed_init(&the_bed, NULL, 0, &lim), 0);
     deep_reply(&the_bed, RG_CONN_MAX_DEPTH, false, true, 0);
     lim.max_depth = RG_CONN_MAX_DEPTH + 1;
-    assert_int_equal(bed_init(&the_bed, NULL, 0, &lim), -1);
+    assert_int_equal(bed_init(&the_bed, NULL, 0, &lim), RG_INVALID);
 }
 
 /* EXEC's array holds a deep element: each element is decoded as a reply of its own, with the
@@ -196,7 +196,7 @@ static void exec_deep_element(void **state) {
         for (int i = 0; i < 4; i++) assert_int_equal(b->rec[i].status, RG_OK);
         assert_int_equal(b->len[1], n);
         assert_int_equal(b->len[2], 4);
-        assert_int_equal(b->c.state, RG_CONN_READY);
+        assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
         free(all);
         free(s);
     }
