@@ -820,13 +820,27 @@ static bool confirm(rg_conn *c, const rg_push *p) {
     return true;
 }
 
-enum { P_HANDLED, P_NOT, P_WAIT };
+enum { P_HANDLED, P_NOT, P_WAIT, P_MAYBE };
+
+/* RESP2 subscribe mode answers PING with ["pong", message], its one array that is no push: when
+ * a PING waits and the bytes begin so, they are its reply (P_NOT; P_WAIT while they may still
+ * be), read once (see unwrap) rather than walked by the push decoder only to be handed back. */
+static int pong_pair(const rg_conn *c) {
+    static const char PAIR[] = "*2\r\n$4\r\npong\r\n";
+    const size_t have = c->in_len - c->in_pos, n = have < sizeof PAIR - 1 ? have : sizeof PAIR - 1;
+    if (c->head == c->tail || slot(c, c->head)->kind != K_USER_PING ||
+        memcmp(c->cfg.in + c->in_pos, PAIR, n) != 0)
+        return P_MAYBE;
+    return n < sizeof PAIR - 1 ? P_WAIT : P_NOT;
+}
 
 static int try_push(rg_conn *c) {
     const char ch = c->cfg.in[c->in_pos];
     if (ch != '>' && ch != '|' && ch != '*') return P_NOT;
     const bool r2 = ch == '*' && resp2_subscribed(c);
     if (ch == '*' && !r2) return P_NOT;
+    const int pong = r2 ? pong_pair(c) : P_MAYBE;
+    if (pong != P_MAYBE) return pong;
     rg_push p;
     rg_error e;
     const rg_status st =
