@@ -834,9 +834,19 @@ static int pong_pair(const rg_conn *c) {
     return n < sizeof PAIR - 1 ? P_WAIT : P_NOT;
 }
 
+/* An attribute where a reply is due is the reply decoder's: it reads it once (with the
+ * connection's depth) and drops it, and hands a push after it back (RG_PUSH, see stream_fate).
+ * The push decoder takes attributes only where no reply is due or a Pub/Sub call counts its
+ * confirmations (pushes). */
+static bool reply_due(const rg_conn *c) {
+    if (c->state == RG_CONN_HANDSHAKE) return true;
+    return c->head != c->tail && !(slot(c, c->head)->flags & RG_CALL_F_PUBSUB);
+}
+
 static int try_push(rg_conn *c) {
     const char ch = c->cfg.in[c->in_pos];
     if (ch != '>' && ch != '|' && ch != '*') return P_NOT;
+    if (ch == '|' && reply_due(c)) return P_NOT;
     const bool r2 = ch == '*' && resp2_subscribed(c);
     if (ch == '*' && !r2) return P_NOT;
     const int pong = r2 ? pong_pair(c) : P_MAYBE;

@@ -522,6 +522,33 @@ static void engine_pong_pair_small_buffer(void **state) {
     assert_int_equal(rg_conn_pending(&b.c), 0);
 }
 
+/* An attribute before a reply is the reply decoder's to read (and drop), once, with the
+ * connection's depth: one nested 40 levels (past the push decoder's own 32) before a reply, and
+ * one before a push while a call waits, then one before a Pub/Sub confirmation. */
+static void s_attribute(bed *b, size_t step) {
+    char deep[512];
+    size_t n = (size_t)sprintf(deep, "|1\r\n+k\r\n");
+    for (int i = 0; i < 40; i++) n += (size_t)sprintf(deep + n, "*1\r\n");
+    sprintf(deep + n, ":0\r\n:7\r\n");
+    int_result r[2];
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    feed(b, deep, step);
+    assert_string_equal(b->log, "1:7 ");
+    call(b, "INCR a", &INT_TABLE, &r[1]);
+    feed(b, "|1\r\n+k\r\n+v\r\n>2\r\n$10\r\ninvalidate\r\n_\r\n|1\r\n+k\r\n+v\r\n:8\r\n", step);
+    assert_string_equal(b->log, "1:7 push:invalidate: 2:8 ");
+    call(b, "SUBSCRIBE c", NULL, NULL);
+    feed(b, "|1\r\n+k\r\n+v\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n", step);
+    assert_string_equal(b->log, "1:7 push:invalidate: 2:8 3:OK ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
+}
+
+static void engine_attribute(void **state) {
+    (void)state;
+    both_ways(s_attribute, 0);
+}
+
 static void engine_pubsub(void **state) {
     (void)state;
     both_ways(s_pubsub3, 0);
@@ -832,6 +859,7 @@ int main(void) {
         cmocka_unit_test(engine_exec_typed),
         cmocka_unit_test(engine_exec_small_buffer),
         cmocka_unit_test(engine_pong_pair_small_buffer),
+        cmocka_unit_test(engine_attribute),
         cmocka_unit_test(engine_pubsub),
         cmocka_unit_test(engine_hello),
         cmocka_unit_test(engine_loss),
