@@ -41,6 +41,12 @@ static void defaults(rg_cc_config *c) {
     if (!c->refresh_after_moved) c->refresh_after_moved = 32;
 }
 
+/* The front hands out the arena's free tail (rg_cc_conn): told whenever the arena grew, before
+ * the caller's code runs (a return, a callback). */
+static void sync_front(rg_cc *cc) {
+    rg_conn_relay_used(&cc->front, cc->arena_len);
+}
+
 /* ---- the map -------------------------------------------------------------------------------- */
 
 typedef struct raw_reply {
@@ -52,8 +58,16 @@ static void raw_done(void *ud, const rg_call_done *d) {
     rg_call_record_fn(&((raw_reply *)ud)->rec, d);
 }
 
+/* Records a refresh or connect failure for rg_cc_error. */
+static rg_status failed(rg_cc *cc, rg_status st, const char *host, uint16_t port, rg_view why) {
+    snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port,
+             (int)(why.len < 80 ? why.len : 80), why.ptr ? why.ptr : "");
+    cc->why_status = st;
+    return st;
+}
+
 /* One CLUSTER SHARDS (then SLOTS) exchange with host:port on a connection of its own. */
-static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
+static rg_status refresh_from(rg_cc *cc, const char *host, uint16_t port) {
     rg_bconn b;
     const rg_conn_config cfg = {.in = cc->rbuf_in,
                                 .in_cap = sizeof cc->rbuf_in,
@@ -62,55 +76,59 @@ static int refresh_from(rg_cc *cc, const char *host, uint16_t port) {
                                 .calls = cc->rcalls,
                                 .ncalls = 4,
                                 .protocol = 2};
-    if (rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms) != 0) {
-        const rg_view e = rg_bconn_error(&b).msg;
-        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port, (int)e.len, e.ptr);
-        return -1;
-    }
+    const rg_status cst =
+        rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms);
+    if (cst != RG_OK) return failed(cc, cst, host, port, rg_bconn_error(&b).msg);
     const rg_view hostv = {host, strlen(host)};
-    int r = -1;
-    for (int variant = 0; variant < 2 && r != 0; variant++) {
+    rg_status r = RG_CLOSED;
+    for (int variant = 0; variant < 2 && r != RG_OK; variant++) {
         const rg_view argv[] = {RG_LIT("CLUSTER"), variant ? RG_LIT("SLOTS") : RG_LIT("SHARDS")};
         raw_reply rep = {0};
         const uint64_t id = rg_conn_call_argv(&b.conn, 2, argv, NULL, &rep.raw, raw_done, &rep);
-        if (!id || rg_bconn_wait(&b, id) != 0) {
-            const rg_view e = rg_bconn_error(&b).msg;
-            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port, (int)e.len, e.ptr);
+        const rg_status wst = id ? rg_bconn_wait(&b, id) : RG_FULL;
+        if (wst != RG_OK) {
+            r = failed(cc, wst, host, port, rg_bconn_error(&b).msg);
             break;
         }
         if (rep.rec.status != RG_OK) {
-            snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, rep.rec.error);
+            r = failed(cc, rep.rec.status, host, port, rg_cstr(rep.rec.error));
             continue;
         }
         r = variant
                 ? rg_cluster_map_from_slots(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv)
                 : rg_cluster_map_from_shards(&cc->map, rep.raw.value.ptr, rep.raw.value.len, hostv);
-        if (r != 0) snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.80s", host, port, cc->map.msg);
+        if (r != RG_OK) failed(cc, r, host, port, rg_cluster_map_error(&cc->map).msg);
     }
     rg_bconn_close(&b);
     return r;
 }
 
-int rg_cc_refresh(rg_cc *cc) {
+rg_status rg_cc_refresh(rg_cc *cc) {
     cc->stats.refreshes++;
     /* Masters first (they are the likeliest up), then the others, then the seed. */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < cc->map.nnodes; i++) {
             const rg_cluster_node *n = &cc->map.node[i];
             if ((pass == 0) != (n->role == RG_NODE_MASTER && n->healthy)) continue;
-            if (refresh_from(cc, n->host, n->port) == 0 && rg_cluster_map_covered(&cc->map) > 0)
-                return 0;
+            if (refresh_from(cc, n->host, n->port) == RG_OK && rg_cluster_map_covered(&cc->map) > 0)
+                return RG_OK;
         }
     }
-    if (refresh_from(cc, cc->seed_host, cc->seed_port) == 0) return 0;
+    const rg_status st = refresh_from(cc, cc->seed_host, cc->seed_port);
+    if (st == RG_OK) return RG_OK;
     cc->stats.refresh_failures++;
-    return -1;
+    return st;
+}
+
+rg_error rg_cc_error(const rg_cc *cc) {
+    if (cc->why_status == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
+    return (rg_error){cc->why_status, rg_cstr(cc->why), 0};
 }
 
 static void maybe_refresh(rg_cc *cc, int64_t now) {
     if (!cc->need_refresh || now < cc->next_refresh_ns) return;
     cc->next_refresh_ns = now + REFRESH_EVERY_NS;
-    if (rg_cc_refresh(cc) == 0) cc->need_refresh = false;
+    if (rg_cc_refresh(cc) == RG_OK) cc->need_refresh = false;
 }
 
 /* ---- nodes ---------------------------------------------------------------------------------- */
@@ -145,10 +163,10 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
                                 .protocol = k->protocol};
     const rg_cluster_node *mn = &cc->map.node[i];
     cc->stats.connects++;
-    if (rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms) != 0) {
-        const rg_view e = rg_bconn_error(&nd->b).msg;
-        snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", mn->host, mn->port,
-                 (int)(e.len > 80 ? 80 : e.len), e.ptr);
+    const rg_status cst =
+        rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms);
+    if (cst != RG_OK) {
+        failed(cc, cst, mn->host, mn->port, rg_bconn_error(&nd->b).msg);
         nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
         return false;
@@ -167,16 +185,63 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
 /* ---- outcomes ------------------------------------------------------------------------------- */
 
 static void merge(rg_cc *cc, rg_cc_call *k);
+static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes);
+
+/* Does a reply of this table carve arrays from storage (MGET's values, HGETALL's pairs)? */
+static bool needs_storage(const rg_rtable *t, uint16_t at, int depth) {
+    const rg_rnode *n = &t->nodes[at];
+    if (n->shape == RG_RS_ARRAY || n->shape == RG_RS_PAIRS) return true;
+    if (depth > 16 || n->shape == RG_RS_SCALAR || n->shape == RG_RS_ANY) return depth > 16;
+    for (uint16_t i = 0; i < n->nchildren; i++)
+        if (needs_storage(t, (uint16_t)(n->child + i), depth + 1)) return true;
+    return false;
+}
+
+/* Did a call that ended so get a reply (so its request was written)? Refused, full: never sent;
+ * CLOSED and a broken stream: `written` says. */
+static bool answered(rg_status st) {
+    return st == RG_OK || st == RG_SERVER_ERROR || st == RG_MISMATCH || st == RG_SHORT ||
+           st == RG_REDIRECT;
+}
+
+/* A relayed call's callback, as on one node; during rg_cc_add (a refusal) it waits for the
+ * next rg_cc_step, so that no callback runs before the call returned its id. */
+static void notify(rg_cc_call *k) {
+    rg_cc *cc = k->cc;
+    if (cc->adding) {
+        k->notify = true;
+        cc->notify = true;
+        return;
+    }
+    k->notify = false;
+    const rg_call_done d = {.status = k->status,
+                            .id = (uint64_t)(k - cc->cfg.calls) + 1,
+                            .result = k->result,
+                            .error = k->error,
+                            .redirect = k->redirect_at,
+                            .written = k->written || answered(k->status)};
+    sync_front(cc); /* the callback may make calls */
+    k->cb(k->ud, &d);
+}
+
+/* The callbacks of calls refused while they were added. */
+static void notify_waiting(rg_cc *cc) {
+    cc->notify = false;
+    for (size_t j = 0; j < cc->n; j++)
+        if (cc->cfg.calls[j].notify) notify(&cc->cfg.calls[j]);
+}
 
 static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->status = st;
-    if (n >= sizeof k->error) n = sizeof k->error - 1;
-    if (n) memcpy(k->error, err, n);
-    k->error[n] = '\0';
+    if (n >= sizeof k->text) n = sizeof k->text - 1;
+    if (n) memcpy(k->text, err, n);
+    k->text[n] = '\0';
+    k->error = (rg_view){k->text, n};
     k->state = C_DONE;
     k->complete = true;
     if (k->parent == SIZE_MAX) {
         k->cc->done++;
+        if (k->cb) notify(k);
     } else {
         rg_cc_call *p = &k->cc->cfg.calls[k->parent];
         if (--p->parts == 0) merge(k->cc, p);
@@ -201,6 +266,7 @@ static int64_t backoff_ns(unsigned tries) {
 static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
     const rg_view asked = {cc->map.node[k->node].host, strlen(cc->map.node[k->node].host)};
     k->redirect = r->kind;
+    k->redirect_at = *r;
     switch (r->kind) {
     case RG_REDIRECT_MOVED:
         cc->stats.moved++;
@@ -247,13 +313,22 @@ static void on_done(void *ud, const rg_call_done *d) {
             return;
         }
     }
-    finish(k, d->status, d->error.ptr ? d->error.ptr : "", d->error.len);
+    if (k->carve && d->status == RG_OK) {
+        deliver(cc, k, k->raw.value);
+        return;
+    }
+    /* A MOVED or ASK not followed: the redirects ran out (a bad ASK target is one too). */
+    const bool moved = d->status == RG_SERVER_ERROR && (d->redirect.kind == RG_REDIRECT_MOVED ||
+                                                        d->redirect.kind == RG_REDIRECT_ASK);
+    finish(k, moved ? RG_REDIRECT : d->status, d->error.ptr ? d->error.ptr : "", d->error.len);
 }
 
 /* ---- the batch ------------------------------------------------------------------------------ */
 
 void rg_cc_begin(rg_cc *cc) {
+    if (cc->notify) notify_waiting(cc);
     cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = 0;
+    sync_front(cc);
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
@@ -270,8 +345,8 @@ static bool read_only(const rg_keys_entry *e) {
     return true;
 }
 
-static size_t refuse(rg_cc_call *k, const char *why) {
-    finish(k, RG_MISMATCH, why, strlen(why));
+static size_t refuse(rg_cc_call *k, rg_status st, const char *why) {
+    finish(k, st, why, strlen(why));
     k->cc->stats.refused++;
     return (size_t)(k - k->cc->cfg.calls);
 }
@@ -303,12 +378,13 @@ static rg_cc_call *add_part(rg_cc *cc, rg_cc_call *k, size_t off, size_t len, ui
 static size_t refuse_parts(rg_cc *cc, rg_cc_call *k, const char *why) {
     cc->nparts -= k->nparts; /* the parts just added are the last ones */
     k->parts = k->nparts = 0;
-    return refuse(k, why);
+    return refuse(k, RG_FULL, why);
 }
 
 /* ALL_SHARDS: one part per master; ALL_NODES: per node. */
 static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
-    if (k->response == RG_RESP_SPECIAL) return refuse(k, "RESPONSE_POLICY:SPECIAL: not merged");
+    if (k->response == RG_RESP_SPECIAL)
+        return refuse(k, RG_INVALID, "RESPONSE_POLICY:SPECIAL: not merged");
     k->state = C_FLIGHT;
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         const rg_cluster_node *nd = &cc->map.node[i];
@@ -317,7 +393,7 @@ static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
         if (!add_part(cc, k, k->off, k->len, (uint16_t)i, RG_SLOT_NONE))
             return refuse_parts(cc, k, "the batch is full (fan-out parts)");
     }
-    return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, "no node to send to");
+    return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, RG_CLOSED, "no node to send to");
 }
 
 /* MULTI_SHARD: one part per slot. Only the plain form is split: one key spec, keys from a fixed
@@ -332,8 +408,9 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
         (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
         (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED &&
          k->response != RG_RESP_DEFAULT))
-        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (this "
-                         "MULTI_SHARD form is not split by the client; not sent)");
+        return refuse(k, RG_INVALID,
+                      "CROSSSLOT Keys in request don't hash to the same slot (this "
+                      "MULTI_SHARD form is not split by the client; not sent)");
     const size_t first = (size_t)ks->index, step = (size_t)ks->step;
     /* No response policy (MGET): one reply element per key, put back in key order by merge. */
     k->ordered = k->response == RG_RESP_DEFAULT;
@@ -520,7 +597,7 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     if (err && (!one || !ok)) {
         k->redirect = err->redirect;
         k->written = err->written;
-        finish(k, err->status, err->error, strlen(err->error));
+        finish(k, err->status, err->error.ptr, err->error.len);
         return;
     }
     if (k->response == RG_RESP_ALL_SUCCEEDED || one) {
@@ -562,9 +639,10 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     }
 }
 
-size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result) {
+/* A new call of the batch whose request is the len bytes at the arena's end (NULL: full). */
+static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void *result) {
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
-        return SIZE_MAX;
+        return NULL;
     /* The io_ms silence check counts from when the client last had nothing in flight. */
     if (cc->done == cc->n) cc->progress_ns = now_ns();
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
@@ -577,41 +655,104 @@ size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table,
                       .ask_node = RG_NODE_NONE,
                       .fixed = RG_NODE_NONE,
                       .parent = SIZE_MAX};
-    memcpy(cc->cfg.arena + cc->arena_len, req, len);
+    k->carve = table && table != &rg_conn_raw_table && needs_storage(table, 0, 0);
     cc->arena_len += len;
     cc->stats.calls++;
-    rg_route r;
-    const rg_route_kind kind = rg_cluster_route_indexed(
-        &cc->map, &cc->index, req, len, cc->argv, sizeof cc->argv / sizeof cc->argv[0], 0, &r);
-    k->slot = r.slot;
-    k->read = cc->cfg.read_from_replicas && read_only(r.cmd);
-    k->response = r.response;
-    const rg_cluster_commands *cmds = cc->cfg.cmds;
-    if (r.cmd && cmds->policy && cmds->policy[r.cmd - cmds->table].request == RG_REQ_SPECIAL)
-        /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
-        return refuse(k, "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a "
-                         "connection of its own");
-    switch (kind) {
-    case RG_ROUTE_CROSSSLOT:
-        return refuse(k, "CROSSSLOT Keys in request don't hash to the same slot (refused by the "
-                         "client, not sent)");
-    case RG_ROUTE_MULTI_SHARD: return split_by_slot(cc, k, r.cmd, req, len);
-    case RG_ROUTE_ALL_NODES:
-    case RG_ROUTE_ALL_SHARDS: return fan_out(cc, k, kind == RG_ROUTE_ALL_NODES);
-    case RG_ROUTE_INVALID: return refuse(k, "not one encoded call");
-    default: return cc->n - 1;
-    }
+    return k;
 }
 
-size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
-                      void *result) {
+/* Starts call k on its route: sent by rg_cc_step, split, fanned out or refused. */
+static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
+    const char *req = cc->cfg.arena + k->off;
+    k->slot = r->slot;
+    k->read = cc->cfg.read_from_replicas && read_only(r->cmd);
+    k->response = r->response;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    cc->adding = true; /* a refusal's callback waits for the next step */
+    if (r->cmd && cmds->policy && cmds->policy[r->cmd - cmds->table].request == RG_REQ_SPECIAL)
+        /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
+        refuse(k, RG_INVALID,
+               "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a connection of "
+               "its own");
+    else if (r->kind == RG_ROUTE_CROSSSLOT)
+        refuse(k, RG_INVALID,
+               "CROSSSLOT Keys in request don't hash to the same slot (refused by "
+               "the client, not sent)");
+    else if (r->kind == RG_ROUTE_MULTI_SHARD)
+        split_by_slot(cc, k, r->cmd, req, k->len);
+    else if (r->kind == RG_ROUTE_ALL_NODES || r->kind == RG_ROUTE_ALL_SHARDS)
+        fan_out(cc, k, r->kind == RG_ROUTE_ALL_NODES);
+    else if (r->kind == RG_ROUTE_INVALID)
+        refuse(k, RG_INVALID, "not one encoded call");
+    cc->adding = false;
+    sync_front(cc);
+}
+
+rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result,
+                    size_t *index) {
+    char *dst = cc->cfg.arena + cc->arena_len;
+    rg_cc_call *k = new_call(cc, len, table, result);
+    if (!k) return RG_FULL;
+    if (dst != req) memmove(dst, req, len); /* rg_cc_add_argv's bytes are in place */
+    rg_route r;
+    rg_cluster_route_indexed(&cc->map, &cc->index, dst, len, cc->argv,
+                             sizeof cc->argv / sizeof cc->argv[0], 0, &r);
+    start(cc, k, &r);
+    if (index) *index = (size_t)(k - cc->cfg.calls);
+    return RG_OK;
+}
+
+rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
+                         void *result, size_t *index) {
     const size_t n = rg_argv_size(argc, argv);
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < n)
-        return SIZE_MAX;
+        return RG_FULL;
     char *dst = cc->cfg.arena + cc->arena_len;
-    if (rg_argv_encode(dst, n, argc, argv) != n) return SIZE_MAX;
-    /* rg_cc_add copies within the arena: the same bytes, at the same place. */
-    return rg_cc_add(cc, dst, n, table, result);
+    if (rg_argv_encode(dst, n, argc, argv) != n) return RG_INVALID;
+    return rg_cc_add(cc, dst, n, table, result, index);
+}
+
+/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
+ * subscription, no tracking and no change of protocol spans two of them. */
+static bool cluster_kind(uint8_t kind) {
+    static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
+    return kind < RG_CMD_KIND_COUNT && ok[kind];
+}
+
+/* The front's relay: a generated call (or rg_conn_call_argv) encoded its request at the arena's
+ * end. A descriptor of cfg.cmds (its id indexes the table) routes it without a name lookup, with
+ * the slot the call computed; anything else is routed from its bytes as rg_cc_add does. */
+static uint64_t relay(void *ud, const rg_relayed *call) {
+    rg_cc *cc = ud;
+    if (call->req != cc->cfg.arena + cc->arena_len) return 0; /* not the arena's tail */
+    rg_cc_call *k = new_call(cc, call->len, call->table, call->result);
+    if (!k) return 0;
+    k->cb = call->cb;
+    k->ud = call->ud;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    const rg_cmd *cmd = call->cmd;
+    enum { ARGV = sizeof cc->argv / sizeof cc->argv[0] };
+    rg_route r;
+    if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
+        if (!cluster_kind(cmd->kind)) {
+            cc->adding = true;
+            refuse(k, RG_INVALID,
+                   "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING");
+            cc->adding = false;
+            sync_front(cc);
+            return (uint64_t)(k - cc->cfg.calls) + 1;
+        }
+        rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
+                               call->len, cc->argv, ARGV, 0, &r);
+    } else {
+        rg_cluster_route_indexed(&cc->map, &cc->index, call->req, call->len, cc->argv, ARGV, 0, &r);
+    }
+    start(cc, k, &r);
+    return (uint64_t)(k - cc->cfg.calls) + 1;
+}
+
+rg_conn *rg_cc_conn(rg_cc *cc) {
+    return &cc->front;
 }
 
 /* A master for keyless calls, rotating. */
@@ -659,7 +800,12 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     memcpy(dst, ASKING, pre);
     memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
     if (pre && !rg_conn_commit_request(c, pre, NULL, NULL, NULL, NULL)) return false;
-    if (!rg_conn_commit_request(c, k->len, k->table, k->result, on_done, k)) return false;
+    /* A reply with arrays is kept raw on the node and decoded into the result when it completes,
+     * its arrays carved from the arena: they live as long as the batch. */
+    const bool raw = k->carve || !k->table;
+    if (!rg_conn_commit_request(c, k->len, raw ? &rg_conn_raw_table : k->table,
+                                raw && k->carve ? &k->raw : k->result, on_done, k))
+        return false;
     nd->queued += pre + k->len;
     nd->inflight++;
     k->mark = nd->queued;
@@ -810,11 +956,13 @@ static void pump(rg_cc *cc, int timeout_ms) {
 }
 
 size_t rg_cc_step(rg_cc *cc, int timeout_ms) {
+    if (cc->notify) notify_waiting(cc);
     if (cc->done == cc->n) return 0;
     const int64_t now = now_ns();
     maybe_refresh(cc, now);
     const size_t waiting = dispatch(cc, now);
     pump(cc, waiting && timeout_ms > 1 ? 1 : timeout_ms);
+    sync_front(cc); /* merges carve the arena */
     return cc->n - cc->done;
 }
 
@@ -829,7 +977,8 @@ size_t rg_cc_run(rg_cc *cc) {
 
 /* ---- set up --------------------------------------------------------------------------------- */
 
-int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16_t seed_port) {
+rg_status rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
+                     uint16_t seed_port) {
     memset(cc, 0, offsetof(rg_cc, argv));
     rg_cluster_map_init(&cc->map);
     cc->cfg = *cfg;
@@ -837,11 +986,14 @@ int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16
     snprintf(cc->seed_host, sizeof cc->seed_host, "%s", seed_host);
     cc->seed_port = seed_port;
     for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) cc->node[i].b.fd = -1;
+    rg_conn_relay_init(&cc->front, cc->cfg.arena, cc->cfg.arena ? cc->cfg.arena_cap : 0, relay, cc);
     if (!cfg->cmds || !cfg->calls || !cfg->arena) {
         snprintf(cc->why, sizeof cc->why, "rg_cc_init: cmds, calls and arena are required");
-        return -1;
+        cc->why_status = RG_INVALID;
+        return RG_INVALID;
     }
-    rg_cluster_index_init(&cc->index, cfg->cmds); /* -1: it finds nothing, routing still works */
+    /* RG_FULL: the index finds nothing, routing still works */
+    (void)rg_cluster_index_init(&cc->index, cfg->cmds);
     return rg_cc_refresh(cc);
 }
 

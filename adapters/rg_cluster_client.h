@@ -14,15 +14,16 @@
  *   -ASK    ASKING and the call are written back to back to the named node, once; map unchanged;
  *   -TRYAGAIN, -CLUSTERDOWN, -LOADING, -MASTERDOWN: sent again after a bounded exponential
  *           backoff (1 ms doubling to 128 ms), at most max_retries (40: about 4.5 s) times;
- *   more than max_redirects redirects end the call with the last error. Every refresh_after_moved
- *   MOVED replies, a CLUSTERDOWN, an uncovered slot or a node that cannot be reached makes the
- *   client read the whole map again (CLUSTER SHARDS, falling back to CLUSTER SLOTS), at most once
- *   per 100 ms.
+ *   more than max_redirects MOVED or ASK end the call RG_REDIRECT (error: the last one);
+ *   more than max_retries retries end it with the last error (RG_SERVER_ERROR).
+ * Every refresh_after_moved MOVED replies, a CLUSTERDOWN, an uncovered slot or a node that
+ * cannot be reached makes the client read the whole map again (CLUSTER SHARDS, falling back to
+ * CLUSTER SLOTS), at most once per 100 ms.
  * A lost connection: calls whose request had not been completely written are sent again (the
  * server cannot have run them); calls whose request was written complete with RG_CLOSED and
  * `written` set, because they may or may not have run: the client never guesses, it reports them.
  *
- * Calls whose keys span several slots are refused before sending (RG_MISMATCH with a
+ * Calls whose keys span several slots are refused before sending (RG_INVALID with a
  * CROSSSLOT message), unless the command's command_tips say how to split it:
  *   ALL_SHARDS / ALL_NODES (DBSIZE, FLUSHALL, KEYS, SCRIPT LOAD, CONFIG SET ...): one part per
  *   master (or per node), sent like any call;
@@ -53,9 +54,13 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
-/* One call of a batch. Read status and the rest after rg_cc_run; the other fields are private. */
+/* One call of a batch: read it (rg_cc_get) once `complete` is set. */
 typedef struct rg_cc_call {
-    rg_status status;          /* how it ended (valid once `complete`) */
+    rg_status status;          /* how it ended (valid once `complete`): RG_OK, RG_SERVER_ERROR,
+                                  RG_MISMATCH, RG_SHORT, RG_CLOSED, RG_INVALID (refused before
+                                  sending: CROSSSLOT, REQUEST_POLICY:SPECIAL, not one encoded
+                                  call), RG_REDIRECT (more than max_redirects), RG_FULL (the
+                                  batch or the arena could not take its fan-out parts) ... */
     bool complete;             /* it has an outcome (rg_cc_step may end calls one by one) */
     rg_redirect_kind redirect; /* the last redirect or retry error it met */
     bool written;              /* CLOSED: the request reached the socket; it may have run */
@@ -63,11 +68,16 @@ typedef struct rg_cc_call {
     uint8_t retries;           /* TRYAGAIN, CLUSTERDOWN ... and unsent requests sent again */
     uint16_t node;             /* the node that answered last */
     int slot;                  /* the call's slot, or RG_SLOT_NONE / RG_SLOT_UNKNOWN */
-    char error[112];           /* the error text, truncated, NUL-terminated */
+    rg_view error; /* the error text (truncated to 111 bytes), valid until the next rg_cc_begin */
     /* private */
+    char text[112]; /* backs error */
     struct rg_cc *cc;
     const rg_rtable *table;
     void *result;
+    rg_call_fn cb; /* a relayed generated call's callback (rg_cc_conn), or NULL */
+    void *ud;
+    bool notify; /* its callback waits for the next rg_cc_step */
+    bool carve;  /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     size_t off, len;
     uint64_t mark;     /* the node's queued byte count once this request is queued */
     int64_t due_ns;    /* waiting: when to try again */
@@ -84,7 +94,8 @@ typedef struct rg_cc_call {
     size_t parts;                /* a fan-out: parts not yet complete */
     size_t first_part; /* a fan-out: where its parts start (they are at the batch's end) */
     size_t nparts;
-    rg_raw_result raw; /* a fan-out part's reply */
+    rg_raw_result raw;       /* a fan-out part's reply */
+    rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */
 } rg_cc_call;
 
 typedef struct rg_cc_config {
@@ -121,9 +132,10 @@ typedef struct rg_cc_node {
 } rg_cc_node;
 
 typedef struct rg_cc {
-    rg_cluster_map map;
-    rg_cc_config cfg;
+    rg_cluster_map map; /* read-only for the caller */
     rg_cc_stats stats;
+    /* private */
+    rg_cc_config cfg;
     rg_cc_node node[RG_CLUSTER_MAX_NODES];
     size_t n, done, arena_len;
     size_t scan;   /* calls before this index are in flight or complete: dispatch starts here */
@@ -134,35 +146,62 @@ typedef struct rg_cc {
     int64_t progress_ns; /* the last time a reply came */
     char seed_host[RG_CLUSTER_HOST_MAX];
     uint16_t seed_port;
-    char why[160]; /* the last refresh or connect failure */
+    rg_status why_status; /* the last refresh or connect failure (rg_cc_error) */
+    char why[160];
     rg_view argv[64];
     char rbuf_in[1 << 16], rbuf_out[1024];
     rg_call rcalls[4];
     rg_reply_reader merge;  /* decodes a fan-out's merged reply with its table */
     rg_cluster_index index; /* cfg.cmds hashed: routing without the binary search */
+    rg_conn front;          /* rg_cc_conn: relays generated calls into the batch */
+    bool adding;            /* inside rg_cc_add: callbacks wait (notify) */
+    bool notify;            /* some call's callback waits */
 } rg_cc;
 
 /* Sets up cc with cfg (copied; its buffers stay the caller's) and reads the map from the seed
- * node. Returns 0, or -1 with cc->why (nothing left open). */
-int rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16_t seed_port);
+ * node. Returns RG_OK, or the failure (rg_cc_error says why; nothing is left open): RG_INVALID
+ * when cmds, calls or arena is missing, else as rg_cc_refresh. */
+rg_status rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host, uint16_t seed_port);
 
 /* Closes every connection and frees the per-node buffers. */
 void rg_cc_close(rg_cc *cc);
 
-/* Reads the whole map again from a reachable node. Returns 0 or -1 (cc->why). */
-int rg_cc_refresh(rg_cc *cc);
+/* Reads the whole map again from a reachable node. Returns RG_OK, or the last failure
+ * (rg_cc_error): the status of connecting (RG_REFUSED, RG_IO, RG_TIMEOUT ...), of the CLUSTER
+ * SHARDS / SLOTS call, or of decoding the map (RG_MISMATCH, RG_FULL). */
+rg_status rg_cc_refresh(rg_cc *cc);
+
+/* The last refresh or connect failure: its status, the message ("host:port: why", in cc's own
+ * buffer, valid until the next failure) and offset 0; status RG_OK when there was none. */
+rg_error rg_cc_error(const rg_cc *cc);
 
 /* Starts a new batch: the previous batch's results are no longer valid. */
 void rg_cc_begin(rg_cc *cc);
 
 /* Adds one encoded call (copied into the arena) with its reply table (NULL: raw, an
- * rg_raw_result) and result struct (caller-owned, or NULL). Returns its index in the batch, or
- * SIZE_MAX when the batch or the arena is full (run it first). A call refused by routing
- * (CROSSSLOT, fan-out, not an encoded call) is added already complete with its error. */
-size_t rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result);
+ * rg_raw_result) and result struct (caller-owned, or NULL); *index (may be NULL) gets its index in
+ * the batch. Returns RG_OK when it was added, RG_FULL when the batch or the arena is full (run it
+ * first; nothing added). A call refused by routing (CROSSSLOT, a fan-out that does not fit, not
+ * an encoded call) is added already complete with its error. */
+rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result,
+                    size_t *index);
 /* rg_cc_add of argv (encoded with rg_argv_encode into the arena). */
-size_t rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
-                      void *result);
+rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
+                         void *result, size_t *index);
+
+/* The cluster's front: an rg_conn without a socket on which the generated calls (and
+ * rg_conn_call_argv) add calls to the batch, as on one node:
+ *     redis_get_call(rg_cc_conn(cc), RG_LIT("k"), &r, cb, ud);
+ * The request is encoded straight into the arena; the call's descriptor says which command it is
+ * (no name lookup) and the call computed its keys' slot. The typed result goes to the result
+ * struct, cb (may be NULL) gets an rg_call_done when the call is complete (status, error,
+ * redirect: the last one met, written, result; id: the call's index in the batch + 1, what the
+ * call returned), and rg_cc_get(cc, id - 1) reads it as any call of the batch. A call returns 0
+ * when the batch or the arena is full (RG_FULL: nothing added). Callbacks run inside rg_cc_step
+ * (a call refused while added, at the next one) and may add calls; they must not begin, run or
+ * step the batch. MULTI/EXEC, the (un)subscribe family, HELLO, RESET and CLIENT TRACKING are
+ * refused (RG_INVALID): each call of a batch goes its own way. Valid as long as cc. */
+rg_conn *rg_cc_conn(rg_cc *cc);
 
 /* Sends the batch and waits until every call has an outcome. Returns the number of calls that
  * did not end RG_OK (server errors included). */
@@ -175,6 +214,11 @@ size_t rg_cc_run(rg_cc *cc);
  * outcome may be read as soon as its `complete` is set. Returns the calls of the batch that
  * have no outcome yet (0: the batch is done and rg_cc_begin may start the next). */
 size_t rg_cc_step(rg_cc *cc, int timeout_ms);
+
+/* Calls in the batch (the next call's index). */
+static inline size_t rg_cc_size(const rg_cc *cc) {
+    return cc->n;
+}
 
 /* Calls of the batch without an outcome yet. */
 static inline size_t rg_cc_pending(const rg_cc *cc) {

@@ -46,9 +46,16 @@ typedef struct cursor {
     rg_view asked;
 } cursor;
 
-static int fail(cursor *c, const char *why) {
+/* A reply that is not a map (RG_MISMATCH) or one too large for the node table (RG_FULL). */
+static int fail_as(cursor *c, rg_status st, const char *why) {
     snprintf(c->m->msg, sizeof c->m->msg, "%s (at byte %zu)", why, c->pos);
+    c->m->status = st;
+    c->m->offset = c->pos;
     return -1;
+}
+
+static int fail(cursor *c, const char *why) {
+    return fail_as(c, RG_MISMATCH, why);
 }
 
 /* The next event; attributes (RESP3 '|') are skipped whole. */
@@ -133,6 +140,8 @@ static void commit_update(rg_cluster_map *m) {
     }
     m->epoch++;
     m->msg[0] = '\0';
+    m->status = RG_OK;
+    m->offset = 0;
 }
 
 /* Empty and "?" endpoints mean the node that was asked. */
@@ -192,7 +201,8 @@ static int read_shard_nodes(cursor *c, uint16_t *master) {
         const rg_view host = endpoint(c, n.has_endpoint ? n.endpoint : n.ip);
         if (n.port <= 0 || n.port > 65535) return fail(c, "node without a port");
         const uint16_t i = rg_cluster_map_node(c->m, host, (uint16_t)n.port);
-        if (i == RG_NODE_NONE || k == RG_CLUSTER_MAX_NODES) return fail(c, "too many nodes");
+        if (i == RG_NODE_NONE || k == RG_CLUSTER_MAX_NODES)
+            return fail_as(c, RG_FULL, "too many nodes");
         idx[k++] = i;
         c->m->next_role[i] = n.master ? RG_NODE_MASTER : RG_NODE_REPLICA;
         c->m->next_healthy[i] = n.online;
@@ -259,8 +269,8 @@ static void cursor_init(cursor *c, rg_cluster_map *m, const char *reply, size_t 
     c->asked = asked;
 }
 
-static int decode_top(rg_cluster_map *m, const char *reply, size_t len, rg_view asked,
-                      int (*entry)(cursor *)) {
+static int decode(rg_cluster_map *m, const char *reply, size_t len, rg_view asked,
+                  int (*entry)(cursor *)) {
     cursor c;
     cursor_init(&c, m, reply, len, asked);
     begin_update(m);
@@ -276,7 +286,14 @@ static int decode_top(rg_cluster_map *m, const char *reply, size_t len, rg_view 
     return 0;
 }
 
-int rg_cluster_map_from_shards(rg_cluster_map *m, const char *reply, size_t len, rg_view asked) {
+/* The map's one status: RG_OK, or why decode failed (its status set by fail_as). */
+static rg_status decode_top(rg_cluster_map *m, const char *reply, size_t len, rg_view asked,
+                            int (*entry)(cursor *)) {
+    return decode(m, reply, len, asked, entry) == 0 ? RG_OK : m->status;
+}
+
+rg_status rg_cluster_map_from_shards(rg_cluster_map *m, const char *reply, size_t len,
+                                     rg_view asked) {
     return decode_top(m, reply, len, asked, read_shard);
 }
 
@@ -303,7 +320,7 @@ static int read_slots_node(cursor *c, uint16_t *out) {
     if (!ok) return fail(c, "truncated slots node");
     if (port <= 0 || port > 65535) return fail(c, "slots node without a port");
     *out = rg_cluster_map_node(c->m, endpoint(c, host), (uint16_t)port);
-    return *out == RG_NODE_NONE ? fail(c, "too many nodes") : 0;
+    return *out == RG_NODE_NONE ? fail_as(c, RG_FULL, "too many nodes") : 0;
 }
 
 static int read_slots_entry(cursor *c) {
@@ -317,7 +334,7 @@ static int read_slots_entry(cursor *c) {
             if (!as_int(&c->ev, i == 0 ? &a : &b)) return fail(c, "slot is not a number");
             continue;
         }
-        uint16_t n;
+        uint16_t n = RG_NODE_NONE; /* set when it returns 0 (gcc -Os cannot tell) */
         if (read_slots_node(c, &n) != 0) return -1;
         if (i == 2) master = n;
         c->m->next_role[n] = i == 2 ? RG_NODE_MASTER : RG_NODE_REPLICA;
@@ -329,7 +346,8 @@ static int read_slots_entry(cursor *c) {
     return set_range(c, a, b, master);
 }
 
-int rg_cluster_map_from_slots(rg_cluster_map *m, const char *reply, size_t len, rg_view asked) {
+rg_status rg_cluster_map_from_slots(rg_cluster_map *m, const char *reply, size_t len,
+                                    rg_view asked) {
     return decode_top(m, reply, len, asked, read_slots_entry);
 }
 
@@ -370,6 +388,11 @@ size_t rg_cluster_map_covered(const rg_cluster_map *m) {
     size_t n = 0;
     for (size_t s = 0; s < RG_CLUSTER_SLOTS; s++) n += m->slot[s] != RG_NODE_NONE;
     return n;
+}
+
+rg_error rg_cluster_map_error(const rg_cluster_map *m) {
+    if (m->status == RG_OK) return (rg_error){RG_OK, {NULL, 0}, 0};
+    return (rg_error){m->status, {m->msg, strlen(m->msg)}, m->offset};
 }
 
 /* ---- routing -------------------------------------------------------------------------------- */
@@ -436,24 +459,24 @@ static bool name_is(const char *name, rg_view w) {
     return name[w.len] == '\0';
 }
 
-int rg_cluster_index_init(rg_cluster_index *ix, const rg_cluster_commands *cmds) {
+rg_status rg_cluster_index_init(rg_cluster_index *ix, const rg_cluster_commands *cmds) {
     enum { MASK = RG_CLUSTER_INDEX_SLOTS - 1 };
     memset(ix, 0, sizeof *ix);
     ix->cmds = cmds;
     size_t used = 0;
-    if (cmds->count >= SUBS) return -1;
+    if (cmds->count >= SUBS) return RG_FULL;
     for (size_t i = 0; i < cmds->count; i++) {
         const char *name = cmds->table[i].name;
         if (strchr(name, ' ')) continue;
         if (++used > RG_CLUSTER_INDEX_SLOTS / 2) {
             memset(ix->slot, 0, sizeof ix->slot);
-            return -1;
+            return RG_FULL;
         }
         size_t at = name_hash(name, strlen(name)) & MASK;
         while (ix->slot[at]) at = (at + 1) & MASK;
         ix->slot[at] = (uint16_t)((i + 1) | (has_subcommands(cmds, &cmds->table[i]) ? SUBS : 0));
     }
-    return 0;
+    return RG_OK;
 }
 
 /* The one-word entry named w when it has no subcommands (the whole answer), else NULL. */
@@ -467,6 +490,17 @@ static const rg_keys_entry *index_find(const rg_cluster_index *ix, rg_view w) {
 }
 
 /* ---- routing, the rest -------------------------------------------------------------------- */
+
+/* The route of a call whose command (out->cmd) and slot are known. */
+static rg_route_kind by_slot(const rg_cluster_map *m, const rg_cluster_commands *cmds, int slot,
+                             uint16_t any, rg_route *out) {
+    out->slot = slot;
+    if (slot >= 0) {
+        out->node = rg_cluster_map_owner(m, slot);
+        return out->kind = out->node == RG_NODE_NONE ? RG_ROUTE_UNCOVERED : RG_ROUTE_NODE;
+    }
+    return by_policy(policy_of(cmds, out->cmd), slot == RG_SLOT_CROSS, any, out);
+}
 
 static rg_route_kind route(const rg_cluster_map *m, const rg_cluster_commands *cmds,
                            const rg_cluster_index *ix, const char *req, size_t len, rg_view *argv,
@@ -482,12 +516,22 @@ static rg_route_kind route(const rg_cluster_map *m, const rg_cluster_commands *c
     const int slot = argc > argv_cap || !out->cmd
                          ? RG_SLOT_UNKNOWN
                          : rg_slot_of_argv(out->cmd->specs, out->cmd->count, argc, argv);
-    out->slot = slot;
-    if (slot >= 0) {
-        out->node = rg_cluster_map_owner(m, slot);
-        return out->kind = out->node == RG_NODE_NONE ? RG_ROUTE_UNCOVERED : RG_ROUTE_NODE;
+    return by_slot(m, cmds, slot, any, out);
+}
+
+rg_route_kind rg_cluster_route_known(const rg_cluster_map *m, const rg_cluster_commands *cmds,
+                                     const rg_keys_entry *e, int slot, const char *req, size_t len,
+                                     rg_view *argv, size_t argv_cap, uint16_t any, rg_route *out) {
+    *out = (rg_route){.kind = RG_ROUTE_INVALID, .slot = RG_SLOT_UNKNOWN, .node = RG_NODE_NONE};
+    out->cmd = e;
+    if (slot == RG_SLOT_UNKNOWN && e->count > 0) {
+        const size_t argc = rg_request_argv(req, len, argv, argv_cap);
+        if (argc == 0) return RG_ROUTE_INVALID;
+        if (argc <= argv_cap) slot = rg_slot_of_argv(e->specs, e->count, argc, argv);
+    } else if (slot == RG_SLOT_UNKNOWN) {
+        slot = RG_SLOT_NONE; /* no key specs: no keys */
     }
-    return by_policy(policy_of(cmds, out->cmd), slot == RG_SLOT_CROSS, any, out);
+    return by_slot(m, cmds, slot, any, out);
 }
 
 rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_commands *cmds,

@@ -51,12 +51,15 @@ typedef struct rg_cluster_map {
     rg_cluster_node node[RG_CLUSTER_MAX_NODES];
     size_t nnodes;
     uint64_t epoch; /* incremented by every change of slot[] or of a node's role */
+    /* private */
     /* Scratch of an update, so a reply that fails to decode leaves the map as it was. */
     uint16_t next[RG_CLUSTER_SLOTS];
     uint8_t next_role[RG_CLUSTER_MAX_NODES];
     bool next_healthy[RG_CLUSTER_MAX_NODES];
     uint16_t next_master[RG_CLUSTER_MAX_NODES];
-    char msg[128]; /* why the last decode failed */
+    rg_status status; /* of the last decode */
+    uint64_t offset;  /* where it failed in the reply */
+    char msg[128];    /* why */
 } rg_cluster_map;
 
 /* An empty map: no node, every slot RG_NODE_NONE, epoch 0. */
@@ -68,11 +71,19 @@ uint16_t rg_cluster_map_node(rg_cluster_map *m, rg_view host, uint16_t port);
 
 /* Replaces the map's slots and roles with a whole CLUSTER SHARDS (from_shards) or CLUSTER SLOTS
  * (from_slots) reply: reply[0..len) is exactly one RESP2 or RESP3 value. asked is the host that
- * was asked: an empty or "?" endpoint means that host. Returns 0 (epoch incremented), or -1 with
- * the reason in m->msg and the map unchanged (a malformed reply, a slot out of range or served
- * twice, a node without host or port, a full node table). */
-int rg_cluster_map_from_shards(rg_cluster_map *m, const char *reply, size_t len, rg_view asked);
-int rg_cluster_map_from_slots(rg_cluster_map *m, const char *reply, size_t len, rg_view asked);
+ * was asked: an empty or "?" endpoint means that host. Returns RG_OK (epoch incremented), else
+ * the map is unchanged and rg_cluster_map_error says why: RG_MISMATCH (a malformed reply, an
+ * error reply, a slot out of range or served twice, a node without host or port) or RG_FULL (a
+ * full node table). */
+rg_status rg_cluster_map_from_shards(rg_cluster_map *m, const char *reply, size_t len,
+                                     rg_view asked);
+rg_status rg_cluster_map_from_slots(rg_cluster_map *m, const char *reply, size_t len,
+                                    rg_view asked);
+
+/* Why the last rg_cluster_map_from_shards / _from_slots failed: its status, a message (in the
+ * map's own buffer, valid until the next update) and the byte offset in that reply; status RG_OK
+ * after a successful one. */
+rg_error rg_cluster_map_error(const rg_cluster_map *m);
 
 /* -MOVED slot host:port: slot now served by host:port (a master). An empty host means the node
  * that answered (asked). Returns the node index, or RG_NODE_NONE (slot out of range, table full).
@@ -128,6 +139,15 @@ rg_route_kind rg_cluster_route(const rg_cluster_map *m, const rg_cluster_command
                                const char *req, size_t len, rg_view *argv, size_t argv_cap,
                                uint16_t any, rg_route *out);
 
+/* Routes one encoded call whose command the caller knows, as a generated call's descriptor says
+ * (rg_cmd.id indexes cmds->table): e is its entry, slot the one hash slot of its keys when the
+ * caller computed it (0..16383, RG_SLOT_NONE, RG_SLOT_CROSS), else RG_SLOT_UNKNOWN: then the keys
+ * are found in req with e's key specs (one parse into argv, no name lookup). The same answers as
+ * rg_cluster_route for the same bytes. Returns out->kind. */
+rg_route_kind rg_cluster_route_known(const rg_cluster_map *m, const rg_cluster_commands *cmds,
+                                     const rg_keys_entry *e, int slot, const char *req, size_t len,
+                                     rg_view *argv, size_t argv_cap, uint16_t any, rg_route *out);
+
 /* A hash index of a command table's one-word names, so that a route finds most commands with
  * one hash and one caseless compare instead of a binary search of caseless compares (about 500
  * of the 1,240 instructions of a SET's route). Caller-owned, 2 KiB, no pointer to the heap;
@@ -139,10 +159,10 @@ typedef struct rg_cluster_index {
                                               bit 15: it has subcommands */
 } rg_cluster_index;
 
-/* Builds ix for cmds. Returns 0, or -1 when the table has more than RG_CLUSTER_INDEX_SLOTS / 2
- * one-word names or 32767 entries (ix then finds nothing: routing with it falls back to the
- * binary search, with the same answers). */
-int rg_cluster_index_init(rg_cluster_index *ix, const rg_cluster_commands *cmds);
+/* Builds ix for cmds. Returns RG_OK, or RG_FULL when the table has more than
+ * RG_CLUSTER_INDEX_SLOTS / 2 one-word names or 32767 entries (ix then finds nothing: routing with
+ * it falls back to the binary search, with the same answers). */
+rg_status rg_cluster_index_init(rg_cluster_index *ix, const rg_cluster_commands *cmds);
 
 /* rg_cluster_route with the index: the same answers, for ix->cmds. */
 rg_route_kind rg_cluster_route_indexed(const rg_cluster_map *m, const rg_cluster_index *ix,

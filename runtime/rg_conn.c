@@ -320,9 +320,19 @@ static RG_NOINLINE uint64_t commit_special(rg_conn *c, size_t n, const rg_cmd *c
     return call->id;
 }
 
+/* A front's commit: handed to its relay (rg_conn_relay_init). */
+static RG_NOINLINE uint64_t relay(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                                  void *result, rg_call_fn cb, void *ud) {
+    const rg_relayed call = {c->cfg.out + c->out_len, n, cmd, table, c->relay_slot, result, cb, ud};
+    c->relay_slot = RG_SLOT_UNKNOWN;
+    return n && c->state == RG_CONN_RELAY ? c->relay(c->relay_ud, &call) : 0;
+}
+
 static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
                        void *result, rg_call_fn cb, void *ud) {
-    if (n == 0 || c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return 0;
+    /* FAILED or RG_CONN_RELAY: one compare for both, a front costs the socket's path nothing */
+    if (n == 0 || c->state >= RG_CONN_FAILED || c->used == c->cfg.ncalls)
+        return relay(c, n, cmd, table, result, cb, ud);
     if (cmd && cmd->kind != RG_CMD_PLAIN) return commit_special(c, n, cmd, table, result, cb, ud);
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
@@ -341,7 +351,7 @@ uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, vo
                                 rg_call_fn cb, void *ud) {
     rg_view words[2] = {{NULL, 0}, {NULL, 0}};
     const rg_cmd *cmd = NULL;
-    if (n && c->state != RG_CONN_FAILED && c->used < c->cfg.ncalls &&
+    if (n && c->state < RG_CONN_FAILED && c->used < c->cfg.ncalls &&
         rg_request_argv(c->cfg.out + c->out_len, n, words, 2))
         cmd = rg_cmd_lookup(words[0], words[1]);
     return commit(c, n, cmd, table, result, cb, ud);
@@ -612,6 +622,26 @@ rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
     }
     while (c->cfg.ncalls & (c->cfg.ncalls - 1)) c->cfg.ncalls &= c->cfg.ncalls - 1;
     return start(c);
+}
+
+void rg_conn_relay_init(rg_conn *c, char *out, size_t cap, rg_relay_fn fn, void *ud) {
+    memset(c, 0, offsetof(rg_conn, rr));
+    c->cfg.out = out;
+    c->cfg.out_cap = cap;
+    c->cfg.ncalls = 1;    /* never used: room is handed out while no call is queued */
+    c->out_pinned = true; /* the used bytes are the owner's: never moved */
+    c->state = RG_CONN_RELAY;
+    c->relay = fn;
+    c->relay_ud = ud;
+    c->relay_slot = RG_SLOT_UNKNOWN;
+}
+
+void rg_conn_relay_used(rg_conn *c, size_t used) {
+    c->out_len = used < c->cfg.out_cap ? used : c->cfg.out_cap;
+}
+
+void rg_conn_relay_slot(rg_conn *c, int slot) {
+    c->relay_slot = slot;
 }
 
 rg_status rg_conn_reset(rg_conn *c) {

@@ -158,8 +158,25 @@ typedef struct rg_conn_config {
 typedef enum rg_conn_state {
     RG_CONN_HANDSHAKE, /* the connect sequence runs; user requests wait in the output */
     RG_CONN_READY,
-    RG_CONN_FAILED /* a protocol error, a rejected handshake, or rg_conn_closed: see error */
+    RG_CONN_FAILED, /* a protocol error, a rejected handshake, or rg_conn_closed: see error */
+    RG_CONN_RELAY   /* a front (rg_conn_relay_init): no socket, its calls are relayed */
 } rg_conn_state;
+
+/* A call committed on a front, as its relay receives it (valid during the relay call). */
+typedef struct rg_relayed {
+    const char *req; /* the request, where it was encoded: the front's output */
+    size_t len;
+    const rg_cmd *cmd;      /* the generated call's descriptor, or NULL (rg_conn_commit_request) */
+    const rg_rtable *table; /* how to read its reply (NULL: raw, an rg_raw_result) */
+    int slot; /* the slot the generated call computed from its keys (rg_conn_relay_slot):
+                 0..16383, RG_SLOT_NONE, RG_SLOT_CROSS, else RG_SLOT_UNKNOWN (find the keys) */
+    void *result;
+    rg_call_fn cb;
+    void *ud;
+} rg_relayed;
+
+/* Takes a call committed on a front: returns its id (never 0), or 0 when it was not taken. */
+typedef uint64_t (*rg_relay_fn)(void *relay_ud, const rg_relayed *call);
 
 /* The engine. Fields private: use the functions below. */
 struct rg_conn {
@@ -189,6 +206,9 @@ struct rg_conn {
     bool timed;           /* a deadline was given since the last start: expiry looks */
     rg_status err_status;
     uint64_t err_offset;
+    rg_relay_fn relay; /* a front's (RG_CONN_RELAY) */
+    void *relay_ud;
+    int relay_slot; /* the next relayed call's slot */
     char msg[160];
     rg_view error;
     /* EXEC's array (and RESP2 subscribe mode's PING pair) read one element at a time */
@@ -257,6 +277,27 @@ uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, vo
 /* Array storage for the call just committed (id), instead of the shared one: its results then
  * stay valid after later replies. Returns RG_OK, or RG_INVALID when id is not the last call. */
 rg_status rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap);
+
+/* ---- fronts ---------------------------------------------------------------------------------- */
+
+/* A front is an rg_conn without a socket or a ring whose calls go elsewhere, so that the
+ * generated calls (and rg_conn_call_argv) run unchanged on another engine, e.g. a cluster client
+ * (rg_cc_conn): rg_conn_room and rg_conn_reserve hand out room in out[0..cap) past the bytes the
+ * owner says are used (rg_conn_relay_used), the request is encoded there, and the commit is
+ * relayed to fn(ud, call) with the command's descriptor, reply table, result, callback and the
+ * slot the call computed, instead of being queued; fn's answer is the call's id. The owner
+ * completes the call through its callback. Every other function is for socket connections: a
+ * front's state is RG_CONN_RELAY. out stays the caller's. */
+void rg_conn_relay_init(rg_conn *c, char *out, size_t cap, rg_relay_fn fn, void *ud);
+/* The first used bytes of the front's output are taken: room starts after them. */
+void rg_conn_relay_used(rg_conn *c, size_t used);
+/* Is c a front? The generated calls ask, to compute their slot only for one. */
+static inline bool rg_conn_relayed(const rg_conn *c) {
+    return c->state == RG_CONN_RELAY;
+}
+/* For generated calls on a front: the slot of the call about to be committed (else the relay
+ * sees RG_SLOT_UNKNOWN). */
+void rg_conn_relay_slot(rg_conn *c, int slot);
 
 /* The raw table: a reply of any shape, kept as its RESP bytes (decode them with rg_next). */
 typedef struct rg_raw_result {

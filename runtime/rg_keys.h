@@ -127,6 +127,14 @@ size_t rg_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc, const r
 #define RG_SLOT_CROSS   (-2) /* keys in more than one slot: Redis Cluster replies -CROSSSLOT */
 #define RG_SLOT_UNKNOWN (-3) /* rg_keys_find's status is not RG_OK: ask the server */
 
+/* The slot of some keys (acc: RG_SLOT_NONE before the first) with one more key: that key's slot
+ * when it is the first or the same, else RG_SLOT_CROSS. The generated calls fold their keys with
+ * it for a cluster (rg_conn_relay_slot). */
+static inline int rg_slot_join(int acc, rg_view key) {
+    const int s = rg_slot_of_key(key.ptr, key.len);
+    return acc == RG_SLOT_NONE || acc == s ? s : RG_SLOT_CROSS;
+}
+
 /* The one hash slot all keys of the call hash to, or RG_SLOT_NONE, RG_SLOT_CROSS or
  * RG_SLOT_UNKNOWN. Needs no position storage. */
 int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv);

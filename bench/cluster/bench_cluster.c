@@ -99,7 +99,7 @@ static void bench_routing(const rg_cluster_map *m, const reqs *r, size_t n) {
         sink += out.node;
     });
     static rg_cluster_index ix;
-    rg_cluster_index_init(&ix, &CMDS);
+    (void)rg_cluster_index_init(&ix, &CMDS);
     BEST_NS(indexed, n, {
         const size_t j = i % KEYS;
         rg_route out;
@@ -125,15 +125,16 @@ static void client_init(rg_cc *cc, rg_cc_call *calls, size_t ncalls, char *arena
                               .arena = arena,
                               .arena_cap = ARENA,
                               .protocol = 2};
-    if (rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != 0) {
-        fprintf(stderr, "rg_cc_init: %s\n", cc->why);
+    if (rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)c->node[0].port) != RG_OK) {
+        fprintf(stderr, "rg_cc_init: %.*s\n", (int)rg_cc_error(cc).msg.len,
+                rg_cc_error(cc).msg.ptr);
         exit(1);
     }
 }
 
 static size_t count_failed(const rg_cc *cc) {
     size_t failed = 0;
-    for (size_t i = 0; i < cc->n; i++) failed += rg_cc_get(cc, i)->status != RG_OK;
+    for (size_t i = 0; i < rg_cc_size(cc); i++) failed += rg_cc_get(cc, i)->status != RG_OK;
     return failed;
 }
 
@@ -160,7 +161,7 @@ static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream
         if (!stream) {
             for (size_t i = 0; i < BATCH && done < n; i++, done++) {
                 const size_t j = done % KEYS;
-                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL, NULL);
             }
             failed += rg_cc_run(&cc);
             continue;
@@ -173,7 +174,7 @@ static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream
             for (size_t i = 0; room && i < chunk && added < batch && done < n;
                  i++, added++, done++, pending++) {
                 const size_t j = done % KEYS;
-                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL);
+                rg_cc_add(&cc, r->bytes + r->off[j], r->off[j + 1] - r->off[j], NULL, NULL, NULL);
             }
             const bool full = pending + chunk > window || added == batch || done == n;
             pending = rg_cc_step(&cc, full ? 100 : 0);

@@ -10,9 +10,7 @@
  */
 #include "rg_cluster_client.h"
 
-#include "redis.h"
-#include "redis_keys.h"
-#include "redis_reply.h"
+#include "redis_client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +33,18 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Queues one encoded call; encoders write into a stack buffer, the client keeps a copy. */
+/* Adds one call to the batch: the generated calls, as on one node, on the cluster's front (the
+ * request is encoded straight into the client's arena). */
 static void set(app *a, size_t i, size_t n) {
-    char req[128];
     const int kl = snprintf(a->key[i], sizeof a->key[i], "load:%zu", n);
     const int vl = snprintf(a->value[i], sizeof a->value[i], "v%zu-%zx", n, n * 2654435761u);
-    const size_t len = redis_set_encode(req, sizeof req, (rg_view){a->key[i], (size_t)kl},
-                                        (rg_view){a->value[i], (size_t)vl}, NULL);
-    rg_cc_add(&a->cc, req, len, &redis_set_reply_table, NULL);
+    redis_set_call(rg_cc_conn(&a->cc), (rg_view){a->key[i], (size_t)kl},
+                   (rg_view){a->value[i], (size_t)vl}, NULL, NULL, NULL, NULL);
 }
 
 static void get(app *a, size_t i) {
-    char req[128];
-    const size_t len = redis_get_encode(req, sizeof req, (rg_view){a->key[i], strlen(a->key[i])});
-    rg_cc_add(&a->cc, req, len, &redis_get_reply_table, &a->got[i]);
+    redis_get_call(rg_cc_conn(&a->cc), (rg_view){a->key[i], strlen(a->key[i])}, &a->got[i], NULL,
+                   NULL);
 }
 
 int main(int argc, char **argv) {
@@ -64,8 +60,10 @@ int main(int argc, char **argv) {
                                              redis_keys_policy};
     const rg_cc_config cfg = {
         .cmds = &cmds, .calls = a.calls, .ncalls = MAX_BATCH, .arena = a.arena, .arena_cap = ARENA};
-    if (rg_cc_init(&a.cc, &cfg, argv[1], (uint16_t)atoi(argv[2])) != 0) {
-        fprintf(stderr, "clusterload: %s\n", a.cc.why);
+    if (rg_cc_init(&a.cc, &cfg, argv[1], (uint16_t)atoi(argv[2])) != RG_OK) {
+        const rg_error e = rg_cc_error(&a.cc);
+        fprintf(stderr, "clusterload: %s: %.*s\n", rg_status_name(e.status), (int)e.msg.len,
+                e.msg.ptr);
         return 1;
     }
     size_t failed = 0, wrong = 0;
@@ -79,7 +77,7 @@ int main(int argc, char **argv) {
                 const rg_cc_call *k = rg_cc_get(&a.cc, i);
                 if (k->status != RG_OK && failed++ < 10)
                     printf("SET %s: %s%s %s\n", a.key[i], rg_status_name(k->status),
-                           k->written ? " (written: may have run)" : "", k->error);
+                           k->written ? " (written: may have run)" : "", k->error.ptr);
             }
         }
         rg_cc_begin(&a.cc);
@@ -90,7 +88,7 @@ int main(int argc, char **argv) {
             const rg_view v = a.got[i].value;
             if (k->status != RG_OK) {
                 if (failed++ < 10)
-                    printf("GET %s: %s %s\n", a.key[i], rg_status_name(k->status), k->error);
+                    printf("GET %s: %s %s\n", a.key[i], rg_status_name(k->status), k->error.ptr);
             } else if (v.len != strlen(a.value[i]) || memcmp(v.ptr, a.value[i], v.len) != 0) {
                 if (wrong++ < 10) printf("%s: read back another value\n", a.key[i]);
             }

@@ -58,8 +58,8 @@ int main(int argc, char **argv) {
            rg_conn_queued(&b.conn));
     if (rg_bconn_wait(&b, last) != RG_OK || tracked.status != RG_OK) {
         const rg_error e = rg_bconn_error(&b);
-        fprintf(stderr, "demo: %s: %.*s %s\n", rg_status_name(e.status), (int)e.msg.len,
-                e.msg.ptr, tracked.error);
+        fprintf(stderr, "demo: %s: %.*s %s\n", rg_status_name(e.status), (int)e.msg.len, e.msg.ptr,
+                tracked.error);
         return 1;
     }
     printf("  SET greeting hello    -> %.*s\n", (int)set1.value.len, set1.value.ptr);

@@ -123,13 +123,113 @@ local function own_names(cm)
     local taken = {}
     for _, name in ipairs(emit_c.arg_names(cm)) do taken[name] = true end
     local names = {}
-    for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n", "desc" }) do
+    for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n", "desc", "slot", "i" }) do
         local v = n
         while taken[v] do v = v .. "_" end
         taken[v] = true
         names[n] = v
     end
     return names
+end
+
+---------------------------------------------------------------------------------------------
+-- The slot a call computes for a cluster's front (rg_conn_relayed): from the keys it can name,
+-- the same answer as rg_slot_of_request on its bytes. It names them when every key of the
+-- command is a required parameter (a key, a list of keys, a key member of a list of blocks:
+-- MSET's pairs) and the key specs find exactly those (no spec incomplete, not a key, or with an
+-- empty placeholder); otherwise the cluster finds the keys in the bytes with the command's
+-- entry (RG_SLOT_UNKNOWN).
+
+local SPEC_UNNAMED = { INCOMPLETE = true, NOT_KEY = true }
+
+local function specs_plain(cm)
+    for _, ks in ipairs(cm.keys.specs) do
+        if ks.empty_placeholder or ks.begin_search == "unknown" or ks.find_keys == "unknown" then
+            return false
+        end
+        for _, f in ipairs(ks.flags or {}) do
+            if SPEC_UNNAMED[f] then return false end
+        end
+    end
+    return true
+end
+
+local function is_key(a)
+    return a.kind == "key" or a.key_spec_index ~= nil
+end
+
+-- Every node below args that is a key (or a key spec's argument) is in named.
+local function all_named(args, named)
+    for _, a in ipairs(args or {}) do
+        if is_key(a) and not named[a] then return false end
+        if not all_named(a.args, named) then return false end
+    end
+    return true
+end
+
+-- The call's key terms in parameter order: { expr = C text of one key } or { list = name,
+-- count = name, member = nil or ".field" } (a list of keys, or a member of a list of blocks);
+-- nil when the keys cannot all be named. An empty list: no keys (RG_SLOT_NONE).
+local function key_terms(cm)
+    if #cm.keys.specs == 0 or not specs_plain(cm) then return nil end
+    local counts, named, terms = {}, {}, {}
+    for _, d in ipairs(cm.params) do
+        if d.holds == "count" then counts[d.arg] = d.name end
+    end
+    for _, d in ipairs(cm.params) do
+        local a = d.arg
+        if d.holds == "value" and a.kind == "key" and not a.optional then
+            named[a] = true
+            terms[#terms + 1] = { expr = d.name }
+        elseif d.holds == "list" and a.kind == "key" and counts[a] then
+            named[a] = true
+            terms[#terms + 1] = { list = d.name, count = counts[a], member = "" }
+        elseif d.holds == "list" and a.kind == "block" and counts[a] then
+            for _, f in ipairs(a.fields or {}) do
+                local fa = f.arg
+                if f.holds == "value" and fa.kind == "key" and not fa.optional and
+                    not fa.multiple then
+                    named[fa] = true
+                    terms[#terms + 1] = { list = d.name, count = counts[a], member = "." .. f.name }
+                end
+            end
+        end
+    end
+    if #terms == 0 or not all_named(cm.args, named) then return nil end
+    return terms
+end
+
+-- The statements that hand a front the call's slot (none when the keys cannot be named).
+local function slot_lines(cm, o)
+    local terms = key_terms(cm)
+    if not terms then return {} end
+    local ind, ind2 = IND .. IND, IND .. IND .. IND
+    local function join(indent, lead, key)
+        return layout.call({ indent = #indent, lead = lead, name = "rg_slot_join",
+            args = { o.slot, key }, tail = ");" })
+    end
+    local lines = { IND .. "if (rg_conn_relayed(" .. o.conn .. ")) {" }
+    if #terms == 1 and terms[1].expr then
+        lines[#lines + 1] = layout.call({ indent = #ind, lead = "", name = "rg_conn_relay_slot",
+            args = { o.conn, "rg_slot_join(RG_SLOT_NONE, " .. terms[1].expr .. ")" },
+            tail = ");" })
+    else
+        lines[#lines + 1] = ind .. "int " .. o.slot .. " = RG_SLOT_NONE;"
+        for _, t in ipairs(terms) do
+            if t.expr then
+                lines[#lines + 1] = join(ind, o.slot .. " = ", t.expr)
+            else
+                lines[#lines + 1] = ind .. "for (size_t " .. o.i .. " = 0; " .. o.i .. " < " ..
+                    t.count .. "; " .. o.i .. "++) {"
+                lines[#lines + 1] = join(ind2, o.slot .. " = ", t.list .. "[" .. o.i .. "]" ..
+                    t.member)
+                lines[#lines + 1] = ind .. "}"
+            end
+        end
+        lines[#lines + 1] = ind .. "rg_conn_relay_slot(" .. o.conn .. ", " .. o.slot .. ");"
+    end
+    lines[#lines + 1] = IND .. "}"
+    return lines
 end
 
 local function signature(cm, lead, tail)
@@ -155,6 +255,9 @@ local function definition(model, cm, static)
     local lines = {
         signature(cm, static .. "uint64_t ", ") {"),
         descriptor(model, cm, o.desc),
+    }
+    for _, l in ipairs(slot_lines(cm, o)) do lines[#lines + 1] = l end
+    local rest = {
         IND .. "size_t " .. o.cap .. " = 0, " .. o.n .. " = 0;",
         IND .. "char *" .. o.dst .. " = rg_conn_room(" .. o.conn .. ", &" .. o.cap .. ");",
         IND .. "if (" .. o.dst .. ") {",
@@ -172,6 +275,7 @@ local function definition(model, cm, static)
             o.conn, o.n, "&" .. o.desc, o.result, o.cb, o.ud }, tail = ");" }),
         "}",
     }
+    for _, l in ipairs(rest) do lines[#lines + 1] = l end
     return table.concat(lines, "\n")
 end
 

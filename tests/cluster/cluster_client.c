@@ -5,6 +5,9 @@
  *   (the node that answered is the owner CLUSTER NODES names, with no MOVED on a fresh map), the
  *   slot equals CLUSTER KEYSLOT, a cross-slot call is refused before sending, and reads go to
  *   replicas with read_from_replicas;
+ * - generated calls: redis_<cmd>_call on rg_cc_conn as on one node: SET, GET and MGET in one
+ *   slot, a cross-slot MGET and DEL through the fan-out, a keyless PING, typed results and the
+ *   callbacks (the resharding load's INCRs are generated calls too, through MOVED and ASK);
  * - resharding: >= 240,000 pipelined INCRs of distinct counters (and a 2-key MSET with one
  *   hashtag for every fourth), added 50 at a time between rg_cc_step rounds while earlier ones
  *   are in flight, while `redis-cli --cluster reshard` moves 200 slots between masters; every
@@ -18,6 +21,7 @@
 #include "rg_enc.h"
 #include "test_cluster.h"
 
+#include "redis_client.h"
 #include "redis_keys.h"
 #include "redis_reply.h"
 
@@ -42,6 +46,8 @@ typedef struct fixture {
     test_cluster cluster;
     rg_cc_call calls[BATCH];
     rg_raw_result raw[BATCH];
+    redis_incr_result incr[BATCH];
+    size_t callbacks, callbacks_wrong; /* of the load's INCRs */
     char arena[ARENA];
     int owner[RG_CLUSTER_SLOTS];
 } fixture;
@@ -62,9 +68,11 @@ static rg_cc *client(fixture *f, bool replicas) {
                               .arena_cap = ARENA,
                               .read_from_replicas = replicas,
                               .wait_ms = 15000};
-    const int r = rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[0].port);
-    if (r != 0) fprintf(stderr, "rg_cc_init: %s\n", cc->why);
-    assert_int_equal(r, 0);
+    const rg_status r = rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[0].port);
+    if (r != RG_OK)
+        fprintf(stderr, "rg_cc_init: %.*s\n", (int)rg_cc_error(cc).msg.len,
+                rg_cc_error(cc).msg.ptr);
+    assert_int_equal(r, RG_OK);
     assert_int_equal(rg_cluster_map_covered(&cc->map), RG_CLUSTER_SLOTS);
     return cc;
 }
@@ -77,8 +85,8 @@ static void client_free(rg_cc *cc) {
 static size_t add(rg_cc *cc, fixture *f, size_t argc, const char *const *args) {
     rg_view v[16];
     for (size_t i = 0; i < argc; i++) v[i] = (rg_view){args[i], strlen(args[i])};
-    const size_t i = rg_cc_add_argv(cc, argc, v, NULL, &f->raw[cc->n]);
-    assert_true(i != SIZE_MAX);
+    size_t i = 0;
+    assert_int_equal(rg_cc_add_argv(cc, argc, v, NULL, &f->raw[rg_cc_size(cc)], &i), RG_OK);
     return i;
 }
 #define ADD(cc, f, ...)                                                           \
@@ -169,13 +177,13 @@ static void test_routing(void **state) {
     }
     assert_int_equal(rg_cc_run(cc), 0);
     assert_int_equal(cc->stats.moved + cc->stats.ask, 0);
-    for (size_t i = 0; i < cc->n; i++) {
+    for (size_t i = 0; i < rg_cc_size(cc); i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
         assert_true(k->slot >= 0);
         assert_int_equal(cc->map.node[k->node].port, f->owner[k->slot]);
     }
     /* The slots are CLUSTER KEYSLOT's (asked through the client: a keyless call). */
-    const size_t n = cc->n;
+    const size_t n = rg_cc_size(cc);
     rg_cc_begin(cc);
     for (size_t i = 0; i < 200; i++) {
         char key[32];
@@ -202,8 +210,8 @@ static void test_routing(void **state) {
     const size_t y = ADD(cc, f, "RENAME", "a", "b");
     assert_int_equal(rg_cc_run(cc), 2);
     for (size_t i = x; i <= y; i++) {
-        assert_int_equal(rg_cc_get(cc, i)->status, RG_MISMATCH);
-        assert_non_null(strstr(rg_cc_get(cc, i)->error, "CROSSSLOT"));
+        assert_int_equal(rg_cc_get(cc, i)->status, RG_INVALID);
+        assert_non_null(strstr(rg_cc_get(cc, i)->error.ptr, "CROSSSLOT"));
         assert_int_equal(rg_cc_get(cc, i)->node, RG_NODE_NONE);
     }
     client_free(cc);
@@ -225,11 +233,15 @@ static void test_fan_out(void **state) {
     const size_t mget = ADD(cc, f, "MGET", "fo:d", "fo:a", "fo:zz", "fo:c", "fo:b", "fo:a");
     redis_mget_result mget_typed = {0};
     const rg_view mget_argv[] = {RG_LIT("MGET"), RG_LIT("fo:c"), RG_LIT("fo:zz"), RG_LIT("fo:a")};
-    const size_t mget2 = rg_cc_add_argv(cc, 4, mget_argv, &redis_mget_reply_table, &mget_typed);
+    size_t mget2 = 0;
+    assert_int_equal(rg_cc_add_argv(cc, 4, mget_argv, &redis_mget_reply_table, &mget_typed, &mget2),
+                     RG_OK);
     const size_t del = ADD(cc, f, "DEL", "fo:a", "fo:b", "fo:c", "fo:zz");
     redis_dbsize_result typed = {0};
     const rg_view dbsize_argv[] = {RG_LIT("DBSIZE")};
-    const size_t dbsize = rg_cc_add_argv(cc, 1, dbsize_argv, &redis_dbsize_reply_table, &typed);
+    size_t dbsize = 0;
+    assert_int_equal(rg_cc_add_argv(cc, 1, dbsize_argv, &redis_dbsize_reply_table, &typed, &dbsize),
+                     RG_OK);
     const size_t raw_dbsize = ADD(cc, f, "DBSIZE");
     assert_int_equal(rg_cc_run(cc), 0);
     assert_int_equal(f->raw[mset].value.ptr[0], '+');
@@ -259,6 +271,76 @@ static void test_fan_out(void **state) {
     client_free(cc);
 }
 
+/* What the callbacks of test_generated_calls got. */
+typedef struct tally {
+    size_t calls, ok;
+    uint64_t ids[16];
+} tally;
+
+static void tally_done(void *ud, const rg_call_done *d) {
+    tally *t = ud;
+    if (t->calls < 16) t->ids[t->calls] = d->id;
+    t->calls++;
+    t->ok += d->status == RG_OK;
+}
+
+/* The generated calls on the cluster's front, with the arguments and typed results they have on
+ * one node: SET, GET and MGET in one slot (sent whole to the slot's master), a cross-slot MGET
+ * and DEL through the fan-out (merged into the typed result), a keyless PING; each callback
+ * called once with its call's id. */
+static void test_generated_calls(void **state) {
+    fixture *f = *state;
+    rg_cc *cc = client(f, false);
+    rg_conn *c = rg_cc_conn(cc);
+    tally t = {0};
+    rg_cc_begin(cc);
+    redis_set_result set1 = {0}, set2 = {0}, set3 = {0};
+    redis_get_result get = {0};
+    redis_mget_result same = {0}, cross = {0};
+    redis_del_result del = {0};
+    redis_ping_result ping = {0};
+    uint64_t id[8];
+    id[0] = redis_set_call(c, RG_LIT("{gen}a"), RG_LIT("1"), NULL, &set1, tally_done, &t);
+    id[1] = redis_set_call(c, RG_LIT("{gen}b"), RG_LIT("2"), NULL, &set2, tally_done, &t);
+    id[2] = redis_set_call(c, RG_LIT("gen:c"), RG_LIT("3"), NULL, &set3, tally_done, &t);
+    id[3] = redis_get_call(c, RG_LIT("{gen}a"), &get, tally_done, &t);
+    const rg_view one_slot[] = {RG_LIT("{gen}b"), RG_LIT("{gen}a"), RG_LIT("{gen}none")};
+    id[4] = redis_mget_call(c, one_slot, 3, &same, tally_done, &t);
+    const rg_view slots[] = {RG_LIT("gen:c"), RG_LIT("{gen}a"), RG_LIT("gen:none")};
+    assert_int_not_equal(rg_slot_of_key("gen:c", 5), rg_slot_of_key("gen", 3));
+    id[5] = redis_mget_call(c, slots, 3, &cross, tally_done, &t);
+    const rg_view gone[] = {RG_LIT("gen:c"), RG_LIT("{gen}b"), RG_LIT("gen:none")};
+    id[6] = redis_del_call(c, gone, 3, &del, tally_done, &t);
+    id[7] = redis_ping_call(c, NULL, &ping, tally_done, &t);
+    for (size_t i = 0; i < 8; i++) assert_int_equal(id[i], i + 1);
+    assert_int_equal(rg_cc_run(cc), 0);
+    assert_int_equal(t.calls, 8);
+    assert_int_equal(t.ok, 8);
+    for (size_t i = 0; i < 8; i++) assert_int_equal(t.ids[i] >= 1 && t.ids[i] <= 8, true);
+    assert_memory_equal(set1.value.ptr, "OK", 2);
+    assert_int_equal(get.value.len, 1);
+    assert_memory_equal(get.value.ptr, "1", 1);
+    assert_int_equal(same.value.count, 3);
+    assert_memory_equal(same.value.items[0].ptr, "2", 1);
+    assert_memory_equal(same.value.items[1].ptr, "1", 1);
+    assert_null(same.value.items[2].ptr);
+    assert_int_equal(rg_cc_get(cc, 4)->slot, rg_slot_of_key("gen", 3));
+    assert_int_equal(rg_cc_get(cc, 4)->node,
+                     rg_cluster_map_owner(&cc->map, rg_slot_of_key("gen", 3)));
+    assert_int_equal(cross.value.count, 3);
+    assert_memory_equal(cross.value.items[0].ptr, "3", 1);
+    assert_memory_equal(cross.value.items[1].ptr, "1", 1);
+    assert_null(cross.value.items[2].ptr);
+    assert_int_equal(rg_cc_get(cc, 5)->slot, RG_SLOT_CROSS);
+    assert_int_equal(del.value, 2);
+    assert_memory_equal(ping.value.ptr, "PONG", 4);
+    assert_int_equal(rg_cc_get(cc, 7)->slot, RG_SLOT_NONE);
+    printf("generated calls: SET x3, GET, MGET in one slot and across slots, DEL across slots, "
+           "PING through rg_cc_conn: typed results and %zu callbacks\n",
+           t.calls);
+    client_free(cc);
+}
+
 /* Reads with read_from_replicas go to a replica of the slot's master (READONLY), writes to the
  * master. */
 static void test_replica_reads(void **state) {
@@ -278,7 +360,7 @@ static void test_replica_reads(void **state) {
     for (int i = 0; i < 300; i++) ADD(cc, f, "GET", keys[i]);
     assert_int_equal(rg_cc_run(cc), 0);
     size_t on_replica = 0, found = 0;
-    for (size_t i = 0; i < cc->n; i++) {
+    for (size_t i = 0; i < rg_cc_size(cc); i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
         const rg_cluster_node *nd = &cc->map.node[k->node];
         on_replica +=
@@ -308,15 +390,30 @@ typedef struct load {
                             while the earlier ones are in flight */
 } load;
 
-/* One pipelined batch of INCRs of counters prefix:<next...>, each fourth followed by its MSET. */
+/* A load INCR's callback: called once, with its typed result. */
+static void incr_done(void *ud, const rg_call_done *d) {
+    fixture *f = ud;
+    f->callbacks++;
+    const redis_incr_result *r = d->result;
+    f->callbacks_wrong += d->status == RG_OK && r->value != 1;
+}
+
+/* One pipelined batch of INCRs of counters prefix:<next...> (generated calls on the cluster's
+ * front), each fourth followed by its MSET. */
 static void load_batch(rg_cc *cc, fixture *f, load *l, size_t n) {
     rg_cc_begin(cc);
+    f->callbacks = 0;
+    size_t incrs = 0;
     char key[48];
     const size_t first = l->next;
     bool is_mset[BATCH] = {false};
     for (size_t i = 0; i < n && l->next < l->total; i++, l->next++) {
-        snprintf(key, sizeof key, "%s:%zu", l->prefix, l->next);
-        ADD(cc, f, "INCR", key);
+        const int kl = snprintf(key, sizeof key, "%s:%zu", l->prefix, l->next);
+        const size_t at = rg_cc_size(cc);
+        assert_int_equal(
+            redis_incr_call(rg_cc_conn(cc), (rg_view){key, (size_t)kl}, &f->incr[at], incr_done, f),
+            at + 1);
+        incrs++;
         if (l->pairs && l->next % 4 == 0) {
             char x[48], y[48], v[24];
             snprintf(x, sizeof x, "{%s:%zu}.x", l->prefix, l->next);
@@ -327,24 +424,26 @@ static void load_batch(rg_cc *cc, fixture *f, load *l, size_t n) {
         if (l->stream && (i + 1) % l->stream == 0) rg_cc_step(cc, 0);
     }
     rg_cc_run(cc);
-    for (size_t i = 0; i < cc->n; i++) {
+    assert_int_equal(f->callbacks, incrs);
+    assert_int_equal(f->callbacks_wrong, 0);
+    for (size_t i = 0; i < rg_cc_size(cc); i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
         if (!is_mset[i] || (k->status == RG_OK && f->raw[i].value.ptr[0] == '+')) continue;
         if (l->pairs_failed++ < 5)
             printf("  MSET failed: %s %s (%u redirects, %u retries)\n", rg_status_name(k->status),
-                   k->error, k->redirects, k->retries);
+                   k->error.ptr, k->redirects, k->retries);
     }
-    for (size_t i = 0, id = first; i < cc->n; i++) {
+    for (size_t i = 0, id = first; i < rg_cc_size(cc); i++) {
         const rg_cc_call *k = rg_cc_get(cc, i);
         if (is_mset[i]) continue;
         const size_t counter = id++;
-        if (k->status == RG_OK && raw_int(&f->raw[i]) == 1) continue;
+        if (k->status == RG_OK && f->incr[i].value == 1) continue;
         if (l->failed < l->failed_cap) l->failed_ids[l->failed] = counter;
         l->failed++;
         l->ambiguous += k->status == RG_CLOSED && k->written;
         if (l->failed <= 5)
             printf("  failed: %s:%zu %s %s\n", l->prefix, counter, rg_status_name(k->status),
-                   k->error);
+                   k->error.ptr);
     }
 }
 
@@ -364,7 +463,7 @@ static verdict verify(rg_cc *cc, fixture *f, const load *l) {
             ADD(cc, f, "GET", key);
         }
         assert_int_equal(rg_cc_run(cc), 0);
-        for (size_t i = 0; i < cc->n; i++) {
+        for (size_t i = 0; i < rg_cc_size(cc); i++) {
             const long long x = raw_int(&f->raw[i]);
             const bool reported = fi < l->failed && l->failed_ids[fi] == base + i;
             fi += reported;
@@ -394,7 +493,7 @@ static size_t verify_pairs(rg_cc *cc, fixture *f, const load *l) {
             ADD(cc, f, "MGET", x, y);
         }
         assert_int_equal(rg_cc_run(cc), 0);
-        for (size_t j = 0; j < cc->n; j++) {
+        for (size_t j = 0; j < rg_cc_size(cc); j++) {
             const size_t i = base + 4 * j;
             char v[24];
             const int n = snprintf(v, sizeof v, "%zu", i);
@@ -679,9 +778,9 @@ static void test_example(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routing),         cmocka_unit_test(test_fan_out),
-        cmocka_unit_test(test_replica_reads),   cmocka_unit_test(test_resharding),
-        cmocka_unit_test(test_manual_failover), cmocka_unit_test(test_killed_master),
-        cmocka_unit_test(test_example),
+        cmocka_unit_test(test_generated_calls), cmocka_unit_test(test_replica_reads),
+        cmocka_unit_test(test_resharding),      cmocka_unit_test(test_manual_failover),
+        cmocka_unit_test(test_killed_master),   cmocka_unit_test(test_example),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -124,18 +124,18 @@ static void test_shards(void **state) {
     for (int resp = 2; resp <= 3; resp++) {
         rg_cluster_map_init(&m);
         three_shards(&o, resp, "127.0.0.1");
-        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, RG_LIT("x")), 0);
+        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, RG_LIT("x")), RG_OK);
         assert_int_equal(m.epoch, 1);
         assert_int_equal(m.nnodes, 6);
         check_three(&m, "127.0.0.1");
         /* An empty or "?" endpoint is the node asked. */
         three_shards(&o, resp, "");
         rg_cluster_map_init(&m);
-        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, RG_LIT("10.0.0.9")), 0);
+        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, RG_LIT("10.0.0.9")), RG_OK);
         check_three(&m, "10.0.0.9");
         three_shards(&o, resp, "?");
         rg_cluster_map_init(&m);
-        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), 0);
+        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
         check_three(&m, "127.0.0.1");
     }
 }
@@ -149,20 +149,21 @@ static void test_shards_truncated_and_mangled(void **state) {
     for (int resp = 2; resp <= 3; resp++) {
         three_shards(&o, resp, "127.0.0.1");
         rg_cluster_map_init(&m);
-        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), 0);
+        assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
         for (size_t cut = 0; cut < o.n; cut++) {
             memcpy(&before, &m, sizeof m);
-            assert_int_equal(rg_cluster_map_from_shards(&m, o.b, cut, localhost), -1);
+            assert_int_equal(rg_cluster_map_from_shards(&m, o.b, cut, localhost), RG_MISMATCH);
             assert_memory_equal(m.slot, before.slot, sizeof m.slot);
             assert_int_equal(m.epoch, before.epoch);
-            assert_true(m.msg[0] != '\0');
+            assert_int_equal(rg_cluster_map_error(&m).status, RG_MISMATCH);
+            assert_true(rg_cluster_map_error(&m).msg.len > 0);
         }
         srand(7);
         for (int i = 0; i < 3000; i++) {
             buf x = o;
             x.b[(size_t)rand() % x.n] = (char)rand();
             memcpy(&before, &m, sizeof m);
-            if (rg_cluster_map_from_shards(&m, x.b, x.n, localhost) != 0) {
+            if (rg_cluster_map_from_shards(&m, x.b, x.n, localhost) != RG_OK) {
                 assert_memory_equal(m.slot, before.slot, sizeof m.slot);
                 assert_int_equal(m.epoch, before.epoch);
             }
@@ -190,8 +191,8 @@ static void test_shards_rejects(void **state) {
         const node_desc n = {"h", 7000 + i, true, true};
         shard_node(&o, &n);
     }
-    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), -1);
-    assert_non_null(strstr(m.msg, "served twice"));
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_MISMATCH);
+    assert_non_null(strstr(rg_cluster_map_error(&m).msg.ptr, "served twice"));
     assert_int_equal(m.epoch, 0);
     assert_int_equal(rg_cluster_map_covered(&m), 0);
     /* A slot out of range, an error reply, trailing bytes. */
@@ -202,11 +203,11 @@ static void test_shards_rejects(void **state) {
     arr(&o, 2);
     num(&o, 0);
     num(&o, 16384);
-    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), -1);
-    assert_int_equal(rg_cluster_map_from_shards(&m, "-ERR no\r\n", 9, localhost), -1);
-    assert_int_equal(rg_cluster_map_from_shards(&m, "*0\r\n+x\r\n", 8, localhost), -1);
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_MISMATCH);
+    assert_int_equal(rg_cluster_map_from_shards(&m, "-ERR no\r\n", 9, localhost), RG_MISMATCH);
+    assert_int_equal(rg_cluster_map_from_shards(&m, "*0\r\n+x\r\n", 8, localhost), RG_MISMATCH);
     /* An empty reply is a map with no slot served. */
-    assert_int_equal(rg_cluster_map_from_shards(&m, "*0\r\n", 4, localhost), 0);
+    assert_int_equal(rg_cluster_map_from_shards(&m, "*0\r\n", 4, localhost), RG_OK);
     assert_int_equal(rg_cluster_map_covered(&m), 0);
 }
 
@@ -218,7 +219,7 @@ static void test_refresh_and_moved(void **state) {
     buf o;
     rg_cluster_map_init(&m);
     three_shards(&o, 2, "127.0.0.1");
-    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), 0);
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
     const uint16_t n7001 = node_at(&m, 7001), n7004 = node_at(&m, 7004);
     /* Failover: 7004 master of 5461-10922, 7001 failed replica; 7002/7005 shard gone. */
     o.n = 0;
@@ -234,7 +235,7 @@ static void test_refresh_and_moved(void **state) {
     const node_desc a = {"127.0.0.1", 7001, true, false}, b = {"127.0.0.1", 7004, true, true};
     shard_node(&o, &a);
     shard_node(&o, &b);
-    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), 0);
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
     assert_int_equal(m.epoch, 2);
     assert_int_equal(node_at(&m, 7001), n7001);
     assert_int_equal(rg_cluster_map_owner(&m, 6000), n7004);
@@ -276,7 +277,7 @@ static void test_slots(void **state) {
     num(&o, 7001);
     str(&o, "id1");
     rg_cluster_map_init(&m);
-    assert_int_equal(rg_cluster_map_from_slots(&m, o.b, o.n, RG_LIT("10.0.0.2")), 0);
+    assert_int_equal(rg_cluster_map_from_slots(&m, o.b, o.n, RG_LIT("10.0.0.2")), RG_OK);
     assert_int_equal(rg_cluster_map_covered(&m), RG_CLUSTER_SLOTS);
     assert_int_equal(m.node[rg_cluster_map_owner(&m, 8191)].port, 7000);
     const uint16_t r = rg_cluster_map_replica(&m, 1, 0);
@@ -286,7 +287,7 @@ static void test_slots(void **state) {
     /* No replica: the master. */
     assert_int_equal(rg_cluster_map_replica(&m, 9000, 5), rg_cluster_map_owner(&m, 9000));
     for (size_t cut = 0; cut < o.n; cut++)
-        assert_int_equal(rg_cluster_map_from_slots(&m, o.b, cut, localhost), -1);
+        assert_int_equal(rg_cluster_map_from_slots(&m, o.b, cut, localhost), RG_MISMATCH);
 }
 
 /* ---- routing ------------------------------------------------------------------------------- */
@@ -320,7 +321,7 @@ static void test_route(void **state) {
     buf o;
     rg_cluster_map_init(&m);
     three_shards(&o, 2, "127.0.0.1");
-    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), 0);
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
     /* foo: slot 12182 (7002); bar: 5061 (7000); {user1000}: 3443 (7000). */
     routed x = ROUTE(&m, "GET", "foo");
     assert_int_equal(x.kind, RG_ROUTE_NODE);
@@ -385,7 +386,7 @@ static void test_route_lookup(void **state) {
     rg_cluster_map_init(&m);
     const rg_cluster_commands cmds = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
     static rg_cluster_index ix;
-    assert_int_equal(rg_cluster_index_init(&ix, &cmds), 0);
+    assert_int_equal(rg_cluster_index_init(&ix, &cmds), RG_OK);
     for (size_t i = 0; i < 3 * REDIS_KEYS_CMD_COUNT; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s", redis_keys_table[i / 3].name);

@@ -16,6 +16,7 @@
 #include "rg_cluster_client.h"
 #include "rg_enc.h"
 
+#include "redis_client.h"
 #include "redis_keys.h"
 
 #include <netinet/in.h>
@@ -273,8 +274,9 @@ static int setup_out(void **state, size_t out_cap) {
                               .io_ms = 1000,
                               .wait_ms = 1000,
                               .max_retries = 5};
-    if (rg_cc_init(&x->cc, &cfg, "127.0.0.1", x->f->port[0]) != 0) {
-        fprintf(stderr, "rg_cc_init: %s\n", x->cc.why);
+    if (rg_cc_init(&x->cc, &cfg, "127.0.0.1", x->f->port[0]) != RG_OK) {
+        fprintf(stderr, "rg_cc_init: %.*s\n", (int)rg_cc_error(&x->cc).msg.len,
+                rg_cc_error(&x->cc).msg.ptr);
         return -1;
     }
     *state = x;
@@ -301,8 +303,8 @@ static int teardown(void **state) {
 static size_t add(fixture *x, size_t argc, const char *const *args) {
     rg_view v[16];
     for (size_t i = 0; i < argc; i++) v[i] = (rg_view){args[i], strlen(args[i])};
-    const size_t i = rg_cc_add_argv(&x->cc, argc, v, NULL, &x->raw[x->cc.n]);
-    assert_true(i != SIZE_MAX);
+    size_t i = 0;
+    assert_int_equal(rg_cc_add_argv(&x->cc, argc, v, NULL, &x->raw[rg_cc_size(&x->cc)], &i), RG_OK);
     return i;
 }
 #define ADD(x, ...)                                                           \
@@ -313,13 +315,16 @@ static size_t add(fixture *x, size_t argc, const char *const *args) {
 static void expect_call(fixture *x, size_t i, rg_status status, const char *want) {
     const rg_cc_call *k = rg_cc_get(&x->cc, i);
     assert_true(k->complete);
-    if (k->status != status) fprintf(stderr, "call %zu: status %d (%s)\n", i, k->status, k->error);
+    if (k->status != status)
+        fprintf(stderr, "call %zu: status %d (%.*s)\n", i, k->status, (int)k->error.len,
+                k->error.ptr);
     assert_int_equal(k->status, status);
     if (status == RG_OK) {
         assert_int_equal(x->raw[i].value.len, strlen(want));
         assert_memory_equal(x->raw[i].value.ptr, want, strlen(want));
     } else {
-        assert_memory_equal(k->error, want, strlen(want));
+        assert_true(k->error.len >= strlen(want));
+        assert_memory_equal(k->error.ptr, want, strlen(want));
     }
 }
 
@@ -395,7 +400,14 @@ static int unknown_node_script(fake *f, int node, size_t argc, const rg_view *ar
 /* ---- the tests ------------------------------------------------------------------------------ */
 
 static void run(fixture *x, size_t failed) {
-    assert_int_equal(rg_cc_run(&x->cc), failed);
+    const size_t got = rg_cc_run(&x->cc);
+    for (size_t i = 0; got != failed && i < rg_cc_size(&x->cc); i++) {
+        const rg_cc_call *k = rg_cc_get(&x->cc, i);
+        if (k->status != RG_OK)
+            fprintf(stderr, "call %zu: %s %.*s\n", i, rg_status_name(k->status), (int)k->error.len,
+                    k->error.ptr);
+    }
+    assert_int_equal(got, failed);
 }
 
 static void test_moved(void **state) {
@@ -547,7 +559,7 @@ static void two_nodes(fixture *x) {
     x->f->to[1] = RG_CLUSTER_SLOTS - 1;
     x->f->owner[1] = 1;
     pthread_mutex_unlock(&x->f->mu);
-    assert_int_equal(rg_cc_refresh(&x->cc), 0);
+    assert_int_equal(rg_cc_refresh(&x->cc), RG_OK);
 }
 
 /* MGET split per slot over two nodes, the values put back in key order. */
@@ -604,6 +616,159 @@ static void test_step(void **state) {
     expect_log(x->f, 1, want[1]);
 }
 
+/* GET k: MOVED between nodes 0 and 1, forever. */
+static int moved_forever(fake *f, int node, size_t argc, const rg_view *argv, char *out) {
+    (void)argc;
+    if (node > 1 || !is(argv, "GET", "k")) return 0;
+    return put(out, "-MOVED %d 127.0.0.1:%u\r\n", slot_of("k"), f->port[1 - node]);
+}
+
+/* What the callbacks of relayed calls got. */
+typedef struct seen {
+    int calls;
+    rg_call_done last;
+    char error[128];
+} seen;
+
+static void on_call(void *ud, const rg_call_done *d) {
+    seen *s = ud;
+    s->calls++;
+    s->last = *d;
+    snprintf(s->error, sizeof s->error, "%.*s", (int)d->error.len,
+             d->error.ptr ? d->error.ptr : "");
+}
+
+/* More MOVED than max_redirects: RG_REDIRECT with the last MOVED as error (added as bytes, and
+ * through a generated call, whose callback says the same). */
+static void test_too_many_redirects(void **state) {
+    fixture *x = *state;
+    set_script(x->f, moved_forever);
+    rg_cc_begin(&x->cc);
+    const size_t k = ADD(x, "GET", "k");
+    seen s = {0};
+    redis_get_result r = {0};
+    const uint64_t id = redis_get_call(rg_cc_conn(&x->cc), RG_LIT("k"), &r, on_call, &s);
+    assert_int_equal(id, k + 2);
+    run(x, 2);
+    expect_call(x, k, RG_REDIRECT, "MOVED");
+    expect_call(x, k + 1, RG_REDIRECT, "MOVED");
+    assert_int_equal(rg_cc_get(&x->cc, k)->redirects, 6); /* max_redirects 5: the 6th ends it */
+    assert_int_equal(s.calls, 1);
+    assert_int_equal(s.last.status, RG_REDIRECT);
+    assert_int_equal(s.last.id, id);
+    assert_int_equal(s.last.redirect.kind, RG_REDIRECT_MOVED);
+    assert_int_equal(s.last.redirect.slot, slot_of("k"));
+    assert_memory_equal(s.error, "MOVED", 5);
+}
+
+/* The generated calls on the cluster's front: the same arguments and typed results as on one
+ * node, routed by the slot they computed, a MOVED followed, the callback called once each with
+ * the outcome; the batch reads them as any call. */
+static void test_generated_calls(void **state) {
+    fixture *x = *state;
+    set_script(x->f, moved_script);
+    rg_conn *front = rg_cc_conn(&x->cc);
+    assert_true(rg_conn_relayed(front));
+    rg_cc_begin(&x->cc);
+    redis_get_result got = {0};
+    redis_set_result set = {0};
+    redis_mget_result mget = {0};
+    redis_ping_result ping = {0};
+    seen sg = {0}, ss = {0}, sm = {0}, sp = {0};
+    const uint64_t g = redis_get_call(front, RG_LIT("k"), &got, on_call, &sg);
+    const uint64_t st = redis_set_call(front, RG_LIT("a"), RG_LIT("1"), NULL, &set, on_call, &ss);
+    const rg_view same[] = {RG_LIT("{t}1"), RG_LIT("{t}2")};
+    const uint64_t m = redis_mget_call(front, same, 2, &mget, on_call, &sm);
+    const uint64_t p = redis_ping_call(front, NULL, &ping, on_call, &sp);
+    const uint64_t none = redis_get_call(front, RG_LIT("b"), NULL, NULL, NULL);
+    assert_true(g && st && m && p && none);
+    assert_int_equal(rg_cc_size(&x->cc), 5);
+    assert_int_equal(sg.calls + ss.calls + sm.calls + sp.calls, 0); /* nothing ran yet */
+    run(x, 0);
+    assert_int_equal(sg.calls, 1);
+    assert_int_equal(sg.last.status, RG_OK);
+    assert_int_equal(sg.last.id, g);
+    assert_ptr_equal(sg.last.result, &got);
+    assert_true(sg.last.written);
+    assert_int_equal(sg.last.redirect.kind, RG_REDIRECT_MOVED);
+    assert_int_equal(got.value.len, 2);
+    assert_memory_equal(got.value.ptr, "n1", 2); /* after the MOVED, from node 1 */
+    assert_int_equal(rg_cc_get(&x->cc, g - 1)->redirects, 1);
+    assert_int_equal(rg_cc_get(&x->cc, g - 1)->slot, slot_of("k"));
+    assert_int_equal(ss.calls, 1);
+    assert_int_equal(set.value.len, 2);
+    assert_memory_equal(set.value.ptr, "OK", 2);
+    assert_int_equal(sm.calls, 1);
+    assert_int_equal(sm.last.status, RG_OK);
+    assert_int_equal(mget.value.count, 2);
+    const int n = 0; /* node 0 serves every slot here */
+    char want[32];
+    snprintf(want, sizeof want, "{t}2@n%d", n);
+    assert_int_equal(mget.value.items[1].len, strlen(want));
+    assert_memory_equal(mget.value.items[1].ptr, want, strlen(want));
+    assert_int_equal(sp.calls, 1);
+    assert_int_equal(sp.last.status, RG_OK);
+    assert_memory_equal(ping.value.ptr, "OK", 2); /* the fake nodes answer +OK */
+    assert_int_equal(rg_cc_get(&x->cc, p - 1)->slot, RG_SLOT_NONE);
+    assert_true(rg_cc_get(&x->cc, none - 1)->complete);
+    /* One MGET to the slot's node: the call named its keys (no split). */
+    char log[64];
+    snprintf(log, sizeof log, "MGET {t}1 {t}2");
+    assert_non_null(strstr(x->f->log[n], log));
+}
+
+/* Refused generated calls: a cross-slot MSETNX (RG_INVALID, never sent) and MULTI (no
+ * transaction spans a cluster's calls); their callbacks run at the next step, not inside the
+ * call. A full batch: the call returns 0 and rg_cc_add RG_FULL. */
+static void test_generated_refused(void **state) {
+    fixture *x = *state;
+    two_nodes(x);
+    rg_conn *front = rg_cc_conn(&x->cc);
+    rg_cc_begin(&x->cc);
+    seen sx = {0}, sm = {0};
+    const redis_msetnx_data pairs[] = {{RG_LIT("foo"), RG_LIT("1")}, {RG_LIT("bar"), RG_LIT("2")}};
+    const uint64_t x1 = redis_msetnx_call(front, pairs, 2, NULL, on_call, &sx);
+    const uint64_t x2 = redis_multi_call(front, NULL, on_call, &sm);
+    assert_true(x1 && x2);
+    assert_int_equal(sx.calls + sm.calls, 0);
+    assert_int_equal(rg_cc_get(&x->cc, x1 - 1)->slot, RG_SLOT_CROSS);
+    run(x, 2);
+    assert_int_equal(sx.calls, 1);
+    assert_int_equal(sx.last.status, RG_INVALID);
+    assert_false(sx.last.written); /* refused: never sent */
+    assert_non_null(strstr(sx.error, "CROSSSLOT"));
+    assert_int_equal(sm.calls, 1);
+    assert_int_equal(sm.last.status, RG_INVALID);
+    expect_log(x->f, 0, "");
+    expect_log(x->f, 1, "");
+    rg_cc_begin(&x->cc);
+    for (size_t i = 0; i < BATCH; i++)
+        assert_int_not_equal(redis_get_call(front, RG_LIT("k"), NULL, NULL, NULL), 0);
+    assert_int_equal(redis_get_call(front, RG_LIT("k"), NULL, NULL, NULL), 0);
+    assert_int_equal(rg_cc_add(&x->cc, "*1\r\n$4\r\nPING\r\n", 14, NULL, NULL, NULL), RG_FULL);
+    run(x, 0);
+}
+
+/* rg_cc_init's failures: rg_status, and rg_cc_error says why. */
+static void test_init_errors(void **state) {
+    (void)state;
+    static rg_cc cc;
+    static rg_cc_call calls[4];
+    static char arena[256];
+    const rg_cc_config missing = {.cmds = &CMDS, .calls = calls, .ncalls = 4};
+    assert_int_equal(rg_cc_init(&cc, &missing, "127.0.0.1", 1), RG_INVALID);
+    assert_int_equal(rg_cc_error(&cc).status, RG_INVALID);
+    assert_non_null(strstr(rg_cc_error(&cc).msg.ptr, "arena"));
+    /* A seed nobody listens on (port 1 of the loopback): the connect's own status. */
+    const rg_cc_config cfg = {
+        .cmds = &CMDS, .calls = calls, .ncalls = 4, .arena = arena, .arena_cap = sizeof arena};
+    const rg_status st = rg_cc_init(&cc, &cfg, "127.0.0.1", 1);
+    assert_int_not_equal(st, RG_OK);
+    assert_int_equal(rg_cc_error(&cc).status, st);
+    assert_memory_equal(rg_cc_error(&cc).msg.ptr, "127.0.0.1:1: ", 13);
+    rg_cc_close(&cc);
+}
+
 /* Refused before sending: SCAN (REQUEST_POLICY:SPECIAL), INFO and RANDOMKEY (fan-outs whose
  * RESPONSE_POLICY is SPECIAL), a cross-slot MSETNX (no policy); nothing reaches a node. */
 static void test_refused(void **state) {
@@ -616,10 +781,10 @@ static void test_refused(void **state) {
     const size_t msetnx = ADD(x, "MSETNX", "foo", "1", "bar", "2");
     const size_t get = ADD(x, "GET", "foo");
     run(x, 4);
-    expect_call(x, scan, RG_MISMATCH, "REQUEST_POLICY:SPECIAL");
-    expect_call(x, info, RG_MISMATCH, "RESPONSE_POLICY:SPECIAL");
-    expect_call(x, rnd, RG_MISMATCH, "RESPONSE_POLICY:SPECIAL");
-    expect_call(x, msetnx, RG_MISMATCH, "CROSSSLOT");
+    expect_call(x, scan, RG_INVALID, "REQUEST_POLICY:SPECIAL");
+    expect_call(x, info, RG_INVALID, "RESPONSE_POLICY:SPECIAL");
+    expect_call(x, rnd, RG_INVALID, "RESPONSE_POLICY:SPECIAL");
+    expect_call(x, msetnx, RG_INVALID, "CROSSSLOT");
     expect_call(x, get, RG_OK, slot_of("foo") > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
     expect_log(x->f, slot_of("foo") > 8191, "GET foo");
     expect_log(x->f, slot_of("foo") <= 8191, "");
@@ -667,6 +832,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_order_when_full, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_too_many_redirects, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generated_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generated_refused, setup, teardown),
+        cmocka_unit_test(test_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,12 @@
 -- their reasons, values (C expressions by argument name), oneof picks, and optional arguments
 -- to leave out of the full form or to send in both forms.
 -- Commands newer than VERSION, and sentinel-only ones, are listed as skipped with the reason.
+--
+-- --sample-keys FN (with --client): every key is FN() (a C function of the test returning an
+-- rg_view), every multiple argument has 3 elements, and each entry also has `call`, the same
+-- arguments through the generated <stem>_call on a connection (result, cb and ud NULL): for
+-- tests that compare what the calls compute from their keys with what the bytes say
+-- (tests/cluster/test_cluster_slots.c).
 
 local frame = require("frame")
 local host = require("host")
@@ -20,6 +26,7 @@ local M = {}
 M.options = {
     ["--sample-calls"] = { field = "sample_calls", value = "VERSION" },
     ["--sample-overrides"] = { field = "sample_overrides", value = "FILE" },
+    ["--sample-keys"] = { field = "sample_keys", value = "FN" },
 }
 
 -- The C type of one value of an argument, by its scalar (model.lua); other arguments with a
@@ -36,6 +43,7 @@ local function lit(s)
 end
 
 local function default_value(a, ctx)
+    if a.kind == "key" and ctx.keys then return ctx.keys .. "()" end
     if a.kind == "key" then return lit("k:" .. ctx.cm.id) end
     if a.kind == "string" then return lit("v") end
     if a.kind == "pattern" then return lit("*") end
@@ -76,8 +84,15 @@ local function ctype(a)
     return SCALAR_CTYPE[a.scalar] or a.cname
 end
 
+-- Elements of a multiple argument: one, or 3 with --sample-keys.
+local function count_of(ctx)
+    return ctx.keys and 3 or 1
+end
+
 local function array_of(a, ctx)
-    return "(const " .. ctype(a) .. "[]){" .. value_expr(a, ctx) .. "}"
+    local items = {}
+    for i = 1, count_of(ctx) do items[i] = value_expr(a, ctx) end
+    return "(const " .. ctype(a) .. "[]){" .. table.concat(items, ", ") .. "}"
 end
 
 -- The designated initializers that give argument a (a member of an options struct, a block or
@@ -85,7 +100,8 @@ end
 local function members(a, ctx, in_oneof)
     if a.optional and not in_oneof and not included(a, ctx) then return {} end
     if a.multiple then
-        return { "." .. a.id .. " = " .. array_of(a, ctx), "." .. a.ident .. "_count = 1" }
+        return { "." .. a.id .. " = " .. array_of(a, ctx),
+            "." .. a.ident .. "_count = " .. count_of(ctx) }
     end
     if not ctype(a) then
         return (a.optional and not in_oneof) and { "." .. a.id .. " = true" } or {}
@@ -121,15 +137,15 @@ value_expr = function(a, ctx)
     return "(" .. a.cname .. ")" .. braced(list)
 end
 
--- The encoder call of one form, or nil and why not.
+-- The encoder call of one form, or nil and why not; with --sample-keys also the client call.
 local function call_text(cm, ctx)
-    local args = { "dst", "cap" }
+    local args = {}
     for _, a in ipairs(cm.args) do
         -- A count of a counted key list is no parameter (model.lua, a.counts).
         if not a.optional and not a.counts then
             if a.multiple then
                 args[#args + 1] = array_of(a, ctx)
-                args[#args + 1] = "1"
+                args[#args + 1] = tostring(count_of(ctx))
             elseif ctype(a) then
                 args[#args + 1] = value_expr(a, ctx)
             end
@@ -146,7 +162,10 @@ local function call_text(cm, ctx)
             "NULL"
     end
     if ctx.fail then return nil, ctx.fail end
-    return cm.fn .. "_encode(" .. table.concat(args, ", ") .. ")"
+    local list = table.concat(args, ", ")
+    local sep = #args > 0 and ", " or ""
+    return cm.fn .. "_encode(dst, cap" .. sep .. list .. ")",
+        ctx.keys and (cm.fn .. "_call(conn" .. sep .. list .. ", NULL, NULL, NULL)")
 end
 
 local function skip_reason(cm, version, over)
@@ -174,27 +193,34 @@ local function reply_fields(cm)
     return "&" .. cm.fn .. "_reply_table, \"" .. resp.c_escape(cm.group or "") .. "\""
 end
 
-local function entry(rows, defs, cm, form, skip, text)
-    local fn = "NULL"
+local function entry(rows, defs, cm, form, skip, text, conn_text, keys)
+    local fn, conn_fn = "NULL", "NULL"
     if text then
         fn = cm.fn .. "_call_" .. form
         defs[#defs + 1] = "static size_t " .. fn .. "(char *dst, size_t cap) {\n    return " ..
             text .. ";\n}"
     end
+    if conn_text then
+        conn_fn = cm.fn .. "_conn_" .. form
+        defs[#defs + 1] = "static uint64_t " .. conn_fn .. "(rg_conn *conn) {\n    return " ..
+            conn_text .. ";\n}"
+    end
     rows[#rows + 1] = '    {"' .. resp.c_escape(cm.name) .. '", "' .. form .. '", ' ..
         (skip and ('"' .. resp.c_escape(skip) .. '"') or "NULL") .. ", " .. fn .. ", " ..
-        reply_fields(cm) .. "},"
+        reply_fields(cm) .. (keys and (", " .. conn_fn) or "") .. "},"
 end
 
-local function command_calls(cm, version, overrides, rows, defs)
+local function command_calls(cm, version, overrides, rows, defs, keys)
     local over = overrides[cm.name] or {}
     local skip = skip_reason(cm, version, over)
-    if skip then return entry(rows, defs, cm, "minimal", skip, nil) end
-    local min, why = call_text(cm, { cm = cm, version = version, full = false, over = over })
-    if not min then return entry(rows, defs, cm, "minimal", why, nil) end
-    entry(rows, defs, cm, "minimal", nil, min)
-    local full = call_text(cm, { cm = cm, version = version, full = true, over = over })
-    if full and full ~= min then entry(rows, defs, cm, "full", nil, full) end
+    if skip then return entry(rows, defs, cm, "minimal", skip, nil, nil, keys) end
+    local ctx = { cm = cm, version = version, full = false, over = over, keys = keys }
+    local min, min_conn = call_text(cm, ctx)
+    if not min then return entry(rows, defs, cm, "minimal", min_conn, nil, nil, keys) end
+    entry(rows, defs, cm, "minimal", nil, min, min_conn, keys)
+    local full, full_conn = call_text(cm, { cm = cm, version = version, full = true, over = over,
+        keys = keys })
+    if full and full ~= min then entry(rows, defs, cm, "full", nil, full, full_conn, keys) end
 end
 
 function M.emit(model, opts)
@@ -205,7 +231,11 @@ function M.emit(model, opts)
     local version = version_num(opts.sample_calls)
     local overrides = load_overrides(opts.sample_overrides)
     local rows, defs = {}, {}
-    for _, cm in ipairs(model.commands) do command_calls(cm, version, overrides, rows, defs) end
+    local keys = opts.sample_keys
+    if keys and not opts.client then error("--sample-keys needs --client", 0) end
+    for _, cm in ipairs(model.commands) do
+        command_calls(cm, version, overrides, rows, defs, keys)
+    end
     local P, p = model.PREFIX, model.prefix
     local body = table.concat({
         "#define " .. P .. "_SAMPLE_CALLS_VERSION \"" .. resp.c_escape(opts.sample_calls) .. "\"",
@@ -220,7 +250,8 @@ function M.emit(model, opts)
         "    const char *skip;",
         "    size_t (*encode)(char *dst, size_t cap);",
         "    const rg_rtable *reply;",
-        "    const char *group;",
+        "    const char *group;" .. (keys and ("\n    uint64_t (*call)(rg_conn *conn); /* " ..
+            p .. "_<command>_call, the same arguments */") or ""),
         "} " .. p .. "_sample_call;",
         "",
         table.concat(defs, "\n\n"),
@@ -233,7 +264,8 @@ function M.emit(model, opts)
         model = model, suffix = "_calls.h",
         what = "test tooling, one representative call per command (--sample-calls " ..
             opts.sample_calls .. ")",
-        includes = { model.stem .. ".h", model.stem .. "_reply.h" },
+        includes = keys and { model.stem .. ".h", model.stem .. "_reply.h",
+            model.stem .. "_client.h" } or { model.stem .. ".h", model.stem .. "_reply.h" },
         system = { "stddef.h", "stdint.h" }, body = body,
     })
     return { { suffix = "_calls.h", text = text } }

@@ -88,6 +88,9 @@ static inline uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view valu
         .id = KINDS_KEYS_CMD_KINDS,
         .kind = RG_CMD_PLAIN,
     };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
     size_t cap = 0, n = 0;
     char *dst = rg_conn_room(conn, &cap);
     if (dst) {
