@@ -274,20 +274,21 @@ static bool special_double(const char *s, size_t n) {
  * (digits on at least one side of the point). */
 static bool valid_double(const char *s, size_t n) {
     if (special_double(s, n)) return true;
-    size_t i = 0, digits = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) digits++;
-    if (i < n && s[i] == '.')
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) digits++;
-    if (digits == 0) return false;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        size_t exp_digits = 0;
-        i++;
-        if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) exp_digits++;
-        if (exp_digits == 0) return false;
+    const char *const e = s + n, *p = s + (n > 0 && (s[0] == '-' || s[0] == '+'));
+    const char *q = rg_digits_skip(p, e);
+    size_t digits = (size_t)(q - p);
+    if (q < e && *q == '.') {
+        p = q + 1;
+        q = rg_digits_skip(p, e);
+        digits += (size_t)(q - p);
     }
-    return i == n;
+    if (digits == 0) return false;
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        p = q + 1 + (q + 1 < e && (q[1] == '-' || q[1] == '+'));
+        q = rg_digits_skip(p, e);
+        if (q == p) return false; /* no exponent digits */
+    }
+    return q == e;
 }
 
 /* Validated text of the form [-+]digits[.digits] with 1 to 19 digits in all: its digits m (below
@@ -326,11 +327,8 @@ bool rg_double_text(const char *s, size_t n, double *out) {
 }
 
 static bool valid_bignum(const char *s, size_t n) {
-    size_t i = n > 0 && (s[0] == '-' || s[0] == '+');
-    if (i == n) return false;
-    for (; i < n; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    return true;
+    const char *const p = s + (n > 0 && (s[0] == '-' || s[0] == '+'));
+    return p < s + n && rg_digits_skip(p, s + n) == s + n;
 }
 
 /* ---- events -------------------------------------------------------------------------------- */

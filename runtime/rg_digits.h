@@ -39,6 +39,12 @@ static inline const char *rg_digits_read(const char *p, const char *e, uint64_t 
     return p;
 }
 
+/* The first byte at p (before e) that is not a digit: a validator's scan, no value kept. */
+static inline const char *rg_digits_skip(const char *p, const char *e) {
+    while (p < e && rg_digit(*p) < 10) p++;
+    return p;
+}
+
 /* rg_digits_read without a bound, going on from *m (a double's digits after its point): the
  * caller counts the digits and refuses more than 19, so a value that wrapped is never used. */
 static inline const char *rg_digits_wrap(const char *p, const char *e, uint64_t *m) {

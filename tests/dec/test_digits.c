@@ -108,6 +108,14 @@ static void signed_forms(void **state) {
     assert_false(i64("1.5", false, &v));
 }
 
+static void skip_stops(void **state) {
+    (void)state;
+    const char *s = "0129/:a";
+    assert_ptr_equal(rg_digits_skip(s, s + 7), s + 4);
+    assert_ptr_equal(rg_digits_skip(s, s + 2), s + 2);
+    assert_ptr_equal(rg_digits_skip(s + 4, s + 7), s + 4);
+}
+
 static void wrap_goes_on(void **state) {
     (void)state;
     const char *s = "12.345";
@@ -123,6 +131,7 @@ int main(void) {
         cmocka_unit_test(read_stops),     cmocka_unit_test(unsigned_bounds),
         cmocka_unit_test(unsigned_forms), cmocka_unit_test(signed_bounds),
         cmocka_unit_test(signed_forms),   cmocka_unit_test(wrap_goes_on),
+        cmocka_unit_test(skip_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
