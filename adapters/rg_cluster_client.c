@@ -396,15 +396,63 @@ static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
     return k->nparts ? (size_t)(k - cc->cfg.calls) : refuse(k, RG_CLOSED, "no node to send to");
 }
 
+/* How many arguments req has. rg_cc_add's route parsed req into cc->argv (a MULTI_SHARD route
+ * saw every argument), so the header's count is enough once the views it names are req's (the
+ * first after the header, the last ending at req's final CRLF); else req is parsed here. */
+static size_t routed_args(rg_cc *cc, const char *req, size_t len) {
+    enum { CAP = sizeof cc->argv / sizeof cc->argv[0] };
+    rg_reader rd;
+    rg_event ev;
+    size_t pos = 0;
+    rg_reader_init(&rd, NULL);
+    if (rg_next(&rd, req, len, &pos, &ev) == RG_OK && ev.kind == RG_EV_ARRAY && ev.u.i > 0 &&
+        ev.u.i <= CAP) {
+        const rg_view first = cc->argv[0], last = cc->argv[ev.u.i - 1];
+        if ((uintptr_t)first.ptr > (uintptr_t)req + pos &&
+            (uintptr_t)first.ptr <= (uintptr_t)last.ptr &&
+            (uintptr_t)last.ptr + last.len == (uintptr_t)req + len - 2)
+            return (size_t)ev.u.i;
+    }
+    return rg_request_argv(req, len, cc->argv, CAP);
+}
+
+/* Can a part's reply be decoded with table t into arena room known beforehand? A list of
+ * scalars (MGET): one element per key, nothing nested. */
+static bool scalar_list(const rg_rtable *t) {
+    if (!t || t == &rg_conn_raw_table) return false;
+    const rg_rnode *root = &t->nodes[0];
+    return root->shape == RG_RS_ARRAY && t->nodes[root->child].shape == RG_RS_SCALAR;
+}
+
+/* Part p is decoded with the call's table t, as it arrives, into a result struct and a list of
+ * nkeys elements carved from the arena (8-aligned, as the reader carves): the merge then only
+ * places the elements. False when the arena is full. */
+static bool typed_part(rg_cc *cc, rg_cc_call *p, const rg_rtable *t, size_t nkeys) {
+    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
+    const size_t head = (t->result_size + 7u) & ~(size_t)7u;
+    const size_t list = nkeys * t->nodes[0].elem_size;
+    if (cc->cfg.arena_cap - cc->arena_len < pad + head + list) return false;
+    cc->arena_len += pad;
+    p->table = t;
+    p->result = cc->cfg.arena + cc->arena_len;
+    p->mem_off = cc->arena_len + head;
+    p->mem_cap = list;
+    cc->arena_len += head + list;
+    return true;
+}
+
 /* MULTI_SHARD: one part per slot. Only the plain form is split: one key spec, keys from a fixed
- * index to the end in groups of `step` arguments (DEL k1 k2, MSET k1 v1 k2 v2). */
+ * index to the end in groups of `step` arguments (DEL k1 k2, MSET k1 v1 k2 v2). Each key's
+ * slot is found once; its part's index (parts in the order their slots first appear) builds the
+ * parts' requests and, for MGET, is kept in the arena for the merge. */
 static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, const char *req,
                             size_t len) {
-    rg_view *argv = cc->argv;
-    const size_t argc = rg_request_argv(req, len, argv, sizeof cc->argv / sizeof cc->argv[0]);
+    enum { CAP = sizeof cc->argv / sizeof cc->argv[0] };
+    const rg_view *argv = cc->argv;
+    const size_t argc = routed_args(cc, req, len);
     const rg_keyspec *ks = e && e->count == 1 ? &e->specs[0] : NULL;
     if (!ks || ks->begin != RG_KS_INDEX || ks->find != RG_KS_RANGE || ks->lastkey != -1 ||
-        ks->step < 1 || ks->limit > 1 || argc > sizeof cc->argv / sizeof cc->argv[0] ||
+        ks->step < 1 || ks->limit > 1 || argc > CAP || argc <= (size_t)ks->index ||
         (argc - (size_t)ks->index) % (size_t)ks->step != 0 ||
         (k->response != RG_RESP_AGG_SUM && k->response != RG_RESP_ALL_SUCCEEDED &&
          k->response != RG_RESP_DEFAULT))
@@ -412,80 +460,67 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
                       "CROSSSLOT Keys in request don't hash to the same slot (this "
                       "MULTI_SHARD form is not split by the client; not sent)");
     const size_t first = (size_t)ks->index, step = (size_t)ks->step;
+    const size_t nkeys = (argc - first) / step;
+    uint8_t part[CAP];
+    int slots[CAP];
+    size_t nslots = 0;
+    for (size_t i = 0; i < nkeys; i++) {
+        const rg_view key = argv[first + i * step];
+        const int s = rg_slot_of_key(key.ptr, key.len);
+        size_t j = 0;
+        while (j < nslots && slots[j] != s) j++;
+        if (j == nslots) slots[nslots++] = s;
+        part[i] = (uint8_t)j;
+    }
     /* No response policy (MGET): one reply element per key, put back in key order by merge. */
     k->ordered = k->response == RG_RESP_DEFAULT;
-    k->key_first = (uint8_t)first;
-    k->key_step = (uint8_t)step;
-    int slots[64];
-    size_t nslots = 0;
-    for (size_t i = first; i < argc; i += step) {
-        const int s = rg_slot_of_key(argv[i].ptr, argv[i].len);
-        bool seen = false;
-        for (size_t j = 0; j < nslots && !seen; j++) seen = slots[j] == s;
-        if (!seen) slots[nslots++] = s;
+    if (k->ordered) {
+        if (cc->cfg.arena_cap - cc->arena_len < nkeys)
+            return refuse(k, RG_FULL, "the arena is full (MULTI_SHARD parts)");
+        k->order = cc->arena_len;
+        k->nkeys = (uint8_t)nkeys;
+        memcpy(cc->cfg.arena + cc->arena_len, part, nkeys);
+        cc->arena_len += nkeys;
     }
+    k->typed_parts = k->ordered && scalar_list(k->table);
     k->state = C_FLIGHT;
-    rg_view sub[64];
+    rg_view sub[CAP];
     for (size_t j = 0; j < nslots; j++) {
-        size_t n = 0;
-        for (size_t i = 0; i < first; i++) sub[n++] = argv[i];
-        for (size_t i = first; i < argc; i += step)
-            if (rg_slot_of_key(argv[i].ptr, argv[i].len) == slots[j])
-                for (size_t a = 0; a < step; a++) sub[n++] = argv[i + a];
+        size_t n = first;
+        memcpy(sub, argv, first * sizeof *argv);
+        for (size_t i = 0; i < nkeys; i++)
+            if (part[i] == j)
+                for (size_t a = 0; a < step; a++) sub[n++] = argv[first + i * step + a];
         const size_t size = rg_argv_size(n, sub);
         if (cc->cfg.arena_cap - cc->arena_len < size)
             return refuse_parts(cc, k, "the arena is full (MULTI_SHARD parts)");
         char *dst = cc->cfg.arena + cc->arena_len;
         rg_argv_encode(dst, size, n, sub);
-        if (!add_part(cc, k, cc->arena_len, size, RG_NODE_NONE, slots[j]))
-            return refuse_parts(cc, k, "the batch is full (MULTI_SHARD parts)");
+        rg_cc_call *p = add_part(cc, k, cc->arena_len, size, RG_NODE_NONE, slots[j]);
+        if (!p) return refuse_parts(cc, k, "the batch is full (MULTI_SHARD parts)");
         cc->arena_len += size;
+        if (k->typed_parts && !typed_part(cc, p, k->table, (n - first) / step))
+            return refuse_parts(cc, k, "the arena is full (MULTI_SHARD parts)");
     }
     return (size_t)(k - cc->cfg.calls);
 }
 
-/* An integer reply's value; false for anything else. */
-static bool part_int(const rg_cc_call *p, long long *v) {
+/* Part j of fan-out k (parts are at the batch's end, growing down). */
+static const rg_cc_call *part_of(const rg_cc *cc, const rg_cc_call *k, size_t j) {
+    return &cc->cfg.calls[k->first_part - j];
+}
+
+/* A part's integer reply, read by the decoder; false for anything else. */
+static bool part_int(const rg_cc_call *p, int64_t *v) {
     const rg_view r = p->raw.value;
-    if (p->status != RG_OK || r.len < 4 || r.ptr[0] != ':') return false;
-    char *end;
-    *v = strtoll(r.ptr + 1, &end, 10);
-    return end > r.ptr + 1 && *end == '\r';
-}
-
-/* The merged reply's bytes into the arena; false when there is no room. */
-static bool merged_aggregate(rg_cc *cc, rg_cc_call *k, long long acc, rg_view *out) {
-    char *dst = cc->cfg.arena + cc->arena_len;
-    const size_t room = cc->cfg.arena_cap - cc->arena_len;
-    int w = snprintf(dst, room, ":%lld\r\n", acc);
-    (void)k;
-    if (w < 0 || (size_t)w >= room) return false;
-    *out = (rg_view){dst, (size_t)w};
-    cc->arena_len += (size_t)w;
-    return true;
-}
-
-/* Arrays concatenated: "*<sum>\r\n" and every part's elements. */
-static bool merged_concat(rg_cc *cc, rg_cc_call *k, rg_view *out) {
-    long long total = 0;
-    size_t bytes = 32;
-    for (size_t j = 0; j < k->nparts; j++) {
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        if (r.len < 4 || (r.ptr[0] != '*' && r.ptr[0] != '~')) return false;
-        total += atoll(r.ptr + 1);
-        bytes += r.len;
-    }
-    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
-    char *dst = cc->cfg.arena + cc->arena_len;
-    size_t n = (size_t)snprintf(dst, 32, "*%lld\r\n", total);
-    for (size_t j = 0; j < k->nparts; j++) {
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        const char *body = (const char *)memchr(r.ptr, '\n', r.len) + 1;
-        memcpy(dst + n, body, r.len - (size_t)(body - r.ptr));
-        n += r.len - (size_t)(body - r.ptr);
-    }
-    *out = (rg_view){dst, n};
-    cc->arena_len += n;
+    rg_reader rd;
+    rg_event ev;
+    size_t pos = 0;
+    rg_reader_init(&rd, NULL);
+    if (p->status != RG_OK || rg_next(&rd, r.ptr, r.len, &pos, &ev) != RG_OK ||
+        ev.kind != RG_EV_INT || pos != r.len)
+        return false;
+    *v = ev.u.i;
     return true;
 }
 
@@ -500,96 +535,197 @@ static bool skip_value(const char *buf, size_t len, size_t *pos) {
     return true;
 }
 
-/* The header of an array reply: its element count, *pos past the line; -1 for anything else. */
-static long long array_header(rg_view r, size_t *pos) {
-    if (r.len < 4 || r.ptr[0] != '*') return -1;
-    const char *nl = memchr(r.ptr, '\n', r.len);
-    char *end;
-    const long long n = strtoll(r.ptr + 1, &end, 10);
-    if (!nl || end != nl - 1 || *end != '\r' || n < 0) return -1;
-    *pos = (size_t)(nl + 1 - r.ptr);
-    return n;
-}
-
-/* A MULTI_SHARD call whose reply has one element per key (MGET): each part answered the keys of
- * its slot in their order, so key i's element is the next unread one of its slot's part. */
-static bool merged_ordered(rg_cc *cc, rg_cc_call *k, rg_view *out) {
-    enum { MAXV = sizeof cc->argv / sizeof cc->argv[0] };
-    rg_view argv[MAXV];
-    const size_t argc = rg_request_argv(cc->cfg.arena + k->off, k->len, argv, MAXV);
-    size_t at[MAXV];
-    long long left[MAXV];
-    size_t bytes = 32;
-    if (argc > MAXV || k->nparts > MAXV) return false;
-    for (size_t j = 0; j < k->nparts; j++) {
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        left[j] = array_header(r, &at[j]);
-        if (left[j] < 0) return false;
-        bytes += r.len;
-    }
-    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
-    char *dst = cc->cfg.arena + cc->arena_len;
-    const size_t nkeys = (argc - k->key_first) / k->key_step;
-    size_t n = (size_t)snprintf(dst, 32, "*%zu\r\n", nkeys);
-    for (size_t i = k->key_first; i < argc; i += k->key_step) {
-        const int s = rg_slot_of_key(argv[i].ptr, argv[i].len);
-        size_t j = 0;
-        while (j < k->nparts && cc->cfg.calls[k->first_part - j].slot != s) j++;
-        if (j == k->nparts || left[j]-- == 0) return false;
-        const rg_view r = cc->cfg.calls[k->first_part - j].raw.value;
-        const size_t from = at[j];
-        if (!skip_value(r.ptr, r.len, &at[j])) return false;
-        memcpy(dst + n, r.ptr + from, at[j] - from);
-        n += at[j] - from;
-    }
-    for (size_t j = 0; j < k->nparts; j++)
-        if (left[j] != 0 || at[j] != cc->cfg.calls[k->first_part - j].raw.value.len) return false;
-    *out = (rg_view){dst, n};
-    cc->arena_len += n;
+/* The header of a part's array reply, read by the decoder: its element count, *pos past it;
+ * false for anything else. */
+static bool array_header(rg_view r, size_t *pos, size_t *count) {
+    rg_reader rd;
+    rg_event ev;
+    rg_reader_init(&rd, NULL);
+    *pos = 0;
+    if (rg_next(&rd, r.ptr, r.len, pos, &ev) != RG_OK ||
+        (ev.kind != RG_EV_ARRAY && ev.kind != RG_EV_SET) || ev.u.i < 0)
+        return false;
+    *count = (size_t)ev.u.i;
     return true;
 }
 
-static void refuse_merge(rg_cc_call *k) {
-    static const char msg[] = "the arena is full (merged reply)";
-    finish(k, RG_MISMATCH, msg, sizeof msg - 1);
+/* "*<n>\r\n" at dst; returns its end. */
+static char *put_array_header(char *dst, size_t n) {
+    *dst++ = '*';
+    dst = rg_put_u64(dst, n);
+    memcpy(dst, "\r\n", 2);
+    return dst + 2;
 }
 
-/* Decodes the merged bytes with the call's table into its result. */
+/* A raw result (the caller asked for the bytes): the parts' arrays as one reply's text, in the
+ * arena; for MGET (ordered) key i's element is the next unread one of its part. */
+static bool raw_list(rg_cc *cc, rg_cc_call *k, rg_view *out) {
+    enum { MAXP = RG_CLUSTER_MAX_NODES };
+    size_t at[MAXP], left[MAXP], total = 0, bytes = 32;
+    if (k->nparts > MAXP) return false;
+    for (size_t j = 0; j < k->nparts; j++) {
+        const rg_view r = part_of(cc, k, j)->raw.value;
+        if (!array_header(r, &at[j], &left[j])) return false;
+        total += left[j];
+        bytes += r.len;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < bytes) return false;
+    char *const dst = cc->cfg.arena + cc->arena_len;
+    const uint8_t *const order = (const uint8_t *)cc->cfg.arena + k->order;
+    const size_t n = k->ordered ? k->nkeys : total;
+    char *w = put_array_header(dst, n);
+    for (size_t i = 0, j = 0; i < n; i++) {
+        if (k->ordered) j = order[i];
+        while (!k->ordered && j < k->nparts && left[j] == 0) j++;
+        if (j >= k->nparts || left[j]-- == 0) return false;
+        const rg_view r = part_of(cc, k, j)->raw.value;
+        const size_t from = at[j];
+        if (!skip_value(r.ptr, r.len, &at[j])) return false;
+        memcpy(w, r.ptr + from, at[j] - from);
+        w += at[j] - from;
+    }
+    for (size_t j = 0; j < k->nparts; j++)
+        if (left[j] != 0 || at[j] != part_of(cc, k, j)->raw.value.len) return false;
+    *out = (rg_view){dst, (size_t)(w - dst)};
+    cc->arena_len += out->len;
+    return true;
+}
+
+static bool raw_table(const rg_cc_call *k) {
+    return !k->table || k->table == &rg_conn_raw_table;
+}
+
+/* The reader that merges, with the arena's free room (8-aligned, as it carves) as storage;
+ * false when the arena is full. */
+static bool merge_reader(rg_cc *cc) {
+    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
+    if (cc->cfg.arena_cap - cc->arena_len < pad) return false;
+    cc->arena_len += pad;
+    rg_reply_reader_init(&cc->merge, NULL);
+    rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
+                         cc->cfg.arena_cap - cc->arena_len);
+    return true;
+}
+
+/* Ends k with the merge reader's outcome; the typed result's lists stay in the arena. */
+static void typed_done(rg_cc *cc, rg_cc_call *k, rg_status st) {
+    static const char full[] = "the arena is full (merged reply)";
+    if (st == RG_OK) cc->arena_len += rg_reply_needed(&cc->merge);
+    const rg_view e =
+        st == RG_SHORT ? (rg_view){full, sizeof full - 1} : rg_reply_error(&cc->merge).msg;
+    finish(k, st == RG_OK || st == RG_SHORT || st == RG_SERVER_ERROR ? st : RG_MISMATCH,
+           e.ptr ? e.ptr : "", st == RG_OK ? 0 : e.len);
+}
+
+/* Where a typed merge writes: the caller's result, or scratch for a call that gave none. */
+typedef union result_scratch {
+    max_align_t align;
+    char bytes[256];
+} result_scratch;
+
+static void *result_of(const rg_cc_call *k, result_scratch *s) {
+    if (k->result) return k->result;
+    return k->table->result_size <= sizeof s->bytes ? s->bytes : NULL;
+}
+
+/* One reply for k: the bytes for a raw result, else decoded with the call's table. */
 static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes) {
-    if (!k->table || k->table == &rg_conn_raw_table) {
+    if (raw_table(k)) {
         if (k->result) ((rg_raw_result *)k->result)->value = bytes;
         finish(k, RG_OK, "", 0);
         return;
     }
-    static char none; /* a result pointer for a call that gave none */
-    rg_reply_reader_init(&cc->merge, NULL);
-    /* Arrays of the typed result (MGET's values, KEYS' names) are carved from the arena, after
-     * the merged bytes, and live as long as the batch. */
-    const size_t pad = (size_t)(-(uintptr_t)(cc->cfg.arena + cc->arena_len) & 7u);
-    if (cc->cfg.arena_cap - cc->arena_len < pad) {
-        refuse_merge(k);
+    result_scratch scratch;
+    void *const out = result_of(k, &scratch);
+    if (!out || !merge_reader(cc)) {
+        typed_done(cc, k, RG_SHORT);
         return;
     }
-    cc->arena_len += pad; /* the reader carves 8-aligned offsets of an 8-aligned start */
-    rg_reply_set_storage(&cc->merge, cc->cfg.arena + cc->arena_len,
-                         cc->cfg.arena_cap - cc->arena_len);
     size_t pos = 0;
-    const rg_status st = rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos,
-                                         k->result ? k->result : &none);
-    if (st == RG_OK) cc->arena_len += rg_reply_needed(&cc->merge);
-    const rg_view e = rg_reply_error(&cc->merge).msg;
-    finish(k,
-           st == RG_OK      ? RG_OK
-           : st == RG_SHORT ? RG_SHORT
-                            : RG_MISMATCH,
-           e.ptr ? e.ptr : "", st == RG_OK ? 0 : e.len);
+    typed_done(cc, k, rg_reply_decode(&cc->merge, k->table, bytes.ptr, bytes.len, &pos, out));
+}
+
+/* Lists (no response policy): the parts' elements straight into the typed result, each part's
+ * reply decoded once (MGET: in key order, by the map split_by_slot kept). */
+static void merge_lists(rg_cc *cc, rg_cc_call *k) {
+    static const char msg[] = "the parts' replies are not arrays of the keys, or the arena is full";
+    if (raw_table(k)) {
+        rg_view out;
+        if (raw_list(cc, k, &out)) {
+            deliver(cc, k, out);
+        } else {
+            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
+        }
+        return;
+    }
+    result_scratch scratch;
+    void *const out = result_of(k, &scratch);
+    if (k->nparts > RG_CLUSTER_MAX_NODES || !out || !merge_reader(cc)) {
+        typed_done(cc, k, RG_SHORT);
+        return;
+    }
+    const uint8_t *const order = k->ordered ? (const uint8_t *)cc->cfg.arena + k->order : NULL;
+    if (k->typed_parts) {
+        /* decoded already, each part as it arrived: only the elements are placed */
+        const void *results[RG_CLUSTER_MAX_NODES];
+        for (size_t j = 0; j < k->nparts; j++) results[j] = part_of(cc, k, j)->result;
+        typed_done(cc, k,
+                   rg_reply_gather(&cc->merge, k->table, results, k->nparts, order, k->nkeys, out));
+        return;
+    }
+    rg_view parts[RG_CLUSTER_MAX_NODES];
+    for (size_t j = 0; j < k->nparts; j++) parts[j] = part_of(cc, k, j)->raw.value;
+    typed_done(cc, k, rg_reply_merge(&cc->merge, k->table, parts, k->nparts, order, k->nkeys, out));
+}
+
+/* The parts' integers by the response policy; false when one is not an integer, or the sum
+ * overflows. */
+static bool aggregate(const rg_cc *cc, const rg_cc_call *k, int64_t *acc) {
+    int64_t v;
+    for (size_t j = 0; j < k->nparts; j++) {
+        if (!part_int(part_of(cc, k, j), &v)) return false;
+        switch (k->response) {
+        case RG_RESP_AGG_SUM:
+            if (j > 0 && __builtin_add_overflow(*acc, v, &v)) return false;
+            *acc = v;
+            break;
+        case RG_RESP_AGG_MIN: *acc = j == 0 || v < *acc ? v : *acc; break;
+        case RG_RESP_AGG_MAX: *acc = j == 0 || v > *acc ? v : *acc; break;
+        case RG_RESP_AGG_LOGICAL_AND: *acc = j == 0 ? v != 0 : *acc && v; break;
+        default: *acc = j == 0 ? v != 0 : *acc || v; break;
+        }
+    }
+    return true;
+}
+
+/* An aggregate's integer: written straight into the typed result, or as ":<v>\r\n" in the arena
+ * for a raw one. */
+static void deliver_int(rg_cc *cc, rg_cc_call *k, int64_t v) {
+    if (!raw_table(k)) {
+        result_scratch scratch;
+        void *const out = result_of(k, &scratch);
+        rg_reply_reader_init(&cc->merge, NULL);
+        typed_done(cc, k, out ? rg_reply_put_int(&cc->merge, k->table, v, out) : RG_OK);
+        return;
+    }
+    if (cc->cfg.arena_cap - cc->arena_len < 3 + RG_I64_MAX_LEN) {
+        typed_done(cc, k, RG_SHORT);
+        return;
+    }
+    char *const dst = cc->cfg.arena + cc->arena_len;
+    dst[0] = ':';
+    char *w = rg_put_i64(dst + 1, v);
+    memcpy(w, "\r\n", 2);
+    const rg_view text = {dst, (size_t)(w + 2 - dst)};
+    cc->arena_len += text.len;
+    deliver(cc, k, text);
 }
 
 /* All parts of k are complete: merge by its response policy. */
 static void merge(rg_cc *cc, rg_cc_call *k) {
     const rg_cc_call *err = NULL, *ok = NULL;
     for (size_t j = 0; j < k->nparts; j++) {
-        const rg_cc_call *p = &cc->cfg.calls[k->first_part - j];
+        const rg_cc_call *p = part_of(cc, k, j);
         if (p->status != RG_OK && !err) err = p;
         if (p->status == RG_OK && !ok) ok = p;
     }
@@ -605,38 +741,16 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
         return;
     }
     if (k->response == RG_RESP_DEFAULT) {
-        rg_view out;
-        if (k->ordered ? merged_ordered(cc, k, &out) : merged_concat(cc, k, &out)) {
-            deliver(cc, k, out);
-        } else {
-            static const char msg[] = "the parts' replies are not arrays of the keys, or the "
-                                      "arena is full";
-            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
-        }
+        merge_lists(cc, k);
         return;
     }
-    long long acc = 0, v;
-    for (size_t j = 0; j < k->nparts; j++) {
-        if (!part_int(&cc->cfg.calls[k->first_part - j], &v)) {
-            static const char msg[] = "a part's reply is not an integer";
-            finish(k, RG_MISMATCH, msg, sizeof msg - 1);
-            return;
-        }
-        switch (k->response) {
-        case RG_RESP_AGG_SUM: acc += v; break;
-        case RG_RESP_AGG_MIN: acc = j == 0 || v < acc ? v : acc; break;
-        case RG_RESP_AGG_MAX: acc = j == 0 || v > acc ? v : acc; break;
-        case RG_RESP_AGG_LOGICAL_AND: acc = j == 0 ? v != 0 : acc && v; break;
-        default: acc = j == 0 ? v != 0 : acc || v; break;
-        }
-    }
-    rg_view out;
-    if (merged_aggregate(cc, k, acc, &out)) {
-        deliver(cc, k, out);
-    } else {
-        static const char msg[] = "the arena is full (merged reply)";
+    int64_t acc = 0;
+    if (!aggregate(cc, k, &acc)) {
+        static const char msg[] = "a part's reply is not an integer, or their sum overflows";
         finish(k, RG_MISMATCH, msg, sizeof msg - 1);
+        return;
     }
+    deliver_int(cc, k, acc);
 }
 
 /* A new call of the batch whose request is the len bytes at the arena's end (NULL: full). */
@@ -688,17 +802,48 @@ static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     sync_front(cc);
 }
 
+/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
+ * subscription, no tracking and no change of protocol spans two of them. */
+static bool cluster_kind(uint8_t kind) {
+    static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
+    return kind < RG_CMD_KIND_COUNT && ok[kind];
+}
+
+static const char NOT_ON_A_CLUSTER[] =
+    "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING";
+
+/* A request from bytes may go to a node unless its command is one the engine treats specially
+ * (one lookup, as rg_conn_commit_request makes): nodes commit every call as a plain one. */
+static bool cluster_request(const char *req, size_t len) {
+    rg_view words[2] = {{NULL, 0}, {NULL, 0}};
+    if (!rg_request_argv(req, len, words, 2)) return true; /* routing refuses it */
+    const rg_cmd *cmd = rg_cmd_lookup(words[0], words[1]);
+    return !cmd || cluster_kind(cmd->kind);
+}
+
+/* Refuses k during an add: its callback waits for the next step. */
+static void refuse_added(rg_cc *cc, rg_cc_call *k) {
+    cc->adding = true;
+    refuse(k, RG_INVALID, NOT_ON_A_CLUSTER);
+    cc->adding = false;
+    sync_front(cc);
+}
+
 rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result,
                     size_t *index) {
     char *dst = cc->cfg.arena + cc->arena_len;
     rg_cc_call *k = new_call(cc, len, table, result);
     if (!k) return RG_FULL;
     if (dst != req) memmove(dst, req, len); /* rg_cc_add_argv's bytes are in place */
+    if (index) *index = (size_t)(k - cc->cfg.calls);
+    if (!cluster_request(dst, len)) {
+        refuse_added(cc, k);
+        return RG_OK;
+    }
     rg_route r;
     rg_cluster_route_indexed(&cc->map, &cc->index, dst, len, cc->argv,
                              sizeof cc->argv / sizeof cc->argv[0], 0, &r);
     start(cc, k, &r);
-    if (index) *index = (size_t)(k - cc->cfg.calls);
     return RG_OK;
 }
 
@@ -710,13 +855,6 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
     char *dst = cc->cfg.arena + cc->arena_len;
     if (rg_argv_encode(dst, n, argc, argv) != n) return RG_INVALID;
     return rg_cc_add(cc, dst, n, table, result, index);
-}
-
-/* The command kinds a cluster call may have: each call goes its own way, so no transaction, no
- * subscription, no tracking and no change of protocol spans two of them. */
-static bool cluster_kind(uint8_t kind) {
-    static const bool ok[RG_CMD_KIND_COUNT] = {[RG_CMD_PLAIN] = true, [RG_CMD_PING] = true};
-    return kind < RG_CMD_KIND_COUNT && ok[kind];
 }
 
 /* The front's relay: a generated call (or rg_conn_call_argv) encoded its request at the arena's
@@ -735,17 +873,16 @@ static uint64_t relay(void *ud, const rg_relayed *call) {
     rg_route r;
     if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
         if (!cluster_kind(cmd->kind)) {
-            cc->adding = true;
-            refuse(k, RG_INVALID,
-                   "not on a cluster: MULTI/EXEC, (un)subscribe, HELLO, RESET, CLIENT TRACKING");
-            cc->adding = false;
-            sync_front(cc);
+            refuse_added(cc, k);
             return (uint64_t)(k - cc->cfg.calls) + 1;
         }
         rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
                                call->len, cc->argv, ARGV, 0, &r);
-    } else {
+    } else if (cluster_request(call->req, call->len)) {
         rg_cluster_route_indexed(&cc->map, &cc->index, call->req, call->len, cc->argv, ARGV, 0, &r);
+    } else {
+        refuse_added(cc, k);
+        return (uint64_t)(k - cc->cfg.calls) + 1;
     }
     start(cc, k, &r);
     return (uint64_t)(k - cc->cfg.calls) + 1;
@@ -781,7 +918,7 @@ static bool readonly_once(rg_cc *cc, rg_cc_node *nd, uint16_t i) {
     char *dst = rg_conn_reserve(&nd->b.conn, sizeof READONLY - 1);
     if (!dst) return false;
     memcpy(dst, READONLY, sizeof READONLY - 1);
-    if (!rg_conn_commit_request(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL))
+    if (!rg_conn_commit_plain(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL))
         return false;
     nd->queued += sizeof READONLY - 1;
     nd->readonly_sent = true;
@@ -799,13 +936,16 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     if (!dst) return false;
     memcpy(dst, ASKING, pre);
     memcpy(dst + pre, cc->cfg.arena + k->off, k->len);
-    if (pre && !rg_conn_commit_request(c, pre, NULL, NULL, NULL, NULL)) return false;
+    if (pre && !rg_conn_commit_plain(c, pre, NULL, NULL, NULL, NULL)) return false;
     /* A reply with arrays is kept raw on the node and decoded into the result when it completes,
-     * its arrays carved from the arena: they live as long as the batch. */
+     * its arrays carved from the arena (they live as long as the batch); a typed fan-out part is
+     * decoded in place, into arena room carved for it beforehand (typed_part). */
     const bool raw = k->carve || !k->table;
-    if (!rg_conn_commit_request(c, k->len, raw ? &rg_conn_raw_table : k->table,
-                                raw && k->carve ? &k->raw : k->result, on_done, k))
-        return false;
+    const uint64_t id = rg_conn_commit_plain(c, k->len, raw ? &rg_conn_raw_table : k->table,
+                                             raw && k->carve ? &k->raw : k->result, on_done, k);
+    if (!id) return false;
+    /* (it is the call just committed: this cannot fail) */
+    if (k->mem_cap) (void)rg_conn_call_storage(c, id, cc->cfg.arena + k->mem_off, k->mem_cap);
     nd->queued += pre + k->len;
     nd->inflight++;
     k->mark = nd->queued;

@@ -32,8 +32,10 @@
  * and the parts' replies merge by the RESPONSE_POLICY: AGG_SUM / MIN / MAX / LOGICAL_AND / OR of
  * integers, ALL_SUCCEEDED (the first error, else the first reply), ONE_SUCCEEDED (the first
  * success), none (arrays concatenated; for MULTI_SHARD, MGET, one element per key put back in
- * the order of the keys). The merged reply is decoded with the call's table (its arrays carved
- * from the arena). SPECIAL policies are refused. Parts take batch slots from the end of the batch
+ * the order of the keys). A typed result is filled straight from the parts' replies, each
+ * decoded once (rg_reply_merge: its lists carved from the arena, its views in the nodes' input
+ * buffers; a merged integer written as is); a raw one gets the merged reply's bytes, in the
+ * arena. SPECIAL policies are refused. Parts take batch slots from the end of the batch
  * array and arena room.
  *
  * Memory: the batch (rg_cc_call array) and the arena that keeps each request for resending are
@@ -87,12 +89,15 @@ typedef struct rg_cc_call {
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
-    bool backoff;                /* waiting: a retry's delay (later calls for its node go ahead) */
-    bool ordered;                /* a MULTI_SHARD fan-out whose reply lists its keys in order */
-    uint8_t key_first, key_step; /* ordered: where the keys are in the call */
-    size_t parent;               /* a fan-out part: its call's index; else SIZE_MAX */
-    size_t parts;                /* a fan-out: parts not yet complete */
-    size_t first_part; /* a fan-out: where its parts start (they are at the batch's end) */
+    bool backoff;     /* waiting: a retry's delay (later calls for its node go ahead) */
+    bool ordered;     /* a MULTI_SHARD fan-out whose reply lists its keys in order */
+    uint8_t nkeys;    /* ordered: its keys */
+    size_t order;     /* ordered: arena offset of nkeys bytes, each key's part (split_by_slot's) */
+    bool typed_parts; /* its parts are decoded with its table (else raw) */
+    size_t mem_off, mem_cap; /* a typed part: its lists' storage in the arena */
+    size_t parent;           /* a fan-out part: its call's index; else SIZE_MAX */
+    size_t parts;            /* a fan-out: parts not yet complete */
+    size_t first_part;       /* a fan-out: where its parts start (they are at the batch's end) */
     size_t nparts;
     rg_raw_result raw;       /* a fan-out part's reply */
     rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */

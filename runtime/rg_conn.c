@@ -357,6 +357,11 @@ uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, vo
     return commit(c, n, cmd, table, result, cb, ud);
 }
 
+uint64_t rg_conn_commit_plain(rg_conn *c, size_t n, const rg_rtable *table, void *result,
+                              rg_call_fn cb, void *ud) {
+    return commit(c, n, NULL, table, result, cb, ud);
+}
+
 /* The call just made (id), skipping the internal PING behind an UNSUBSCRIBE; NULL if not it. */
 static rg_call *last_call(rg_conn *c, uint64_t id, size_t *at) {
     if (c->used == 0) return NULL;

@@ -273,6 +273,11 @@ uint64_t rg_conn_commit(rg_conn *c, size_t n, const rg_cmd *cmd, void *result, r
  * reply read with table (NULL: raw, an rg_raw_result). */
 uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, void *result,
                                 rg_call_fn cb, void *ud);
+/* rg_conn_commit_request without the lookup, for a layer that knows the request is one plain
+ * command (one request, one reply; a PING outside subscribe mode is one): the cluster client,
+ * whose calls were checked when they were added. */
+uint64_t rg_conn_commit_plain(rg_conn *c, size_t n, const rg_rtable *table, void *result,
+                              rg_call_fn cb, void *ud);
 
 /* Array storage for the call just committed (id), instead of the shared one: its results then
  * stay valid after later replies. Returns RG_OK, or RG_INVALID when id is not the last call. */

@@ -2178,3 +2178,175 @@ rg_status rg_reply_skip(rg_reply_reader *rr, const char *buf, size_t len, size_t
         if (st != RG_OK || ev.complete) return settle(rr, st);
     }
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Merging a fan-out's replies (rg_reply_merge, rg_reply_put_int). */
+
+/* A merged part: its root list, and how many of its elements are placed. */
+typedef struct merge_part {
+    const char *items;
+    size_t count, next;
+} merge_part;
+
+/* Ends a merge that cannot be made, with a message as a mismatch's (part SIZE_MAX: of them all). */
+static rg_status merge_refused(rg_reply_reader *rr, const rg_rtable *t, const char *why,
+                               size_t part) {
+    if (part == SIZE_MAX) {
+        snprintf(rr->msg, sizeof rr->msg, "%s: the parts' replies: %s", t->command, why);
+    } else {
+        snprintf(rr->msg, sizeof rr->msg, "%s: reply of part %zu: %s", t->command, part, why);
+    }
+    rr->error = (rg_view){rr->msg, strlen(rr->msg)};
+    rr->skipping = true;
+    rr->server_error = rr->lost = false;
+    return RG_MISMATCH;
+}
+
+/* The reader between replies for the next part (or the next caller): the parts are read as one
+ * stream, so an idle reader goes on as it is; one a part left inside a value starts afresh. */
+static void merge_reset(rg_reply_reader *rr) {
+    if (between_replies(rr)) return;
+    restart_reader(rr);
+    rr->active = rr->pending = rr->waiting = rr->push_skip = false;
+    rr->depth = 0;
+    rr->mark = 0;
+    rr->ready = between_replies(rr);
+}
+
+/* Bytes needed so far, rounded up for the next 8-aligned carve (SIZE_MAX stays). */
+static size_t merge_align(size_t used) {
+    return used > SIZE_MAX - 7u ? SIZE_MAX : (used + 7u) & ~(size_t)7u;
+}
+
+/* The root list of a result (as set_items and set_count store it), none of it placed yet. */
+static void list_of(const rg_rnode *root, const void *result, merge_part *p) {
+    memcpy(&p->items, (const char *)result + root->offset, sizeof p->items);
+    memcpy(&p->count, (const char *)result + root->offset + sizeof(void *), sizeof p->count);
+    p->next = 0;
+}
+
+/* Part j into out, with the storage after *used; its root list into *p. */
+static rg_status merge_decode(rg_reply_reader *rr, const rg_rtable *t, rg_view part, char *mem,
+                              size_t cap, size_t *used, void *out, merge_part *p) {
+    const size_t at = merge_align(*used);
+    rr->mem = mem && at <= cap ? mem + at : NULL;
+    rr->cap = rr->mem ? cap - at : 0;
+    merge_reset(rr);
+    size_t pos = 0;
+    rg_status st = rg_reply_decode(rr, t, part.ptr, part.len, &pos, out);
+    *used = rr->used > SIZE_MAX - at ? SIZE_MAX : at + rr->used;
+    if (st == RG_NEED_MORE || (st == RG_OK && pos != part.len)) st = RG_INVALID;
+    list_of(&t->nodes[0], out, p);
+    return st;
+}
+
+/* Element i of the merged list: the next unplaced one of its part; false when there is none. */
+static bool merge_place(merge_part *part, size_t nparts, const uint8_t *from, size_t i, size_t *cur,
+                        size_t elem, char *dst) {
+    if (from) {
+        *cur = from[i];
+    } else {
+        while (*cur < nparts && part[*cur].next == part[*cur].count) ++*cur;
+    }
+    if (*cur >= nparts || part[*cur].next == part[*cur].count) return false;
+    merge_part *const p = &part[*cur];
+    memcpy(dst, p->items + p->next++ * elem, elem);
+    return true;
+}
+
+/* The merged root list: n elements carved after the parts' storage, each the next of its part
+ * (st: RG_SHORT when a part's storage did not fit, so only the need is counted). */
+static rg_status merge_list(rg_reply_reader *rr, const rg_rtable *t, merge_part *part,
+                            size_t nparts, const uint8_t *from, size_t n, void *out, rg_status st) {
+    const rg_rnode *const root = &t->nodes[0];
+    char *const items = reserve_n(rr, n, root->elem_size);
+    if (st == RG_SHORT || (n && !items)) return RG_SHORT;
+    size_t cur = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!merge_place(part, nparts, from, i, &cur, root->elem_size,
+                         items + i * root->elem_size)) {
+            return merge_refused(rr, t, "more or fewer elements than keys", SIZE_MAX);
+        }
+    }
+    memset(out, 0, t->result_size);
+    set_items((char *)out + root->offset, items);
+    set_count((char *)out + root->offset, n);
+    return RG_OK;
+}
+
+/* What rg_reply_merge and rg_reply_gather take: a list table, between replies. */
+static rg_status merge_check(rg_reply_reader *rr, const rg_rtable *t, size_t nparts) {
+    const rg_rnode *const root = &t->nodes[0];
+    if (rr->active || rr->pending || rr->push_skip || rr->each || nparts > RG_REPLY_MERGE_MAX) {
+        return RG_INVALID;
+    }
+    rr->table = t;
+    if (root->shape != RG_RS_ARRAY && root->shape != RG_RS_PAIRS) {
+        return merge_refused(rr, t, "the command's reply is not a list", SIZE_MAX);
+    }
+    return RG_OK;
+}
+
+rg_status rg_reply_gather(rg_reply_reader *rr, const rg_rtable *t, const void *const *results,
+                          size_t nparts, const uint8_t *from, size_t n, void *out) {
+    const rg_status st = merge_check(rr, t, nparts);
+    if (st != RG_OK) return st;
+    merge_part part[RG_REPLY_MERGE_MAX];
+    size_t total = 0;
+    for (size_t j = 0; j < nparts; j++) {
+        list_of(&t->nodes[0], results[j], &part[j]);
+        total += part[j].count;
+    }
+    rr->used = 0;
+    if (from && n != total)
+        return merge_refused(rr, t, "more or fewer elements than keys", SIZE_MAX);
+    return merge_list(rr, t, part, nparts, from, from ? n : total, out, RG_OK);
+}
+
+rg_status rg_reply_merge(rg_reply_reader *rr, const rg_rtable *t, const rg_view *parts,
+                         size_t nparts, const uint8_t *from, size_t n, void *out) {
+    char *const mem = rr->mem;
+    const size_t cap = rr->cap;
+    const rg_status checked = merge_check(rr, t, nparts);
+    if (checked != RG_OK) return checked;
+    merge_part part[RG_REPLY_MERGE_MAX];
+    size_t used = 0, total = 0;
+    rg_status st = RG_OK;
+    for (size_t j = 0; j < nparts && (st == RG_OK || st == RG_SHORT); j++) {
+        const rg_status s = merge_decode(rr, t, parts[j], mem, cap, &used, out, &part[j]);
+        if (s == RG_INVALID) {
+            st = merge_refused(rr, t, "not one whole reply", j);
+        } else if (s != RG_OK) {
+            st = s; /* RG_SHORT goes on: the size query counts every part */
+        }
+        total += part[j].count;
+    }
+    rr->mem = mem;
+    rr->cap = cap;
+    rr->used = used;
+    if (st == RG_OK || st == RG_SHORT) {
+        if (from && n != total) {
+            st = merge_refused(rr, t, "more or fewer elements than keys", SIZE_MAX);
+        } else {
+            st = merge_list(rr, t, part, nparts, from, from ? n : total, out, st);
+        }
+    }
+    if (!rg_status_fatal(st)) merge_reset(rr); /* (a sticky error stays for rg_reply_error) */
+    return st;
+}
+
+rg_status rg_reply_put_int(rg_reply_reader *rr, const rg_rtable *t, int64_t v, void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    const rg_event ev = {.kind = RG_EV_INT, .complete = true, .u.i = v};
+    const call_ctx c = {NULL, 0, NULL, 0, 0};
+    if (rr->active || rr->pending || rr->push_skip) return RG_INVALID;
+    memset(out, 0, t->result_size);
+    rr->table = t;
+    rr->depth = 0;
+    rr->skipping = rr->server_error = rr->lost = false;
+    if (root->shape != RG_RS_SCALAR) {
+        mismatch(rr, root, &ev, "a merged integer's place (a scalar)");
+        return RG_MISMATCH;
+    }
+    return put_scalar(rr, &c, root, out, &ev) ? RG_OK : RG_MISMATCH;
+}

@@ -296,6 +296,44 @@ rg_status rg_reply_decode_many(rg_reply_reader *rr, const rg_rtable *t, const ch
 rg_status rg_reply_decode_push(rg_reply_reader *rr, const rg_rtable *t, const char *buf, size_t len,
                                size_t *pos, void *out);
 
+/* Parts rg_reply_merge takes at most (a part's index is a uint8_t). */
+enum { RG_REPLY_MERGE_MAX = 256 };
+
+/* One result from the replies of a command a cluster client split or fanned out (one reply per
+ * slot or shard), each reply decoded once, straight into out (t->result_size bytes,
+ * caller-owned). t's root must be a list (RG_RS_ARRAY or RG_RS_PAIRS). Element i of out's list
+ * is the next element of part from[i] (i < n): each part's elements in their order, interleaved
+ * as from says (MGET: one per key, in key order), every element of every part placed exactly
+ * once. from NULL: the parts' elements one part after another (KEYS), n ignored.
+ * parts[j] (j < nparts <= RG_REPLY_MERGE_MAX) holds one whole reply and nothing after it,
+ * borrowed: the result's views point into those bytes, which must stay where they are while it
+ * is used. Storage (rg_reply_set_storage, caller-owned): each part's lists, then the merged list
+ * (n elements), carved from it in that order and valid until it is used again; too small:
+ * RG_SHORT, rg_reply_needed() bytes (nothing merged). Returns RG_OK, the first failing part's
+ * status as rg_reply_decode returns it (RG_SERVER_ERROR, RG_MISMATCH ...; rg_reply_error says
+ * what), RG_MISMATCH when t's root is not a list, a part is not one whole reply or the parts'
+ * elements do not match from, or RG_INVALID in the middle of a reply or in callback mode.
+ * Only between replies: the parts are read as the next replies of rr's stream (its offsets
+ * count their bytes), and rr is left between replies, but after a sticky error
+ * (rg_status_fatal), which stays for rg_reply_error as after rg_reply_decode. */
+rg_status rg_reply_merge(rg_reply_reader *rr, const rg_rtable *t, const rg_view *parts,
+                         size_t nparts, const uint8_t *from, size_t n, void *out);
+
+/* rg_reply_merge for parts already decoded with t (by a connection, each with storage of its
+ * own): results[j] is part j's result struct (borrowed; its lists and views must stay while out
+ * is used). Only the merged list (n elements; from as for rg_reply_merge) is carved from the
+ * storage, from its start: RG_SHORT when it does not fit (rg_reply_needed: the bytes). Returns
+ * RG_OK, RG_MISMATCH (t's root is not a list, or the parts' elements do not match from) or
+ * RG_INVALID (as rg_reply_merge). The decoder is not used: rr's stream is untouched. */
+rg_status rg_reply_gather(rg_reply_reader *rr, const rg_rtable *t, const void *const *results,
+                          size_t nparts, const uint8_t *from, size_t n, void *out);
+
+/* Stores v into out (t->result_size bytes, caller-owned, zeroed first) as t would decode the
+ * reply ":v" (a fan-out's merged count: DEL's sum, DBSIZE's). RG_OK, or RG_MISMATCH when t's
+ * root is not a scalar that takes an integer (rg_reply_error says why); RG_INVALID in the middle
+ * of a reply (nothing stored). */
+rg_status rg_reply_put_int(rg_reply_reader *rr, const rg_rtable *t, int64_t v, void *out);
+
 /* Consumes one whole value (a push, after RG_PUSH) from buf[*pos..len) with rr's decoder,
  * so the stream offsets stay in step: RG_OK when it is consumed, RG_NEED_MORE (keep
  * buf[*pos..len), call again), or the decoder's sticky error. Only between replies. A decode

@@ -2,13 +2,17 @@
  * six-node cluster (tests/support/test_cluster.h) for respgen's cluster client against
  * `redis-benchmark --cluster` in the same run.
  *
- * Usage: bench_cluster [--route-only | --client-only] [N]   (N: SETs per throughput run, 1M)
+ * Usage: bench_cluster [--route-only | --client-only | --mget] [N]   (N: SETs per throughput run,
+ *   1M; --mget: MGETs, 10,000)
  *   routing: N encoded SET calls with distinct keys, timed per stage (CRC16 slot of the key, slot
  *   of the encoded request through the generated key specs, the whole rg_cluster_route with the
  *   map lookup), best of 5 passes. --route-only stops there (for callgrind).
  *   throughput: rg_cc in batches (rg_cc_run) and streaming (rg_cc_step with a window of calls in
  *   flight), and redis-benchmark --cluster, RG_BENCH_ROUNDS times interleaved, medians.
  *   --client-only: the two rg_cc modes once (for callgrind).
+ *   --mget: N cross-slot MGETs of 8 keys (8 slots, one key missing) into typed results, in
+ *   batches of MGET_BATCH, nothing else timed: for callgrind, whose --toggle-collect=bench_mget
+ *   counts this loop alone (instructions per MGET: the total over N).
  *   RG_BENCH_WINDOW, RG_BENCH_CHUNK, RG_BENCH_STREAM: the streaming window, the calls added
  *   between rounds, the calls per batch.
  */
@@ -17,6 +21,7 @@
 #include "test_cluster.h"
 
 #include "redis_keys.h"
+#include "redis_reply.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +200,70 @@ static double bench_client(test_cluster *c, const reqs *r, size_t n, bool stream
     return (double)n / dt;
 }
 
+enum { MGET_KEYS = 8, MGET_BATCH = 250 };
+
+/* Keys of 8 different slots; the last is never set (a nil among the values). */
+static void mget_keys(rg_view *keys, char (*text)[16]) {
+    for (size_t i = 0; i < MGET_KEYS; i++) {
+        snprintf(text[i], sizeof text[i], "mget:%zu", i);
+        keys[i] = (rg_view){text[i], strlen(text[i])};
+    }
+}
+
+/* N cross-slot MGETs through the cluster client (see --mget); returns the failures. */
+__attribute__((noinline)) static size_t bench_mget(rg_cc *cc, const rg_view *argv, size_t n,
+                                                   redis_mget_result *out) {
+    size_t failed = 0;
+    for (size_t done = 0; done < n;) {
+        rg_cc_begin(cc);
+        for (size_t i = 0; i < MGET_BATCH && done < n; i++, done++)
+            rg_cc_add_argv(cc, 1 + MGET_KEYS, argv, &redis_mget_reply_table, &out[i], NULL);
+        failed += rg_cc_run(cc);
+        for (size_t i = 0; i < cc->n; i++)
+            failed += out[i].value.count != MGET_KEYS || out[i].value.items[MGET_KEYS - 1].ptr ||
+                      out[i].value.items[0].len != 7;
+    }
+    return failed;
+}
+
+static int run_mget(size_t n) {
+    static test_cluster c;
+    static rg_cc cc;
+    static char text[MGET_KEYS][16];
+    static redis_mget_result out[MGET_BATCH];
+    rg_view argv[1 + MGET_KEYS] = {RG_LIT("MGET")};
+    mget_keys(argv + 1, text);
+    for (size_t i = 0; i < MGET_KEYS; i++)
+        for (size_t j = 0; j < i; j++)
+            if (rg_slot_of_key(argv[1 + i].ptr, argv[1 + i].len) ==
+                rg_slot_of_key(argv[1 + j].ptr, argv[1 + j].len)) {
+                fprintf(stderr, "mget: two keys share a slot\n");
+                return 1;
+            }
+    if (test_cluster_start(&c) != 0) return 1;
+    const size_t ncalls = MGET_BATCH * (1 + MGET_KEYS);
+    rg_cc_call *calls = calloc(ncalls, sizeof *calls);
+    char *arena = malloc(ARENA);
+    client_init(&cc, calls, ncalls, arena, &c);
+    rg_cc_begin(&cc);
+    for (size_t i = 0; i + 1 < MGET_KEYS; i++) {
+        const rg_view set[] = {RG_LIT("SET"), argv[1 + i], RG_LIT("value:x")};
+        rg_cc_add_argv(&cc, 3, set, NULL, NULL, NULL);
+    }
+    size_t failed = rg_cc_run(&cc);
+    const double t0 = now_s(), c0 = cpu_s();
+    failed += bench_mget(&cc, argv, n, out);
+    const double dt = now_s() - t0, cpu = cpu_s() - c0;
+    printf("respgen rg_cc: %zu MGET of %d keys in %d slots, %.0f MGET/s, client CPU %.0f ns per "
+           "MGET, %zu failed\n",
+           n, MGET_KEYS, MGET_KEYS, (double)n / dt, cpu * 1e9 / (double)n, failed);
+    rg_cc_close(&cc);
+    free(calls);
+    free(arena);
+    test_cluster_stop(&c);
+    return failed != 0;
+}
+
 static double redis_benchmark(const test_cluster *c, size_t n, const char *clients,
                               const char *pipeline) {
     char cmd[512];
@@ -221,16 +290,20 @@ static int by_value(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    bool route_only = false, client_only = false;
-    size_t n = 1000000;
+    bool route_only = false, client_only = false, mget = false;
+    size_t n = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--route-only") == 0)
             route_only = true;
         else if (strcmp(argv[i], "--client-only") == 0)
             client_only = true;
+        else if (strcmp(argv[i], "--mget") == 0)
+            mget = true;
         else
             n = strtoull(argv[i], NULL, 10);
     }
+    if (mget) return run_mget(n ? n : 10000);
+    if (!n) n = 1000000;
     static reqs r;
     make_requests(&r);
     static rg_cluster_map m;

@@ -741,6 +741,21 @@ static void test_generated_refused(void **state) {
     assert_int_equal(sm.last.status, RG_INVALID);
     expect_log(x->f, 0, "");
     expect_log(x->f, 1, "");
+    /* The same as bytes: one lookup at the add, for rg_cc_add and rg_conn_call_argv alike (the
+     * nodes then commit every call as a plain one). */
+    rg_cc_begin(&x->cc);
+    size_t at = SIZE_MAX;
+    static const char sub[] = "*2\r\n$9\r\nSUBSCRIBE\r\n$2\r\nch\r\n";
+    assert_int_equal(rg_cc_add(&x->cc, sub, sizeof sub - 1, NULL, NULL, &at), RG_OK);
+    const rg_view exec[] = {RG_LIT("exec")}, ping[] = {RG_LIT("PING")};
+    seen se = {0}, sp = {0};
+    assert_int_not_equal(rg_conn_call_argv(front, 1, exec, NULL, NULL, on_call, &se), 0);
+    assert_int_not_equal(rg_conn_call_argv(front, 1, ping, NULL, NULL, on_call, &sp), 0);
+    run(x, 2);
+    assert_int_equal(rg_cc_get(&x->cc, at)->status, RG_INVALID);
+    assert_non_null(strstr(rg_cc_get(&x->cc, at)->error.ptr, "not on a cluster"));
+    assert_int_equal(se.last.status, RG_INVALID);
+    assert_int_equal(sp.last.status, RG_OK); /* PING goes to a node */
     rg_cc_begin(&x->cc);
     for (size_t i = 0; i < BATCH; i++)
         assert_int_not_equal(redis_get_call(front, RG_LIT("k"), NULL, NULL, NULL), 0);

@@ -1256,6 +1256,215 @@ static void get_after_half_skip(void **state) {
     assert_int_equal(rg_reply_start(&rr), strlen(MESSAGE_PUSH));
 }
 
+/* ---- merging a fan-out's replies (rg_reply_merge, rg_reply_put_int) ------------------------ */
+
+/* Does v point into [buf, buf + len)? (The merge copies no value: views stay in the parts.) */
+static bool inside(rg_view v, const char *buf, size_t len) {
+    return (uintptr_t)v.ptr >= (uintptr_t)buf && (uintptr_t)v.ptr + v.len <= (uintptr_t)buf + len;
+}
+
+/* An MGET split over two slots, in RESP2 and RESP3: nils, a binary value (CRLF and NUL inside)
+ * and a repeated key come back in key order, each view in its part's bytes. */
+static void merge_ordered(void **state) {
+    (void)state;
+    static const char p0[2][64] = {"*3\r\n$1\r\na\r\n$-1\r\n$5\r\nx\r\n\0y\r\n",
+                                   "*3\r\n$1\r\na\r\n_\r\n$5\r\nx\r\n\0y\r\n"};
+    /* the text before the NUL, then "\0y\r\n" (4 bytes: 3 + the sizeof of the NUL) */
+    static const size_t p0_len[2] = {sizeof "*3\r\n$1\r\na\r\n$-1\r\n$5\r\nx\r\n" + 3,
+                                     sizeof "*3\r\n$1\r\na\r\n_\r\n$5\r\nx\r\n" + 3};
+    static const char p1[] = "*2\r\n$2\r\nbb\r\n$1\r\na\r\n";
+    /* keys: k1(part 1) a(0) nil(0) a'(part 1) bin(0) */
+    static const uint8_t from[] = {1, 0, 0, 1, 0};
+    for (int proto = 0; proto < 2; proto++) {
+        rg_reply_reader rr;
+        rg_reply_reader_init(&rr, NULL);
+        rg_reply_set_storage(&rr, storage, sizeof storage);
+        const rg_view parts[] = {{p0[proto], p0_len[proto]}, {p1, sizeof p1 - 1}};
+        redis_mget_result out;
+        memset(&out, 0x5a, sizeof out);
+        assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, parts, 2, from, 5, &out),
+                         RG_OK);
+        assert_int_equal(out.value.count, 5);
+        assert_view(out.value.items[0], "bb");
+        assert_view(out.value.items[1], "a");
+        assert_null(out.value.items[2].ptr);
+        assert_view(out.value.items[3], "a");
+        assert_int_equal(out.value.items[4].len, 5);
+        assert_memory_equal(out.value.items[4].ptr, "x\r\n\0y", 5);
+        assert_true(inside(out.value.items[1], parts[0].ptr, parts[0].len));
+        assert_true(inside(out.value.items[4], parts[0].ptr, parts[0].len));
+        assert_true(inside(out.value.items[0], p1, sizeof p1));
+        assert_true(inside(out.value.items[3], p1, sizeof p1));
+        /* the merged list in the storage, after the parts' own lists */
+        assert_true((char *)out.value.items >= storage + 3 * sizeof(rg_view));
+        assert_true(rg_reply_needed(&rr) <= sizeof storage);
+        /* the reader is fresh again: an ordinary reply decodes */
+        size_t pos = 0;
+        assert_int_equal(redis_mget_reply(&rr, p1, sizeof p1 - 1, &pos, &out), RG_OK);
+        assert_int_equal(out.value.count, 2);
+    }
+}
+
+/* Without an order (KEYS, HGETALL): the parts' lists one after another, flat RESP2 pairs and a
+ * RESP3 map alike; an empty part adds nothing. */
+static void merge_concat(void **state) {
+    (void)state;
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    rg_reply_set_storage(&rr, storage, sizeof storage);
+    const rg_view keys[] = {RG_LIT("*2\r\n$1\r\na\r\n$1\r\nb\r\n"), RG_LIT("*0\r\n"),
+                            RG_LIT("*1\r\n+c\r\n")};
+    redis_keys_result k;
+    assert_int_equal(rg_reply_merge(&rr, &redis_keys_reply_table, keys, 3, NULL, 0, &k), RG_OK);
+    assert_int_equal(k.value.count, 3);
+    assert_view(k.value.items[0], "a");
+    assert_view(k.value.items[1], "b");
+    assert_view(k.value.items[2], "c");
+    const rg_view pairs[] = {RG_LIT("*4\r\n$1\r\nf\r\n$1\r\n1\r\n$1\r\ng\r\n$1\r\n2\r\n"),
+                             RG_LIT("%1\r\n$1\r\nh\r\n$1\r\n3\r\n")};
+    redis_hgetall_result h;
+    assert_int_equal(rg_reply_merge(&rr, &redis_hgetall_reply_table, pairs, 2, NULL, 0, &h), RG_OK);
+    assert_int_equal(h.value.count, 3);
+    assert_view(h.value.items[0].key, "f");
+    assert_view(h.value.items[1].value, "2");
+    assert_view(h.value.items[2].key, "h");
+    assert_view(h.value.items[2].value, "3");
+}
+
+/* The size query: no storage says how much; that much merges; a byte less is RG_SHORT. */
+static void merge_size_query(void **state) {
+    (void)state;
+    const rg_view parts[] = {RG_LIT("*2\r\n$1\r\na\r\n$1\r\nb\r\n"), RG_LIT("*1\r\n$1\r\nc\r\n")};
+    static const uint8_t from[] = {1, 0, 0};
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    redis_mget_result out;
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, parts, 2, from, 3, &out),
+                     RG_SHORT);
+    const size_t need = rg_reply_needed(&rr);
+    assert_int_equal(need, 2 * 16 + 16 + 3 * 16); /* both parts' lists, then the merged one */
+    rg_reply_set_storage(&rr, storage, need - 1);
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, parts, 2, from, 3, &out),
+                     RG_SHORT);
+    assert_int_equal(rg_reply_needed(&rr), need);
+    rg_reply_set_storage(&rr, storage, need);
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, parts, 2, from, 3, &out), RG_OK);
+    assert_view(out.value.items[0], "c");
+    assert_view(out.value.items[2], "b");
+}
+
+/* What cannot be merged: a part's server error (its text), a part of another shape, counts that
+ * do not match the keys, a cut or overlong part, a table whose reply is no list; the reader
+ * decodes on afterwards. */
+static void merge_failures(void **state) {
+    (void)state;
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    rg_reply_set_storage(&rr, storage, sizeof storage);
+    redis_mget_result out;
+    static const uint8_t from[] = {0, 1};
+    const rg_view ok = RG_LIT("*1\r\n$1\r\na\r\n");
+    const rg_view err[] = {ok, RG_LIT("-NOPERM no\r\n")};
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, err, 2, from, 2, &out),
+                     RG_SERVER_ERROR);
+    expect_message(&rr, "NOPERM no");
+    const rg_view shape[] = {ok, RG_LIT(":1\r\n")};
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, shape, 2, from, 2, &out),
+                     RG_MISMATCH);
+    expect_message(&rr, "MGET: reply: expected array");
+    const rg_view more[] = {ok, RG_LIT("*2\r\n$1\r\na\r\n$1\r\nb\r\n")};
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, more, 2, from, 2, &out),
+                     RG_MISMATCH);
+    expect_message(&rr, "more or fewer elements than keys");
+    static const uint8_t twice[] = {0, 0};
+    const rg_view fewer[] = {ok, ok};
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, fewer, 2, twice, 2, &out),
+                     RG_MISMATCH);
+    const rg_view cut[] = {ok, RG_LIT("*1\r\n$1\r\n")};
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, cut, 2, from, 2, &out),
+                     RG_MISMATCH);
+    expect_message(&rr, "reply of part 1: not one whole reply");
+    const rg_view after[] = {RG_LIT("*1\r\n$1\r\na\r\n:1\r\n"), ok};
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, after, 2, from, 2, &out),
+                     RG_MISMATCH);
+    expect_message(&rr, "reply of part 0: not one whole reply");
+    redis_del_result del;
+    assert_int_equal(rg_reply_merge(&rr, &redis_del_reply_table, err, 1, NULL, 0, &del),
+                     RG_MISMATCH);
+    expect_message(&rr, "not a list");
+    const rg_view bad[] = {ok, RG_LIT("*1\r\n$x\r\n")};
+    assert_true(
+        rg_status_fatal(rg_reply_merge(&rr, &redis_mget_reply_table, bad, 2, from, 2, &out)));
+    assert_int_equal(rg_reply_merge(&rr, &redis_mget_reply_table, err, 1, NULL, 0, &out), RG_OK);
+    size_t pos = 0;
+    assert_int_equal(redis_mget_reply(&rr, ok.ptr, ok.len, &pos, &out), RG_OK);
+    assert_view(out.value.items[0], "a");
+}
+
+/* Parts a connection decoded already, each into storage of its own: only the merged list is
+ * carved (size query included), elements by the key map, views untouched. */
+static void gather(void **state) {
+    (void)state;
+    static const char p0[] = "*2\r\n$1\r\na\r\n_\r\n", p1[] = "*1\r\n$2\r\nbb\r\n";
+    static alignas(max_align_t) char own[2][64];
+    redis_mget_result part[2];
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    size_t pos = 0;
+    rg_reply_set_storage(&rr, own[0], sizeof own[0]);
+    assert_int_equal(redis_mget_reply(&rr, p0, sizeof p0 - 1, &pos, &part[0]), RG_OK);
+    pos = 0;
+    rg_reply_set_storage(&rr, own[1], sizeof own[1]);
+    assert_int_equal(redis_mget_reply(&rr, p1, sizeof p1 - 1, &pos, &part[1]), RG_OK);
+    const void *const results[] = {&part[0], &part[1]};
+    static const uint8_t from[] = {1, 0, 0};
+    redis_mget_result out;
+    rg_reply_set_storage(&rr, NULL, 0);
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, from, 3, &out),
+                     RG_SHORT);
+    assert_int_equal(rg_reply_needed(&rr), 3 * sizeof(rg_view));
+    rg_reply_set_storage(&rr, storage, 3 * sizeof(rg_view));
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, from, 3, &out),
+                     RG_OK);
+    assert_ptr_equal(out.value.items, storage);
+    assert_int_equal(out.value.count, 3);
+    assert_ptr_equal(out.value.items[0].ptr, part[1].value.items[0].ptr);
+    assert_view(out.value.items[1], "a");
+    assert_null(out.value.items[2].ptr);
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, from, 2, &out),
+                     RG_MISMATCH);
+    expect_message(&rr, "more or fewer elements than keys");
+    static const uint8_t wrong[] = {1, 1, 0};
+    assert_int_equal(rg_reply_gather(&rr, &redis_mget_reply_table, results, 2, wrong, 3, &out),
+                     RG_MISMATCH);
+    redis_del_result del = {0};
+    const void *const ints[] = {&del};
+    assert_int_equal(rg_reply_gather(&rr, &redis_del_reply_table, ints, 1, NULL, 0, &del),
+                     RG_MISMATCH);
+    pos = 0;
+    assert_int_equal(redis_mget_reply(&rr, p1, sizeof p1 - 1, &pos, &out), RG_OK);
+}
+
+/* A merged count goes where t would put ":v"; a list's table takes none. */
+static void put_int(void **state) {
+    (void)state;
+    rg_reply_reader rr;
+    rg_reply_reader_init(&rr, NULL);
+    redis_del_result del = {99};
+    assert_int_equal(rg_reply_put_int(&rr, &redis_del_reply_table, -7, &del), RG_OK);
+    assert_int_equal(del.value, -7);
+    redis_mget_result out;
+    assert_int_equal(rg_reply_put_int(&rr, &redis_mget_reply_table, 3, &out), RG_MISMATCH);
+    expect_message(&rr, "MGET: reply: expected");
+    assert_null(out.value.items);
+    /* in the middle of a reply: refused, the reply goes on */
+    size_t pos = 0;
+    assert_int_equal(redis_del_reply(&rr, ":4", 2, &pos, &del), RG_NEED_MORE);
+    assert_int_equal(rg_reply_put_int(&rr, &redis_del_reply_table, 1, &del), RG_INVALID);
+    assert_int_equal(redis_del_reply(&rr, ":42\r\n", 5, &pos, &del), RG_OK);
+    assert_int_equal(del.value, 42);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_crash),
@@ -1273,6 +1482,12 @@ int main(void) {
         cmocka_unit_test(decode_many),
         cmocka_unit_test(decode_after_half_skip),
         cmocka_unit_test(get_after_half_skip),
+        cmocka_unit_test(merge_ordered),
+        cmocka_unit_test(merge_concat),
+        cmocka_unit_test(merge_size_query),
+        cmocka_unit_test(merge_failures),
+        cmocka_unit_test(gather),
+        cmocka_unit_test(put_int),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
