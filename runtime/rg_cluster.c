@@ -2,6 +2,7 @@
 #include "rg_cluster.h"
 
 #include "rg_dec.h"
+#include "rg_digits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -104,14 +105,10 @@ static bool as_int(const rg_event *ev, int64_t *v) {
         *v = ev->u.i;
         return true;
     }
-    if (!is_str(ev) || ev->str.len == 0 || ev->str.len > 18) return false;
-    int64_t x = 0;
-    for (size_t i = 0; i < ev->str.len; i++) {
-        const char ch = ev->str.ptr[i];
-        if (ch < '0' || ch > '9') return false;
-        x = x * 10 + (ch - '0');
-    }
-    *v = x;
+    uint64_t x;
+    if (!is_str(ev) || ev->str.len > 18) return false;
+    if (!rg_digits_u64(ev->str.ptr, ev->str.len, INT64_MAX, false, &x)) return false;
+    *v = (int64_t)x;
     return true;
 }
 

@@ -5,6 +5,7 @@
  * wait for their EXEC; every other call is released as soon as it completes. */
 #include "rg_conn.h"
 
+#include "rg_digits.h"
 #include "rg_enc.h"
 
 #include <stdio.h>
@@ -59,15 +60,10 @@ static const struct {
     {"MASTERDOWN", RG_REDIRECT_MASTERDOWN},
 };
 
-/* Digits of v[from..to) as a number at most max, or -1. */
+/* The 1 to 6 digits p[0..n) as a number at most max, or -1. */
 static int64_t small_number(const char *p, size_t n, int64_t max) {
-    int64_t v = 0;
-    if (n == 0 || n > 6) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9') return -1;
-        v = v * 10 + (p[i] - '0');
-    }
-    return v <= max ? v : -1;
+    uint64_t v;
+    return n <= 6 && rg_digits_u64(p, n, (uint64_t)max, false, &v) ? (int64_t)v : -1;
 }
 
 /* "slot host:port" after MOVED/ASK; the host is everything before the last colon (IPv6). */
@@ -283,10 +279,9 @@ static bool add_ping(rg_conn *c, size_t n) {
  * names a (un)subscribe confirms, whether a PING carries a message. Not the name: the
  * descriptor says which command it is. */
 static uint32_t request_words(const char *req, size_t n) {
-    uint32_t words = 0;
-    for (size_t i = 1; i < n && i < 8 && req[i] >= '0' && req[i] <= '9'; i++)
-        words = words * 10 + (uint32_t)(req[i] - '0');
-    return words;
+    uint64_t words = 0;
+    if (n > 1) rg_digits_read(req + 1, req + (n < 8 ? n : 8), UINT32_MAX, &words);
+    return (uint32_t)words;
 }
 
 /* The engine's private call kind of a command kind (a table: rg_cmd_kind's order). */
@@ -575,9 +570,9 @@ static void handshake_reply(rg_conn *c, rg_status st) {
 
 /* ---- init and reset ------------------------------------------------------------------------- */
 
-/* Lends the frames for deep replies to a decoder of c. rr, sub and exec_elements' walker share
- * them: each goes past RG_MAX_DEPTH levels only while the others are within them (rr is idle
- * while EXEC's elements are read; the walker is at depth 1 while sub decodes one). */
+/* Lends the frames for deep replies to a decoder of c. rr and sub share them: sub decodes (EXEC's
+ * own result, a reply kept raw) only while rr is idle between replies or between EXEC's
+ * elements, so only one of them is past RG_MAX_DEPTH levels at a time. */
 static rg_status lend_frames(rg_conn *c, rg_reader *r) {
     const bool own = c->cfg.frames == NULL;
     const uint32_t asked = c->cfg.limits ? c->cfg.limits->max_depth : 0;
@@ -602,6 +597,8 @@ static rg_status start(rg_conn *c) {
     c->first = c->head = c->tail = c->used = c->stamp_from = 0;
     c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
     c->in_multi = c->tracking = false;
+    c->unwrap_left = 0;
+    c->unwrap_keep = false;
     c->err_status = RG_OK;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
@@ -707,12 +704,14 @@ static void compact(rg_conn *c) {
     size_t keep = c->mid_reply ? c->reply_from : c->in_pos;
     if (held && c->in_pos != c->in_keep) return;
     if (held && c->in_keep < keep) keep = c->in_keep;
+    if (c->unwrap_keep && c->unwrap_from < keep) keep = c->unwrap_from; /* EXEC's array */
     if (keep == 0) return;
     memmove(c->cfg.in, c->cfg.in + keep, c->in_len - keep);
     c->in_len -= keep;
     c->in_pos -= keep;
     c->in_base += keep;
     c->reply_from -= c->mid_reply ? keep : 0;
+    c->unwrap_from -= c->unwrap_keep ? keep : 0;
     if (held) c->in_keep -= keep;
 }
 
@@ -778,6 +777,7 @@ void rg_conn_free(rg_conn *c) {
     c->cfg.in = c->in_own;
     c->cfg.in_cap = c->in_own_cap;
     c->in_len = c->in_pos = c->reply_from = 0;
+    c->unwrap_keep = false;
     c->mid_reply = false;
 }
 
@@ -810,27 +810,6 @@ static void abort_queued(rg_conn *c, rg_view why) {
         complete(c, slot(c, i), RG_ABORTED, why, NULL);
 }
 
-/* The next element of the array v from *p (0: before its header); false after the last. */
-static bool next_element(rg_reader *r, rg_view v, size_t *p, rg_view *elem) {
-    rg_event ev;
-    if (*p == 0 && (rg_next(r, v.ptr, v.len, p, &ev) != RG_OK || ev.kind != RG_EV_ARRAY))
-        return false;
-    const size_t from = *p;
-    while (rg_next(r, v.ptr, v.len, p, &ev) == RG_OK) {
-        if (ev.depth == 0) return false; /* the array's end */
-        const bool header = ev.kind >= RG_EV_ARRAY && ev.kind <= RG_EV_ATTR;
-        const bool ends = ev.kind == RG_EV_END
-                              ? ev.sub != RG_EV_ATTR
-                              : ev.kind != RG_EV_STR_BEGIN && ev.kind != RG_EV_STR_CHUNK;
-        if (ev.depth == 1 && !header && ends) {
-            *elem = (rg_view){v.ptr + from, *p - from};
-            return true;
-        }
-    }
-    return false;
-}
-
-/* EXEC's array: element i is queued command i's reply, decoded with its own table. */
 /* Completes call with its reply decoded from bytes (one whole RESP value kept raw so far: an
  * element of EXEC's array, or a reply that came where QUEUED was due). */
 static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
@@ -843,17 +822,7 @@ static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
     complete_with(c, call, &c->sub, st);
 }
 
-static void exec_elements(rg_conn *c, rg_view raw) {
-    rg_reader r;
-    rg_reader_init(&r, c->cfg.limits);
-    (void)lend_frames(c, &r);
-    size_t p = 0, i = queued_next(c, c->first);
-    rg_view elem;
-    for (; i < c->head && next_element(&r, raw, &p, &elem); i = queued_next(c, i + 1))
-        complete_from(c, slot(c, i), elem);
-    abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
-}
-
+/* EXEC's reply when it was read whole (see unwrap): an error, a null, or no array. */
 static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
     const rg_view v = raw->value;
     if (st != RG_OK) {
@@ -862,7 +831,7 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
                (v.ptr[0] == '_' || v.ptr[1] == '-')) {
         abort_queued(c, RG_LIT("EXEC: transaction aborted (a WATCHed key changed)"));
     } else {
-        exec_elements(c, v);
+        abort_queued(c, RG_LIT("EXEC: the reply is not an array"));
     }
     if (st != RG_OK) {
         complete_with(c, call, &c->rr, st);
@@ -896,27 +865,16 @@ static int hello_proto(const rg_conn *c, rg_view v) {
     return 0;
 }
 
-/* A reply that changes the connection (HELLO, RESET) or that RESP2 subscribe mode reshapes
- * (PING): the engine takes note, and returns the bytes the call's own table reads. */
-static rg_view connection_reply(rg_conn *c, const rg_call *call, rg_view v) {
-    static const char PONG[] = "+PONG\r\n";
+/* A reply that changes the connection (HELLO, RESET): the engine takes note. */
+static void connection_reply(rg_conn *c, const rg_call *call, rg_view v) {
     if (call->kind == K_HELLO) {
         const int proto = hello_proto(c, v);
         if (proto) c->resp = proto;
-    } else if (call->kind == K_RESET) {
+    } else {
         c->resp = 2;
         c->r2_subs = c->r2_ssubs = 0;
         tracking_reset(c); /* tracking is off: whatever a cache holds is no longer watched */
-    } else if (v.len && v.ptr[0] == '*') {
-        /* RESP2 subscribe mode answers PING ["pong", message]: the message, or PONG. */
-        rg_reader r;
-        rg_view elem = {NULL, 0};
-        size_t p = 0;
-        rg_reader_init(&r, c->cfg.limits);
-        if (call->expect < 2) return (rg_view){PONG, sizeof PONG - 1};
-        if (next_element(&r, v, &p, &elem) && next_element(&r, v, &p, &elem)) return elem;
     }
-    return v;
 }
 
 /* One reply for the call at head, by its kind. */
@@ -937,13 +895,13 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         complete_with(c, call, &c->rr, st);
         return;
     case K_PING: call->done = true; return;
-    case K_USER_PING:
     case K_HELLO:
     case K_RESET:
         if (st != RG_OK) {
             complete_with(c, call, &c->rr, st);
         } else {
-            complete_from(c, call, connection_reply(c, call, raw->value));
+            connection_reply(c, call, raw->value);
+            complete_from(c, call, raw->value);
         }
         return;
     default: complete_with(c, call, &c->rr, st); return;
@@ -1001,13 +959,37 @@ static bool confirm(rg_conn *c, const rg_push *p) {
     return true;
 }
 
-enum { P_HANDLED, P_NOT, P_WAIT };
+enum { P_HANDLED, P_NOT, P_WAIT, P_MAYBE };
+
+/* RESP2 subscribe mode answers PING with ["pong", message], its one array that is no push: when
+ * a PING waits and the bytes begin so, they are its reply (P_NOT; P_WAIT while they may still
+ * be), read once (see unwrap) rather than walked by the push decoder only to be handed back. */
+static int pong_pair(const rg_conn *c) {
+    static const char PAIR[] = "*2\r\n$4\r\npong\r\n";
+    const size_t have = c->in_len - c->in_pos, n = have < sizeof PAIR - 1 ? have : sizeof PAIR - 1;
+    if (c->head == c->tail || slot(c, c->head)->kind != K_USER_PING ||
+        memcmp(c->cfg.in + c->in_pos, PAIR, n) != 0)
+        return P_MAYBE;
+    return n < sizeof PAIR - 1 ? P_WAIT : P_NOT;
+}
+
+/* An attribute where a reply is due is the reply decoder's: it reads it once (with the
+ * connection's depth) and drops it, and hands a push after it back (RG_PUSH, see stream_fate).
+ * The push decoder takes attributes only where no reply is due or a Pub/Sub call counts its
+ * confirmations (pushes). */
+static bool reply_due(const rg_conn *c) {
+    if (c->state == RG_CONN_HANDSHAKE) return true;
+    return c->head != c->tail && !(slot(c, c->head)->flags & RG_CALL_F_PUBSUB);
+}
 
 static int try_push(rg_conn *c) {
     const char ch = c->cfg.in[c->in_pos];
     if (ch != '>' && ch != '|' && ch != '*') return P_NOT;
+    if (ch == '|' && reply_due(c)) return P_NOT;
     const bool r2 = ch == '*' && resp2_subscribed(c);
     if (ch == '*' && !r2) return P_NOT;
+    const int pong = r2 ? pong_pair(c) : P_MAYBE;
+    if (pong != P_MAYBE) return pong;
     rg_push p;
     rg_error e;
     const rg_status st =
@@ -1048,6 +1030,127 @@ static void begin_reply(rg_conn *c, const rg_call *call) {
 
 static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw);
 
+/* A status that completes no call: a push where a reply should start (1: the feed loop reads
+ * it), or a broken stream (0, the connection failed). -1 for every other. */
+static int stream_fate(rg_conn *c, rg_status st) {
+    if (!known_status(st)) {
+        /* A decoder that stops at a push where a reply should start (and consumes nothing)
+         * hands it back: the feed loop gives it to the push decoder. */
+        if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return 1;
+        fail(c, RG_ERR_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
+        return 0;
+    }
+    if (rg_status_fatal(st) || st == RG_LOST) {
+        fail(c, st == RG_LOST ? RG_ERR_PROTOCOL : st, "protocol error", rg_reply_error(&c->rr).msg);
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- arrays read one element at a time ------------------------------------------------------ */
+
+/* EXEC's array, and the pair RESP2 subscribe mode answers PING with (["pong", message]), are read
+ * here one element at a time: the engine reads the array's header, then each element is a reply
+ * of its own to the reply decoder, decoded once, as its bytes arrive, by the table of the call it
+ * answers (queued command i's for EXEC's element i, PING's for the message) into that call's
+ * result, which completes at once. Pushes may come between elements. Anything else (an error, a
+ * null, a header the decoder must judge) is read whole, as every other reply. */
+enum { U_WHOLE, U_WAIT, U_ON };
+
+/* The header "*<count>\r\n" at in_pos: U_ON, consumed, its count in *n; U_WAIT when the input
+ * ends inside a short header that is right so far; U_WHOLE for anything else. */
+static int unwrap_header(rg_conn *c, const rg_call *call, uint64_t *n) {
+    const char *const p = c->cfg.in + c->in_pos, *const e = c->cfg.in + c->in_len;
+    if (*p != '*') return U_WHOLE;
+    const char *const q = rg_digits_read(p + 1, e, c->rr.rd.limits.max_elements, n);
+    if (q < e && rg_digit(*q) < 10) return U_WHOLE; /* over the limit: the decoder says so */
+    if (e - q < 2 || !rg_fast_crlf(q)) {
+        const bool cut = q == e || (q + 1 == e && *q == '\r');
+        return cut && q - p < RG_NUM_LINE_MAX ? U_WAIT : U_WHOLE;
+    }
+    if (q == p + 1 || (call->kind == K_USER_PING && *n != 2)) return U_WHOLE;
+    c->in_pos += (size_t)(q + 2 - p);
+    return U_ON;
+}
+
+/* The call the next element answers, or NULL: it is read and dropped ("pong", an element more
+ * than the transaction queued, PING's empty message). */
+static rg_call *unwrap_target(rg_conn *c, rg_call *head) {
+    if (head->kind == K_EXEC) return c->unwrap_next < c->head ? slot(c, c->unwrap_next) : NULL;
+    return c->unwrap_i == 1 && head->expect >= 2 ? head : NULL;
+}
+
+/* After the last element: the queued commands left without a reply abort, and EXEC completes
+ * (its own typed result, when it asked for one, read from the array kept whole); a PING without
+ * a message gets PONG, as outside subscribe mode. */
+static void unwrap_end(rg_conn *c, rg_call *head) {
+    static const char PONG[] = "+PONG\r\n";
+    const size_t from = c->unwrap_from;
+    c->unwrap_keep = false;
+    c->head++;
+    if (head->kind != K_EXEC) {
+        if (!head->done) complete_from(c, head, (rg_view){PONG, sizeof PONG - 1});
+    } else {
+        abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
+        if (!head->result) {
+            complete(c, head, RG_OK, (rg_view){NULL, 0}, NULL);
+        } else {
+            size_t at = 0;
+            (void)init_reply_reader(c, &c->sub); /* checked by start() */
+            complete_with(c, head, &c->sub,
+                          rg_reply_decode(storage_for(c, &c->sub, head), head->table,
+                                          c->cfg.in + from, c->in_pos - from, &at, head->result));
+        }
+    }
+    release(c);
+}
+
+/* Decodes the next element; false when more bytes are needed or the connection failed. */
+static bool unwrap_element(rg_conn *c, rg_call *head) {
+    rg_call *const to = unwrap_target(c, head);
+    const bool typed = to && to->result;
+    rg_raw_result raw;
+    if (!c->mid_reply) begin_reply(c, to);
+    const rg_status st = rg_reply_decode(&c->rr, typed ? to->table : &rg_conn_raw_table, c->cfg.in,
+                                         c->in_len, &c->in_pos, typed ? to->result : &raw);
+    c->mid_reply = st == RG_NEED_MORE;
+    if (st == RG_NEED_MORE) return false;
+    const int fate = stream_fate(c, st);
+    if (fate >= 0) return fate == 1;
+    if (to && st == RG_SHORT) {
+        skip_short(c, to);
+    } else if (to) {
+        complete_with(c, to, &c->rr, st);
+    }
+    /* a callback may have closed or reset the connection */
+    if (c->state == RG_CONN_FAILED || c->unwrap_left == 0) return false;
+    c->unwrap_i++;
+    if (to && head->kind == K_EXEC) c->unwrap_next = queued_next(c, c->unwrap_next + 1);
+    if (--c->unwrap_left == 0) unwrap_end(c, head);
+    return true;
+}
+
+/* EXEC or PING at head: U_ON when an element was read (or the array was empty), U_WAIT for more
+ * bytes, U_WHOLE when the reply is to be read whole. */
+static int unwrap(rg_conn *c, rg_call *head) {
+    if (!c->unwrap_left) {
+        uint64_t n;
+        const size_t at = c->in_pos;
+        const int h = c->mid_reply ? U_WHOLE : unwrap_header(c, head, &n);
+        if (h != U_ON) return h;
+        c->unwrap_from = at;
+        c->unwrap_left = n;
+        c->unwrap_i = 0;
+        c->unwrap_next = queued_next(c, c->first);
+        c->unwrap_keep = head->kind == K_EXEC && head->result;
+        if (n == 0) {
+            unwrap_end(c, head);
+            return U_ON;
+        }
+    }
+    return unwrap_element(c, head) ? U_ON : U_WAIT;
+}
+
 /* Decodes one reply for head (or the connect sequence); false when more bytes are needed. */
 static bool one_reply(rg_conn *c) {
     const bool hs = c->state == RG_CONN_HANDSHAKE;
@@ -1062,8 +1165,14 @@ static bool one_reply(rg_conn *c) {
         complete(c, call, RG_OK, (rg_view){NULL, 0}, NULL);
         return true;
     }
+    if (call && (call->kind == K_EXEC || call->kind == K_USER_PING)) {
+        const int u = unwrap(c, call);
+        if (u != U_WHOLE) return u == U_ON;
+    }
     rg_raw_result raw = {{NULL, 0}};
-    const bool internal = hs || !call->result || call->kind != K_PLAIN;
+    /* a PING's reply, unless unwrapped above, is its table's to read */
+    const bool internal =
+        hs || !call->result || (call->kind != K_PLAIN && call->kind != K_USER_PING);
     const rg_rtable *t = internal ? &rg_conn_raw_table : call->table;
     void *out = internal ? &raw : call->result;
     if (!c->mid_reply) begin_reply(c, call);
@@ -1093,17 +1202,8 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
     const bool hs = call == NULL;
     c->mid_reply = st == RG_NEED_MORE;
     if (st == RG_NEED_MORE) return false;
-    if (!known_status(st)) {
-        /* A decoder that stops at a push where a reply should start (and consumes nothing)
-         * hands it back: the feed loop gives it to the push decoder. */
-        if (c->in_pos < c->in_len && c->cfg.in[c->in_pos] == '>') return true;
-        fail(c, RG_ERR_PROTOCOL, "reply decoder: unexpected status", (rg_view){NULL, 0});
-        return false;
-    }
-    if (rg_status_fatal(st) || st == RG_LOST) {
-        fail(c, st == RG_LOST ? RG_ERR_PROTOCOL : st, "protocol error", rg_reply_error(&c->rr).msg);
-        return false;
-    }
+    const int fate = stream_fate(c, st);
+    if (fate >= 0) return fate == 1;
     if (hs) {
         handshake_reply(c, st);
         return true;

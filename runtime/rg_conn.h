@@ -239,8 +239,14 @@ struct rg_conn {
     int relay_slot; /* the next relayed call's slot */
     char msg[160];
     rg_view error;
+    /* EXEC's array (and RESP2 subscribe mode's PING pair) read one element at a time */
+    uint64_t unwrap_left; /* its elements still to come (0: none is being read) */
+    uint64_t unwrap_i;    /* the next element's index */
+    size_t unwrap_next;   /* EXEC: ring index of the queued call the next element answers */
+    size_t unwrap_from;   /* where in `in` the array starts, kept while unwrap_keep */
+    bool unwrap_keep;     /* EXEC's own typed result reads the whole array at its end */
     rg_reply_reader rr;
-    rg_reply_reader sub;               /* EXEC's elements */
+    rg_reply_reader sub; /* a second decode: EXEC's own result, a confirmation, HELLO's */
     rg_frame deep[RG_CONN_OWN_FRAMES]; /* unless cfg.frames: see there */
     char *in_own;                      /* the caller's input buffer (cfg.in is the one in use) */
     size_t in_own_cap;

@@ -10,6 +10,7 @@
  */
 #include "rg_dec.h"
 #include "rg_decimal.h"
+#include "rg_digits.h"
 
 #include <locale.h>
 #include <stdlib.h>
@@ -181,16 +182,11 @@ static num_result parse_num(const cursor *c, size_t from, bool plus_ok, int64_t 
     const bool neg = i < end && c->buf[i] == '-';
     i += neg || (plus_ok && i < end && c->buf[i] == '+');
     const size_t first = i;
-    uint64_t acc = 0;
+    uint64_t acc;
     /* The magnitude may reach 2^63 for INT64_MIN; anything above is rejected at its digit. */
-    const uint64_t max = (uint64_t)INT64_MAX + neg;
-    for (; i < end; i++) {
-        const unsigned d = (unsigned)(unsigned char)c->buf[i] - '0';
-        if (d > 9) break;
-        if (acc >= max / 10 && (acc > max / 10 || d > max % 10))
-            return num_bad(i, "integer out of range", next, msg);
-        acc = acc * 10 + d;
-    }
+    i = (size_t)(rg_digits_read(c->buf + i, c->buf + end, (uint64_t)INT64_MAX + neg, &acc) -
+                 c->buf);
+    if (i < end && rg_digit(c->buf[i]) < 10) return num_bad(i, "integer out of range", next, msg);
     if (i == end) return end < limit ? NUM_MORE : num_bad(i, "number line too long", next, msg);
     if (c->buf[i] != '\r')
         return num_bad(i, c->buf[i] == '\n' ? "bare LF in line" : "invalid digit in number", next,
@@ -278,20 +274,21 @@ static bool special_double(const char *s, size_t n) {
  * (digits on at least one side of the point). */
 static bool valid_double(const char *s, size_t n) {
     if (special_double(s, n)) return true;
-    size_t i = 0, digits = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) digits++;
-    if (i < n && s[i] == '.')
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) digits++;
-    if (digits == 0) return false;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        size_t exp_digits = 0;
-        i++;
-        if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) exp_digits++;
-        if (exp_digits == 0) return false;
+    const char *const e = s + n, *p = s + (n > 0 && (s[0] == '-' || s[0] == '+'));
+    const char *q = rg_digits_skip(p, e);
+    size_t digits = (size_t)(q - p);
+    if (q < e && *q == '.') {
+        p = q + 1;
+        q = rg_digits_skip(p, e);
+        digits += (size_t)(q - p);
     }
-    return i == n;
+    if (digits == 0) return false;
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        p = q + 1 + (q + 1 < e && (q[1] == '-' || q[1] == '+'));
+        q = rg_digits_skip(p, e);
+        if (q == p) return false; /* no exponent digits */
+    }
+    return q == e;
 }
 
 /* Validated text of the form [-+]digits[.digits] with 1 to 19 digits in all: its digits m (below
@@ -299,16 +296,13 @@ static bool valid_double(const char *s, size_t n) {
  * (correctly rounding) returns, at a small part of its cost. False for anything else (exponents,
  * inf, nan, more digits) and for the rare values rg_decimal leaves to strtod. */
 static bool exact_double(const char *s, size_t n, double *out) {
-    size_t i = n > 0 && (s[0] == '-' || s[0] == '+');
+    const char *const e = s + n, *p = s + (n > 0 && (s[0] == '-' || s[0] == '+'));
     uint64_t m = 0;
-    size_t digits = 0, frac = 0;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) m = m * 10 + (uint64_t)(s[i] - '0');
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++, frac++) {
-            m = m * 10 + (uint64_t)(s[i] - '0');
-        }
-    }
-    if (i != n || digits == 0 || digits > RG_DECIMAL_DIGITS) return false;
+    const char *const point = rg_digits_wrap(p, e, &m);
+    const char *const end = point < e && *point == '.' ? rg_digits_wrap(point + 1, e, &m) : point;
+    const size_t frac = end == point ? 0 : (size_t)(end - point - 1);
+    const size_t digits = (size_t)(point - p) + frac;
+    if (end != e || digits == 0 || digits > RG_DECIMAL_DIGITS) return false;
     return rg_decimal(m, (unsigned)frac, s[0] == '-', out);
 }
 
@@ -333,11 +327,8 @@ bool rg_double_text(const char *s, size_t n, double *out) {
 }
 
 static bool valid_bignum(const char *s, size_t n) {
-    size_t i = n > 0 && (s[0] == '-' || s[0] == '+');
-    if (i == n) return false;
-    for (; i < n; i++)
-        if (s[i] < '0' || s[i] > '9') return false;
-    return true;
+    const char *const p = s + (n > 0 && (s[0] == '-' || s[0] == '+'));
+    return p < s + n && rg_digits_skip(p, s + n) == s + n;
 }
 
 /* ---- events -------------------------------------------------------------------------------- */

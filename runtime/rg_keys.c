@@ -1,6 +1,8 @@
 /* respgen runtime: keys and hash slots. See rg_keys.h. */
 #include "rg_keys.h"
 
+#include "rg_digits.h"
+
 #include <stdbool.h>
 #include <string.h>
 
@@ -130,15 +132,9 @@ static outcome find_range(const rg_keyspec *s, const call *c, int64_t first, spa
 /* The key count as Redis' string2ll reads it, refusing what Redis refuses (signs, leading zeros,
  * anything not a digit) and, beyond Redis, any count larger than max. */
 static bool parse_count(rg_view v, int64_t max, int64_t *out) {
-    if (v.len == 0 || (v.len > 1 && v.ptr[0] == '0')) return false;
-    int64_t n = 0;
-    for (size_t i = 0; i < v.len; i++) {
-        const unsigned d = (unsigned)(unsigned char)v.ptr[i] - '0';
-        if (d > 9) return false;
-        n = n * 10 + (int64_t)d;
-        if (n > max) return false;
-    }
-    *out = n;
+    uint64_t n;
+    if (max < 0 || !rg_digits_u64(v.ptr, v.len, (uint64_t)max, true, &n)) return false;
+    *out = (int64_t)n;
     return true;
 }
 
@@ -285,19 +281,16 @@ int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const r
 /* "<sigil><canonical decimal>\r\n" at *pos with a value of at most max; advances *pos past it. */
 static bool read_header(const char *p, size_t len, size_t *pos, char sigil, size_t max,
                         size_t *value) {
-    size_t i = *pos, v = 0;
+    size_t i = *pos;
+    uint64_t v;
     if (i >= len || p[i++] != sigil) return false;
     const size_t digits = i;
-    for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-        const size_t d = (size_t)(p[i] - '0');
-        if (d > max || v > (max - d) / 10) return false;
-        v = v * 10 + d;
-    }
+    i = (size_t)(rg_digits_read(p + i, p + len, max, &v) - p);
     const size_t ndigits = i - digits;
     if (ndigits == 0 || (ndigits > 1 && p[digits] == '0')) return false;
-    if (len - i < 2 || p[i] != '\r' || p[i + 1] != '\n') return false;
+    if (len - i < 2 || p[i] != '\r' || p[i + 1] != '\n') return false; /* a digit: too big */
     *pos = i + 2;
-    *value = v;
+    *value = (size_t)v;
     return true;
 }
 

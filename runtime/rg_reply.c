@@ -14,6 +14,7 @@
  * consumed; its event is kept in the reader) and the next call decides again. */
 #include "rg_reply.h"
 #include "rg_decimal.h"
+#include "rg_digits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,14 +233,6 @@ static void put_view(const rg_reply_reader *rr, const call_ctx *c, char *at, rg_
     memcpy(at, &o, sizeof o);
 }
 
-/* Accumulates the digits at p (before e) into *m; returns the first byte that is not one. */
-static inline const char *digits_of(const char *p, const char *e, uint64_t *m) {
-    uint64_t v = *m;
-    for (unsigned d; p < e && (d = (unsigned)(unsigned char)*p - '0') < 10; p++) v = v * 10 + d;
-    *m = v;
-    return p;
-}
-
 /* [-]digits[.digits] with 1 to 19 digits: one loop for each part, no test for the point in
  * between, then rg_decimal. Anything else (exponents, inf, 20 digits or more) is for
  * rg_double_text. */
@@ -249,11 +242,11 @@ static inline bool quick_double(rg_view s, double *out) {
     p += neg;
     if (end - p > RG_DECIMAL_DIGITS + 1) return false;
     uint64_t m = 0;
-    const char *q = digits_of(p, end, &m);
+    const char *q = rg_digits_wrap(p, end, &m);
     size_t frac = 0;
     if (q < end) {
         if (*q != '.') return false;
-        const char *r = digits_of(q + 1, end, &m);
+        const char *r = rg_digits_wrap(q + 1, end, &m);
         if (r != end) return false;
         frac = (size_t)(end - q - 1);
     }

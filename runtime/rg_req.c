@@ -14,6 +14,8 @@
  */
 #include "rg_req.h"
 
+#include "rg_digits.h"
+
 #include <string.h>
 
 enum rg_req_phase {
@@ -37,29 +39,7 @@ rg_error rg_req_error(const rg_req *r) {
 }
 
 bool rg_parse_i64(const char *s, size_t n, int64_t *out) {
-    if (n == 0 || n > 20) return false;
-    if (n == 1 && s[0] == '0') {
-        *out = 0;
-        return true;
-    }
-    size_t i = 0;
-    const bool neg = s[0] == '-';
-    if (neg && ++i == n) return false;
-    if (s[i] < '1' || s[i] > '9') return false;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        const unsigned d = (unsigned char)s[i] - '0';
-        if (d > 9 || v > (UINT64_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    if (neg) {
-        if (v > (uint64_t)INT64_MAX + 1) return false;
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-    } else {
-        if (v > (uint64_t)INT64_MAX) return false;
-        *out = (int64_t)v;
-    }
-    return true;
+    return n <= 20 && rg_digits_i64(s, n, true, out);
 }
 
 static rg_status fail(rg_req *r, const char *msg) {
@@ -114,10 +94,10 @@ static size_t line_end(rg_req *r, const char *b, size_t off, size_t n) {
 static void rebuild_argv(const char *b, size_t n, size_t argc, rg_view *argv) {
     size_t o = (size_t)((const char *)memchr(b, '\r', n) - b) + 2;
     for (size_t i = 0; i < argc; i++) {
-        size_t len = 0;
-        for (o++; b[o] != '\r'; o++) len = len * 10 + (size_t)(b[o] - '0');
+        uint64_t len;
+        o = (size_t)(rg_digits_read(b + o + 1, b + n, SIZE_MAX, &len) - b);
         argv[i].ptr = b + o + 2;
-        argv[i].len = len;
+        argv[i].len = (size_t)len;
         o += 2 + len + 2;
     }
 }

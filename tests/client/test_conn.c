@@ -342,6 +342,104 @@ static void engine_multi(void **state) {
     both_ways(s_multi, 0);
 }
 
+/* EXEC's elements are decoded once, each as its bytes arrive: a queued call completes when its
+ * element is read, before the array ends, and a push between elements is a push. */
+static void s_exec_streamed(bed *b, size_t step) {
+    int_result r[3];
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "INCR b", &INT_TABLE, &r[1]);
+    call(b, "INCR c", &INT_TABLE, &r[2]);
+    call(b, "EXEC", NULL, NULL);
+    feed(b, "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n:1\r\n", step);
+    assert_string_equal(b->log, "1:OK 2:1 ");
+    feed(b, ">2\r\n$10\r\ninvalidate\r\n_\r\n-ERR x\r\n", step);
+    assert_string_equal(b->log, "1:OK 2:1 push:invalidate: 3:SERVER_ERROR ");
+    feed(b, ":3\r\n", step);
+    assert_string_equal(b->log, "1:OK 2:1 push:invalidate: 3:SERVER_ERROR 4:3 5:OK ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
+    /* an empty transaction, and a longer array than was queued (the rest is dropped) */
+    b->loglen = 0;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "EXEC", NULL, NULL);
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "EXEC", NULL, NULL);
+    call(b, "INCR z", &INT_TABLE, &r[1]);
+    feed(b, "+OK\r\n*0\r\n+OK\r\n+QUEUED\r\n*2\r\n:4\r\n*1\r\n:0\r\n:9\r\n", step);
+    assert_string_equal(b->log, "6:OK 7:OK 8:OK 9:4 10:OK 11:9 ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+}
+
+static void engine_exec_streamed(void **state) {
+    (void)state;
+    both_ways(s_exec_streamed, 0);
+}
+
+/* EXEC's own typed result (an array of raw elements) is still filled, from the array kept whole
+ * while its elements were decoded, the input buffer compacted under it all along. */
+typedef struct exec_result {
+    struct {
+        rg_view *items;
+        size_t count;
+    } value;
+} exec_result;
+
+static const rg_rnode EXEC_NODES[] = {
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 1,
+     .nchildren = 1,
+     .offset = offsetof(exec_result, value),
+     .elem_size = sizeof(rg_view),
+     .cval = NULL},
+    {.accept = RG_RA_ANY, .shape = RG_RS_ANY, .store = RG_RT_NONE, .offset = 0, .cval = NULL}};
+static const rg_rtable EXEC_TABLE = {"EXEC", EXEC_NODES, sizeof(exec_result), 0};
+
+static void s_exec_typed(bed *b, size_t step) {
+    int_result r[2];
+    exec_result e;
+    call(b, "MULTI", NULL, NULL);
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    call(b, "INCR b", &INT_TABLE, &r[1]);
+    rg_view exec[] = {V("EXEC")};
+    rg_call_record rec = {0};
+    rg_conn_call_argv(&b->c, 1, exec, &EXEC_TABLE, &e, rg_call_record_fn, &rec);
+    feed(b, "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:11\r\n:22\r\n", step);
+    assert_string_equal(b->log, "1:OK 2:11 3:22 ");
+    assert_true(rec.done && rec.status == RG_OK);
+    assert_int_equal(e.value.count, 2);
+    assert_true(same(e.value.items[0], ":11\r\n") && same(e.value.items[1], ":22\r\n"));
+}
+
+static void engine_exec_typed(void **state) {
+    (void)state;
+    both_ways(s_exec_typed, 0);
+}
+
+/* An EXEC whose array is larger than the input buffer: each element needs room only for
+ * itself (the whole array was once kept to be walked). */
+static void engine_exec_small_buffer(void **state) {
+    (void)state;
+    static bed b;
+    rg_conn_config cfg = bare_config(&b, 0);
+    cfg.in_cap = 64;
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    int_result r[6];
+    call(&b, "MULTI", NULL, NULL);
+    for (int i = 0; i < 6; i++) call(&b, "INCR a", &INT_TABLE, &r[i]);
+    call(&b, "EXEC", NULL, NULL);
+    feed(&b, "+OK\r\n", 1);
+    for (int i = 0; i < 6; i++) feed(&b, "+QUEUED\r\n", 1);
+    feed(&b, "*6\r\n", 1);
+    for (int i = 0; i < 6; i++) feed(&b, ":1234567890123456789\r\n", 1);
+    assert_string_equal(b.log, "1:OK 2:1234567890123456789 3:1234567890123456789 "
+                               "4:1234567890123456789 5:1234567890123456789 "
+                               "6:1234567890123456789 7:1234567890123456789 8:OK ");
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+}
+
 static void s_pubsub3(bed *b, size_t step) {
     int_result r;
     call(b, "SUBSCRIBE a b", NULL, NULL);
@@ -387,6 +485,68 @@ static void s_unsub_more(bed *b, size_t step) {
          step);
     assert_string_equal(b->log, "1:OK 2:OK 3:OK ");
     assert_int_equal(b->c.r2_subs, 0);
+}
+
+typedef struct view_result {
+    rg_view value;
+} view_result;
+
+static const rg_rnode VIEW_NODES[] = {{.accept = RG_RA_STR,
+                                       .shape = RG_RS_SCALAR,
+                                       .store = RG_RT_VIEW,
+                                       .offset = offsetof(view_result, value),
+                                       .cval = NULL}};
+static const rg_rtable VIEW_TABLE = {"PING", VIEW_NODES, sizeof(view_result), 0};
+
+/* RESP2 subscribe mode: PING's ["pong", message] is no push and is read once, its message
+ * decoded by PING's table: only the message needs room in the input buffer (the pair was once
+ * walked whole by the push decoder, then read again). */
+static void engine_pong_pair_small_buffer(void **state) {
+    (void)state;
+    static bed b;
+    static const char MSG[] = "0123456789012345678901234567890123456789012345678";
+    rg_conn_config cfg = bare_config(&b, 0);
+    cfg.in_cap = 64;
+    assert_int_equal(rg_conn_init(&b.c, &cfg), RG_OK);
+    call(&b, "SUBSCRIBE a", NULL, NULL);
+    const rg_view ping[] = {V("PING"), V(MSG)};
+    view_result r;
+    rg_call_record rec = {0};
+    assert_true(rg_conn_call_argv(&b.c, 2, ping, &VIEW_TABLE, &r, rg_call_record_fn, &rec));
+    feed(&b, "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 1);
+    feed(&b, "*2\r\n$4\r\npong\r\n$49\r\n", 1);
+    feed(&b, MSG, 1);
+    feed(&b, "\r\n", 1);
+    assert_string_equal(b.log, "1:OK ");
+    assert_true(rec.done && rec.status == RG_OK && same(r.value, MSG));
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+}
+
+/* An attribute before a reply is the reply decoder's to read (and drop), once, with the
+ * connection's depth: one nested 40 levels (past the push decoder's own 32) before a reply, and
+ * one before a push while a call waits, then one before a Pub/Sub confirmation. */
+static void s_attribute(bed *b, size_t step) {
+    char deep[512];
+    size_t n = (size_t)sprintf(deep, "|1\r\n+k\r\n");
+    for (int i = 0; i < 40; i++) n += (size_t)sprintf(deep + n, "*1\r\n");
+    sprintf(deep + n, ":0\r\n:7\r\n");
+    int_result r[2];
+    call(b, "INCR a", &INT_TABLE, &r[0]);
+    feed(b, deep, step);
+    assert_string_equal(b->log, "1:7 ");
+    call(b, "INCR a", &INT_TABLE, &r[1]);
+    feed(b, "|1\r\n+k\r\n+v\r\n>2\r\n$10\r\ninvalidate\r\n_\r\n|1\r\n+k\r\n+v\r\n:8\r\n", step);
+    assert_string_equal(b->log, "1:7 push:invalidate: 2:8 ");
+    call(b, "SUBSCRIBE c", NULL, NULL);
+    feed(b, "|1\r\n+k\r\n+v\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n", step);
+    assert_string_equal(b->log, "1:7 push:invalidate: 2:8 3:OK ");
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    assert_int_equal(rg_conn_state_of(&b->c), RG_CONN_READY);
+}
+
+static void engine_attribute(void **state) {
+    (void)state;
+    both_ways(s_attribute, 0);
 }
 
 static void engine_pubsub(void **state) {
@@ -695,6 +855,11 @@ int main(void) {
         cmocka_unit_test(push_errors),
         cmocka_unit_test(engine_pipeline),
         cmocka_unit_test(engine_multi),
+        cmocka_unit_test(engine_exec_streamed),
+        cmocka_unit_test(engine_exec_typed),
+        cmocka_unit_test(engine_exec_small_buffer),
+        cmocka_unit_test(engine_pong_pair_small_buffer),
+        cmocka_unit_test(engine_attribute),
         cmocka_unit_test(engine_pubsub),
         cmocka_unit_test(engine_hello),
         cmocka_unit_test(engine_loss),

@@ -170,8 +170,8 @@ static void limits_depth(void **state) {
     assert_int_equal(bed_init(&the_bed, NULL, 0, &lim), RG_INVALID);
 }
 
-/* EXEC's array holds a deep element: the walker over its elements and the decoder of each share
- * the connection's frames. */
+/* EXEC's array holds a deep element: each element is decoded as a reply of its own, with the
+ * connection's frames. */
 static void exec_deep_element(void **state) {
     (void)state;
     for (int bytewise = 0; bytewise < 2; bytewise++) {
