@@ -1068,7 +1068,9 @@ static int unwrap_header(rg_conn *c, const rg_call *call, uint64_t *n) {
         const bool cut = q == e || (q + 1 == e && *q == '\r');
         return cut && q - p < RG_NUM_LINE_MAX ? U_WAIT : U_WHOLE;
     }
-    if (q == p + 1 || (call->kind == K_USER_PING && *n != 2)) return U_WHOLE;
+    /* a line the decoder would refuse (no digits, too long) is the decoder's to refuse */
+    if (q == p + 1 || q + 2 - p > RG_NUM_LINE_MAX || (call->kind == K_USER_PING && *n != 2))
+        return U_WHOLE;
     c->in_pos += (size_t)(q + 2 - p);
     return U_ON;
 }
