@@ -106,7 +106,7 @@ rg_status rg_bconn_poll(rg_bconn *b, int ms);
 
 /* Why the connection failed last: the socket's failure (status, msg in b, offset 0), else the
  * engine's (rg_conn_error); status RG_OK while nothing failed. msg valid until the next call on
- * b. */
+ * b; when status is not RG_OK, msg.ptr is also a NUL-terminated string (printf's %s). */
 rg_error rg_bconn_error(const rg_bconn *b);
 
 /* Closes the socket; pending calls complete with RG_CLOSED. */

@@ -457,6 +457,12 @@ static inline int rg_conn_protocol(const rg_conn *c) {
 static inline const rg_conn_config *rg_conn_config_of(const rg_conn *c) {
     return &c->cfg;
 }
+/* Sets the push handler (rg_conn_config.on_push, push_ud) of a connection already made, e.g. by
+ * rg_bconn_open: pushes from now on go to fn(ud, push) (fn NULL: dropped). */
+static inline void rg_conn_on_push(rg_conn *c, rg_push_fn fn, void *ud) {
+    c->cfg.on_push = fn;
+    c->cfg.push_ud = ud;
+}
 /* Calls queued and not completed (internal ones included). */
 static inline size_t rg_conn_pending(const rg_conn *c) {
     return c->used;
