@@ -426,6 +426,34 @@ static void ring_grows_in_callbacks(void **state) {
     assert_int_equal(k.live, 0);
 }
 
+/* An abandoned call's callback makes calls that grow the ring: its reply, when it comes, is still
+ * dropped (its result untouched), and the calls behind it get theirs. */
+static void ring_grows_in_abandon(void **state) {
+    (void)state;
+    counter k = {0};
+    rg_call calls[2];
+    rg_conn c;
+    rg_conn_config cfg = grown_config(&k);
+    cfg.calls = calls;
+    cfg.ncalls = 2;
+    assert_int_equal(rg_conn_init(&c, &cfg), RG_OK);
+    chain ch = {&c, 0, {0}};
+    view_result r = {{"untouched", 9}};
+    const rg_view get[2] = {RG_LIT("GET"), RG_LIT("k")};
+    const uint64_t id = rg_conn_call_argv(&c, 2, get, &VIEW_TABLE, &r, on_chain, &ch);
+    assert_int_equal(rg_conn_abandon(&c, id), RG_OK); /* on_chain makes 6 calls: 2 -> 8 */
+    assert_int_equal(ch.made, 6);
+    assert_int_equal(rg_conn_config_of(&c)->ncalls, 8);
+    feed_str(&c, "$5\r\nlater\r\n");
+    for (int i = 0; i < 6; i++) feed_str(&c, "+PONG\r\n");
+    assert_int_equal(ch.rec.count, 6);
+    assert_int_equal(ch.rec.status, RG_OK);
+    assert_int_equal(r.value.len, 9); /* dropped, not decoded into the result */
+    assert_int_equal(rg_conn_pending(&c), 0);
+    rg_conn_free(&c);
+    assert_int_equal(k.live, 0);
+}
+
 /* ---- array storage -------------------------------------------------------------------------- */
 
 static void storage_grows(void **state) {
@@ -586,6 +614,7 @@ int main(void) {
         cmocka_unit_test(ring_grows),
         cmocka_unit_test(ring_refused),
         cmocka_unit_test(ring_grows_in_callbacks),
+        cmocka_unit_test(ring_grows_in_abandon),
         cmocka_unit_test(storage_grows),
         cmocka_unit_test(storage_grows_in_exec),
         cmocka_unit_test(fixed_memory_unchanged),
