@@ -335,9 +335,17 @@ char *rg_conn_reserve(rg_conn *c, size_t n) {
     return room(c, n);
 }
 
-char *rg_conn_room(rg_conn *c, size_t *cap) {
+/* rg_conn_room when no slot is free or the connection failed: out of line, so that the common
+ * case saves no registers for the ring's growth. */
+static RG_NOINLINE char *room_full(rg_conn *c, size_t *cap) {
     *cap = 0;
-    if (c->state == RG_CONN_FAILED || !calls_free(c, 1)) return NULL;
+    if (c->state == RG_CONN_FAILED || !grow_ring(c, 1)) return NULL;
+    *cap = c->cfg.out_cap - c->out_len;
+    return c->cfg.out + c->out_len;
+}
+
+char *rg_conn_room(rg_conn *c, size_t *cap) {
+    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return room_full(c, cap);
     *cap = c->cfg.out_cap - c->out_len;
     return c->cfg.out + c->out_len;
 }
@@ -422,10 +430,23 @@ static RG_NOINLINE uint64_t relay(rg_conn *c, size_t n, const rg_cmd *cmd, const
 }
 
 static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                       void *result, rg_call_fn cb, void *ud);
+
+/* A commit with the ring full: it grows (cfg.alloc) and the commit goes on, or the call is
+ * refused (or relayed: see relay). Out of line, as relay. */
+static RG_NOINLINE uint64_t commit_full(rg_conn *c, size_t n, const rg_cmd *cmd,
+                                        const rg_rtable *table, void *result, rg_call_fn cb,
+                                        void *ud) {
+    if (n && c->state < RG_CONN_FAILED && grow_ring(c, 1))
+        return commit(c, n, cmd, table, result, cb, ud); /* a slot is free now: no loop */
+    return relay(c, n, cmd, table, result, cb, ud);
+}
+
+static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
                        void *result, rg_call_fn cb, void *ud) {
     /* FAILED or RG_CONN_RELAY: one compare for both, a front costs the socket's path nothing */
-    if (n == 0 || c->state >= RG_CONN_FAILED || !calls_free(c, 1))
-        return relay(c, n, cmd, table, result, cb, ud);
+    if (n == 0 || c->state >= RG_CONN_FAILED || c->used == c->cfg.ncalls)
+        return commit_full(c, n, cmd, table, result, cb, ud);
     if (cmd && cmd->kind != RG_CMD_PLAIN) return commit_special(c, n, cmd, table, result, cb, ud);
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
