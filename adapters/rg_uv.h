@@ -101,7 +101,8 @@ typedef struct rg_uv_options {
 #define RG_UV_CONNECT_MS 5000
 
 /* rg_uv_connect_tcp to host (a numeric address, or a name resolved at once with getaddrinfo,
- * which blocks, as hiredis's asynchronous connect does), with opt (NULL: defaults). */
+ * which blocks, as hiredis's asynchronous connect does: its first address), with opt (NULL:
+ * defaults). */
 rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
                         const rg_conn_config *cfg, const rg_uv_options *opt,
                         rg_uv_event_fn on_event, void *ud);
