@@ -3,8 +3,9 @@
  * under a pipeline deeper than the default ring, requests larger than the default output, a reply
  * larger than the default input and an LRANGE whose arrays outgrow the default storage, every
  * result checked; a host name resolves (blocking: "localhost"); a refused connect returns the
- * connection with its error; rg_uv_free works from a completion callback and from RG_UV_CLOSED's
- * event (the sanitizer build checks nothing leaks). */
+ * connection with its error; rg_uv_free works from a completion callback, from RG_UV_CLOSED's
+ * event, before the loop ran and on a connection that opened nothing (the sanitizer build checks
+ * nothing leaks). */
 #include "redis_client.h"
 #include "rg_blocking.h"
 #include "rg_uv.h"
@@ -220,12 +221,24 @@ static void uv_open(void **state) {
     assert_int_equal(r.failed, 1);
     assert_int_equal(r.why, RG_REFUSED);
     assert_int_equal(r.closed, 1);
-    /* a host that does not resolve: told at once, nothing opened, freed at once */
-    u = rg_uv_open(&loop, "no-such-host.invalid", 6379, NULL, uv_event, &r);
+    /* freed before the loop ran: the handles close, RG_UV_CLOSED is still told, then it goes */
+    uv_bed q = {0};
+    u = rg_uv_open(&loop, "127.0.0.1", s->port, NULL, uv_event, &q);
+    assert_true(redis_get_call(&u->conn, RG_LIT("open:0"), &last, NULL, NULL) != 0);
+    rg_uv_free(u);
+    assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+    assert_int_equal(q.closed, 1);
+    assert_int_equal(q.ready, 0);
+    /* a config the engine refuses: told at once, nothing opened, its defaults freed at once */
+    static const rg_limits too_deep = {.max_depth = 100000};
+    const rg_conn_config bad = {.protocol = 3, .limits = &too_deep};
+    const rg_uv_options opt = {.config = &bad};
+    u = rg_uv_open(&loop, "127.0.0.1", s->port, &opt, uv_event, &q);
     assert_non_null(u);
     assert_int_equal(rg_uv_error(u).status, RG_INVALID);
     rg_uv_free(u);
     assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+    assert_int_equal(q.closed, 1);
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
