@@ -194,6 +194,12 @@ static void free_on_closed(rg_uv *u, rg_uv_event ev, void *ud) {
     if (ev == RG_UV_CLOSED) rg_uv_free(u);
 }
 
+/* Frees the connection from RG_UV_FAILED's event (RG_UV_CLOSED still follows). */
+static void free_on_failed(rg_uv *u, rg_uv_event ev, void *ud) {
+    uv_event(u, ev, ud);
+    if (ev == RG_UV_FAILED) rg_uv_free(u);
+}
+
 static void uv_open(void **state) {
     const test_redis *s = *state;
     uv_loop_t loop;
@@ -221,6 +227,12 @@ static void uv_open(void **state) {
     assert_int_equal(r.failed, 1);
     assert_int_equal(r.why, RG_REFUSED);
     assert_int_equal(r.closed, 1);
+    /* the same, freed from RG_UV_FAILED's event */
+    uv_bed f = {0};
+    u = rg_uv_open(&loop, "127.0.0.1", port, NULL, free_on_failed, &f);
+    assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+    assert_int_equal(f.failed, 1);
+    assert_int_equal(f.closed, 1);
     /* freed before the loop ran: the handles close, RG_UV_CLOSED is still told, then it goes */
     uv_bed q = {0};
     u = rg_uv_open(&loop, "127.0.0.1", s->port, NULL, uv_event, &q);
