@@ -13,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -127,12 +128,36 @@ static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, i
     return st == RG_OK ? open_socket(b) : st; /* rg_bconn_error: the engine's */
 }
 
-rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
-                               int connect_ms, int io_ms) {
+rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                           const rg_bconn_options *opt) {
+    const rg_bconn_options none = {0};
+    if (!opt) opt = &none;
     snprintf(b->host, sizeof b->host, "%s", host);
     b->path[0] = '\0';
     b->port = port;
-    return start(b, cfg, connect_ms, io_ms);
+    return start(b, cfg, opt->connect_ms ? opt->connect_ms : RG_BCONN_CONNECT_MS, opt->io_ms);
+}
+
+rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                               int connect_ms, int io_ms) {
+    const rg_bconn_options opt = {connect_ms ? connect_ms : -1, io_ms, NULL};
+    return rg_bconn_connect(b, host, port, cfg, &opt);
+}
+
+rg_bconn *rg_bconn_open(const char *host, int port, const rg_bconn_options *opt) {
+    rg_bconn *const b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    rg_conn_config cfg = {.protocol = 3};
+    if (opt && opt->config) cfg = *opt->config;
+    if (!cfg.alloc) cfg.alloc = rg_conn_std_alloc;
+    rg_bconn_connect(b, host, port, &cfg, opt); /* a failure: rg_bconn_error */
+    return b;
+}
+
+void rg_bconn_free(rg_bconn *b) {
+    if (!b) return;
+    rg_bconn_close(b);
+    free(b);
 }
 
 rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg,

@@ -6,8 +6,10 @@
 #endif
 #include "rg_uv.h"
 
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static rg_uv *of_handle(const uv_handle_t *h) {
@@ -17,8 +19,11 @@ static rg_uv *of_handle(const uv_handle_t *h) {
 static void handle_closed(uv_handle_t *h) {
     rg_uv *u = of_handle(h);
     if (--u->open != 0) return;
-    rg_conn_free(&u->conn); /* a grown input buffer: nothing reads into it any more */
+    rg_conn_free(&u->conn); /* the engine's memory: nothing reads into it any more */
+    u->in_closed = true;
     if (u->on_event) u->on_event(u, RG_UV_CLOSED, u->ud);
+    u->in_closed = false;
+    if (u->doomed) free(u);
 }
 
 /* A libuv error in the house's words: libuv's codes stop at this edge. */
@@ -43,6 +48,7 @@ static void shut(rg_uv *u, rg_status st, const char *why) {
     }
     rg_conn_closed(&u->conn, rg_cstr(why)); /* nothing when the engine failed by itself */
     if (st != RG_OK && u->on_event) u->on_event(u, RG_UV_FAILED, u->ud);
+    if (uv_is_closing((uv_handle_t *)&u->prepare)) return; /* the callback closed (or freed) u */
     uv_close((uv_handle_t *)&u->h.stream, handle_closed);
     uv_close((uv_handle_t *)&u->prepare, handle_closed);
     uv_close((uv_handle_t *)&u->timer, handle_closed);
@@ -292,6 +298,55 @@ rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
     return dial(u);
 }
 
+/* host:port as an address: numeric, else the first getaddrinfo gives. */
+static bool resolve(const char *host, int port, struct sockaddr_storage *addr) {
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)addr) == 0 ||
+        uv_ip6_addr(host, port, (struct sockaddr_in6 *)addr) == 0)
+        return true;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *list = NULL;
+    if (getaddrinfo(host, service, &hints, &list) != 0 || !list) return false;
+    const bool fits = list->ai_addrlen <= sizeof *addr;
+    if (fits) memcpy(addr, list->ai_addr, list->ai_addrlen);
+    freeaddrinfo(list);
+    return fits;
+}
+
+rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
+                        const rg_conn_config *cfg, const rg_uv_options *opt,
+                        rg_uv_event_fn on_event, void *ud) {
+    struct sockaddr_storage addr;
+    (void)opt; /* no field of its own is read here yet (tls, reconnect: their branches) */
+    if (!resolve(host, port, &addr)) return invalid(u, "cannot resolve host");
+    const rg_status st = prepare(u, loop, cfg, on_event, ud);
+    if (st != RG_OK) return st;
+    u->addr = addr;
+    return dial(u);
+}
+
+rg_uv *rg_uv_open(uv_loop_t *loop, const char *host, int port, const rg_uv_options *opt,
+                  rg_uv_event_fn on_event, void *ud) {
+    rg_uv *const u = calloc(1, sizeof *u);
+    if (!u) return NULL;
+    rg_conn_config cfg = {.protocol = 3, .connect_timeout_ms = RG_UV_CONNECT_MS};
+    if (opt && opt->config) cfg = *opt->config;
+    if (!cfg.alloc) cfg.alloc = rg_conn_std_alloc;
+    rg_uv_connect(u, loop, host, port, &cfg, opt, on_event, ud); /* a failure: rg_uv_error */
+    u->heap = true;
+    return u;
+}
+
+void rg_uv_free(rg_uv *u) {
+    if (!u || !u->heap) return;
+    u->doomed = true;
+    rg_uv_close(u);
+    if (u->open == 0 && !u->in_closed) { /* nothing open: nothing will call back */
+        rg_conn_free(&u->conn);
+        free(u);
+    }
+}
+
 rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
                              rg_uv_event_fn on_event, void *ud) {
     if (strlen(path) >= sizeof u->path || !path[0]) return invalid(u, "bad unix socket path");
@@ -302,7 +357,7 @@ rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const 
 }
 
 rg_status rg_uv_reconnect(rg_uv *u) {
-    if (u->open != 0) return RG_INVALID; /* not closed yet: wait for RG_UV_CLOSED */
+    if (u->open != 0 || u->doomed) return RG_INVALID; /* not closed yet, or being freed */
     u->writing = 0;
     u->connected = u->ready = false;
     u->err_status = RG_OK;

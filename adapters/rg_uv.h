@@ -21,6 +21,10 @@
  * may the memory go. A connection error, EOF or protocol error does the same by itself, reporting
  * RG_UV_FAILED first (rg_uv_error says why). A grown input buffer goes back to cfg.alloc just
  * before RG_UV_CLOSED (rg_conn_free): views into the input die there.
+ *
+ * The short form: u = rg_uv_open(loop, host, port, NULL, on_event, ud) allocates the rg_uv and
+ * its memory (the engine's defaults, growing as needed: rg_conn.h); rg_uv_free(u) closes it and
+ * frees everything once libuv has let go of the handles, from anywhere (callbacks included).
  */
 #ifndef RG_UV_H
 #define RG_UV_H
@@ -79,7 +83,43 @@ struct rg_uv {
     char path[108];               /* unix socket: where to connect again ("" for TCP) */
     rg_status err_status;         /* the socket's failure (RG_OK: none, or the engine's) */
     char why[96];
+    bool heap;      /* rg_uv_open's: rg_uv_free may free it */
+    bool doomed;    /* rg_uv_free was called: freed once the handles are closed */
+    bool in_closed; /* reporting RG_UV_CLOSED: a free waits until that callback returns */
 };
+
+/* How to connect; NULL means the defaults. */
+typedef struct rg_uv_options {
+    /* rg_uv_open's engine config (connect sequence, push handler, deadlines, limits, and any
+     * buffers to use instead of the defaults; copied); NULL: HELLO 3 (RESP2 when the server
+     * refuses it) and connect_timeout_ms RG_UV_CONNECT_MS. Its alloc NULL means
+     * rg_conn_std_alloc. Unused by rg_uv_connect, which takes cfg. */
+    const rg_conn_config *config;
+} rg_uv_options;
+
+/* rg_uv_open's connect timeout (TCP connect and connect sequence) without a config. */
+#define RG_UV_CONNECT_MS 5000
+
+/* rg_uv_connect_tcp to host (a numeric address, or a name resolved at once with getaddrinfo,
+ * which blocks, as hiredis's asynchronous connect does: its first address), with opt (NULL:
+ * defaults). */
+rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
+                        const rg_conn_config *cfg, const rg_uv_options *opt,
+                        rg_uv_event_fn on_event, void *ud);
+
+/* A heap-allocated connection to host:port (as rg_uv_connect) with its memory from the
+ * allocator (the engine's RG_CONN_DEFAULT_* sizes, growing within its bounds) and opt (NULL:
+ * defaults). Always returns the connection (NULL only when the rg_uv itself could not be
+ * allocated): when the connect fails at once, rg_uv_error(u).status says why (and RG_UV_CLOSED
+ * follows when a handle was opened); later failures come as events. Release it with rg_uv_free,
+ * never with free(). */
+rg_uv *rg_uv_open(uv_loop_t *loop, const char *host, int port, const rg_uv_options *opt,
+                  rg_uv_event_fn on_event, void *ud);
+/* Closes u (pending calls complete with RG_CLOSED now) and frees it and its memory as soon as
+ * libuv has released its handles: at once when none is open, else right after RG_UV_CLOSED has
+ * been reported (which still comes). u is not to be used after this call. Safe from any callback,
+ * RG_UV_CLOSED's included; NULL is ignored. Only for rg_uv_open's connections. */
+void rg_uv_free(rg_uv *u);
 
 /* Connects to ip:port (a numeric IPv4 or IPv6 address) on loop, with the engine set up from cfg
  * (buffers stay the caller's). Calls may be queued right away; they go out after the connect

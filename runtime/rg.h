@@ -49,6 +49,11 @@ static inline rg_view rg_cstr(const char *s) {
     return (rg_view){s, s ? strlen(s) : 0};
 }
 
+/* Do a and b hold the same bytes? */
+static inline bool rg_view_eq(rg_view a, rg_view b) {
+    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
 /* Every status of the runtime, one vocabulary for the decoder, typed replies, keys, requests,
  * argument parsing, pushes, calls, connections and clusters: X(name, meaning). Each function's
  * comment says which of them it returns. The sticky errors (the stream is broken: drop the

@@ -116,7 +116,7 @@ static void release(rg_conn *c) {
 static RG_NOINLINE void complete_failed(rg_conn *c, rg_call *call, rg_call_done *d) {
     const rg_status st = d->status;
     if (st == RG_SERVER_ERROR) rg_redirect_parse(d->error, &d->redirect);
-    if (st == RG_SHORT) d->needed = rg_reply_needed(&c->rr);
+    if (st == RG_SHORT || st == RG_FULL) d->needed = c->storage_need;
     if (st == RG_CLOSED || st == RG_TIMEOUT || st == RG_ABANDONED)
         d->written = call->end <= c->out_base + c->out_sent;
     call->cb(call->ud, d);
@@ -204,8 +204,9 @@ rg_status rg_conn_abandon(rg_conn *c, uint64_t id) {
     if (rg_conn_call_done(c, id)) return RG_INVALID;
     rg_call *call = slot(c, c->first + (size_t)(id - slot(c, c->first)->id));
     if (call->kind != K_PLAIN || (call->flags & RG_CALL_F_PUBSUB)) return RG_INVALID;
-    complete(c, call, RG_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
+    /* before the callback, which may queue calls and so move the ring (grow_ring) */
     call->kind = K_PING; /* decoded raw and dropped, as an internal PING's */
+    complete(c, call, RG_ABANDONED, RG_LIT("abandoned: its reply will be dropped"), NULL);
     return RG_OK;
 }
 
@@ -216,41 +217,135 @@ const char *rg_conn_output(const rg_conn *c, size_t *n) {
     return *n ? c->cfg.out + c->out_sent : NULL;
 }
 
+/* Grown output blocks, as grown input ones: BLOCK_HEAD bytes (the retired chain's link) in front
+ * of the buffer. */
+static bool out_grown(const rg_conn *c) {
+    return c->cfg.out != c->out_own;
+}
+
+/* The grown output blocks replaced while pinned: nothing reads them any more. */
+static void free_out_retired(rg_conn *c) {
+    while (c->out_retired) {
+        char *const block = c->out_retired;
+        memcpy(&c->out_retired, block, sizeof(char *));
+        c->cfg.alloc(c->cfg.alloc_ud, block, 0);
+    }
+}
+
+/* An empty output: a grown buffer larger than RG_CONN_KEEP_GROWN goes back (one big request does
+ * not pin its size for the connection's life). */
+static void shrink_out(rg_conn *c) {
+    if (!out_grown(c) || c->cfg.out_cap <= RG_CONN_KEEP_GROWN) return;
+    c->cfg.alloc(c->cfg.alloc_ud, c->cfg.out - BLOCK_HEAD, 0);
+    c->cfg.out = c->out_own;
+    c->cfg.out_cap = c->out_own_cap;
+}
+
 void rg_conn_written(rg_conn *c, size_t n) {
     c->out_sent += n;
     if (c->out_sent == c->out_len && !c->out_pinned) {
         c->out_base += c->out_len;
         c->out_sent = c->out_ready = c->out_len = c->held_from = 0;
+        shrink_out(c);
     }
 }
 
 void rg_conn_output_pin(rg_conn *c, bool on) {
     c->out_pinned = on;
-    if (!on && c->out_sent == c->out_len) rg_conn_written(c, 0);
+    if (on) return;
+    free_out_retired(c);
+    if (c->out_sent == c->out_len) rg_conn_written(c, 0);
 }
 
-/* Room for n bytes at the end of the output, moving unsent bytes to the front if need be. */
-static char *room(rg_conn *c, size_t n) {
-    if (c->cfg.out_cap - c->out_len >= n) return c->cfg.out + c->out_len;
-    if (c->out_sent == 0 || c->out_pinned || c->cfg.out_cap - (c->out_len - c->out_sent) < n)
-        return NULL;
-    memmove(c->cfg.out, c->cfg.out + c->out_sent, c->out_len - c->out_sent);
+/* Drops the sent bytes: the unsent ones (and `extra` written past them) move to the front. */
+static void compact_out(rg_conn *c, size_t extra) {
+    if (c->out_sent == 0 || c->out_pinned) return;
+    memmove(c->cfg.out, c->cfg.out + c->out_sent, c->out_len + extra - c->out_sent);
     c->out_base += c->out_sent;
     c->out_len -= c->out_sent;
     c->out_ready -= c->out_sent;
     c->held_from = c->held_from > c->out_sent ? c->held_from - c->out_sent : 0;
     c->out_sent = 0;
+}
+
+/* With cfg.alloc: a larger output, for `extra` bytes already written past out_len (a request not
+ * committed yet) and n more after them. The bytes keep their offsets; pinned, they are copied to
+ * a new block and the old one (when grown) is retired until unpinned; else a grown block is
+ * resized. NULL (nothing changed) above max_out or when the allocator refuses. */
+static RG_NOINLINE char *grow_out(rg_conn *c, size_t extra, size_t n) {
+    const size_t max = c->cfg.max_out;
+    if (!c->cfg.alloc || c->state == RG_CONN_RELAY) return NULL;
+    compact_out(c, extra);
+    const size_t used = c->out_len + extra;
+    if (n > max || used > max - n) return NULL;
+    size_t to = c->cfg.out_cap >= 64 ? c->cfg.out_cap : 64;
+    while (to < used + n) to = to > max / 2 ? max : to * 2;
+    const bool move = !out_grown(c) || c->out_pinned;
+    char *const block =
+        c->cfg.alloc(c->cfg.alloc_ud, move ? NULL : c->cfg.out - BLOCK_HEAD, BLOCK_HEAD + to);
+    if (!block) return NULL;
+    if (move) {
+        memcpy(block + BLOCK_HEAD, c->cfg.out, used);
+        if (out_grown(c)) { /* pinned: a write may still read it */
+            memcpy(c->cfg.out - BLOCK_HEAD, &c->out_retired, sizeof(char *));
+            c->out_retired = c->cfg.out - BLOCK_HEAD;
+        }
+    }
+    c->cfg.out = block + BLOCK_HEAD;
+    c->cfg.out_cap = to;
     return c->cfg.out + c->out_len;
 }
 
+/* Room for n bytes at the end of the output, moving unsent bytes to the front if need be, else
+ * growing it (cfg.alloc). */
+static char *room(rg_conn *c, size_t n) {
+    if (c->cfg.out_cap - c->out_len >= n) return c->cfg.out + c->out_len;
+    if (c->out_sent && !c->out_pinned && c->cfg.out_cap - (c->out_len - c->out_sent) >= n) {
+        compact_out(c, 0);
+        return c->cfg.out + c->out_len;
+    }
+    return grow_out(c, 0, n);
+}
+
+/* The ring doubles (cfg.alloc), up to max_calls: every pending call is copied to the index its
+ * position maps to in the larger ring, so positions and ids stay what they were. Only pointers
+ * into the old ring die: the engine takes its calls again from their positions after any
+ * callback (a callback may make calls). */
+static RG_NOINLINE bool grow_ring(rg_conn *c, size_t k) {
+    const size_t n = c->cfg.ncalls, max = c->cfg.max_calls;
+    size_t to = n;
+    while (to <= max / 2 && c->used + k > to) to *= 2;
+    if (!c->cfg.alloc || c->state == RG_CONN_RELAY || c->used + k > to) return false;
+    rg_call *const ring = c->cfg.alloc(c->cfg.alloc_ud, NULL, to * sizeof *ring);
+    if (!ring) return false;
+    for (size_t i = c->first; i < c->tail; i++) ring[i & (to - 1)] = c->cfg.calls[i & (n - 1)];
+    if (c->cfg.calls != c->calls_own) c->cfg.alloc(c->cfg.alloc_ud, c->cfg.calls, 0);
+    c->cfg.calls = ring;
+    c->cfg.ncalls = to;
+    return true;
+}
+
+/* Are k call slots free (growing the ring if need be)? */
+static inline bool calls_free(rg_conn *c, size_t k) {
+    return c->used + k <= c->cfg.ncalls || grow_ring(c, k);
+}
+
 char *rg_conn_reserve(rg_conn *c, size_t n) {
-    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls || n == 0) return NULL;
+    if (c->state == RG_CONN_FAILED || !calls_free(c, 1) || n == 0) return NULL;
     return room(c, n);
 }
 
-char *rg_conn_room(rg_conn *c, size_t *cap) {
+/* rg_conn_room when no slot is free or the connection failed: out of line, so that the common
+ * case saves no registers for the ring's growth. */
+static RG_NOINLINE char *room_full(rg_conn *c, size_t *cap) {
     *cap = 0;
-    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return NULL;
+    if (c->state == RG_CONN_FAILED || !grow_ring(c, 1)) return NULL;
+    *cap = c->cfg.out_cap - c->out_len;
+    return c->cfg.out + c->out_len;
+}
+
+char *rg_conn_room(rg_conn *c, size_t *cap) {
+    if (c->state == RG_CONN_FAILED || c->used == c->cfg.ncalls) return room_full(c, cap);
     *cap = c->cfg.out_cap - c->out_len;
     return c->cfg.out + c->out_len;
 }
@@ -269,7 +364,8 @@ static const char PING[] = "*1\r\n$4\r\nPING\r\n";
 /* An UNSUBSCRIBE without names gets as many confirmations as there were subscriptions: an
  * internal PING after it tells where they end. */
 static bool add_ping(rg_conn *c, size_t n) {
-    if (c->used + 2 > c->cfg.ncalls || c->cfg.out_cap - c->out_len - n < sizeof PING - 1)
+    if (!calls_free(c, 2)) return false;
+    if (c->cfg.out_cap - c->out_len - n < sizeof PING - 1 && !grow_out(c, n, sizeof PING - 1))
         return false;
     memcpy(c->cfg.out + c->out_len + n, PING, sizeof PING - 1);
     return true;
@@ -334,10 +430,23 @@ static RG_NOINLINE uint64_t relay(rg_conn *c, size_t n, const rg_cmd *cmd, const
 }
 
 static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                       void *result, rg_call_fn cb, void *ud);
+
+/* A commit with the ring full: it grows (cfg.alloc) and the commit goes on, or the call is
+ * refused (or relayed: see relay). Out of line, as relay. */
+static RG_NOINLINE uint64_t commit_full(rg_conn *c, size_t n, const rg_cmd *cmd,
+                                        const rg_rtable *table, void *result, rg_call_fn cb,
+                                        void *ud) {
+    if (n && c->state < RG_CONN_FAILED && grow_ring(c, 1))
+        return commit(c, n, cmd, table, result, cb, ud); /* a slot is free now: no loop */
+    return relay(c, n, cmd, table, result, cb, ud);
+}
+
+static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
                        void *result, rg_call_fn cb, void *ud) {
     /* FAILED or RG_CONN_RELAY: one compare for both, a front costs the socket's path nothing */
     if (n == 0 || c->state >= RG_CONN_FAILED || c->used == c->cfg.ncalls)
-        return relay(c, n, cmd, table, result, cb, ud);
+        return commit_full(c, n, cmd, table, result, cb, ud);
     if (cmd && cmd->kind != RG_CMD_PLAIN) return commit_special(c, n, cmd, table, result, cb, ud);
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
@@ -356,7 +465,7 @@ uint64_t rg_conn_commit_request(rg_conn *c, size_t n, const rg_rtable *table, vo
                                 rg_call_fn cb, void *ud) {
     rg_view words[2] = {{NULL, 0}, {NULL, 0}};
     const rg_cmd *cmd = NULL;
-    if (n && c->state < RG_CONN_FAILED && c->used < c->cfg.ncalls &&
+    if (n && c->state < RG_CONN_FAILED && calls_free(c, 1) &&
         rg_request_argv(c->cfg.out + c->out_len, n, words, 2))
         cmd = rg_cmd_lookup(words[0], words[1]);
     return commit(c, n, cmd, table, result, cb, ud);
@@ -589,6 +698,88 @@ static rg_status init_reply_reader(rg_conn *c, rg_reply_reader *rr) {
     return lend_frames(c, &rr->rd);
 }
 
+/* The buffers rg_conn_init allocates when the config gives none (rg_conn.defaulted). */
+enum { D_IN = 1, D_OUT = 2, D_CALLS = 4, D_STORAGE = 8 };
+
+static size_t align16(size_t n) {
+    return (n + 15) & ~(size_t)15;
+}
+
+/* One block for the buffers the config did not give, with the RG_CONN_DEFAULT_* sizes (calls
+ * first: the allocator's alignment); false when the allocator refused. Nothing when they are
+ * there already (a reset). */
+static bool alloc_defaults(rg_conn *c) {
+    const uint8_t d = c->defaulted;
+    if (!d || c->defaults) return true;
+    const size_t calls = d & D_CALLS ? RG_CONN_DEFAULT_CALLS * sizeof(rg_call) : 0;
+    const size_t storage = d & D_STORAGE ? RG_CONN_DEFAULT_STORAGE : 0;
+    const size_t in = d & D_IN ? RG_CONN_DEFAULT_IN : 0, out = d & D_OUT ? RG_CONN_DEFAULT_OUT : 0;
+    char *at = c->cfg.alloc(c->cfg.alloc_ud, NULL, align16(calls) + storage + in + out);
+    if (!at) return false;
+    c->defaults = at;
+    if (d & D_CALLS) {
+        c->cfg.calls = c->calls_own = (rg_call *)(void *)at;
+        c->cfg.ncalls = c->ncalls_own = RG_CONN_DEFAULT_CALLS;
+        at += align16(calls);
+    }
+    if (d & D_STORAGE) {
+        c->cfg.storage = c->storage_own = at;
+        c->cfg.storage_cap = c->storage_own_cap = storage;
+        at += storage;
+    }
+    if (d & D_IN) {
+        c->cfg.in = c->in_own = at;
+        c->cfg.in_cap = c->in_own_cap = in;
+        at += in;
+    }
+    if (d & D_OUT) {
+        c->cfg.out = c->out_own = at;
+        c->cfg.out_cap = c->out_own_cap = out;
+    }
+    return true;
+}
+
+/* Gives the default block back: the buffers it held are missing again (alloc_defaults). */
+static void free_defaults(rg_conn *c) {
+    const uint8_t d = c->defaulted;
+    if (!c->defaults) return;
+    c->cfg.alloc(c->cfg.alloc_ud, c->defaults, 0);
+    c->defaults = NULL;
+    if (d & D_CALLS) c->cfg.calls = c->calls_own = NULL, c->cfg.ncalls = c->ncalls_own = 0;
+    if (d & D_STORAGE) c->cfg.storage = c->storage_own = NULL, c->cfg.storage_cap = 0;
+    if (d & D_STORAGE) c->storage_own_cap = 0;
+    if (d & D_IN) c->cfg.in = c->in_own = NULL, c->cfg.in_cap = c->in_own_cap = 0;
+    if (d & D_OUT) c->cfg.out = c->out_own = NULL, c->cfg.out_cap = c->out_own_cap = 0;
+}
+
+/* The memory fields past rg_conn_init's memset: the caller's buffers are the base ones, those
+ * missing are the defaults' (with alloc), and the bounds. */
+static void mem_init(rg_conn *c) {
+    rg_conn_config *const f = &c->cfg;
+    c->in_own = f->in;
+    c->in_own_cap = f->in_cap;
+    c->in_retired = c->out_retired = NULL;
+    c->out_own = f->out;
+    c->out_own_cap = f->out_cap;
+    c->calls_own = f->calls;
+    c->ncalls_own = f->ncalls;
+    c->storage_own = f->storage;
+    c->storage_own_cap = f->storage_cap;
+    c->storage_need = 0;
+    c->defaults = NULL;
+    c->defaulted = 0;
+    if (!f->alloc) return;
+    c->defaulted =
+        (uint8_t)((!f->in || !f->in_cap ? D_IN : 0) | (!f->out || !f->out_cap ? D_OUT : 0) |
+                  (!f->calls || !f->ncalls ? D_CALLS : 0) |
+                  (!f->storage || !f->storage_cap ? D_STORAGE : 0));
+    if (!f->max_out) f->max_out = RG_CONN_MAX_OUT;
+    if (!f->max_storage) f->max_storage = RG_CONN_MAX_STORAGE;
+    if (!f->max_calls) f->max_calls = RG_CONN_MAX_CALLS;
+    while (f->max_calls & (f->max_calls - 1)) f->max_calls &= f->max_calls - 1;
+    if (f->max_out > SIZE_MAX - BLOCK_HEAD) f->max_out = SIZE_MAX - BLOCK_HEAD;
+}
+
 static rg_status start(rg_conn *c) {
     c->in_len = c->in_pos = c->in_base = c->out_base = 0;
     c->in_keep = SIZE_MAX;
@@ -602,6 +793,11 @@ static rg_status start(rg_conn *c) {
     c->err_status = RG_OK;
     c->error = (rg_view){NULL, 0};
     c->err_offset = 0;
+    if (!alloc_defaults(c)) {
+        c->state = RG_CONN_FAILED;
+        set_error(c, RG_FULL, "the allocator refused the default buffers", (rg_view){NULL, 0});
+        return RG_FULL;
+    }
     if (init_reply_reader(c, &c->rr) != RG_OK) {
         c->state = RG_CONN_FAILED;
         set_error(c, RG_INVALID, "limits->max_depth needs more frames than given",
@@ -624,18 +820,18 @@ static rg_status start(rg_conn *c) {
 rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
     memset(c, 0, offsetof(rg_conn, rr));
     c->cfg = *cfg;
-    c->in_own = cfg->in;
-    c->in_own_cap = cfg->in_cap;
-    c->in_retired = NULL;
     if (!c->cfg.max_reply) c->cfg.max_reply = RG_CONN_MAX_REPLY;
     if (c->cfg.max_reply > SIZE_MAX - BLOCK_HEAD) c->cfg.max_reply = SIZE_MAX - BLOCK_HEAD;
-    if (!cfg->in || !cfg->out || !cfg->calls || cfg->ncalls == 0 || cfg->in_cap < 64) {
+    while (c->cfg.ncalls & (c->cfg.ncalls - 1)) c->cfg.ncalls &= c->cfg.ncalls - 1;
+    mem_init(c);
+    /* without alloc every buffer is required; with it, a missing one is a default */
+    const bool missing = !cfg->in || !cfg->out || !cfg->calls || cfg->ncalls == 0;
+    if ((missing && !cfg->alloc) || (cfg->in && cfg->in_cap < 64 && !(c->defaulted & D_IN))) {
         c->state = RG_CONN_FAILED;
         set_error(c, RG_INVALID, "rg_conn_init: in (64 bytes or more), out and calls are required",
                   (rg_view){NULL, 0});
         return RG_INVALID;
     }
-    while (c->cfg.ncalls & (c->cfg.ncalls - 1)) c->cfg.ncalls &= c->cfg.ncalls - 1;
     return start(c);
 }
 
@@ -643,7 +839,8 @@ void rg_conn_relay_init(rg_conn *c, char *out, size_t cap, rg_relay_fn fn, void 
     memset(c, 0, offsetof(rg_conn, rr));
     c->cfg.out = out;
     c->cfg.out_cap = cap;
-    c->cfg.ncalls = 1;    /* never used: room is handed out while no call is queued */
+    c->cfg.ncalls = 1; /* never used: room is handed out while no call is queued */
+    mem_init(c);
     c->out_pinned = true; /* the used bytes are the owner's: never moved */
     c->state = RG_CONN_RELAY;
     c->relay = fn;
@@ -662,6 +859,40 @@ void rg_conn_relay_slot(rg_conn *c, int slot) {
 rg_status rg_conn_reset(rg_conn *c) {
     if (c->used) rg_conn_closed(c, RG_LIT("reset"));
     return start(c);
+}
+
+/* ---- array storage -------------------------------------------------------------------------- */
+
+static bool storage_grown(const rg_conn *c) {
+    return c->cfg.storage != c->storage_own;
+}
+
+/* Back to the base storage: a grown one goes (views into it die; the reader is told). Only
+ * between replies: the reply reader may hold the storage while a reply is partly decoded. */
+static void storage_back(rg_conn *c) {
+    if (!storage_grown(c)) return;
+    c->cfg.alloc(c->cfg.alloc_ud, c->cfg.storage, 0);
+    c->cfg.storage = c->storage_own;
+    c->cfg.storage_cap = c->storage_own_cap;
+    rg_reply_set_storage(&c->rr, NULL, 0);
+}
+
+/* A reply for call needed `need` storage bytes and the storage was too small. RG_OK: the shared
+ * storage grew (cfg.alloc; twice the old at least, up to max_storage) and the reply is to be
+ * decoded again; RG_SHORT: it cannot (the call's own storage, no allocator, above the bound);
+ * RG_FULL: the allocator refused. Called between replies only (see storage_back). */
+static rg_status storage_grow(rg_conn *c, const rg_call *call, size_t need) {
+    const size_t max = c->cfg.max_storage;
+    c->storage_need = need;
+    if (call->mem || !c->cfg.alloc || need <= c->cfg.storage_cap || need > max) return RG_SHORT;
+    size_t to = c->cfg.storage_cap >= 64 ? c->cfg.storage_cap : 64;
+    while (to < need) to = to > max / 2 ? max : to * 2;
+    void *const mem = c->cfg.alloc(c->cfg.alloc_ud, NULL, to);
+    if (!mem) return RG_FULL;
+    storage_back(c);
+    c->cfg.storage = mem;
+    c->cfg.storage_cap = to;
+    return RG_OK;
 }
 
 /* ---- input ---------------------------------------------------------------------------------- */
@@ -763,6 +994,8 @@ char *rg_conn_read_buf(rg_conn *c, size_t *n) {
         free_retired(c);
         shrink(c);
     }
+    if (c->cfg.storage_cap > RG_CONN_KEEP_GROWN && !c->mid_reply && !c->unwrap_left)
+        storage_back(c);
     const bool full = c->in_len == c->cfg.in_cap;
     if (full && c->cfg.alloc && c->state != RG_CONN_FAILED) grow(c);
     *n = c->cfg.in_cap - c->in_len;
@@ -771,7 +1004,7 @@ char *rg_conn_read_buf(rg_conn *c, size_t *n) {
 
 void rg_conn_free(rg_conn *c) {
     rg_conn_closed(c, RG_LIT("freed"));
-    if (!grown(c) && !c->in_retired) return;
+    if (!c->cfg.alloc) return; /* nothing was allocated */
     free_retired(c);
     if (grown(c)) c->cfg.alloc(c->cfg.alloc_ud, block_of(c->cfg.in), 0);
     c->cfg.in = c->in_own;
@@ -779,6 +1012,16 @@ void rg_conn_free(rg_conn *c) {
     c->in_len = c->in_pos = c->reply_from = 0;
     c->unwrap_keep = false;
     c->mid_reply = false;
+    free_out_retired(c);
+    if (out_grown(c)) c->cfg.alloc(c->cfg.alloc_ud, c->cfg.out - BLOCK_HEAD, 0);
+    c->cfg.out = c->out_own;
+    c->cfg.out_cap = c->out_own_cap;
+    c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
+    if (c->cfg.calls != c->calls_own) c->cfg.alloc(c->cfg.alloc_ud, c->cfg.calls, 0);
+    c->cfg.calls = c->calls_own;
+    c->cfg.ncalls = c->ncalls_own;
+    storage_back(c);
+    free_defaults(c);
 }
 
 static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_call *call) {
@@ -790,11 +1033,27 @@ static rg_reply_reader *storage_for(rg_conn *c, rg_reply_reader *rr, const rg_ca
     return rr;
 }
 
+/* Decodes one whole value (bytes) for call with the second reader (into result with t),
+ * growing the shared storage when the value's arrays need more (storage_grow): RG_SHORT or
+ * RG_FULL when it cannot. */
+static rg_status sub_decode(rg_conn *c, const rg_call *call, const rg_rtable *t, rg_view bytes,
+                            void *result) {
+    for (;;) { /* twice at most: a grown storage holds what the first decode counted */
+        size_t at = 0;
+        (void)init_reply_reader(c, &c->sub); /* checked by start() */
+        const rg_status st =
+            rg_reply_decode(storage_for(c, &c->sub, call), t, bytes.ptr, bytes.len, &at, result);
+        if (st != RG_SHORT) return st;
+        const rg_status grew = storage_grow(c, call, rg_reply_needed(&c->sub));
+        if (grew != RG_OK) return grew;
+    }
+}
+
 /* Completes call with what the reply decoder said about its reply. */
 static void complete_with(rg_conn *c, rg_call *call, rg_reply_reader *rr, rg_status st) {
     /* a status no call ends with (NEED_MORE inside a whole value) is a broken stream */
     const bool ends = st == RG_OK || st == RG_SERVER_ERROR || st == RG_MISMATCH || st == RG_SHORT ||
-                      rg_status_fatal(st);
+                      st == RG_FULL || rg_status_fatal(st);
     const rg_status s = ends ? st : RG_ERR_PROTOCOL;
     complete(c, call, s, s == RG_OK ? (rg_view){NULL, 0} : rg_reply_error(rr).msg, NULL);
 }
@@ -814,16 +1073,13 @@ static void abort_queued(rg_conn *c, rg_view why) {
  * element of EXEC's array, or a reply that came where QUEUED was due). */
 static void complete_from(rg_conn *c, rg_call *call, rg_view bytes) {
     rg_raw_result ignored;
-    size_t at = 0;
-    (void)init_reply_reader(c, &c->sub); /* checked by start() */
-    const rg_status st = rg_reply_decode(storage_for(c, &c->sub, call),
-                                         call->result ? call->table : &rg_conn_raw_table, bytes.ptr,
-                                         bytes.len, &at, call->result ? call->result : &ignored);
+    const rg_status st = sub_decode(c, call, call->result ? call->table : &rg_conn_raw_table, bytes,
+                                    call->result ? call->result : &ignored);
     complete_with(c, call, &c->sub, st);
 }
 
 /* EXEC's reply when it was read whole (see unwrap): an error, a null, or no array. */
-static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_result *raw) {
+static void exec_reply(rg_conn *c, rg_status st, const rg_raw_result *raw) {
     const rg_view v = raw->value;
     if (st != RG_OK) {
         abort_queued(c, rg_reply_error(&c->rr).msg);
@@ -833,6 +1089,7 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
     } else {
         abort_queued(c, RG_LIT("EXEC: the reply is not an array"));
     }
+    rg_call *const call = slot(c, c->head - 1); /* after the callbacks (grow_ring) */
     if (st != RG_OK) {
         complete_with(c, call, &c->rr, st);
         return;
@@ -842,11 +1099,7 @@ static void exec_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         return;
     }
     /* The EXEC call's own result: its table over the same bytes. */
-    (void)init_reply_reader(c, &c->sub);
-    size_t at = 0;
-    complete_with(c, call, &c->sub,
-                  rg_reply_decode(storage_for(c, &c->sub, call), call->table, v.ptr, v.len, &at,
-                                  call->result));
+    complete_with(c, call, &c->sub, sub_decode(c, call, call->table, v, call->result));
 }
 
 /* The value of "proto" in HELLO's reply (a map, or in RESP2 a flat array of pairs), or 0. */
@@ -889,10 +1142,10 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
             complete_with(c, call, &c->rr, st);
         }
         return;
-    case K_EXEC: exec_reply(c, call, st, raw); return;
+    case K_EXEC: exec_reply(c, st, raw); return;
     case K_DISCARD:
         abort_queued(c, RG_LIT("DISCARD"));
-        complete_with(c, call, &c->rr, st);
+        complete_with(c, slot(c, c->head - 1), &c->rr, st); /* taken again: see exec_reply */
         return;
     case K_PING: call->done = true; return;
     case K_HELLO:
@@ -900,19 +1153,23 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         if (st != RG_OK) {
             complete_with(c, call, &c->rr, st);
         } else {
-            connection_reply(c, call, raw->value);
-            complete_from(c, call, raw->value);
+            connection_reply(c, call, raw->value); /* a push handler may make calls: */
+            complete_from(c, slot(c, c->head - 1), raw->value);
         }
         return;
     default: complete_with(c, call, &c->rr, st); return;
     }
 }
 
-/* Skips a reply whose storage was too small (it is whole in the buffer). */
-static void skip_short(rg_conn *c, rg_call *call) {
+/* Skips a reply whose storage was too small (it is whole in the buffer): st is storage_grow's,
+ * RG_SHORT or RG_FULL. */
+static void skip_short(rg_conn *c, rg_call *call, rg_status st) {
     rg_raw_result skip;
     rg_reply_set_storage(&c->rr, NULL, 0);
-    complete(c, call, RG_SHORT, RG_LIT("array storage too small"), NULL);
+    complete(c, call, st,
+             st == RG_FULL ? RG_LIT("array storage: the allocator refused")
+                           : RG_LIT("array storage too small"),
+             NULL);
     rg_reply_decode(&c->rr, &rg_conn_raw_table, c->cfg.in, c->in_len, &c->in_pos, &skip);
 }
 
@@ -929,11 +1186,12 @@ static bool resp2_subscribed(const rg_conn *c) {
 /* A (un)subscribe's last confirmation completes it: its typed result is that confirmation. */
 static void confirmed(rg_conn *c, rg_call *call, const rg_push *p) {
     rg_status st = RG_OK;
-    if (call->result) {
+    while (call->result) { /* again when the storage grew */
         size_t at = 0;
         rg_reply_reader_init(&c->sub, c->cfg.limits);
         st = rg_reply_decode_push(storage_for(c, &c->sub, call), call->table, p->raw.ptr,
                                   p->raw.len, &at, call->result);
+        if (st != RG_SHORT || storage_grow(c, call, rg_reply_needed(&c->sub)) != RG_OK) break;
     }
     const rg_status s = st == RG_OK ? RG_OK : RG_MISMATCH;
     complete(c, call, s, s == RG_OK ? (rg_view){NULL, 0} : rg_reply_error(&c->sub).msg, p);
@@ -1094,14 +1352,12 @@ static void unwrap_end(rg_conn *c, rg_call *head) {
         if (!head->done) complete_from(c, head, (rg_view){PONG, sizeof PONG - 1});
     } else {
         abort_queued(c, RG_LIT("EXEC: fewer replies than queued commands"));
+        head = slot(c, c->head - 1); /* after the callbacks (grow_ring) */
         if (!head->result) {
             complete(c, head, RG_OK, (rg_view){NULL, 0}, NULL);
         } else {
-            size_t at = 0;
-            (void)init_reply_reader(c, &c->sub); /* checked by start() */
-            complete_with(c, head, &c->sub,
-                          rg_reply_decode(storage_for(c, &c->sub, head), head->table,
-                                          c->cfg.in + from, c->in_pos - from, &at, head->result));
+            const rg_view all = {c->cfg.in + from, c->in_pos - from};
+            complete_with(c, head, &c->sub, sub_decode(c, head, head->table, all, head->result));
         }
     }
     release(c);
@@ -1119,13 +1375,16 @@ static bool unwrap_element(rg_conn *c, rg_call *head) {
     if (st == RG_NEED_MORE) return false;
     const int fate = stream_fate(c, st);
     if (fate >= 0) return fate == 1;
+    const rg_status grew = to && st == RG_SHORT ? storage_grow(c, to, rg_reply_needed(&c->rr)) : st;
+    if (to && st == RG_SHORT && grew == RG_OK) return true; /* decoded again, with room */
     if (to && st == RG_SHORT) {
-        skip_short(c, to);
+        skip_short(c, to, grew);
     } else if (to) {
         complete_with(c, to, &c->rr, st);
     }
-    /* a callback may have closed or reset the connection */
+    /* a callback may have closed or reset the connection, or moved the ring (grow_ring) */
     if (c->state == RG_CONN_FAILED || c->unwrap_left == 0) return false;
+    head = slot(c, c->head);
     c->unwrap_i++;
     if (to && head->kind == K_EXEC) c->unwrap_next = queued_next(c, c->unwrap_next + 1);
     if (--c->unwrap_left == 0) unwrap_end(c, head);
@@ -1210,9 +1469,11 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
         handshake_reply(c, st);
         return true;
     }
+    const rg_status grew = st == RG_SHORT ? storage_grow(c, call, rg_reply_needed(&c->rr)) : st;
+    if (st == RG_SHORT && grew == RG_OK) return true; /* decoded again, with room */
     c->head++;
     if (st == RG_SHORT) {
-        skip_short(c, call);
+        skip_short(c, call, grew);
     } else {
         call_reply(c, call, st, raw);
     }

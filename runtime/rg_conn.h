@@ -15,12 +15,14 @@
  * RG_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
  * parsed for a cluster layer.
  *
- * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config), or inside
- * the rg_conn (the decoder's frames for replies nested up to RG_CONN_MAX_DEPTH levels). Nothing
- * is allocated, with one exception the caller opts into: given an allocator (rg_conn_config.alloc),
- * a reply (or a held run of replies) that does not fit the input buffer makes rg_conn_read_buf
- * grow it, up to max_reply; replies that fit never allocate. A full ring or output buffer makes a
- * call fail at once (returns 0), before anything is written.
+ * Memory, two ways. Fixed: every buffer is the caller's, given once at rg_conn_init
+ * (rg_conn_config), or inside the rg_conn (the decoder's frames for replies nested up to
+ * RG_CONN_MAX_DEPTH levels); nothing is ever allocated, and a full ring, output buffer or array
+ * storage makes the call fail at once (returns 0, or completes with RG_SHORT). Grown: given an
+ * allocator (rg_conn_config.alloc), the buffers not given are allocated at init with the
+ * RG_CONN_DEFAULT_* sizes, and every buffer (given or not) grows through the allocator when a
+ * reply, a request, a pipeline or a reply's arrays need more, up to the RG_CONN_MAX_* bounds
+ * (the config's max_*). Commands whose requests and replies fit what is there allocate nothing.
  *
  * Lifetimes: views in a completed call's result, error text and pushes point into the input
  * buffer (or the storage given for arrays) and are valid until the callback returns; after it,
@@ -54,6 +56,23 @@ extern "C" {
  * does not pin 64 MiB for the connection's life. */
 #define RG_CONN_KEEP_GROWN ((size_t)1 << 20)
 
+/* With rg_conn_config.alloc, what rg_conn_init allocates for each buffer not given (NULL or 0),
+ * in one block: 16 KiB in and out (hiredis reads 16 KiB at a time; a pipeline of a few hundred
+ * small commands fits), 64 calls (a pipeline that deep without growing; 64 * sizeof(rg_call),
+ * about 5 KiB) and 4 KiB of array storage (an LRANGE of 256 elements, an HGETALL of 128 fields).
+ * About 41 KiB per connection, then growth as needed. */
+#define RG_CONN_DEFAULT_IN      ((size_t)16 << 10)
+#define RG_CONN_DEFAULT_OUT     ((size_t)16 << 10)
+#define RG_CONN_DEFAULT_CALLS   ((size_t)64)
+#define RG_CONN_DEFAULT_STORAGE ((size_t)4 << 10)
+/* The bounds growth stops at unless the config says (max_out, max_calls, max_storage): one
+ * request as large as the largest reply (a SET of a proto-max-bulk-len value); 2^20 pending calls
+ * (80 MiB of ring); 1 GiB of array storage (a reply of max_reply bytes of small elements needs
+ * more than its own size: 16 bytes a view for 4 bytes of ":1\r\n"). */
+#define RG_CONN_MAX_OUT     RG_CONN_MAX_REPLY
+#define RG_CONN_MAX_CALLS   ((size_t)1 << 20)
+#define RG_CONN_MAX_STORAGE ((size_t)1 << 30)
+
 /* An allocator, realloc's contract with a user pointer: (ud, NULL, n) allocates n bytes, (ud, p,
  * n) resizes p (moving it if need be), (ud, p, 0) frees p (and returns NULL); NULL when out of
  * memory (p then unchanged). rg_conn_std_alloc is one over the C library's. */
@@ -64,7 +83,8 @@ void *rg_conn_std_alloc(void *ud, void *ptr, size_t size);
 /* How a call ends: an rg_status (rg.h). RG_OK: the typed result is in *result;
  * RG_SERVER_ERROR: the server answered an error (error, and redirect when it is one);
  * RG_MISMATCH: the reply's shape is not the command's (error says where); RG_SHORT: the array
- * storage was too small (needed; the reply was skipped); RG_ABORTED: queued in MULTI, its
+ * storage was too small (needed; the reply was skipped); RG_FULL: the storage could not grow,
+ * the allocator refused (needed; the reply was skipped); RG_ABORTED: queued in MULTI, its
  * transaction did not run (EXECABORT, DISCARD, a failed WATCH's null EXEC); RG_ABANDONED:
  * rg_conn_abandon gave up on it (its reply is dropped); RG_CLOSED: the connection was lost or
  * closed before the reply; RG_TIMEOUT: its deadline passed (rg_conn_expire: the connection is
@@ -101,7 +121,7 @@ typedef struct rg_call_done {
     void *result;         /* the result struct given to the call */
     rg_view error;        /* error text: the server's as sent, or the engine's message */
     rg_redirect redirect; /* SERVER_ERROR: parsed */
-    size_t needed;        /* SHORT: storage bytes the reply needs */
+    size_t needed;        /* SHORT, FULL: storage bytes the reply needs */
     const rg_push *push;  /* Pub/Sub commands: the last confirmation, or NULL */
     /* Every byte of the request was handed to rg_conn_written: the server may have run it. When
      * false (a CLOSED or TIMEOUT call whose request never fully left), it certainly did not, and
@@ -181,6 +201,28 @@ typedef struct rg_conn_config {
     rg_alloc_fn alloc;
     void *alloc_ud;
     size_t max_reply;
+    /* The rest of the memory, with alloc set (without it these are ignored and nothing grows).
+     * in, out, calls and storage NULL (or their sizes 0): allocated by rg_conn_init (and by
+     * rg_conn_reset after rg_conn_free) with the RG_CONN_DEFAULT_* sizes. Then:
+     * - out: a request that does not fit (after the sent bytes are dropped) moves the output to
+     *   a buffer twice as large (or as large as the request needs), up to max_out bytes (0:
+     *   RG_CONN_MAX_OUT); above, the call fails (returns 0). While the output is pinned
+     *   (rg_conn_output_pin) the bytes are copied to the new buffer at the same offsets and the
+     *   old one stays alive for the write reading it, until unpinned. A grown buffer larger than
+     *   RG_CONN_KEEP_GROWN goes back once everything in it was written.
+     * - calls: a full ring doubles, up to max_calls (0: RG_CONN_MAX_CALLS; rounded down to a
+     *   power of two); ids stay valid. Full at the bound: the call fails (returns 0).
+     * - storage: a reply whose arrays do not fit the shared storage (calls without their own,
+     *   rg_conn_call_storage) gets storage of the size it needs (twice the old at least) and is
+     *   decoded again, up to max_storage bytes (0: RG_CONN_MAX_STORAGE); above, the call
+     *   completes with RG_SHORT as without alloc. A grown storage larger than
+     *   RG_CONN_KEEP_GROWN goes back at the next rg_conn_read_buf.
+     * The allocator refusing fails the call at once (returns 0) for out and calls, completes it
+     * with RG_FULL (needed: the bytes) for storage; the connection lives on. Everything the
+     * engine allocated goes back at rg_conn_free. rg_conn_config_of tells the buffers in use. */
+    size_t max_out;
+    size_t max_calls;
+    size_t max_storage;
 } rg_conn_config;
 
 typedef enum rg_conn_state {
@@ -251,11 +293,24 @@ struct rg_conn {
     char *in_own;                      /* the caller's input buffer (cfg.in is the one in use) */
     size_t in_own_cap;
     char *in_retired; /* grown blocks replaced while held, chained through their headers */
+    /* The memory that grows (see rg_conn_config.max_out): the base buffers are the caller's or
+     * the block allocated at init (defaults); cfg's are the ones in use. */
+    char *out_own;
+    size_t out_own_cap;
+    char *out_retired; /* grown output blocks replaced while pinned, chained as in_retired */
+    rg_call *calls_own;
+    size_t ncalls_own;
+    void *storage_own;
+    size_t storage_own_cap;
+    size_t storage_need; /* the storage bytes the last reply too large for it needed */
+    void *defaults;      /* the block rg_conn_init allocated for the buffers not given, or NULL */
+    uint8_t defaulted;   /* which buffers it holds (private bits) */
 };
 
 /* Prepares c with cfg and queues the connect sequence. Returns RG_OK; RG_INVALID when a buffer is
- * missing or the frames do not reach the depth asked for; RG_FULL when the sequence does not fit
- * the output (rg_conn_error says which; the state is then FAILED). */
+ * missing (without alloc) or the frames do not reach the depth asked for; RG_FULL when the
+ * sequence does not fit the output or the allocator refused the default buffers (rg_conn_error
+ * says which; the state is then FAILED). With alloc set, call rg_conn_free when done with c. */
 rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 
 /* After a reconnect: every pending call completes with RG_CLOSED (if rg_conn_closed did
@@ -279,7 +334,8 @@ const char *rg_conn_output(const rg_conn *c, size_t *n);
 void rg_conn_written(rg_conn *c, size_t n);
 
 /* While pinned, bytes already in the output never move (an asynchronous write may be reading
- * them): a call that needs the room compaction would make fails (returns 0) instead. */
+ * them): a call that needs the room compaction would make fails (returns 0) instead, or with
+ * alloc the output grows into a new buffer and the pinned one stays alive until unpinned. */
 void rg_conn_output_pin(rg_conn *c, bool on);
 
 /* For generated calls: room for one request of exactly n bytes at the end of the output, or NULL
@@ -376,11 +432,13 @@ size_t rg_conn_feed_copy(rg_conn *c, const char *bytes, size_t n, rg_conn_state 
  * is released; memory held then is at most twice the buffer in use. */
 void rg_conn_hold(rg_conn *c, bool on);
 
-/* Closes the connection (as rg_conn_closed, if it is not already) and gives the grown input
- * buffers back to the allocator (nothing when none was grown); the caller's buffers stay the
- * caller's. Views into the input die. c may be started again with rg_conn_reset (on the caller's
- * buffer) or rg_conn_init; call it before giving up c, or rg_conn_init-ing it again, whenever
- * rg_conn_config.alloc was set (the adapters do it when they close). Safe to call twice. */
+/* Closes the connection (as rg_conn_closed, if it is not already) and gives everything the
+ * engine allocated back to the allocator: grown buffers, ring and storage, and the defaults
+ * rg_conn_init allocated (nothing without alloc); the caller's buffers stay the caller's. Views
+ * into the input and storage die. c may be started again with rg_conn_reset (on the caller's
+ * buffers, allocating the defaults again) or rg_conn_init; call it before giving up c, or
+ * rg_conn_init-ing it again, whenever rg_conn_config.alloc was set (the adapters do it when they
+ * close). Safe to call twice. */
 void rg_conn_free(rg_conn *c);
 
 /* ---- state ---------------------------------------------------------------------------------- */
@@ -398,6 +456,12 @@ static inline int rg_conn_protocol(const rg_conn *c) {
 /* The config rg_conn_init was given (buffers and all), as the engine keeps it. */
 static inline const rg_conn_config *rg_conn_config_of(const rg_conn *c) {
     return &c->cfg;
+}
+/* Sets the push handler (rg_conn_config.on_push, push_ud) of a connection already made, e.g. by
+ * rg_bconn_open: pushes from now on go to fn(ud, push) (fn NULL: dropped). */
+static inline void rg_conn_on_push(rg_conn *c, rg_push_fn fn, void *ud) {
+    c->cfg.on_push = fn;
+    c->cfg.push_ud = ud;
 }
 /* Calls queued and not completed (internal ones included). */
 static inline size_t rg_conn_pending(const rg_conn *c) {

@@ -8,12 +8,13 @@
  * at 2 ms (rg_conn_expire), when the later ones are still running. It is fed
  * whole, in pieces cut where the input's hash says, and one byte at a time, through a 64-byte input
  * buffer that grows through an allocator hook up to MAX_REPLY bytes (above it the connection fails
- * with RG_ERR_LIMIT), and every way must give the same log of completions and pushes. When the
- * hash says so the input is held (rg_conn_hold) from the start: the views of the string results
- * are logged again at the end, after every growth, and must read the same. Every grown buffer
- * goes back (rg_conn_free), counted. Each call must complete
- * at most once, in the order the calls were made (no reply paired with the wrong call), and after
- * rg_conn_closed every call must have completed exactly once. ASan and UBSan catch the rest.
+ * with RG_ERR_LIMIT), and every way must give the same log of completions and pushes. The ring
+ * (2 calls), the output (128 bytes) and the array storage (64 bytes) grow through the same hook.
+ * When the hash says so the input is held (rg_conn_hold) from the start: the views of the string
+ * results are logged again at the end, after every growth, and must read the same. Every grown
+ * buffer goes back (rg_conn_free), counted. Each call must complete at most once, in the order the
+ * calls were made (no reply paired with the wrong call), and after rg_conn_closed every call must
+ * have completed exactly once. ASan and UBSan catch the rest.
  */
 #include "rg_conn.h"
 
@@ -51,8 +52,8 @@ static const rg_rtable ARRAY_TABLE = {"MGET", ARRAY_NODES, sizeof(array_result),
 
 typedef struct run {
     rg_conn c;
-    char in[64], out[4096], storage[64];
-    rg_call calls[MAX_CALLS * 2];
+    char in[64], out[128], storage[64];
+    rg_call calls[2];
     union {
         int_result i;
         view_result v;
@@ -210,7 +211,7 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
                                 .out = r->out,
                                 .out_cap = sizeof r->out,
                                 .calls = r->calls,
-                                .ncalls = MAX_CALLS * 2,
+                                .ncalls = 2,
                                 .storage = r->storage,
                                 .storage_cap = sizeof r->storage,
                                 .on_push = on_push,
@@ -250,6 +251,7 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
     for (size_t i = 0; i < r->ncalls; i++)
         if (r->seen[r->ids[i]] != 1) abort(); /* every call completed once */
     if (rg_conn_config_of(&r->c)->in_cap > MAX_REPLY) abort();
+    if (rg_conn_config_of(&r->c)->ncalls > MAX_CALLS * 2) abort(); /* grown only as needed */
     rg_conn_free(&r->c);
     if (r->blocks != 0) abort(); /* every grown buffer went back */
 }

@@ -93,6 +93,7 @@ typedef struct bed {
     rg_conn c;
     char in[MAX_IN], out[8192];
     rg_call calls[MAX_CALLS];
+    uint64_t storage[64]; /* given: with alloc, a missing buffer would be a default */
     expect ex[MAX_CALLS];
     size_t n;
     size_t pushes;
@@ -131,6 +132,8 @@ static void start(bed *b, size_t in_cap, rg_alloc_fn alloc, size_t max_reply) {
                                 .out_cap = sizeof b->out,
                                 .calls = b->calls,
                                 .ncalls = MAX_CALLS,
+                                .storage = b->storage,
+                                .storage_cap = sizeof b->storage,
                                 .on_push = on_push,
                                 .push_ud = b,
                                 .protocol = 0, /* ready at once: the stream is replies only */
