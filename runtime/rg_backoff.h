@@ -9,6 +9,8 @@
 #ifndef RG_BACKOFF_H
 #define RG_BACKOFF_H
 
+#include "rg.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -27,6 +29,22 @@ typedef struct rg_backoff {
     uint32_t max_ms;   /* no delay is larger (0: RG_BACKOFF_MAX_MS) */
     uint32_t attempts; /* attempts after a loss before giving up (0: no reconnects) */
 } rg_backoff;
+
+/* What an adapter that reconnects by itself tells (rg_blocking.h, rg_uv.h). */
+typedef enum rg_reconnect_what {
+    RG_RECONNECT_DISCONNECTED = 1, /* the connection was lost (cause); pending calls completed */
+    RG_RECONNECT_ATTEMPT,          /* attempt number `attempt` (from 1) starts in delay_ms */
+    RG_RECONNECT_READY,  /* connected, connect sequence and replayed subscribes answered */
+    RG_RECONNECT_GAVE_UP /* no more attempts (cause: the last one's error, or a refused connect
+                            sequence, which is never retried); queued calls completed */
+} rg_reconnect_what;
+
+typedef struct rg_reconnect_event {
+    rg_reconnect_what what;
+    rg_error cause;    /* DISCONNECTED, GAVE_UP: why (msg valid during the event only) */
+    uint32_t attempt;  /* ATTEMPT, GAVE_UP: attempts made since the loss, this one included */
+    uint32_t delay_ms; /* ATTEMPT: the jittered delay before it */
+} rg_reconnect_event;
 
 /* The largest delay of attempt n (0 for the first): min(max_ms, first_ms * 2^n), with no
  * overflow for any n. */
