@@ -254,14 +254,19 @@ static rg_status schedule(rg_bconn *b, rg_status st) {
  * attempt scheduled). Never after rg_bconn_close or a refused connect sequence. */
 static bool lost(rg_bconn *b, rg_status st) {
     if (!b->reconnect.attempts || b->closed) return false;
-    const rg_status why = b->err_status != RG_OK ? RG_IO : rg_conn_error(&b->conn).status;
-    if (why == RG_REFUSED || why == RG_INVALID) {
-        if (b->attempt) give_up(b, st); /* a reconnect's handshake refused: no loop */
-        return false;
+    if (b->err_status == RG_OK) { /* the engine failed by itself: kept, it starts over below */
+        const rg_error e = rg_conn_error(&b->conn);
+        if (e.status == RG_REFUSED || e.status == RG_INVALID) {
+            if (b->attempt) give_up(b, st); /* a reconnect's handshake refused: no loop */
+            return false;
+        }
+        b->err_status = e.status;
+        snprintf(b->why, sizeof b->why, "%.*s", (int)e.msg.len, e.msg.ptr ? e.msg.ptr : "");
     }
-    if (b->attempt == 0) tell(b, RG_RECONNECT_DISCONNECTED, 0);
     b->ready_told = false;
+    /* offline first, so that calls made from the event are queued (or refused) */
     if (rg_conn_offline(&b->conn) != RG_OK) return false; /* the replay does not fit */
+    if (b->attempt == 0) tell(b, RG_RECONNECT_DISCONNECTED, 0);
     return schedule(b, st) == RG_OK;
 }
 
