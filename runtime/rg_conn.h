@@ -11,16 +11,18 @@
  * PING), MULTI/EXEC (QUEUED checked, EXEC's array decoded element by element with each queued
  * command's table, EXECABORT, a null EXEC after a failed WATCH), a connect sequence (HELLO 3,
  * falling back to RESP2 on an unknown command or NOPROTO; AUTH; SELECT; CLIENT SETNAME) run again
- * by rg_conn_reset after a reconnect, connection loss (every pending call completes once with
- * RG_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
- * parsed for a cluster layer.
+ * by rg_conn_reset after a reconnect, with the subscriptions it registered (rg_conn_config.subs),
+ * connection loss (every pending call completes once with RG_CLOSED, in order), calls made while
+ * down refused or queued within a bound (rg_conn_offline, rg_conn_config.queue_calls) and
+ * deadlines (see rg_conn_expire). Redirect and retry errors are parsed for a cluster layer.
  *
  * Memory: every buffer is the caller's, given once at rg_conn_init (rg_conn_config), or inside
  * the rg_conn (the decoder's frames for replies nested up to RG_CONN_MAX_DEPTH levels). Nothing
- * is allocated, with one exception the caller opts into: given an allocator (rg_conn_config.alloc),
- * a reply (or a held run of replies) that does not fit the input buffer makes rg_conn_read_buf
- * grow it, up to max_reply; replies that fit never allocate. A full ring or output buffer makes a
- * call fail at once (returns 0), before anything is written.
+ * is allocated, with two exceptions the caller opts into: given an allocator
+ * (rg_conn_config.alloc), a reply (or a held run of replies) that does not fit the input buffer
+ * makes rg_conn_read_buf grow it, up to max_reply (replies that fit never allocate), and the
+ * subscription registry, when no storage is given for it, grows as subscriptions are confirmed. A
+ * full ring or output buffer makes a call fail at once (returns 0), before anything is written.
  *
  * Lifetimes: views in a completed call's result, error text and pushes point into the input
  * buffer (or the storage given for arrays) and are valid until the callback returns; after it,
