@@ -377,10 +377,9 @@ static rg_status usable(const rg_bconn *b) {
     return st != RG_OK ? st : RG_CLOSED;
 }
 
-/* One round of I/O towards id: write, wait for a deadline or bytes, read. */
+/* One round of I/O towards id on a usable connection: write, wait for a deadline or bytes, read. */
 static rg_status io_round(rg_bconn *b) {
-    rg_status st = usable(b);
-    if (st == RG_OK) st = write_all(b);
+    rg_status st = write_all(b);
     if (st == RG_OK) st = await_deadline(b);
     if (st == RG_OK) st = read_some(b, 0);
     return st;
@@ -394,7 +393,9 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
             if (st != RG_OK) return st; /* gave up */
             continue;
         }
-        const rg_status st = io_round(b);
+        rg_status st = usable(b);
+        if (st != RG_OK) return st; /* down for good: closed, gave up, or no reconnects */
+        st = io_round(b);
         if (st == RG_OK) tell_ready(b);
         if (st == RG_OK) continue;
         if (!lost(b, st)) return st; /* no reconnects */
@@ -405,10 +406,9 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
     return write_all(b);
 }
 
-/* rg_bconn_poll on a connection that is up: at most ms for bytes, then the deadlines. */
+/* rg_bconn_poll on a usable connection: at most ms for bytes, then the deadlines. */
 static rg_status poll_up(rg_bconn *b, int ms) {
-    rg_status st = usable(b);
-    if (st == RG_OK) st = write_all(b);
+    rg_status st = write_all(b);
     if (st != RG_OK) return st;
     const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
     if (n < 0) return failed(b, RG_IO, "poll", errno);
@@ -421,7 +421,9 @@ rg_status rg_bconn_poll(rg_bconn *b, int ms) {
         const rg_status st = attempt(b, ms > 0 ? ms : 1);
         if (st != RG_OK || b->reconnecting) return st;
     }
-    const rg_status st = poll_up(b, ms);
+    rg_status st = usable(b);
+    if (st != RG_OK) return st; /* down for good */
+    st = poll_up(b, ms);
     if (st == RG_OK) tell_ready(b);
     if (st != RG_OK) lost(b, st); /* the loss is told now; the next polls reconnect */
     return st;

@@ -165,9 +165,9 @@ static void lose(rg_uv *u, rg_status st, const char *why) {
     }
     if (!u->attempt) {
         set_info(u, RG_RECONNECT_DISCONNECTED, 0);
-        tell(u, RG_UV_DISCONNECTED);
+        tell(u, RG_UV_DISCONNECTED); /* it may close u */
     }
-    if (!closing) stream_gone(u); /* else from the close callback */
+    if (!closing && !u->shutting) stream_gone(u); /* else from the close callback */
 }
 
 const rg_reconnect_event *rg_uv_reconnect_info(const rg_uv *u) {

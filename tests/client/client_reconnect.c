@@ -296,6 +296,9 @@ static void gives_up(void **state) {
     assert_int_equal(c->causes[4], RG_REFUSED);
     assert_false(rg_bconn_reconnecting(&c->b));
     assert_int_equal(rg_bconn_poll(&c->b, 1), RG_REFUSED); /* stays down */
+    assert_int_equal(rg_bconn_wait(&c->b, 0), RG_REFUSED);
+    assert_false(rg_bconn_reconnecting(&c->b));
+    assert_int_equal(c->nevents, 5);
     close_client(c);
     assert_int_equal(test_redis_restart(s, NO_ARGS), 0);
 }
