@@ -15,7 +15,8 @@
 /* Private call kinds. */
 /* Private call kinds: K_PING is the engine's own PING (after an UNSUBSCRIBE without names),
  * K_USER_PING a caller's. */
-/* K_REPLAY: a subscribe the engine replays after a reconnect (rg_conn_config.subs). */
+/* K_REPLAY: a subscribe the engine replays after a reconnect (rg_conn_config.subs); K_TRACKING:
+ * a CLIENT TRACKING, whose success the registry notes. */
 enum {
     K_PLAIN,
     K_MULTI,
@@ -26,7 +27,8 @@ enum {
     K_USER_PING,
     K_HELLO,
     K_RESET,
-    K_REPLAY
+    K_REPLAY,
+    K_TRACKING
 };
 
 /* Connect sequence steps. */
@@ -158,6 +160,8 @@ static void complete(rg_conn *c, rg_call *call, rg_status st, rg_view error, con
 /* Completes every call not completed yet, in order, with st, or RG_TIMEOUT when its
  * deadline is at most now (started deadlines are below RG_DEADLINE_UNSTARTED; now 0: none); the
  * ring is then empty. */
+static void tracking_lost(rg_conn *c);
+
 static void fail_all(rg_conn *c, rg_status st, uint64_t now) {
     const size_t end = c->tail;
     for (size_t i = c->first; i < end; i++) {
@@ -169,6 +173,7 @@ static void fail_all(rg_conn *c, rg_status st, uint64_t now) {
     c->used = 0;
     c->pubsub_pending = c->replay_left = 0;
     c->subs_reserved = 0;
+    tracking_lost(c);
 }
 
 static void set_error(rg_conn *c, rg_status st, const char *what, rg_view detail) {
@@ -287,6 +292,8 @@ static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_
 
 /* Entries: one class byte (S_*), the name's length (4 bytes, host order), the name. */
 enum { S_CHANNEL, S_PATTERN, S_SHARD, S_CLASSES };
+/* Beside them: the CLIENT TRACKING request that succeeded last, and those still unanswered. */
+enum { S_TRACKING = S_CLASSES, S_TRACKING_SENT };
 
 /* The confirmation and subscribe command of each class. */
 static const struct {
@@ -374,16 +381,16 @@ static void subs_add(rg_conn *c, uint8_t cls, rg_view name) {
     c->subs_reserved = c->subs_reserved > need ? c->subs_reserved - need : 0;
 }
 
-/* Drops the entries of class cls (all classes when cls is S_CLASSES) named name (any when
- * name.ptr is NULL): their places close up. */
+/* Drops the entries of class cls named name (any when name.ptr is NULL): their places close
+ * up. */
 static void subs_drop(rg_conn *c, uint8_t cls, rg_view name) {
     size_t to = 0;
     rg_view v;
     for (size_t at = 0; at < c->subs_len;) {
         const size_t from = at;
         const uint8_t k = sub_entry(c, &at, &v);
-        const bool hit = (cls == S_CLASSES || k == cls) &&
-                         (!name.ptr || (v.len == name.len && memcmp(v.ptr, name.ptr, v.len) == 0));
+        const bool hit =
+            k == cls && (!name.ptr || (v.len == name.len && memcmp(v.ptr, name.ptr, v.len) == 0));
         if (!hit && to != from) memmove(c->subs + to, c->subs + from, at - from);
         if (!hit) to += at - from;
     }
@@ -409,7 +416,7 @@ static void subs_note(rg_conn *c, const rg_push *p) {
 size_t rg_conn_subscriptions(const rg_conn *c) {
     size_t n = 0;
     rg_view v;
-    for (size_t at = 0; c->subs && at < c->subs_len; n++) sub_entry(c, &at, &v);
+    for (size_t at = 0; c->subs && at < c->subs_len;) n += sub_entry(c, &at, &v) < S_CLASSES;
     return n;
 }
 
@@ -444,10 +451,92 @@ static bool replay_class(rg_conn *c, uint8_t cls) {
     return true;
 }
 
+/* Is v the word w (upper case), ASCII-caselessly? */
+static bool is_word(rg_view v, const char *w) {
+    const size_t n = strlen(w);
+    if (v.len != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((v.ptr[i] >= 'a' && v.ptr[i] <= 'z' ? v.ptr[i] - 32 : v.ptr[i]) != w[i]) return false;
+    return true;
+}
+
+/* The first entry of class cls: [*from, *to) and its bytes; false when there is none. */
+static bool find_class(const rg_conn *c, uint8_t cls, size_t *from, size_t *to, rg_view *v) {
+    for (size_t at = 0; at < c->subs_len;) {
+        *from = at;
+        if (sub_entry(c, &at, v) == cls) {
+            *to = at;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* CLIENT TRACKING: the request of one without REDIRECT (the client id it names dies with the
+ * connection) is kept in the registry while unanswered (S_TRACKING_SENT) and, once OK, as the one
+ * to replay: ON replaces the last, OFF removes it. Inside MULTI, or with more than 64 words,
+ * nothing is noted. False: it does not fit (the call is refused, as a subscribe's names that do
+ * not fit). */
+static bool tracking_sent(rg_conn *c, const char *req, size_t n) {
+    rg_view argv[64];
+    const size_t argc = rg_request_argv(req, n, argv, 64);
+    if (!subs_on(c) || c->in_multi || argc > 64 || n > UINT32_MAX) return true;
+    for (size_t i = 2; i < argc; i++)
+        if (is_word(argv[i], "REDIRECT")) return true;
+    if (!subs_room(c, c->subs_len + c->subs_reserved + RG_CONN_SUB_OVERHEAD + n)) return false;
+    const uint32_t len = (uint32_t)n;
+    c->subs[c->subs_len] = (char)S_TRACKING_SENT;
+    memcpy(c->subs + c->subs_len + 1, &len, 4);
+    memcpy(c->subs + c->subs_len + RG_CONN_SUB_OVERHEAD, req, n);
+    c->subs_len += RG_CONN_SUB_OVERHEAD + n;
+    return true;
+}
+
+/* A CLIENT TRACKING was answered (ok: +OK): its noted request, the oldest unanswered one, is
+ * kept (ON) or dropped with the kept one (OFF), or dropped (an error). */
+static void tracking_answered(rg_conn *c, bool ok) {
+    size_t from, to;
+    rg_view req, argv[3];
+    if (!find_class(c, S_TRACKING_SENT, &from, &to, &req)) return; /* not noted */
+    const bool on =
+        ok && rg_request_argv(req.ptr, req.len, argv, 3) >= 3 && !is_word(argv[2], "OFF");
+    if (ok) subs_drop(c, S_TRACKING, (rg_view){NULL, 0});
+    find_class(c, S_TRACKING_SENT, &from, &to, &req); /* it may have moved down */
+    if (on) {
+        c->subs[from] = (char)S_TRACKING;
+        return;
+    }
+    memmove(c->subs + from, c->subs + to, c->subs_len - to);
+    c->subs_len -= to - from;
+}
+
+/* The connection is gone: unanswered CLIENT TRACKINGs will never be. */
+static void tracking_lost(rg_conn *c) {
+    if (c->subs_len) subs_drop(c, S_TRACKING_SENT, (rg_view){NULL, 0});
+}
+
+/* The kept CLIENT TRACKING, sent again behind the subscribes (its reply checked and dropped). */
+static bool replay_tracking(rg_conn *c) {
+    rg_view req;
+    for (size_t at = 0; at < c->subs_len;) {
+        if (sub_entry(c, &at, &req) != S_TRACKING) continue;
+        char *dst = room(c, req.len);
+        if (!dst || c->used == c->cfg.ncalls) return false;
+        memcpy(dst, req.ptr, req.len);
+        rg_call *call = push_call(c, &rg_conn_raw_table, NULL, NULL, NULL);
+        call->deadline = 0;
+        c->out_len += req.len;
+        call->end = c->out_base + c->out_len;
+        c->tracking = true; /* a loss flushes caches again */
+        return true;
+    }
+    return true;
+}
+
 static bool replay(rg_conn *c) {
     bool ok = true;
     for (uint8_t k = 0; k < S_CLASSES && ok; k++) ok = replay_class(c, k);
-    return ok;
+    return ok && replay_tracking(c);
 }
 
 static const char PING[] = "*1\r\n$4\r\nPING\r\n";
@@ -472,10 +561,10 @@ static uint32_t request_words(const char *req, size_t n) {
 
 /* The engine's private call kind of a command kind (a table: rg_cmd_kind's order). */
 static const uint8_t CALL_KIND[RG_CMD_KIND_COUNT] = {
-    [RG_CMD_PLAIN] = K_PLAIN,    [RG_CMD_SUBSCRIBE] = K_PLAIN, [RG_CMD_UNSUBSCRIBE] = K_PLAIN,
-    [RG_CMD_MULTI] = K_MULTI,    [RG_CMD_EXEC] = K_EXEC,       [RG_CMD_DISCARD] = K_DISCARD,
-    [RG_CMD_PING] = K_USER_PING, [RG_CMD_HELLO] = K_HELLO,     [RG_CMD_RESET] = K_RESET,
-    [RG_CMD_TRACKING] = K_PLAIN,
+    [RG_CMD_PLAIN] = K_PLAIN,       [RG_CMD_SUBSCRIBE] = K_PLAIN, [RG_CMD_UNSUBSCRIBE] = K_PLAIN,
+    [RG_CMD_MULTI] = K_MULTI,       [RG_CMD_EXEC] = K_EXEC,       [RG_CMD_DISCARD] = K_DISCARD,
+    [RG_CMD_PING] = K_USER_PING,    [RG_CMD_HELLO] = K_HELLO,     [RG_CMD_RESET] = K_RESET,
+    [RG_CMD_TRACKING] = K_TRACKING,
 };
 
 /* rg_conn_commit of a command whose kind is not plain: out of line, so that the common case
@@ -489,6 +578,7 @@ static RG_NOINLINE uint64_t commit_special(rg_conn *c, size_t n, const rg_cmd *c
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
     if (kind == K_MULTI && c->in_multi) return 0;
     if (cmd->kind == RG_CMD_SUBSCRIBE && !subs_promise(c, c->cfg.out + c->out_len, n)) return 0;
+    if (cmd->kind == RG_CMD_TRACKING && !tracking_sent(c, c->cfg.out + c->out_len, n)) return 0;
     c->tracking = c->tracking || cmd->kind == RG_CMD_TRACKING;
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
@@ -1132,6 +1222,14 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         complete_with(c, call, &c->rr, st);
         return;
     case K_PING: call->done = true; return;
+    case K_TRACKING:
+        tracking_answered(c, st == RG_OK);
+        if (st == RG_OK) {
+            complete_from(c, call, raw->value);
+        } else {
+            complete_with(c, call, &c->rr, st);
+        }
+        return;
     case K_HELLO:
     case K_RESET:
         if (st != RG_OK) {

@@ -10,7 +10,8 @@
  * - the server gone for good: ATTEMPT 1..3 then GAVE_UP, a call queued while down completes
  *   RG_CLOSED, unwritten, once;
  * - the server back with another password: the refused AUTH ends the reconnect after one
- *   attempt (GAVE_UP, RG_REFUSED), no loop. */
+ *   attempt (GAVE_UP, RG_REFUSED), no loop;
+ * - CLIENT TRACKING (BCAST) replayed: a write after the reconnect is invalidated. */
 #include "redis_client.h"
 #include "rg_blocking.h"
 #include "test_redis.h"
@@ -333,6 +334,28 @@ static void refused_auth_does_not_loop(void **state) {
     assert_int_equal(test_redis_restart(s, NO_ARGS), 0);
 }
 
+/* ---- client-side caching -------------------------------------------------------------------- */
+
+static void tracking_replayed(void **state) {
+    test_redis *s = *state;
+    client *c = open_client(s, 3, 20, 0), *o = open_client(s, 3, 0, 0);
+    assert_int_equal(command(c, "CLIENT TRACKING on BCAST PREFIX tk:").status, RG_OK);
+    lose(c, s);
+    assert_int_equal(c->pushes[RG_PUSH_INVALIDATE], 1); /* the loss's flush-all */
+    assert_int_equal(test_redis_restart(s, NO_ARGS), 0);
+    assert_int_equal(rg_bconn_wait(&c->b, 0), RG_OK);
+    assert_int_equal(command(c, "PING").status, RG_OK); /* after the replayed CLIENT TRACKING */
+    rg_bconn_close(&o->b);
+    free(o);
+    o = open_client(s, 3, 0, 0);
+    assert_int_equal(command(o, "SET tk:1 v").status, RG_OK);
+    for (int i = 0; i < 200 && c->pushes[RG_PUSH_INVALIDATE] < 2; i++)
+        assert_int_equal(rg_bconn_poll(&c->b, 10), RG_OK);
+    assert_int_equal(c->pushes[RG_PUSH_INVALIDATE], 2); /* BCAST: tracked again */
+    close_client(o);
+    close_client(c);
+}
+
 static int setup(void **state) {
     test_redis *s = calloc(1, sizeof *s);
     if (!s || test_redis_start(s, NULL) != 0) return -1;
@@ -352,6 +375,7 @@ int main(void) {
         cmocka_unit_test(queued_while_down),
         cmocka_unit_test(gives_up),
         cmocka_unit_test(refused_auth_does_not_loop),
+        cmocka_unit_test(tracking_replayed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

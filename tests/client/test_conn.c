@@ -807,7 +807,7 @@ static void engine_written(void **state) {
 
 /* ---- reconnects: the subscription registry, replay, the queue while down ------------------- */
 
-static char subs_mem[64];
+static char subs_mem[256];
 
 /* A bed whose registry is subs_mem (cap bytes of it), RESP3 with a password: HELLO 3 AUTH. */
 static void bed_subs(bed *b, size_t cap, uint32_t queue_calls, size_t queue_bytes) {
@@ -956,6 +956,59 @@ static void engine_registry_full(void **state) {
     assert_int_equal(rg_conn_subscriptions(&b.c), 1);
 }
 
+/* CLIENT TRACKING without REDIRECT is replayed once it succeeded (ON), forgotten after OFF, an
+ * error or with REDIRECT (the id dies with the connection). */
+static void lose_and_ready(bed *b) {
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b->c), 0);
+    assert_string_equal(drain(b), HELLO_PW);
+    feed(b, "+OK\r\n", 0);
+    b->loglen = 0;
+    b->log[0] = '\0';
+}
+
+#define TRACK_ON "*4\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\non\r\n$5\r\nBCAST\r\n"
+
+static void engine_tracking_replay(void **state) {
+    (void)state;
+    static bed b;
+    bed_subs(&b, sizeof subs_mem, 0, 0);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    assert_int_not_equal(call(&b, "CLIENT TRACKING on BCAST", NULL, NULL), 0);
+    assert_int_not_equal(call(&b, "SUBSCRIBE a", NULL, NULL), 0);
+    drain(&b);
+    feed(&b, "+OK\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    assert_int_equal(rg_conn_subscriptions(&b.c), 1);
+    lose_and_ready(&b);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n" TRACK_ON);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n+OK\r\n", 0);
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+    assert_string_equal(b.log, "");
+    /* replayed, tracking is on again: a loss flushes caches */
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_string_equal(b.log, "push:invalidate: ");
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    drain(&b);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n+OK\r\n", 0);
+    /* refused, with REDIRECT, then OFF: nothing to replay but the subscription */
+    call(&b, "CLIENT TRACKING on OPTIN", NULL, NULL);
+    call(&b, "CLIENT TRACKING on REDIRECT 7", NULL, NULL);
+    call(&b, "CLIENT TRACKING off", NULL, NULL);
+    drain(&b);
+    feed(&b, "-ERR no\r\n+OK\r\n+OK\r\n", 0);
+    lose_and_ready(&b);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n");
+    /* lost before its answer: not replayed */
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    call(&b, "CLIENT TRACKING on BCAST", NULL, NULL);
+    drain(&b);
+    lose_and_ready(&b);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n");
+}
+
 static void engine_offline_queue(void **state) {
     (void)state;
     static bed b;
@@ -1100,6 +1153,7 @@ int main(void) {
         cmocka_unit_test(engine_replay_resp2),
         cmocka_unit_test(engine_registry_full),
         cmocka_unit_test(engine_offline_queue),
+        cmocka_unit_test(engine_tracking_replay),
         cmocka_unit_test(engine_offline_deadlines),
         cmocka_unit_test(redirects),
     };
