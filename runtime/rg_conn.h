@@ -186,14 +186,15 @@ typedef struct rg_conn_config {
     /* The subscription registry: the channels, patterns and shard channels the server confirmed
      * (added on a (p|s)subscribe confirmation, removed on the matching unsubscribe's, all of a
      * class when one says none are left, all by RESET), queued again by rg_conn_reset and
-     * rg_conn_offline right behind the connect sequence. Its memory: subs (caller-owned,
-     * subs_cap bytes) when given; else, with alloc set, from alloc as names come, up to subs_cap
-     * bytes (0: RG_CONN_MAX_SUBS), given back by rg_conn_free; else there is none (nothing is
-     * replayed; on_connect may resubscribe). A name takes its length + RG_CONN_SUB_OVERHEAD
-     * bytes. Full: a (P|S)SUBSCRIBE whose names do not fit beside those held and those of the
-     * subscribes still pending is refused (returns 0, nothing sent), so every subscription the
-     * server holds is one the engine can replay. The replay needs the output room of one
-     * SUBSCRIBE per class with all its names (else rg_conn_reset fails with RG_FULL). */
+     * rg_conn_offline right behind the connect sequence; with them the last CLIENT TRACKING that
+     * succeeded without REDIRECT (its request kept whole; OFF forgets it). Its memory: subs
+     * (caller-owned, subs_cap bytes) when given; else, with alloc set, from alloc as names come, up
+     * to subs_cap bytes (0: RG_CONN_MAX_SUBS), given back by rg_conn_free; else there is none
+     * (nothing is replayed; on_connect may resubscribe). A name takes its length +
+     * RG_CONN_SUB_OVERHEAD bytes. Full: a (P|S)SUBSCRIBE whose names do not fit beside those held
+     * and those of the subscribes still pending is refused (returns 0, nothing sent), so every
+     * subscription the server holds is one the engine can replay. The replay needs the output room
+     * of one SUBSCRIBE per class with all its names (else rg_conn_reset fails with RG_FULL). */
     char *subs;
     size_t subs_cap;
     /* Calls made while the connection is down (rg_conn_offline until rg_conn_online): with
@@ -463,8 +464,8 @@ static inline size_t rg_conn_pending(const rg_conn *c) {
 }
 /* Gives up on call id without breaking the connection (a per-call timeout): it completes now
  * with RG_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns RG_OK, or
- * RG_INVALID when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the
- * engine). */
+ * RG_INVALID when id is not pending, or is a Pub/Sub, MULTI/EXEC or CLIENT TRACKING call (their
+ * replies steer the engine). */
 rg_status rg_conn_abandon(rg_conn *c, uint64_t id);
 /* ---- deadlines ------------------------------------------------------------------------------ */
 
