@@ -525,8 +525,10 @@ static bool replay_tracking(rg_conn *c) {
         memcpy(dst, req.ptr, req.len);
         rg_call *call = push_call(c, &rg_conn_raw_table, NULL, NULL, NULL);
         call->deadline = 0;
+        call->kind = K_REPLAY; /* "ready" waits for it too */
         c->out_len += req.len;
         call->end = c->out_base + c->out_len;
+        c->replay_left++;
         c->tracking = true; /* a loss flushes caches again */
         return true;
     }
@@ -1222,6 +1224,10 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         complete_with(c, call, &c->rr, st);
         return;
     case K_PING: call->done = true; return;
+    case K_REPLAY: /* the replayed CLIENT TRACKING (a subscribe's error too) */
+        if (!(call->flags & RG_CALL_F_PUBSUB)) c->replay_left--;
+        complete_with(c, call, &c->rr, st);
+        return;
     case K_TRACKING:
         tracking_answered(c, st == RG_OK);
         if (st == RG_OK) {

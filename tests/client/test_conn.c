@@ -982,7 +982,10 @@ static void engine_tracking_replay(void **state) {
     assert_int_equal(rg_conn_subscriptions(&b.c), 1);
     lose_and_ready(&b);
     assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n" TRACK_ON);
-    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n+OK\r\n", 0);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    assert_int_equal(rg_conn_replaying(&b.c), 1); /* "ready" waits for tracking too */
+    feed(&b, "+OK\r\n", 0);
+    assert_int_equal(rg_conn_replaying(&b.c), 0);
     assert_int_equal(rg_conn_pending(&b.c), 0);
     assert_string_equal(b.log, "");
     /* replayed, tracking is on again: a loss flushes caches */
