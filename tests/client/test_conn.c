@@ -1012,6 +1012,34 @@ static void engine_tracking_replay(void **state) {
     assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n");
 }
 
+/* Without storage but with an allocator, the registry grows through it up to subs_cap bytes and
+ * goes back with rg_conn_free (the sanitizer build sees a leak or a double free). */
+static void engine_registry_alloc(void **state) {
+    (void)state;
+    static bed b;
+    rg_conn_config cfg = bare_config(&b, 0);
+    cfg.alloc = rg_conn_std_alloc;
+    cfg.subs_cap = 300;
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    char confirm[64], words[32];
+    int n = 0;
+    for (; n < 100; n++) {
+        snprintf(words, sizeof words, "SUBSCRIBE channel-%03d", n);
+        if (!call(&b, words, NULL, NULL)) break;
+        drain(&b);
+        snprintf(confirm, sizeof confirm, ">3\r\n$9\r\nsubscribe\r\n$11\r\nchannel-%03d\r\n:%d\r\n",
+                 n, n + 1);
+        feed(&b, confirm, 0);
+    }
+    assert_int_equal(n, 300 / 16); /* 5 + 11 bytes each */
+    assert_int_equal(rg_conn_subscriptions(&b.c), (size_t)n);
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    assert_int_equal(strlen(drain(&b)), 5 + 15 + (size_t)n * 18); /* *19, SUBSCRIBE, names */
+    rg_conn_free(&b.c);
+    assert_int_equal(rg_conn_subscriptions(&b.c), 0);
+}
+
 static void engine_offline_queue(void **state) {
     (void)state;
     static bed b;
@@ -1155,6 +1183,7 @@ int main(void) {
         cmocka_unit_test(engine_replay),
         cmocka_unit_test(engine_replay_resp2),
         cmocka_unit_test(engine_registry_full),
+        cmocka_unit_test(engine_registry_alloc),
         cmocka_unit_test(engine_offline_queue),
         cmocka_unit_test(engine_tracking_replay),
         cmocka_unit_test(engine_offline_deadlines),
