@@ -273,7 +273,8 @@ static bool lost(rg_bconn *b, rg_status st) {
 /* Sleeps ms, whatever signals come. */
 static void nap(uint64_t ms) {
     const uint64_t until = now_ms() + ms;
-    for (uint64_t now = now_ms(); now < until; now = now_ms()) poll(NULL, 0, (int)(until - now));
+    for (uint64_t now = now_ms(); now < until; now = now_ms())
+        poll(NULL, 0, until - now > INT32_MAX ? INT32_MAX : (int)(until - now));
 }
 
 /* While reconnecting: sleeps towards the next attempt (at most budget ms, < 0: no bound), the
