@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,19 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The socket failed (st, what, errno err or 0): it closes and the engine's calls complete. */
-static rg_status failed(rg_bconn *b, rg_status st, const char *what, int err) {
+/* The socket failed (st, what, errno err or 0): it closes; the engine is left alone (a failed
+ * reconnect attempt keeps the calls queued while down). */
+static rg_status socket_failed(rg_bconn *b, rg_status st, const char *what, int err) {
     snprintf(b->why, sizeof b->why, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
     b->err_status = st;
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
+    return st;
+}
+
+/* The socket failed: it closes and the engine's calls complete. */
+static rg_status failed(rg_bconn *b, rg_status st, const char *what, int err) {
+    socket_failed(b, st, what, err);
     rg_conn_closed(&b->conn, rg_cstr(b->why));
     return st;
 }
@@ -35,7 +43,7 @@ static rg_status connect_failed(rg_bconn *b, int err) {
     const rg_status st = err == ECONNREFUSED || err == ENOENT ? RG_REFUSED
                          : err == ETIMEDOUT                   ? RG_TIMEOUT
                                                               : RG_IO;
-    return failed(b, st, "connect", err);
+    return socket_failed(b, st, "connect", err);
 }
 
 /* The engine failed by itself (a protocol error, a refused handshake, a deadline): the socket
@@ -99,7 +107,7 @@ static rg_status open_socket(rg_bconn *b) {
     if (!b->host[0]) {
         struct sockaddr_un a = {.sun_family = AF_UNIX};
         if (strlen(b->path) >= sizeof a.sun_path)
-            return failed(b, RG_INVALID, "unix socket path too long", 0);
+            return socket_failed(b, RG_INVALID, "unix socket path too long", 0);
         memcpy(a.sun_path, b->path, strlen(b->path) + 1);
         b->fd = connect_fd(b, AF_UNIX, (const struct sockaddr *)&a, sizeof a);
         return b->fd < 0 ? connect_failed(b, errno) : RG_OK;
@@ -108,7 +116,7 @@ static rg_status open_socket(rg_bconn *b) {
     snprintf(port, sizeof port, "%d", b->port);
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *list = NULL;
     if (getaddrinfo(b->host, port, &hints, &list) != 0 || !list)
-        return failed(b, RG_IO, "cannot resolve host", 0);
+        return socket_failed(b, RG_IO, "cannot resolve host", 0);
     int err = 0;
     for (const struct addrinfo *ai = list; ai && b->fd < 0; ai = ai->ai_next) {
         b->fd = connect_fd(b, ai->ai_family, ai->ai_addr, ai->ai_addrlen);
@@ -118,29 +126,57 @@ static rg_status open_socket(rg_bconn *b) {
     return b->fd < 0 ? connect_failed(b, err) : RG_OK;
 }
 
+static uint64_t now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* Opens the socket for an engine just set up or reset: a failure fails its calls. */
+static rg_status open_or_fail(rg_bconn *b) {
+    const rg_status st = open_socket(b);
+    if (st != RG_OK) rg_conn_closed(&b->conn, rg_cstr(b->why));
+    return st;
+}
+
 static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
     b->fd = -1;
     b->connect_ms = connect_ms;
     b->io_ms = io_ms;
     b->err_status = RG_OK;
     b->why[0] = '\0';
+    b->rng = (uint64_t)(uintptr_t)b ^ ((uint64_t)t.tv_sec << 30) ^ (uint64_t)t.tv_nsec;
+    b->retry_at = 0;
+    b->attempt = 0;
+    b->reconnecting = b->ready_told = b->closed = false;
     const rg_status st = rg_conn_init(&b->conn, cfg);
-    return st == RG_OK ? open_socket(b) : st; /* rg_bconn_error: the engine's */
+    return st == RG_OK ? open_or_fail(b) : st; /* rg_bconn_error: the engine's */
+}
+
+static void no_reconnects(rg_bconn *b) {
+    b->reconnect = (rg_backoff){0, 0, 0};
+    b->on_event = NULL;
+    b->event_ud = NULL;
 }
 
 rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
                            const rg_bconn_options *opt) {
     const rg_bconn_options none = {0};
-    if (!opt) opt = &none;
+    const rg_bconn_options *o = opt ? opt : &none;
     snprintf(b->host, sizeof b->host, "%s", host);
     b->path[0] = '\0';
     b->port = port;
-    return start(b, cfg, opt->connect_ms ? opt->connect_ms : RG_BCONN_CONNECT_MS, opt->io_ms);
+    b->reconnect = o->reconnect;
+    b->on_event = o->on_event;
+    b->event_ud = o->event_ud;
+    return start(b, cfg, o->connect_ms ? o->connect_ms : RG_BCONN_CONNECT_MS, o->io_ms);
 }
 
 rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
                                int connect_ms, int io_ms) {
-    const rg_bconn_options opt = {connect_ms ? connect_ms : -1, io_ms, NULL};
+    const rg_bconn_options opt = {.connect_ms = connect_ms ? connect_ms : -1, .io_ms = io_ms};
     return rg_bconn_connect(b, host, port, cfg, &opt);
 }
 
@@ -164,6 +200,7 @@ rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_con
                                 int connect_ms, int io_ms) {
     b->host[0] = '\0';
     snprintf(b->path, sizeof b->path, "%s", path);
+    no_reconnects(b);
     return start(b, cfg, connect_ms, io_ms);
 }
 
@@ -172,15 +209,112 @@ rg_status rg_bconn_reconnect(rg_bconn *b) {
     b->fd = -1;
     b->err_status = RG_OK;
     b->why[0] = '\0';
+    b->attempt = 0;
+    b->reconnecting = b->ready_told = b->closed = false;
     const rg_status st = rg_conn_reset(&b->conn);
-    return st == RG_OK ? open_socket(b) : st;
+    return st == RG_OK ? open_or_fail(b) : st;
 }
 
 void rg_bconn_close(rg_bconn *b) {
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
+    b->closed = true;
+    b->reconnecting = false;
     rg_conn_closed(&b->conn, RG_LIT("closed by the client"));
-    rg_conn_free(&b->conn); /* a grown input buffer */
+    rg_conn_free(&b->conn); /* a grown input buffer, the registry from cfg.alloc */
+}
+
+/* ---- reconnects ------------------------------------------------------------------------------ */
+
+static void tell(rg_bconn *b, rg_reconnect_what what, uint32_t delay_ms) {
+    if (!b->on_event) return;
+    const rg_reconnect_event ev = {what, rg_bconn_error(b), b->attempt, delay_ms};
+    b->on_event(b, &ev, b->event_ud);
+}
+
+/* READY once per connection: connect sequence and replayed subscribes answered. */
+static void tell_ready(rg_bconn *b) {
+    if (b->ready_told || b->fd < 0 || rg_conn_state_of(&b->conn) != RG_CONN_READY ||
+        rg_conn_replaying(&b->conn))
+        return;
+    b->ready_told = true;
+    b->attempt = 0;
+    tell(b, RG_RECONNECT_READY, 0);
+}
+
+/* The attempts ran out, or the server refused the connect sequence: queued calls complete. */
+static rg_status give_up(rg_bconn *b, rg_status st) {
+    char why[64];
+    b->reconnecting = false;
+    tell(b, RG_RECONNECT_GAVE_UP, 0);
+    snprintf(why, sizeof why, "reconnect: gave up after %u attempts", (unsigned)b->attempt);
+    rg_conn_closed(&b->conn, rg_cstr(why));
+    b->attempt = 0;
+    return st;
+}
+
+/* The next attempt after its jittered delay, or giving up. RG_OK, or the give-up's status. */
+static rg_status schedule(rg_bconn *b, rg_status st) {
+    if (b->attempt >= b->reconnect.attempts) return give_up(b, st);
+    const uint32_t delay = rg_backoff_delay(&b->reconnect, b->attempt, rg_backoff_random(&b->rng));
+    b->attempt++;
+    b->retry_at = now_ms() + delay;
+    b->reconnecting = true;
+    tell(b, RG_RECONNECT_ATTEMPT, delay);
+    return RG_OK;
+}
+
+/* After a loss with status st: true when a reconnect follows (the engine offline, the first
+ * attempt scheduled). Never after rg_bconn_close or a refused connect sequence. */
+static bool lost(rg_bconn *b, rg_status st) {
+    if (!b->reconnect.attempts || b->closed) return false;
+    if (b->err_status == RG_OK) { /* the engine failed by itself: kept, it starts over below */
+        const rg_error e = rg_conn_error(&b->conn);
+        if (e.status == RG_REFUSED || e.status == RG_INVALID) {
+            if (b->attempt) give_up(b, st); /* a reconnect's handshake refused: no loop */
+            return false;
+        }
+        b->err_status = e.status;
+        snprintf(b->why, sizeof b->why, "%.*s", (int)e.msg.len, e.msg.ptr ? e.msg.ptr : "");
+    }
+    b->ready_told = false;
+    /* offline first, so that calls made from the event are queued (or refused) */
+    if (rg_conn_offline(&b->conn) != RG_OK) return false; /* the replay does not fit */
+    if (b->attempt == 0) tell(b, RG_RECONNECT_DISCONNECTED, 0);
+    return schedule(b, st) == RG_OK;
+}
+
+/* Sleeps ms, whatever signals come. */
+static void nap(uint64_t ms) {
+    const uint64_t until = now_ms() + ms;
+    for (uint64_t now = now_ms(); now < until; now = now_ms())
+        poll(NULL, 0, until - now > INT32_MAX ? INT32_MAX : (int)(until - now));
+}
+
+/* While reconnecting: sleeps towards the next attempt (at most budget ms, < 0: no bound), the
+ * queued calls' deadlines kept, then makes it. RG_OK (connected, or still to come), or the
+ * give-up's status. */
+static rg_status attempt(rg_bconn *b, int budget) {
+    uint64_t now = now_ms();
+    if (now < b->retry_at) {
+        uint64_t wait = b->retry_at - now;
+        const uint64_t next = rg_conn_next_deadline(&b->conn, now);
+        if (next != RG_DEADLINE_NONE)
+            wait = next <= now ? 0 : next - now < wait ? next - now : wait;
+        if (budget >= 0 && wait > (uint64_t)budget) wait = (uint64_t)budget;
+        nap(wait);
+        now = now_ms();
+        /* queued calls whose deadline passed complete (TIMEOUT, the others CLOSED, unwritten) */
+        if (rg_conn_expire(&b->conn, now) == RG_CONN_FAILED) rg_conn_offline(&b->conn);
+        if (now < b->retry_at) return RG_OK;
+    }
+    b->err_status = RG_OK;
+    b->why[0] = '\0';
+    const rg_status st = open_socket(b);
+    if (st != RG_OK) return schedule(b, st);
+    b->reconnecting = false;
+    rg_conn_online(&b->conn);
+    return RG_OK;
 }
 
 /* Writes the whole output; not RG_OK on a timeout or an error. */
@@ -220,12 +354,6 @@ static rg_status read_some(rg_bconn *b, int flags) {
     return RG_OK;
 }
 
-static uint64_t now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
 /* The engine's deadlines passed at now: the socket goes (their late replies would be paired with
  * the wrong calls). RG_TIMEOUT when they did, else RG_OK. */
 static rg_status expired(rg_bconn *b, uint64_t now) {
@@ -253,7 +381,8 @@ static rg_status await_deadline(rg_bconn *b) {
 }
 
 static bool finished(const rg_bconn *b, uint64_t id) {
-    return id ? rg_conn_call_done(&b->conn, id) : rg_conn_pending(&b->conn) == 0;
+    return id ? rg_conn_call_done(&b->conn, id)
+              : rg_conn_pending(&b->conn) == 0 && !b->reconnecting;
 }
 
 /* Not RG_OK when the connection cannot be used: what rg_bconn_error tells. */
@@ -263,24 +392,54 @@ static rg_status usable(const rg_bconn *b) {
     return st != RG_OK ? st : RG_CLOSED;
 }
 
-rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
-    rg_status st = RG_OK;
-    while (st == RG_OK && !finished(b, id)) {
-        st = usable(b);
-        if (st == RG_OK) st = write_all(b);
-        if (st == RG_OK) st = await_deadline(b);
-        if (st == RG_OK) st = read_some(b, 0);
-    }
-    /* Requests queued by callbacks, or not needed for id, still go out. */
-    return st == RG_OK && b->fd >= 0 ? write_all(b) : st;
+/* One round of I/O towards id on a usable connection: write, wait for a deadline or bytes, read. */
+static rg_status io_round(rg_bconn *b) {
+    rg_status st = write_all(b);
+    if (st == RG_OK) st = await_deadline(b);
+    if (st == RG_OK) st = read_some(b, 0);
+    return st;
 }
 
-rg_status rg_bconn_poll(rg_bconn *b, int ms) {
-    rg_status st = usable(b);
-    if (st == RG_OK) st = write_all(b);
+rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
+    rg_status loss = RG_OK;
+    while (!finished(b, id)) {
+        if (b->reconnecting) {
+            const rg_status st = attempt(b, -1);
+            if (st != RG_OK) return st; /* gave up */
+            continue;
+        }
+        rg_status st = usable(b);
+        if (st != RG_OK) return st; /* down for good: closed, gave up, or no reconnects */
+        st = io_round(b);
+        if (st == RG_OK) tell_ready(b);
+        if (st == RG_OK) continue;
+        if (!lost(b, st)) return st; /* no reconnects */
+        loss = st;
+    }
+    if (b->fd < 0) return b->reconnecting ? (loss != RG_OK ? loss : RG_CLOSED) : usable(b);
+    /* Requests queued by callbacks, or not needed for id, still go out. */
+    return write_all(b);
+}
+
+/* rg_bconn_poll on a usable connection: at most ms for bytes, then the deadlines. */
+static rg_status poll_up(rg_bconn *b, int ms) {
+    rg_status st = write_all(b);
     if (st != RG_OK) return st;
     const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
     if (n < 0) return failed(b, RG_IO, "poll", errno);
     if (n > 0 && (st = read_some(b, MSG_DONTWAIT)) != RG_OK) return st;
     return expired(b, now_ms());
+}
+
+rg_status rg_bconn_poll(rg_bconn *b, int ms) {
+    if (b->reconnecting) {
+        const rg_status st = attempt(b, ms > 0 ? ms : 1);
+        if (st != RG_OK || b->reconnecting) return st;
+    }
+    rg_status st = usable(b);
+    if (st != RG_OK) return st; /* down for good */
+    st = poll_up(b, ms);
+    if (st == RG_OK) tell_ready(b);
+    if (st != RG_OK) lost(b, st); /* the loss is told now; the next polls reconnect */
+    return st;
 }

@@ -18,6 +18,17 @@
  * functions (or rg_conn_call_argv) on &b->conn, then rg_bconn_wait(b, id) for the last one;
  * callbacks and pushes run inside the wait; rg_bconn_free(b) at the end. For caller-owned fixed
  * memory (no allocation at all): rg_bconn_connect with a config giving every buffer.
+ *
+ * Reconnects (options.reconnect.attempts > 0): after a loss (EOF, an I/O error, a timeout or an
+ * expired deadline; not a refused connect sequence, WRONGPASS or NOAUTH, nor rg_bconn_close)
+ * the pending calls complete with RG_CLOSED (rg_call_done.written says whether each may have
+ * run) and the adapter reconnects by itself inside rg_bconn_wait and rg_bconn_poll, sleeping a
+ * jittered backoff (rg_backoff.h) before each attempt: the engine queues the connect sequence
+ * and replays the subscriptions it registered (rg_conn_config.subs), and calls made while down
+ * are refused or queued (rg_conn_config.queue_calls). options.on_event tells what happened
+ * (rg_reconnect_event). A reconnect starts only after a connection that succeeded (the first
+ * connect's failure is returned, not retried).
+ *
  * Ownership: the rg_bconn is caller-owned; the buffers in its config stay the caller's and must
  * outlive it. With cfg.alloc set, a reply larger than the input buffer is read into a grown one
  * (rg_conn_config.alloc, up to max_reply). rg_bconn_close releases the socket and that memory:
@@ -33,8 +44,33 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+#include "rg_backoff.h"
+
+typedef struct rg_bconn rg_bconn;
+
+/* Called with what the reconnect logic did (ev valid during the call). It runs inside
+ * rg_bconn_wait or rg_bconn_poll: it may queue calls, not wait, poll, reconnect or close b. */
+typedef void (*rg_bconn_event_fn)(rg_bconn *b, const rg_reconnect_event *ev, void *ud);
+
+/* The connect timeout when rg_bconn_options.connect_ms is 0. */
+#define RG_BCONN_CONNECT_MS 5000
+
+/* How rg_bconn_connect and rg_bconn_open connect and reconnect; NULL or zeroed: the defaults. */
+typedef struct rg_bconn_options {
+    int connect_ms;             /* the connect's bound: 0 RG_BCONN_CONNECT_MS, < 0 none */
+    int io_ms;                  /* each read's and write's bound: 0 none */
+    rg_backoff reconnect;       /* attempts 0: no reconnects */
+    rg_bconn_event_fn on_event; /* NULL: none */
+    void *event_ud;
+    /* rg_bconn_open's engine config (connect sequence, push handler, deadlines, limits, and any
+     * buffers to use instead of the defaults; copied); NULL: HELLO 3 (RESP2 when the server
+     * refuses it) and nothing else. Its alloc NULL means rg_conn_std_alloc. Unused by
+     * rg_bconn_connect, which takes cfg. */
+    const rg_conn_config *config;
+} rg_bconn_options;
+
 /* A connection: queue calls on its conn; the rest is private. */
-typedef struct rg_bconn {
+struct rg_bconn {
     rg_conn conn;
     /* private */
     int fd;         /* -1 when not connected */
@@ -45,23 +81,19 @@ typedef struct rg_bconn {
     int port;
     rg_status err_status; /* the socket's last failure (RG_OK: none, or the engine's) */
     char why[128];
-} rg_bconn;
+    rg_backoff reconnect;
+    rg_bconn_event_fn on_event;
+    void *event_ud;
+    uint64_t rng;      /* the backoff's jitter */
+    uint64_t retry_at; /* CLOCK_MONOTONIC ms of the next attempt, while reconnecting */
+    uint32_t attempt;  /* attempts since the loss (0: none running) */
+    bool reconnecting; /* down, attempts to come */
+    bool ready_told;   /* RG_RECONNECT_READY was told for this connection */
+    bool closed;       /* rg_bconn_close: no reconnects */
+};
 
-/* The connect timeout rg_bconn_options.connect_ms 0 stands for. */
-#define RG_BCONN_CONNECT_MS 5000
-
-/* How to connect; NULL (or every field 0) means the defaults. */
-typedef struct rg_bconn_options {
-    int connect_ms; /* the connect's bound: 0 RG_BCONN_CONNECT_MS, < 0 none */
-    int io_ms;      /* each read's and write's bound: 0 none */
-    /* rg_bconn_open's engine config (connect sequence, push handler, deadlines, limits, and any
-     * buffers to use instead of the defaults; copied); NULL: HELLO 3 (RESP2 when the server
-     * refuses it) and nothing else. Its alloc NULL means rg_conn_std_alloc. Unused by
-     * rg_bconn_connect, which takes cfg. */
-    const rg_conn_config *config;
-} rg_bconn_options;
-
-/* Connects to host:port as rg_bconn_connect_tcp, with opt (NULL: defaults). */
+/* Connects to host:port as rg_bconn_connect_tcp does, with opt's timeouts and reconnect policy
+ * (NULL: the defaults, no reconnects). Returns as rg_bconn_connect_tcp. */
 rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
                            const rg_bconn_options *opt);
 
@@ -87,29 +119,40 @@ rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_con
                                 int connect_ms, int io_ms);
 
 /* Closes the socket if open, resets the engine (pending calls complete with RG_CLOSED) and
- * connects again to the same address; the connect sequence is queued again. Returns as the
- * connects. */
+ * connects again to the same address, at once (a reconnect that was running stops); the connect
+ * sequence and the registered subscriptions are queued again. Returns as the connects. */
 rg_status rg_bconn_reconnect(rg_bconn *b);
 
 /* Writes the output and reads replies until call id has completed (id 0: until no call is
- * pending). Returns RG_OK; else the connection is gone and pending calls have completed (with
- * RG_CLOSED, RG_TIMEOUT or a protocol error): RG_CLOSED (EOF, or closed before), RG_TIMEOUT (io_ms
- * or a deadline passed), RG_IO (a socket error), RG_FULL (a reply larger than the input buffer
- * without cfg.alloc, or the allocator refused), RG_ERR_LIMIT (a reply larger than cfg.max_reply),
- * RG_REFUSED (the connect sequence was refused) or the decoder's sticky error. rg_bconn_error says
- * what happened. */
+ * pending, internal ones included, and no reconnect is running). Returns RG_OK; else the
+ * connection is gone and pending calls have completed (with RG_CLOSED, RG_TIMEOUT or a protocol
+ * error): RG_CLOSED (EOF, or closed before), RG_TIMEOUT (io_ms or a deadline passed), RG_IO (a
+ * socket error), RG_FULL (a reply larger than the input buffer without cfg.alloc, or the
+ * allocator refused), RG_ERR_LIMIT (a reply larger than cfg.max_reply), RG_REFUSED (the connect
+ * sequence was refused) or the decoder's sticky error. rg_bconn_error says what happened.
+ * Reconnecting, a loss is not the end: the wait goes on (attempts, with their delays) as long as
+ * id is not complete, and returns RG_OK when it completed on a connection that is up; the loss's
+ * status when the connection is down at the end (a reconnect then goes on in the next wait or
+ * poll); the last attempt's error once the attempts ran out. */
 rg_status rg_bconn_wait(rg_bconn *b, uint64_t id);
 
 /* Reads for at most ms milliseconds (pushes, late replies), writing output as it goes. Returns
- * RG_OK (also when nothing came), or as rg_bconn_wait. */
+ * RG_OK (also when nothing came), or as rg_bconn_wait. Reconnecting: a poll that saw the loss
+ * returns its status; the next ones make the attempts (sleeping at most ms of a delay each) and
+ * return RG_OK while one is to come, the last attempt's error once they ran out. */
 rg_status rg_bconn_poll(rg_bconn *b, int ms);
+
+/* Is b down with a reconnect to come? */
+static inline bool rg_bconn_reconnecting(const rg_bconn *b) {
+    return b->reconnecting;
+}
 
 /* Why the connection failed last: the socket's failure (status, msg in b, offset 0), else the
  * engine's (rg_conn_error); status RG_OK while nothing failed. msg valid until the next call on
  * b; when status is not RG_OK, msg.ptr is also a NUL-terminated string (printf's %s). */
 rg_error rg_bconn_error(const rg_bconn *b);
 
-/* Closes the socket; pending calls complete with RG_CLOSED. */
+/* Closes the socket; pending calls complete with RG_CLOSED; no reconnect follows. */
 void rg_bconn_close(rg_bconn *b);
 
 #pragma GCC visibility pop

@@ -16,12 +16,26 @@ static rg_uv *of_handle(const uv_handle_t *h) {
     return h->data;
 }
 
+static void tell(rg_uv *u, rg_uv_event ev) {
+    if (u->on_event) u->on_event(u, ev, u->ud);
+}
+
+static void stream_gone(rg_uv *u);
+
 static void handle_closed(uv_handle_t *h) {
     rg_uv *u = of_handle(h);
-    if (--u->open != 0) return;
+    const bool stream = h == (uv_handle_t *)&u->h.stream;
+    if (stream) u->stream_open = false;
+    u->open--;
+    if (stream && !u->shutting) {
+        stream_gone(u); /* a reconnect's: the next attempt */
+        return;
+    }
+    if (u->open != 0) return;
+    u->handles_open = false;
     rg_conn_free(&u->conn); /* the engine's memory: nothing reads into it any more */
     u->in_closed = true;
-    if (u->on_event) u->on_event(u, RG_UV_CLOSED, u->ud);
+    tell(u, RG_UV_CLOSED);
     u->in_closed = false;
     if (u->doomed) free(u);
 }
@@ -38,30 +52,141 @@ static rg_status uv_status(int err) {
     }
 }
 
-/* Fails the pending calls, reports st (RG_OK: a plain close; the engine's own failure when it has
- * one: rg_uv_error then tells it) and closes the handles. */
+/* The socket failed with st (unless the engine failed by itself: rg_uv_error then tells its
+ * error). */
+static void note_failure(rg_uv *u, rg_status st, const char *why) {
+    if (st == RG_OK || rg_conn_state_of(&u->conn) == RG_CONN_FAILED) return;
+    u->err_status = st;
+    snprintf(u->why, sizeof u->why, "%s", why);
+}
+
+/* Closes for good: fails the pending (and queued) calls, reports st (RG_OK: a plain close; the
+ * engine's own failure when it has one: rg_uv_error then tells it) and closes the handles. */
 static void shut(rg_uv *u, rg_status st, const char *why) {
-    if (u->open == 0 || uv_is_closing((uv_handle_t *)&u->prepare)) return;
-    if (st != RG_OK && rg_conn_state_of(&u->conn) != RG_CONN_FAILED) {
-        u->err_status = st;
-        snprintf(u->why, sizeof u->why, "%s", why);
-    }
+    if (u->open == 0 || u->shutting) return;
+    u->shutting = true;
+    note_failure(u, st, why);
     rg_conn_closed(&u->conn, rg_cstr(why)); /* nothing when the engine failed by itself */
-    if (st != RG_OK && u->on_event) u->on_event(u, RG_UV_FAILED, u->ud);
-    if (uv_is_closing((uv_handle_t *)&u->prepare)) return; /* the callback closed (or freed) u */
-    uv_close((uv_handle_t *)&u->h.stream, handle_closed);
+    if (st != RG_OK) tell(u, RG_UV_FAILED);
+    if (u->stream_open && !uv_is_closing((uv_handle_t *)&u->h.stream))
+        uv_close((uv_handle_t *)&u->h.stream, handle_closed);
+    if (!u->handles_open) return;
     uv_close((uv_handle_t *)&u->prepare, handle_closed);
     uv_close((uv_handle_t *)&u->timer, handle_closed);
+    uv_close((uv_handle_t *)&u->retry, handle_closed);
+}
+
+/* ---- reconnects ------------------------------------------------------------------------------ */
+
+static void set_info(rg_uv *u, rg_reconnect_what what, uint32_t delay_ms) {
+    u->info = (rg_reconnect_event){what, rg_uv_error(u), u->attempt, delay_ms};
+}
+
+/* May a failure be followed by a reconnect? Not before a first connect, not after a refused
+ * connect sequence (nor a bad config). */
+static bool can_reconnect(const rg_uv *u) {
+    if (!u->reconnect.attempts || !u->ever_connected) return false;
+    if (rg_conn_state_of(&u->conn) != RG_CONN_FAILED || u->err_status != RG_OK) return true;
+    const rg_status why = rg_conn_error(&u->conn).status;
+    return why != RG_REFUSED && why != RG_INVALID;
+}
+
+static void give_up(rg_uv *u) {
+    char why[64];
+    set_info(u, RG_RECONNECT_GAVE_UP, 0);
+    tell(u, RG_UV_GAVE_UP);
+    snprintf(why, sizeof why, "reconnect: gave up after %u attempts", (unsigned)u->attempt);
+    shut(u, RG_OK, why); /* rg_uv_error keeps the last attempt's error */
+}
+
+static rg_status dial(rg_uv *u);
+static void lose(rg_uv *u, rg_status st, const char *why);
+
+static void retry_now(uv_timer_t *t) {
+    rg_uv *u = of_handle((uv_handle_t *)t);
+    if (u->shutting) return;
+    u->err_status = RG_OK;
+    u->why[0] = '\0';
+    const rg_status st = dial(u);
+    if (st != RG_OK) lose(u, st, u->why);
+}
+
+/* The next attempt after its jittered delay, or giving up. */
+static void schedule(rg_uv *u) {
+    if (u->attempt >= u->reconnect.attempts) {
+        give_up(u);
+        return;
+    }
+    const uint32_t delay = rg_backoff_delay(&u->reconnect, u->attempt, rg_backoff_random(&u->rng));
+    u->attempt++;
+    set_info(u, RG_RECONNECT_ATTEMPT, delay);
+    tell(u, RG_UV_RECONNECTING);
+    if (!u->shutting) uv_timer_start(&u->retry, retry_now, delay, 0);
+}
+
+/* The stream of a lost connection (or failed attempt) is closed: the engine waits offline (the
+ * connect sequence and the replay queued once) and the next attempt is scheduled. */
+static void stream_gone(rg_uv *u) {
+    u->writing = 0;
+    rg_conn_output_pin(&u->conn, false);
+    if (rg_conn_offline(&u->conn) != RG_OK) {
+        shut(u, RG_FULL, "reconnect: the connect sequence and replay do not fit");
+        return;
+    }
+    schedule(u);
+}
+
+/* The connection (or an attempt) failed with st: a reconnect when allowed, else the end. */
+static void lose(rg_uv *u, rg_status st, const char *why) {
+    if (u->shutting || u->open == 0) return;
+    if (!can_reconnect(u)) {
+        if (!u->attempt) {
+            shut(u, st, why);
+            return;
+        }
+        set_info(u, RG_RECONNECT_GAVE_UP, 0); /* a reconnect's handshake refused: no loop */
+        tell(u, RG_UV_GAVE_UP);
+        shut(u, RG_OK, why);
+        return;
+    }
+    const rg_error e = rg_conn_error(&u->conn); /* kept: the engine starts over below */
+    if (rg_conn_state_of(&u->conn) == RG_CONN_FAILED && u->err_status == RG_OK) {
+        u->err_status = e.status;
+        snprintf(u->why, sizeof u->why, "%.*s", (int)e.msg.len, e.msg.ptr ? e.msg.ptr : "");
+    }
+    note_failure(u, st, why);
+    /* an attempt that never connected wrote nothing: its queued calls wait for the next one */
+    if (!rg_conn_is_offline(&u->conn)) rg_conn_closed(&u->conn, rg_cstr(why));
+    u->connected = u->ready = false;
+    const bool closing = u->stream_open;
+    if (closing && !uv_is_closing((uv_handle_t *)&u->h.stream))
+        uv_close((uv_handle_t *)&u->h.stream, handle_closed); /* no write reads the output now */
+    u->writing = 0;
+    rg_conn_output_pin(&u->conn, false);
+    /* offline at once, so that calls made from the event below are queued (or refused) */
+    if (rg_conn_offline(&u->conn) != RG_OK) {
+        shut(u, RG_FULL, "reconnect: the connect sequence and replay do not fit");
+        return;
+    }
+    if (!u->attempt) {
+        set_info(u, RG_RECONNECT_DISCONNECTED, 0);
+        tell(u, RG_UV_DISCONNECTED); /* it may close u */
+    }
+    if (!closing && !u->shutting) stream_gone(u); /* else from the close callback */
+}
+
+const rg_reconnect_event *rg_uv_reconnect_info(const rg_uv *u) {
+    return &u->info;
 }
 
 /* A libuv call failed with err. */
 static void shut_uv(rg_uv *u, int err) {
-    shut(u, uv_status(err), uv_strerror(err));
+    lose(u, uv_status(err), uv_strerror(err));
 }
 
 /* The engine failed by itself (a protocol error, a refused handshake, a deadline). */
 static void shut_engine(rg_uv *u) {
-    shut(u, rg_conn_error(&u->conn).status, "");
+    lose(u, rg_conn_error(&u->conn).status, "");
 }
 
 rg_error rg_uv_error(const rg_uv *u) {
@@ -80,6 +205,7 @@ static void written(uv_write_t *req, int status) {
     const size_t n = u->writing;
     u->writing = 0;
     rg_conn_output_pin(&u->conn, false);
+    if (status == UV_ECANCELED || !u->connected) return; /* the stream is closing */
     if (status < 0) {
         shut_uv(u, status);
         return;
@@ -91,7 +217,7 @@ static void written(uv_write_t *req, int status) {
 /* Writes what the engine has: at once when the socket takes it, else one uv_write with the
  * output pinned (libuv reads the bytes later from where they are). */
 static void flush(rg_uv *u) {
-    if (!u->connected || u->writing || uv_is_closing((uv_handle_t *)&u->prepare)) return;
+    if (!u->connected || u->writing || u->shutting) return;
     size_t n;
     const char *out = rg_conn_output(&u->conn, &n);
     if (!out) return;
@@ -122,12 +248,15 @@ static void expired(uv_timer_t *t) {
     rg_uv *u = of_handle((uv_handle_t *)t);
     const uint64_t now = uv_now(u->loop);
     const uint32_t connect_ms = rg_conn_config_of(&u->conn)->connect_timeout_ms;
-    if (!u->connected && connect_ms && now - u->dial_at >= connect_ms) {
-        shut(u, RG_TIMEOUT, "connect timeout");
-    } else if (rg_conn_expire(&u->conn, now) == RG_CONN_FAILED) {
-        shut_engine(u);
-    } else {
+    if (u->stream_open && !u->connected && connect_ms && now - u->dial_at >= connect_ms) {
+        lose(u, RG_TIMEOUT, "connect timeout");
+    } else if (rg_conn_expire(&u->conn, now) != RG_CONN_FAILED) {
         arm(u);
+    } else if (rg_conn_is_offline(&u->conn)) {
+        rg_conn_offline(&u->conn); /* calls queued while down timed out: the rest wait on */
+        arm(u);
+    } else {
+        shut_engine(u);
     }
 }
 
@@ -135,11 +264,11 @@ static void expired(uv_timer_t *t) {
  * connect timeout's). Once per loop iteration: calls queued during it start their timeouts at
  * the iteration's uv_now. */
 static void arm(rg_uv *u) {
-    if (uv_is_closing((uv_handle_t *)&u->timer)) return;
+    if (u->shutting) return;
     const uint64_t now = uv_now(u->loop);
     uint64_t next = rg_conn_next_deadline(&u->conn, now);
     const uint32_t connect_ms = rg_conn_config_of(&u->conn)->connect_timeout_ms;
-    if (!u->connected && connect_ms && u->dial_at + connect_ms < next)
+    if (u->stream_open && !u->connected && connect_ms && u->dial_at + connect_ms < next)
         next = u->dial_at + connect_ms;
     if (next == RG_DEADLINE_NONE) {
         uv_timer_stop(&u->timer);
@@ -168,9 +297,12 @@ static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 /* RG_UV_READY once per connection, when the connect sequence has been answered (at once when
  * there is none): the engine's state says it. */
 static void tell_ready(rg_uv *u) {
-    if (u->ready || rg_conn_state_of(&u->conn) != RG_CONN_READY) return;
+    if (u->ready || !u->connected || rg_conn_state_of(&u->conn) != RG_CONN_READY ||
+        rg_conn_replaying(&u->conn))
+        return;
     u->ready = true;
-    if (u->on_event) u->on_event(u, RG_UV_READY, u->ud);
+    u->attempt = 0;
+    tell(u, RG_UV_READY);
 }
 
 static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
@@ -179,9 +311,9 @@ static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     if (n == UV_ENOBUFS && rg_conn_state_of(&u->conn) == RG_CONN_FAILED) {
         shut_engine(u); /* over max_reply, or the allocator refused */
     } else if (n == UV_ENOBUFS) {
-        shut(u, RG_FULL, "reply larger than the input buffer (no cfg.alloc)");
+        lose(u, RG_FULL, "reply larger than the input buffer (no cfg.alloc)");
     } else if (n == UV_EOF) {
-        shut(u, RG_CLOSED, "connection closed by the server");
+        lose(u, RG_CLOSED, "connection closed by the server");
     } else if (n < 0) {
         shut_uv(u, (int)n);
     } else if (n > 0 && rg_conn_feed(&u->conn, (size_t)n) == RG_CONN_FAILED) {
@@ -194,11 +326,15 @@ static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
 
 static void connected(uv_connect_t *req, int status) {
     rg_uv *u = req->data;
+    if (status == UV_ECANCELED) return; /* the stream closed first */
     if (status < 0) {
         shut_uv(u, status);
         return;
     }
-    u->connected = true;
+    u->connected = u->ever_connected = true;
+    u->err_status = RG_OK;
+    u->why[0] = '\0';
+    rg_conn_online(&u->conn);
     const int st = uv_read_start(&u->h.stream, alloc_in, got);
     if (st < 0) {
         shut_uv(u, st);
@@ -236,22 +372,31 @@ static rg_status prepare(rg_uv *u, uv_loop_t *loop, const rg_conn_config *cfg,
     u->connect_req.data = u;
     u->write_req.data = u;
     u->timer.data = u;
+    u->retry.data = u;
+    u->rng = (uint64_t)(uintptr_t)u ^ uv_hrtime();
     ignore_default_sigpipe();
     return rg_conn_init(&u->conn, cfg);
 }
 
+/* The stream handle was initialized: the other handles too, once per connect. */
 static void opened(rg_uv *u) {
     u->h.stream.data = u;
+    u->stream_open = true;
+    u->open++;
+    uv_update_time(u->loop); /* the loop may not have run for a while */
+    u->dial_at = uv_now(u->loop);
+    if (u->handles_open) return;
     uv_prepare_init(u->loop, &u->prepare);
     uv_prepare_start(&u->prepare, before_poll);
     uv_unref((uv_handle_t *)&u->prepare); /* the stream alone keeps the loop alive */
     uv_timer_init(u->loop, &u->timer);
     u->timer.data = u;
     uv_unref((uv_handle_t *)&u->timer);
+    uv_timer_init(u->loop, &u->retry); /* referenced while armed: a reconnect keeps the loop */
+    u->retry.data = u;
     u->armed = RG_DEADLINE_NONE;
-    uv_update_time(u->loop); /* the loop may not have run for a while */
-    u->dial_at = uv_now(u->loop);
-    u->open = 3;
+    u->handles_open = true;
+    u->open += 3;
 }
 
 /* Opens the stream handle and connects to the address or path kept in u. */
@@ -271,10 +416,11 @@ static rg_status dial(rg_uv *u) {
     uv_tcp_nodelay(&u->h.tcp, 1);
     st = uv_tcp_connect(&u->connect_req, &u->h.tcp, (struct sockaddr *)&u->addr, connected);
     if (st >= 0) return RG_OK;
-    /* told by the return value: no RG_UV_FAILED, RG_UV_CLOSED follows */
     u->err_status = uv_status(st);
     snprintf(u->why, sizeof u->why, "%s", uv_strerror(st));
-    shut(u, RG_OK, u->why);
+    /* the first connect's told by the return value: no RG_UV_FAILED, RG_UV_CLOSED follows; a
+     * reconnect's is a failed attempt */
+    if (!u->ever_connected) shut(u, RG_OK, u->why);
     return u->err_status;
 }
 
@@ -317,10 +463,10 @@ rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
                         const rg_conn_config *cfg, const rg_uv_options *opt,
                         rg_uv_event_fn on_event, void *ud) {
     struct sockaddr_storage addr;
-    (void)opt; /* no field of its own is read here yet (tls, reconnect: their branches) */
     if (!resolve(host, port, &addr)) return invalid(u, "cannot resolve host");
     const rg_status st = prepare(u, loop, cfg, on_event, ud);
     if (st != RG_OK) return st;
+    if (opt) u->reconnect = opt->reconnect;
     u->addr = addr;
     return dial(u);
 }
@@ -359,7 +505,8 @@ rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const 
 rg_status rg_uv_reconnect(rg_uv *u) {
     if (u->open != 0 || u->doomed) return RG_INVALID; /* not closed yet, or being freed */
     u->writing = 0;
-    u->connected = u->ready = false;
+    u->connected = u->ready = u->shutting = false;
+    u->attempt = 0;
     u->err_status = RG_OK;
     u->why[0] = '\0';
     rg_conn_output_pin(&u->conn, false);

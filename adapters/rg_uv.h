@@ -25,10 +25,22 @@
  * The short form: u = rg_uv_open(loop, host, port, NULL, on_event, ud) allocates the rg_uv and
  * its memory (the engine's defaults, growing as needed: rg_conn.h); rg_uv_free(u) closes it and
  * frees everything once libuv has let go of the handles, from anywhere (callbacks included).
+ *
+ * Reconnects (rg_uv_connect with options.reconnect.attempts > 0): once a connection has
+ * connected, a loss (EOF, a socket error, a timeout or an expired deadline; not a refused
+ * connect sequence, WRONGPASS or NOAUTH, nor rg_uv_close) completes the pending calls with
+ * RG_CLOSED (rg_call_done.written says whether each may have run), reports RG_UV_DISCONNECTED
+ * instead of RG_UV_FAILED, and the adapter connects again by itself after a jittered delay (a
+ * uv_timer; rg_backoff.h): RG_UV_RECONNECTING before each attempt (rg_uv_reconnect_info: the
+ * attempt and its delay), RG_UV_READY once the connect sequence and the subscriptions the engine
+ * replays (rg_conn_config.subs) are answered, RG_UV_GAVE_UP then RG_UV_CLOSED when the attempts
+ * ran out or the server refused the connect sequence. Calls made while down are refused or
+ * queued (rg_conn_config.queue_calls); their deadlines run.
  */
 #ifndef RG_UV_H
 #define RG_UV_H
 
+#include "rg_backoff.h"
 #include "rg_conn.h"
 
 #include <uv.h>
@@ -53,9 +65,27 @@ typedef enum rg_uv_event {
      * follows. */
     RG_UV_FAILED,
     /* Handles released: the rg_uv may be freed or connected again. */
-    RG_UV_CLOSED
+    RG_UV_CLOSED,
+    /* Reconnecting (see above): the connection was lost, rg_uv_error says why; pending calls
+     * have completed. */
+    RG_UV_DISCONNECTED,
+    /* An attempt starts after a delay: rg_uv_reconnect_info(u)->attempt and delay_ms. */
+    RG_UV_RECONNECTING,
+    /* No more attempts (or the connect sequence was refused): queued calls have completed,
+     * rg_uv_error says why; RG_UV_CLOSED follows. */
+    RG_UV_GAVE_UP
 } rg_uv_event;
 typedef void (*rg_uv_event_fn)(rg_uv *u, rg_uv_event event, void *ud);
+
+/* How rg_uv_connect and rg_uv_open connect and reconnect; NULL or zeroed: the defaults. */
+typedef struct rg_uv_options {
+    rg_backoff reconnect; /* attempts 0: no reconnects (as rg_uv_connect_tcp) */
+    /* rg_uv_open's engine config (connect sequence, push handler, deadlines, limits, and any
+     * buffers to use instead of the defaults; copied); NULL: HELLO 3 (RESP2 when the server
+     * refuses it) and connect_timeout_ms RG_UV_CONNECT_MS. Its alloc NULL means
+     * rg_conn_std_alloc. Unused by rg_uv_connect, which takes cfg. */
+    const rg_conn_config *config;
+} rg_uv_options;
 
 /* A connection: queue calls on its conn; the rest is private. */
 struct rg_uv {
@@ -69,6 +99,7 @@ struct rg_uv {
     } h;
     uv_prepare_t prepare; /* flushes the output once per loop iteration */
     uv_timer_t timer;     /* the next deadline (rg_conn_next_deadline) */
+    uv_timer_t retry;     /* the next reconnect attempt */
     uint64_t armed;       /* when the timer fires (RG_DEADLINE_NONE: stopped) */
     uint64_t dial_at;     /* uv_now at the connect (for connect_timeout_ms) */
     uv_connect_t connect_req;
@@ -86,23 +117,22 @@ struct rg_uv {
     bool heap;      /* rg_uv_open's: rg_uv_free may free it */
     bool doomed;    /* rg_uv_free was called: freed once the handles are closed */
     bool in_closed; /* reporting RG_UV_CLOSED: a free waits until that callback returns */
+    rg_backoff reconnect;
+    uint64_t rng;            /* the backoff's jitter */
+    uint32_t attempt;        /* attempts since the loss (0: none running) */
+    bool stream_open;        /* h.stream is initialized and its close callback has not run */
+    bool handles_open;       /* prepare, timer and retry are */
+    bool shutting;           /* closing for good */
+    bool ever_connected;     /* reconnects follow only a connection that connected */
+    rg_reconnect_event info; /* the last reconnect event's details */
 };
-
-/* How to connect; NULL means the defaults. */
-typedef struct rg_uv_options {
-    /* rg_uv_open's engine config (connect sequence, push handler, deadlines, limits, and any
-     * buffers to use instead of the defaults; copied); NULL: HELLO 3 (RESP2 when the server
-     * refuses it) and connect_timeout_ms RG_UV_CONNECT_MS. Its alloc NULL means
-     * rg_conn_std_alloc. Unused by rg_uv_connect, which takes cfg. */
-    const rg_conn_config *config;
-} rg_uv_options;
 
 /* rg_uv_open's connect timeout (TCP connect and connect sequence) without a config. */
 #define RG_UV_CONNECT_MS 5000
 
 /* rg_uv_connect_tcp to host (a numeric address, or a name resolved at once with getaddrinfo,
- * which blocks, as hiredis's asynchronous connect does: its first address), with opt (NULL:
- * defaults). */
+ * which blocks, as hiredis's asynchronous connect does: its first address), with opt's
+ * reconnect policy (NULL: none). */
 rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
                         const rg_conn_config *cfg, const rg_uv_options *opt,
                         rg_uv_event_fn on_event, void *ud);
@@ -128,6 +158,9 @@ void rg_uv_free(rg_uv *u);
  * fails at once (RG_IO ...), RG_UV_CLOSED follows. */
 rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
                             const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud);
+/* The details of the last RG_UV_DISCONNECTED, RG_UV_RECONNECTING or RG_UV_GAVE_UP: attempt,
+ * delay_ms, cause (valid until the next event). */
+const rg_reconnect_event *rg_uv_reconnect_info(const rg_uv *u);
 /* The same over a unix socket. */
 rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
                              rg_uv_event_fn on_event, void *ud);
@@ -142,8 +175,9 @@ rg_status rg_uv_reconnect(rg_uv *u);
  * u. */
 rg_error rg_uv_error(const rg_uv *u);
 
-/* Closes the connection: pending calls complete with RG_CLOSED now, RG_UV_CLOSED follows
- * from the loop. Safe to call from any callback, and more than once. */
+/* Closes the connection: pending calls (and calls queued while down) complete with RG_CLOSED
+ * now, no reconnect follows, RG_UV_CLOSED follows from the loop. Safe to call from any callback,
+ * and more than once. */
 void rg_uv_close(rg_uv *u);
 
 #pragma GCC visibility pop

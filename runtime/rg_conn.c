@@ -15,7 +15,21 @@
 /* Private call kinds. */
 /* Private call kinds: K_PING is the engine's own PING (after an UNSUBSCRIBE without names),
  * K_USER_PING a caller's. */
-enum { K_PLAIN, K_MULTI, K_QUEUED, K_EXEC, K_DISCARD, K_PING, K_USER_PING, K_HELLO, K_RESET };
+/* K_REPLAY: a subscribe the engine replays after a reconnect (rg_conn_config.subs); K_TRACKING:
+ * a CLIENT TRACKING, whose success the registry notes. */
+enum {
+    K_PLAIN,
+    K_MULTI,
+    K_QUEUED,
+    K_EXEC,
+    K_DISCARD,
+    K_PING,
+    K_USER_PING,
+    K_HELLO,
+    K_RESET,
+    K_REPLAY,
+    K_TRACKING
+};
 
 /* Connect sequence steps. */
 enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT };
@@ -122,10 +136,16 @@ static RG_NOINLINE void complete_failed(rg_conn *c, rg_call *call, rg_call_done 
     call->cb(call->ud, d);
 }
 
+/* A Pub/Sub call completes: once none is pending, no subscribe's names need promised room. */
+static void pubsub_done(rg_conn *c, const rg_call *call) {
+    if (--c->pubsub_pending == 0) c->subs_reserved = 0;
+    if (call->kind == K_REPLAY) c->replay_left--;
+}
+
 static void complete(rg_conn *c, rg_call *call, rg_status st, rg_view error, const rg_push *push) {
     /* Once, whatever a callback did meanwhile (closing the connection completes the rest). */
     if (call->done) return;
-    if (call->flags & RG_CALL_F_PUBSUB) c->pubsub_pending--;
+    if (call->flags & RG_CALL_F_PUBSUB) pubsub_done(c, call);
     call->done = true;
     if (!call->cb) return;
     rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
@@ -140,6 +160,8 @@ static void complete(rg_conn *c, rg_call *call, rg_status st, rg_view error, con
 /* Completes every call not completed yet, in order, with st, or RG_TIMEOUT when its
  * deadline is at most now (started deadlines are below RG_DEADLINE_UNSTARTED; now 0: none); the
  * ring is then empty. */
+static void tracking_lost(rg_conn *c);
+
 static void fail_all(rg_conn *c, rg_status st, uint64_t now) {
     const size_t end = c->tail;
     for (size_t i = c->first; i < end; i++) {
@@ -149,7 +171,9 @@ static void fail_all(rg_conn *c, rg_status st, uint64_t now) {
     }
     c->first = c->head = c->tail = end;
     c->used = 0;
-    c->pubsub_pending = 0;
+    c->pubsub_pending = c->replay_left = 0;
+    c->subs_reserved = 0;
+    tracking_lost(c);
 }
 
 static void set_error(rg_conn *c, rg_status st, const char *what, rg_view detail) {
@@ -359,6 +383,259 @@ static rg_call *push_call(rg_conn *c, const rg_rtable *t, void *result, rg_call_
     return call;
 }
 
+/* ---- the subscription registry -------------------------------------------------------------- */
+
+/* Entries: one class byte (S_*), the name's length (4 bytes, host order), the name. */
+enum { S_CHANNEL, S_PATTERN, S_SHARD, S_CLASSES };
+/* Beside them: the CLIENT TRACKING request that succeeded last, and those still unanswered. */
+enum { S_TRACKING = S_CLASSES, S_TRACKING_SENT };
+
+/* The confirmation and subscribe command of each class. */
+static const struct {
+    rg_push_kind sub, unsub;
+    const char *command;
+} SUB_CLASS[S_CLASSES] = {
+    {RG_PUSH_SUBSCRIBE, RG_PUSH_UNSUBSCRIBE, "SUBSCRIBE"},
+    {RG_PUSH_PSUBSCRIBE, RG_PUSH_PUNSUBSCRIBE, "PSUBSCRIBE"},
+    {RG_PUSH_SSUBSCRIBE, RG_PUSH_SUNSUBSCRIBE, "SSUBSCRIBE"},
+};
+
+static bool subs_on(const rg_conn *c) {
+    return c->subs || c->subs_own;
+}
+
+/* The entry at *at: its class and name; *at moves past it. */
+static uint8_t sub_entry(const rg_conn *c, size_t *at, rg_view *name) {
+    const uint8_t cls = (uint8_t)c->subs[*at];
+    uint32_t len;
+    memcpy(&len, c->subs + *at + 1, 4);
+    *name = (rg_view){c->subs + *at + RG_CONN_SUB_OVERHEAD, len};
+    *at += RG_CONN_SUB_OVERHEAD + len;
+    return cls;
+}
+
+/* Room for need bytes in all: grown through cfg.alloc when the registry is the engine's. */
+static bool subs_room(rg_conn *c, size_t need) {
+    if (need <= c->subs_cap) return true;
+    if (!c->subs_own || need > c->subs_max) return false;
+    size_t to = c->subs_cap ? c->subs_cap * 2 : 256;
+    to = to < need ? need : to > c->subs_max ? c->subs_max : to;
+    char *const p = c->cfg.alloc(c->cfg.alloc_ud, c->subs, to);
+    if (!p) return false;
+    c->subs = p;
+    c->subs_cap = to;
+    return true;
+}
+
+/* The registry bytes of a subscribe's names (its request's words after the first), read in
+ * place: the request is one whole canonical one, as every encoder (and rg_cmd_lookup's check)
+ * makes it. */
+static size_t names_size(const char *req, size_t n) {
+    const char *const e = req + n;
+    uint64_t words = 0, len = 0;
+    size_t at = (size_t)(rg_digits_read(req + 1, e, UINT32_MAX, &words) - req) + 2, need = 0;
+    for (uint64_t w = 0; w < words && at < n; w++) {
+        at = (size_t)(rg_digits_read(req + at + 1, e, UINT32_MAX, &len) - req) + 2;
+        if (w) need += RG_CONN_SUB_OVERHEAD + (size_t)len;
+        at += (size_t)len + 2;
+    }
+    return need;
+}
+
+/* A subscribe is committed: room for its names is promised until no Pub/Sub call is pending, so
+ * that their confirmations always fit the registry. False: it would not. */
+static bool subs_promise(rg_conn *c, const char *req, size_t n) {
+    if (!subs_on(c)) return true;
+    const size_t need = names_size(req, n), want = c->subs_len + c->subs_reserved + need;
+    if (want < need || !subs_room(c, want)) return false;
+    c->subs_reserved += need;
+    return true;
+}
+
+static bool subs_find(const rg_conn *c, uint8_t cls, rg_view name, size_t *where) {
+    rg_view v;
+    for (size_t at = 0; at < c->subs_len;) {
+        *where = at;
+        if (sub_entry(c, &at, &v) == cls && v.len == name.len &&
+            memcmp(v.ptr, name.ptr, v.len) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void subs_add(rg_conn *c, uint8_t cls, rg_view name) {
+    size_t at;
+    const size_t need = RG_CONN_SUB_OVERHEAD + name.len;
+    if (!name.ptr || name.len > UINT32_MAX || subs_find(c, cls, name, &at)) return;
+    if (!subs_room(c, c->subs_len + need)) return; /* not promised: a subscribe made elsewhere */
+    const uint32_t len = (uint32_t)name.len;
+    c->subs[c->subs_len] = (char)cls;
+    memcpy(c->subs + c->subs_len + 1, &len, 4);
+    memcpy(c->subs + c->subs_len + RG_CONN_SUB_OVERHEAD, name.ptr, name.len);
+    c->subs_len += need;
+    c->subs_reserved = c->subs_reserved > need ? c->subs_reserved - need : 0;
+}
+
+/* Drops the entries of class cls named name (any when name.ptr is NULL): their places close
+ * up. */
+static void subs_drop(rg_conn *c, uint8_t cls, rg_view name) {
+    size_t to = 0;
+    rg_view v;
+    for (size_t at = 0; at < c->subs_len;) {
+        const size_t from = at;
+        const uint8_t k = sub_entry(c, &at, &v);
+        const bool hit =
+            k == cls && (!name.ptr || (v.len == name.len && memcmp(v.ptr, name.ptr, v.len) == 0));
+        if (!hit && to != from) memmove(c->subs + to, c->subs + from, at - from);
+        if (!hit) to += at - from;
+    }
+    c->subs_len = to;
+}
+
+/* A confirmation updates the registry: a name in or out; none left of a class, the class out
+ * (channels and patterns share one count, shard channels have their own). */
+static void subs_note(rg_conn *c, const rg_push *p) {
+    if (!subs_on(c)) return;
+    for (uint8_t k = 0; k < S_CLASSES; k++) {
+        if (p->kind == SUB_CLASS[k].sub) subs_add(c, k, p->channel);
+        if (p->kind != SUB_CLASS[k].unsub) continue;
+        if (p->channel.ptr) subs_drop(c, k, p->channel);
+        if (p->subscriptions <= 0 && k == S_SHARD) subs_drop(c, S_SHARD, (rg_view){NULL, 0});
+        if (p->subscriptions <= 0 && k != S_SHARD) {
+            subs_drop(c, S_CHANNEL, (rg_view){NULL, 0});
+            subs_drop(c, S_PATTERN, (rg_view){NULL, 0});
+        }
+    }
+}
+
+size_t rg_conn_subscriptions(const rg_conn *c) {
+    size_t n = 0;
+    rg_view v;
+    for (size_t at = 0; c->subs && at < c->subs_len;) n += sub_entry(c, &at, &v) < S_CLASSES;
+    return n;
+}
+
+/* One subscribe of class cls with every registered name of it, behind the connect sequence;
+ * false when it does not fit the output or the ring. */
+static bool replay_class(rg_conn *c, uint8_t cls) {
+    size_t count = 0, n = 0;
+    rg_view v;
+    for (size_t at = 0; at < c->subs_len;) {
+        if (sub_entry(c, &at, &v) != cls) continue;
+        count++;
+        n += rg_bulk_size(v.len);
+    }
+    if (!count) return true;
+    const rg_view cmd = rg_cstr(SUB_CLASS[cls].command);
+    n += rg_array_header_size(count + 1) + rg_bulk_size(cmd.len);
+    char *dst = room(c, n);
+    if (!dst || c->used == c->cfg.ncalls) return false;
+    dst = rg_put_bulk(rg_put_array_header(dst, count + 1), cmd.ptr, cmd.len);
+    for (size_t at = 0; at < c->subs_len;)
+        if (sub_entry(c, &at, &v) == cls) dst = rg_put_bulk(dst, v.ptr, v.len);
+    rg_call *call = push_call(c, &rg_conn_raw_table, NULL, NULL, NULL);
+    call->deadline = 0; /* it waits out the reconnect with the connect sequence */
+    call->kind = K_REPLAY;
+    call->flags = RG_CALL_F_PUBSUB;
+    call->pubsub = (uint8_t)SUB_CLASS[cls].sub;
+    call->expect = (uint32_t)count;
+    c->out_len += n;
+    call->end = c->out_base + c->out_len;
+    c->pubsub_pending++;
+    c->replay_left++;
+    return true;
+}
+
+/* Is v the word w (upper case), ASCII-caselessly? */
+static bool is_word(rg_view v, const char *w) {
+    const size_t n = strlen(w);
+    if (v.len != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((v.ptr[i] >= 'a' && v.ptr[i] <= 'z' ? v.ptr[i] - 32 : v.ptr[i]) != w[i]) return false;
+    return true;
+}
+
+/* The first entry of class cls: [*from, *to) and its bytes; false when there is none. */
+static bool find_class(const rg_conn *c, uint8_t cls, size_t *from, size_t *to, rg_view *v) {
+    for (size_t at = 0; at < c->subs_len;) {
+        *from = at;
+        if (sub_entry(c, &at, v) == cls) {
+            *to = at;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* CLIENT TRACKING: the request of one without REDIRECT (the client id it names dies with the
+ * connection) is kept in the registry while unanswered (S_TRACKING_SENT) and, once OK, as the one
+ * to replay: ON replaces the last, OFF removes it. Inside MULTI, or with more than 64 words,
+ * nothing is noted. False: it does not fit (the call is refused, as a subscribe's names that do
+ * not fit). */
+static bool tracking_sent(rg_conn *c, const char *req, size_t n) {
+    rg_view argv[64];
+    const size_t argc = rg_request_argv(req, n, argv, 64);
+    if (!subs_on(c) || c->in_multi || argc > 64 || n > UINT32_MAX) return true;
+    for (size_t i = 2; i < argc; i++)
+        if (is_word(argv[i], "REDIRECT")) return true;
+    if (!subs_room(c, c->subs_len + c->subs_reserved + RG_CONN_SUB_OVERHEAD + n)) return false;
+    const uint32_t len = (uint32_t)n;
+    c->subs[c->subs_len] = (char)S_TRACKING_SENT;
+    memcpy(c->subs + c->subs_len + 1, &len, 4);
+    memcpy(c->subs + c->subs_len + RG_CONN_SUB_OVERHEAD, req, n);
+    c->subs_len += RG_CONN_SUB_OVERHEAD + n;
+    return true;
+}
+
+/* A CLIENT TRACKING was answered (ok: +OK): its noted request, the oldest unanswered one, is
+ * kept (ON) or dropped with the kept one (OFF), or dropped (an error). */
+static void tracking_answered(rg_conn *c, bool ok) {
+    size_t from, to;
+    rg_view req, argv[3];
+    if (!find_class(c, S_TRACKING_SENT, &from, &to, &req)) return; /* not noted */
+    const bool on =
+        ok && rg_request_argv(req.ptr, req.len, argv, 3) >= 3 && !is_word(argv[2], "OFF");
+    if (ok) subs_drop(c, S_TRACKING, (rg_view){NULL, 0});
+    find_class(c, S_TRACKING_SENT, &from, &to, &req); /* it may have moved down */
+    if (on) {
+        c->subs[from] = (char)S_TRACKING;
+        return;
+    }
+    memmove(c->subs + from, c->subs + to, c->subs_len - to);
+    c->subs_len -= to - from;
+}
+
+/* The connection is gone: unanswered CLIENT TRACKINGs will never be. */
+static void tracking_lost(rg_conn *c) {
+    if (c->subs_len) subs_drop(c, S_TRACKING_SENT, (rg_view){NULL, 0});
+}
+
+/* The kept CLIENT TRACKING, sent again behind the subscribes (its reply checked and dropped). */
+static bool replay_tracking(rg_conn *c) {
+    rg_view req;
+    for (size_t at = 0; at < c->subs_len;) {
+        if (sub_entry(c, &at, &req) != S_TRACKING) continue;
+        char *dst = room(c, req.len);
+        if (!dst || c->used == c->cfg.ncalls) return false;
+        memcpy(dst, req.ptr, req.len);
+        rg_call *call = push_call(c, &rg_conn_raw_table, NULL, NULL, NULL);
+        call->deadline = 0;
+        call->kind = K_REPLAY; /* "ready" waits for it too */
+        c->out_len += req.len;
+        call->end = c->out_base + c->out_len;
+        c->replay_left++;
+        c->tracking = true; /* a loss flushes caches again */
+        return true;
+    }
+    return true;
+}
+
+static bool replay(rg_conn *c) {
+    bool ok = true;
+    for (uint8_t k = 0; k < S_CLASSES && ok; k++) ok = replay_class(c, k);
+    return ok && replay_tracking(c);
+}
+
 static const char PING[] = "*1\r\n$4\r\nPING\r\n";
 
 /* An UNSUBSCRIBE without names gets as many confirmations as there were subscriptions: an
@@ -382,10 +659,10 @@ static uint32_t request_words(const char *req, size_t n) {
 
 /* The engine's private call kind of a command kind (a table: rg_cmd_kind's order). */
 static const uint8_t CALL_KIND[RG_CMD_KIND_COUNT] = {
-    [RG_CMD_PLAIN] = K_PLAIN,    [RG_CMD_SUBSCRIBE] = K_PLAIN, [RG_CMD_UNSUBSCRIBE] = K_PLAIN,
-    [RG_CMD_MULTI] = K_MULTI,    [RG_CMD_EXEC] = K_EXEC,       [RG_CMD_DISCARD] = K_DISCARD,
-    [RG_CMD_PING] = K_USER_PING, [RG_CMD_HELLO] = K_HELLO,     [RG_CMD_RESET] = K_RESET,
-    [RG_CMD_TRACKING] = K_PLAIN,
+    [RG_CMD_PLAIN] = K_PLAIN,       [RG_CMD_SUBSCRIBE] = K_PLAIN, [RG_CMD_UNSUBSCRIBE] = K_PLAIN,
+    [RG_CMD_MULTI] = K_MULTI,       [RG_CMD_EXEC] = K_EXEC,       [RG_CMD_DISCARD] = K_DISCARD,
+    [RG_CMD_PING] = K_USER_PING,    [RG_CMD_HELLO] = K_HELLO,     [RG_CMD_RESET] = K_RESET,
+    [RG_CMD_TRACKING] = K_TRACKING,
 };
 
 /* rg_conn_commit of a command whose kind is not plain: out of line, so that the common case
@@ -398,6 +675,8 @@ static RG_NOINLINE uint64_t commit_special(rg_conn *c, size_t n, const rg_cmd *c
     const bool pubsub = cmd->kind == RG_CMD_SUBSCRIBE || cmd->kind == RG_CMD_UNSUBSCRIBE;
     if (pubsub && (c->in_multi || (argc < 2 && !add_ping(c, n)))) return 0;
     if (kind == K_MULTI && c->in_multi) return 0;
+    if (cmd->kind == RG_CMD_SUBSCRIBE && !subs_promise(c, c->cfg.out + c->out_len, n)) return 0;
+    if (cmd->kind == RG_CMD_TRACKING && !tracking_sent(c, c->cfg.out + c->out_len, n)) return 0;
     c->tracking = c->tracking || cmd->kind == RG_CMD_TRACKING;
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->flags = pubsub ? RG_CALL_F_PUBSUB : 0;
@@ -429,24 +708,41 @@ static RG_NOINLINE uint64_t relay(rg_conn *c, size_t n, const rg_cmd *cmd, const
     return n && c->state == RG_CONN_RELAY ? c->relay(c->relay_ud, &call) : 0;
 }
 
-static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
-                       void *result, rg_call_fn cb, void *ud);
+static uint64_t commit_now(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                           void *result, rg_call_fn cb, void *ud);
 
-/* A commit with the ring full: it grows (cfg.alloc) and the commit goes on, or the call is
- * refused (or relayed: see relay). Out of line, as relay. */
-static RG_NOINLINE uint64_t commit_full(rg_conn *c, size_t n, const rg_cmd *cmd,
+/* A commit that is no common one: a front's, a refused one, one with the ring full (it grows
+ * through cfg.alloc, or the call is refused), or one while offline (queued within
+ * cfg.queue_calls and queue_bytes, else refused). Out of line: the common path pays one
+ * compare for all of them. */
+static RG_NOINLINE uint64_t commit_rare(rg_conn *c, size_t n, const rg_cmd *cmd,
                                         const rg_rtable *table, void *result, rg_call_fn cb,
                                         void *ud) {
-    if (n && c->state < RG_CONN_FAILED && grow_ring(c, 1))
-        return commit(c, n, cmd, table, result, cb, ud); /* a slot is free now: no loop */
-    return relay(c, n, cmd, table, result, cb, ud);
+    if (n == 0 || c->state >= RG_CONN_FAILED) return relay(c, n, cmd, table, result, cb, ud);
+    if (c->used == c->cfg.ncalls && !grow_ring(c, 1)) return 0;
+    if (!c->offline) return commit_now(c, n, cmd, table, result, cb, ud);
+    const rg_conn_config *f = &c->cfg;
+    if (c->queued_calls >= f->queue_calls ||
+        (f->queue_bytes && n > f->queue_bytes - c->queued_bytes))
+        return 0;
+    const uint64_t id = commit_now(c, n, cmd, table, result, cb, ud);
+    if (id) {
+        c->queued_calls++;
+        c->queued_bytes += n;
+    }
+    return id;
 }
 
 static uint64_t commit(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
                        void *result, rg_call_fn cb, void *ud) {
     /* FAILED or RG_CONN_RELAY: one compare for both, a front costs the socket's path nothing */
-    if (n == 0 || c->state >= RG_CONN_FAILED || c->used == c->cfg.ncalls)
-        return commit_full(c, n, cmd, table, result, cb, ud);
+    if (n == 0 || c->state >= RG_CONN_FAILED || c->used == c->cfg.ncalls || c->offline)
+        return commit_rare(c, n, cmd, table, result, cb, ud);
+    return commit_now(c, n, cmd, table, result, cb, ud);
+}
+
+static uint64_t commit_now(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                           void *result, rg_call_fn cb, void *ud) {
     if (cmd && cmd->kind != RG_CMD_PLAIN) return commit_special(c, n, cmd, table, result, cb, ud);
     rg_call *call = push_call(c, table ? table : &rg_conn_raw_table, result, cb, ud);
     call->kind = c->in_multi ? K_QUEUED : K_PLAIN;
@@ -517,7 +813,7 @@ static void start_deadline(uint64_t *d, uint64_t now) {
 uint64_t rg_conn_next_deadline(rg_conn *c, uint64_t now_ms) {
     if (!c->timed || c->state == RG_CONN_FAILED) return RG_DEADLINE_NONE;
     uint64_t next = RG_DEADLINE_NONE;
-    if (c->hs_deadline) {
+    if (c->hs_deadline && !c->offline) { /* it starts with the socket (rg_conn_online) */
         start_deadline(&c->hs_deadline, now_ms);
         next = c->hs_deadline;
     }
@@ -787,7 +1083,9 @@ static rg_status start(rg_conn *c) {
     c->out_len = c->out_sent = c->out_ready = c->held_from = 0;
     c->first = c->head = c->tail = c->used = c->stamp_from = 0;
     c->r2_subs = c->r2_ssubs = c->pubsub_pending = 0;
-    c->in_multi = c->tracking = false;
+    c->in_multi = c->tracking = c->offline = false;
+    c->replay_left = c->queued_calls = 0;
+    c->queued_bytes = c->subs_reserved = 0;
     c->unwrap_left = 0;
     c->unwrap_keep = false;
     c->err_status = RG_OK;
@@ -804,12 +1102,13 @@ static rg_status start(rg_conn *c) {
                   (rg_view){NULL, 0});
         return RG_INVALID;
     }
-    if (!queue_handshake(c)) {
+    if (!queue_handshake(c) || !replay(c)) {
         c->state = RG_CONN_FAILED;
-        set_error(c, RG_FULL, "connect sequence does not fit the output buffer",
+        set_error(c, RG_FULL, "connect sequence (or subscriptions to replay) does not fit",
                   (rg_view){NULL, 0});
         return RG_FULL;
     }
+    if (c->state == RG_CONN_READY) c->out_ready = c->out_len; /* the replay, with no sequence */
     const uint32_t hs_ms = c->state == RG_CONN_HANDSHAKE ? c->cfg.connect_timeout_ms : 0;
     c->hs_deadline = hs_ms ? RG_DEADLINE_UNSTARTED | hs_ms : 0;
     c->timed = c->cfg.timeout_ms || hs_ms;
@@ -832,6 +1131,10 @@ rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg) {
                   (rg_view){NULL, 0});
         return RG_INVALID;
     }
+    c->subs = cfg->subs;
+    c->subs_cap = cfg->subs ? cfg->subs_cap : 0;
+    c->subs_own = !cfg->subs && cfg->alloc;
+    c->subs_max = cfg->subs_cap ? cfg->subs_cap : RG_CONN_MAX_SUBS;
     return start(c);
 }
 
@@ -859,6 +1162,17 @@ void rg_conn_relay_slot(rg_conn *c, int slot) {
 rg_status rg_conn_reset(rg_conn *c) {
     if (c->used) rg_conn_closed(c, RG_LIT("reset"));
     return start(c);
+}
+
+rg_status rg_conn_offline(rg_conn *c) {
+    if (c->offline && c->state != RG_CONN_FAILED) return RG_OK; /* queued once per connect */
+    const rg_status st = rg_conn_reset(c);
+    c->offline = st == RG_OK;
+    return st;
+}
+
+void rg_conn_online(rg_conn *c) {
+    c->offline = false;
 }
 
 /* ---- array storage -------------------------------------------------------------------------- */
@@ -1004,6 +1318,10 @@ char *rg_conn_read_buf(rg_conn *c, size_t *n) {
 
 void rg_conn_free(rg_conn *c) {
     rg_conn_closed(c, RG_LIT("freed"));
+    if (c->subs_own && c->subs) c->cfg.alloc(c->cfg.alloc_ud, c->subs, 0);
+    if (c->subs_own) c->subs = NULL;
+    if (c->subs_own) c->subs_cap = 0;
+    c->subs_len = 0;
     if (!c->cfg.alloc) return; /* nothing was allocated */
     free_retired(c);
     if (grown(c)) c->cfg.alloc(c->cfg.alloc_ud, block_of(c->cfg.in), 0);
@@ -1126,6 +1444,7 @@ static void connection_reply(rg_conn *c, const rg_call *call, rg_view v) {
     } else {
         c->resp = 2;
         c->r2_subs = c->r2_ssubs = 0;
+        c->subs_len = 0;   /* unsubscribed from everything */
         tracking_reset(c); /* tracking is off: whatever a cache holds is no longer watched */
     }
 }
@@ -1148,6 +1467,18 @@ static void call_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_res
         complete_with(c, slot(c, c->head - 1), &c->rr, st); /* taken again: see exec_reply */
         return;
     case K_PING: call->done = true; return;
+    case K_REPLAY: /* the replayed CLIENT TRACKING (a subscribe's error too) */
+        if (!(call->flags & RG_CALL_F_PUBSUB)) c->replay_left--;
+        complete_with(c, call, &c->rr, st);
+        return;
+    case K_TRACKING:
+        tracking_answered(c, st == RG_OK);
+        if (st == RG_OK) {
+            complete_from(c, call, raw->value);
+        } else {
+            complete_with(c, call, &c->rr, st);
+        }
+        return;
     case K_HELLO:
     case K_RESET:
         if (st != RG_OK) {
@@ -1259,6 +1590,7 @@ static int try_push(rg_conn *c) {
         fail(c, st, "protocol error", e.msg);
         return P_WAIT;
     }
+    if (rg_push_is_confirmation(p.kind)) subs_note(c, &p);
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
     if (p.kind == RG_PUSH_INVALIDATE) c->tracking = true;
     if (c->cfg.on_push) c->cfg.on_push(c->cfg.push_ud, &p);

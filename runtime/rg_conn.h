@@ -11,9 +11,10 @@
  * PING), MULTI/EXEC (QUEUED checked, EXEC's array decoded element by element with each queued
  * command's table, EXECABORT, a null EXEC after a failed WATCH), a connect sequence (HELLO 3,
  * falling back to RESP2 on an unknown command or NOPROTO; AUTH; SELECT; CLIENT SETNAME) run again
- * by rg_conn_reset after a reconnect, connection loss (every pending call completes once with
- * RG_CLOSED, in order) and deadlines (see rg_conn_expire). Redirect and retry errors are
- * parsed for a cluster layer.
+ * by rg_conn_reset after a reconnect, with the subscriptions it registered (rg_conn_config.subs),
+ * connection loss (every pending call completes once with RG_CLOSED, in order), calls made while
+ * down refused or queued within a bound (rg_conn_offline, rg_conn_config.queue_calls) and
+ * deadlines (see rg_conn_expire). Redirect and retry errors are parsed for a cluster layer.
  *
  * Memory, two ways. Fixed: every buffer is the caller's, given once at rg_conn_init
  * (rg_conn_config), or inside the rg_conn (the decoder's frames for replies nested up to
@@ -22,7 +23,8 @@
  * allocator (rg_conn_config.alloc), the buffers not given are allocated at init with the
  * RG_CONN_DEFAULT_* sizes, and every buffer (given or not) grows through the allocator when a
  * reply, a request, a pipeline or a reply's arrays need more, up to the RG_CONN_MAX_* bounds
- * (the config's max_*). Commands whose requests and replies fit what is there allocate nothing.
+ * (the config's max_*), and so does the subscription registry when no storage is given for it
+ * (rg_conn_config.subs). Commands whose requests and replies fit what is there allocate nothing.
  *
  * Lifetimes: views in a completed call's result, error text and pushes point into the input
  * buffer (or the storage given for arrays) and are valid until the callback returns; after it,
@@ -223,7 +225,31 @@ typedef struct rg_conn_config {
     size_t max_out;
     size_t max_calls;
     size_t max_storage;
+    /* The subscription registry: the channels, patterns and shard channels the server confirmed
+     * (added on a (p|s)subscribe confirmation, removed on the matching unsubscribe's, all of a
+     * class when one says none are left, all by RESET), queued again by rg_conn_reset and
+     * rg_conn_offline right behind the connect sequence; with them the last CLIENT TRACKING that
+     * succeeded without REDIRECT (its request kept whole; OFF forgets it). Its memory: subs
+     * (caller-owned, subs_cap bytes) when given; else, with alloc set, from alloc as names come, up
+     * to subs_cap bytes (0: RG_CONN_MAX_SUBS), given back by rg_conn_free; else there is none
+     * (nothing is replayed; on_connect may resubscribe). A name takes its length +
+     * RG_CONN_SUB_OVERHEAD bytes. Full: a (P|S)SUBSCRIBE whose names do not fit beside those held
+     * and those of the subscribes still pending is refused (returns 0, nothing sent), so every
+     * subscription the server holds is one the engine can replay. The replay needs the output room
+     * of one SUBSCRIBE per class with all its names (else rg_conn_reset fails with RG_FULL). */
+    char *subs;
+    size_t subs_cap;
+    /* Calls made while the connection is down (rg_conn_offline until rg_conn_online): with
+     * queue_calls 0 they are refused at once (return 0); else up to queue_calls calls of at most
+     * queue_bytes request bytes in all (0: no byte bound but the output buffer) wait behind the
+     * connect sequence and the replayed subscriptions, and the one past a bound is refused. */
+    uint32_t queue_calls;
+    size_t queue_bytes;
 } rg_conn_config;
+
+/* The registry's cost per name (see rg_conn_config.subs), and its largest size from alloc. */
+#define RG_CONN_SUB_OVERHEAD 5
+#define RG_CONN_MAX_SUBS     ((size_t)1 << 20)
 
 typedef enum rg_conn_state {
     RG_CONN_HANDSHAKE, /* the connect sequence runs; user requests wait in the output */
@@ -271,6 +297,14 @@ struct rg_conn {
     uint32_t pubsub_pending;
     bool in_multi;
     bool tracking; /* CLIENT TRACKING was sent or an invalidation came: a loss flushes caches */
+    bool offline;  /* down, a reconnect to come: calls are queued within cfg.queue_* or refused */
+    bool subs_own; /* the registry is from cfg.alloc */
+    char *subs;    /* the subscription registry: [class][u32 length][name]... */
+    size_t subs_len, subs_cap, subs_max;
+    size_t subs_reserved;  /* room promised to the pending subscribes' names */
+    uint32_t replay_left;  /* replayed subscribes not answered yet */
+    uint32_t queued_calls; /* calls (and their bytes) queued while offline */
+    size_t queued_bytes;
     uint64_t hs_deadline; /* the connect sequence's (encoded as rg_call.deadline) */
     size_t stamp_from;    /* calls before this index have their deadline started */
     bool timed;           /* a deadline was given since the last start: expiry looks */
@@ -314,9 +348,34 @@ struct rg_conn {
 rg_status rg_conn_init(rg_conn *c, const rg_conn_config *cfg);
 
 /* After a reconnect: every pending call completes with RG_CLOSED (if rg_conn_closed did
- * not already), buffers and decoder start over, the connect sequence is queued again. Returns
- * as rg_conn_init. */
+ * not already), buffers and decoder start over, the connect sequence is queued again and, right
+ * behind it, one SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE with the registry's names (see
+ * rg_conn_config.subs; their confirmations go to no callback and no push handler), then the
+ * on_connect hook runs. Returns as rg_conn_init. */
 rg_status rg_conn_reset(rg_conn *c);
+
+/* For an adapter that reconnects by itself: the connection is down and a reconnect will follow.
+ * When c failed (or is not offline already) it starts over as rg_conn_reset does (pending calls
+ * RG_CLOSED; connect sequence, replay and on_connect queued); when it is offline already (an
+ * attempt whose connect failed, nothing written) nothing changes, so nothing is queued twice.
+ * Until rg_conn_online, calls are queued within rg_conn_config.queue_calls / queue_bytes or
+ * refused, the connect sequence's deadline waits, and the calls' deadlines run (one that passes
+ * fails the connection as rg_conn_expire says: call rg_conn_offline again). Returns as
+ * rg_conn_reset. */
+rg_status rg_conn_offline(rg_conn *c);
+/* The new socket is connected: calls are taken as usual again and the connect sequence's
+ * deadline starts. */
+void rg_conn_online(rg_conn *c);
+/* Is c down, waiting for a reconnect (between rg_conn_offline and rg_conn_online)? */
+static inline bool rg_conn_is_offline(const rg_conn *c) {
+    return c->offline;
+}
+/* Replayed subscribes not answered yet: an adapter tells "ready" once this is 0 too. */
+static inline uint32_t rg_conn_replaying(const rg_conn *c) {
+    return c->replay_left;
+}
+/* The names in the subscription registry (channels, patterns and shard channels). */
+size_t rg_conn_subscriptions(const rg_conn *c);
 
 /* The connection is gone (EOF, error, timeout): every pending call completes once, in order, with
  * RG_CLOSED and why as its error (borrowed for the call only; empty: "connection closed");
@@ -469,8 +528,8 @@ static inline size_t rg_conn_pending(const rg_conn *c) {
 }
 /* Gives up on call id without breaking the connection (a per-call timeout): it completes now
  * with RG_ABANDONED, and its reply, when it comes, is decoded and dropped. Returns RG_OK, or
- * RG_INVALID when id is not pending, or is a Pub/Sub or MULTI/EXEC call (their replies steer the
- * engine). */
+ * RG_INVALID when id is not pending, or is a Pub/Sub, MULTI/EXEC or CLIENT TRACKING call (their
+ * replies steer the engine). */
 rg_status rg_conn_abandon(rg_conn *c, uint64_t id);
 /* ---- deadlines ------------------------------------------------------------------------------ */
 

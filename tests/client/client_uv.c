@@ -12,6 +12,13 @@
  * - SIGPIPE: a write to a peer that closed the connection (a loopback listener) ends the
  *   connection with EPIPE and its calls with RG_CLOSED; the process, started with SIGPIPE's
  *   default action (termination), lives on; a handler the application installed stays its own;
+ * - automatic reconnects (rg_uv_connect with a reconnect policy), RESP3 and RESP2: the server
+ *   killed in the middle of 20,000 pipelined INCRs, each completes once (OK or CLOSED); the
+ *   server back during the second attempt's delay; READY, DISCONNECTED, RECONNECTING x2, READY;
+ *   two calls queued while down (queue_calls 2) run after the reconnect, the third is refused, as
+ *   is one on a connection without a queue; SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE replayed by the
+ *   engine and one publish of each received once; the server gone for good: three attempts,
+ *   GAVE_UP, the queued call CLOSED unwritten; a refused AUTH after a restart: GAVE_UP at once;
  * - a GET of 64 MiB through the 64 KiB input buffer grown by rg_conn_std_alloc (the alloc callback
  *   hands out the grown room), RESP2 and RESP3, every byte compared; with max_reply 1 MiB the
  *   connection fails with RG_ERR_LIMIT.
@@ -304,6 +311,285 @@ static void reconnect(void **state) {
     free(c);
 }
 
+/* ---- automatic reconnects ------------------------------------------------------------------ */
+
+enum { LOSS = 20000, AFTER = 100 }; /* AFTER: made once the server is dead, before EOF */
+
+/* Two reconnecting connections to a server killed mid-pipeline: w pipelines INCRs (and may
+ * queue 2 calls while down), s holds subscriptions (queues nothing). */
+typedef struct auto_rc {
+    fixture *f;
+    uvc *w, *s;
+    char subs[256];
+    uint8_t seen[LOSS + AFTER];
+    size_t ok, closed, twice, other;
+    redis_incr_result r[LOSS + AFTER];
+    int wev[16], nw, sev[64], ns; /* the events of each */
+    int down_refused, down_queued, down_done;
+    rg_call_record queued[3];
+    int messages[RG_PUSH_KIND_COUNT];
+    uv_timer_t grace;
+    int w_ready, s_ready; /* READY told: once at the start, once after the reconnect */
+    bool restarted, published;
+} auto_rc;
+
+typedef struct loss_ud {
+    auto_rc *a;
+    size_t i;
+} loss_ud;
+static loss_ud loss_uds[LOSS + AFTER];
+
+static void loss_done(void *ud, const rg_call_done *d) {
+    loss_ud *l = ud;
+    auto_rc *a = l->a;
+    if (a->seen[l->i]++) a->twice++;
+    if (d->status == RG_OK) {
+        a->ok++;
+    } else if (d->status == RG_CLOSED) {
+        a->closed++;
+    } else {
+        a->other++;
+    }
+    if (l->i != 1000 || d->status != RG_OK) return;
+    /* mid-pipeline: the server dies with replies owed, and calls follow that it never sees */
+    test_redis_kill(&a->f->server);
+    for (size_t i = LOSS; i < LOSS + AFTER; i++) {
+        loss_uds[i] = (loss_ud){a, i};
+        assert_int_not_equal(
+            redis_incr_call(&a->w->u.conn, V("uvloss"), &a->r[i], loss_done, &loss_uds[i]), 0);
+    }
+}
+
+static void rc_push(void *ud, const rg_push *p) {
+    auto_rc *a = ud;
+    a->messages[p->kind]++;
+}
+
+static void close_both(uv_timer_t *t) {
+    auto_rc *a = t->data;
+    rg_uv_close(&a->w->u);
+    rg_uv_close(&a->s->u);
+    uv_close((uv_handle_t *)t, NULL);
+}
+
+/* Once both are back: one publish of each kind from a plain connection; 30 ms for duplicates. */
+static void publish_once(auto_rc *a) {
+    if (a->published || a->w_ready < 2 || a->s_ready < 2) return;
+    a->published = true;
+    test_conn p;
+    char reply[64];
+    assert_int_equal(test_conn_open(&p, a->f->server.port), 0);
+    const char *const pub[] = {"PUBLISH", "uv.a", "1"}, *const ppub[] = {"PUBLISH", "uvp.x", "2"},
+                      *const spub[] = {"SPUBLISH", "uvs.a", "3"};
+    assert_int_equal(test_conn_command(&p, reply, sizeof reply, 3, pub), 0);
+    assert_string_equal(reply, ":1");
+    assert_int_equal(test_conn_command(&p, reply, sizeof reply, 3, ppub), 0);
+    assert_string_equal(reply, ":1");
+    assert_int_equal(test_conn_command(&p, reply, sizeof reply, 3, spub), 0);
+    assert_string_equal(reply, ":1");
+    test_conn_close(&p);
+    uv_timer_start(&a->grace, close_both, 30, 0);
+}
+
+static void w_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    auto_rc *a = ud;
+    if (a->nw < 16) a->wev[a->nw++] = (int)ev;
+    if (ev == RG_UV_DISCONNECTED) {
+        /* Down: two calls queued (queue_calls 2), the third refused. */
+        for (int i = 0; i < 3; i++) {
+            const rg_view incr[] = {V("INCR"), V("after")};
+            const uint64_t id =
+                rg_conn_call_argv(&u->conn, 2, incr, NULL, NULL, rg_call_record_fn, &a->queued[i]);
+            *(id ? &a->down_queued : &a->down_refused) += 1;
+        }
+    }
+    if (ev == RG_UV_RECONNECTING && rg_uv_reconnect_info(u)->attempt == 2 && !a->restarted) {
+        const char *extra[] = {"--unixsocket", a->f->sock, NULL};
+        assert_int_equal(test_redis_restart(&a->f->server, extra), 0);
+        a->restarted = true;
+    }
+    a->w_ready += ev == RG_UV_READY;
+    if (ev == RG_UV_READY) publish_once(a);
+}
+
+static void s_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    auto_rc *a = ud;
+    if (a->ns < 64) a->sev[a->ns++] = (int)ev;
+    if (ev == RG_UV_DISCONNECTED) {
+        const rg_view ping[] = {V("PING")};
+        if (rg_conn_call_argv(&u->conn, 1, ping, NULL, NULL, NULL, NULL) == 0) a->down_refused++;
+    }
+    a->s_ready += ev == RG_UV_READY;
+    if (ev == RG_UV_READY) publish_once(a);
+}
+
+/* Once s holds its subscriptions: the pipeline on w. */
+static void start_pipeline(void *ud, const rg_call_done *d) {
+    auto_rc *a = ud;
+    assert_int_equal(d->status, RG_OK);
+    assert_int_equal(rg_conn_subscriptions(&a->s->u.conn), 3);
+    for (size_t i = 0; i < LOSS; i++) {
+        loss_uds[i] = (loss_ud){a, i};
+        assert_int_not_equal(
+            redis_incr_call(&a->w->u.conn, V("uvloss"), &a->r[i], loss_done, &loss_uds[i]), 0);
+    }
+}
+
+static void auto_reconnect_proto(fixture *f, int proto) {
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    auto_rc *a = calloc(1, sizeof *a);
+    uvc *w = calloc(1, sizeof *w), *s = calloc(1, sizeof *s);
+    assert_true(a && w && s);
+    *a = (auto_rc){.f = f, .w = w, .s = s};
+    uv_timer_init(&loop, &a->grace);
+    a->grace.data = a;
+    rg_conn_config cw = config(w, proto), cs = config(s, proto);
+    cw.queue_calls = 2;
+    cs.subs = a->subs;
+    cs.subs_cap = sizeof a->subs;
+    cs.on_push = rc_push;
+    cs.push_ud = a;
+    const rg_uv_options opt = {.reconnect = {5, 40, 50}};
+    assert_int_equal(
+        rg_uv_connect(&w->u, &loop, "127.0.0.1", f->server.port, &cw, &opt, w_event, a), 0);
+    assert_int_equal(
+        rg_uv_connect(&s->u, &loop, "127.0.0.1", f->server.port, &cs, &opt, s_event, a), 0);
+    const rg_view ch[] = {V("uv.a")}, pat[] = {V("uvp.*")}, sh[] = {V("uvs.a")};
+    assert_int_not_equal(redis_subscribe_call(&s->u.conn, ch, 1, NULL, NULL, NULL), 0);
+    assert_int_not_equal(redis_psubscribe_call(&s->u.conn, pat, 1, NULL, NULL, NULL), 0);
+    assert_int_not_equal(redis_ssubscribe_call(&s->u.conn, sh, 1, NULL, start_pipeline, a), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    /* every call once: answered, or closed at the loss */
+    assert_int_equal(a->twice, 0);
+    assert_int_equal(a->other, 0);
+    assert_int_equal(a->ok + a->closed, LOSS + AFTER);
+    assert_true(a->ok > 1000 && a->closed >= AFTER);
+    printf("libuv RESP%d: %zu answered, %zu closed at the kill\n", proto, a->ok, a->closed);
+    /* w: ready, lost, two attempts (the server is back during the second's delay), ready */
+    const int want[] = {RG_UV_READY,        RG_UV_DISCONNECTED, RG_UV_RECONNECTING,
+                        RG_UV_RECONNECTING, RG_UV_READY,        RG_UV_CLOSED};
+    assert_int_equal(a->nw, 6);
+    for (int i = 0; i < 6; i++) assert_int_equal(a->wev[i], want[i]);
+    /* calls made while down: refused (s, w's third) or queued and run after the reconnect */
+    assert_int_equal(a->down_queued, 2);
+    assert_int_equal(a->down_refused, 2);
+    assert_true(a->queued[0].done && a->queued[0].status == RG_OK);
+    assert_true(a->queued[1].done && a->queued[1].status == RG_OK);
+    /* s: replayed its three subscriptions; each publish arrived once */
+    assert_int_equal(a->sev[0], RG_UV_READY);
+    assert_int_equal(a->sev[1], RG_UV_DISCONNECTED);
+    assert_int_equal(a->sev[a->ns - 2], RG_UV_READY);
+    assert_int_equal(a->sev[a->ns - 1], RG_UV_CLOSED);
+    assert_int_equal(a->messages[RG_PUSH_MESSAGE], 1);
+    assert_int_equal(a->messages[RG_PUSH_PMESSAGE], 1);
+    assert_int_equal(a->messages[RG_PUSH_SMESSAGE], 1);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(a);
+    free(w);
+    free(s);
+}
+
+static void auto_reconnect(void **state) {
+    auto_reconnect_proto(*state, 3);
+    auto_reconnect_proto(*state, 2);
+}
+
+/* The server gone for good: attempts, then GAVE_UP; the call queued while down ends CLOSED. */
+typedef struct gone {
+    fixture *f;
+    int ev[16], n;
+    rg_call_record queued;
+    uint32_t last_attempt;
+} gone;
+
+static void gone_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    gone *g = ud;
+    if (g->n < 16) g->ev[g->n++] = (int)ev;
+    if (ev == RG_UV_READY) test_redis_kill(&g->f->server);
+    if (ev == RG_UV_DISCONNECTED) {
+        const rg_view ping[] = {V("PING")};
+        assert_int_not_equal(
+            rg_conn_call_argv(&u->conn, 1, ping, NULL, NULL, rg_call_record_fn, &g->queued), 0);
+    }
+    if (ev == RG_UV_GAVE_UP) g->last_attempt = rg_uv_reconnect_info(u)->attempt;
+}
+
+static void gives_up(void **state) {
+    fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *c = calloc(1, sizeof *c);
+    gone *g = calloc(1, sizeof *g);
+    assert_true(c && g);
+    g->f = f;
+    rg_conn_config cfg = config(c, 3);
+    cfg.queue_calls = 1;
+    const rg_uv_options opt = {.reconnect = {1, 5, 3}};
+    assert_int_equal(
+        rg_uv_connect(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, &opt, gone_event, g), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    const int want[] = {RG_UV_READY,        RG_UV_DISCONNECTED, RG_UV_RECONNECTING,
+                        RG_UV_RECONNECTING, RG_UV_RECONNECTING, RG_UV_GAVE_UP,
+                        RG_UV_CLOSED};
+    assert_int_equal(g->n, 7);
+    for (int i = 0; i < 7; i++) assert_int_equal(g->ev[i], want[i]);
+    assert_int_equal(g->last_attempt, 3);
+    assert_int_equal(rg_uv_error(&c->u).status, RG_REFUSED);
+    assert_true(g->queued.done && g->queued.status == RG_CLOSED && !g->queued.written);
+    assert_non_null(strstr(g->queued.error, "gave up"));
+    assert_int_equal(uv_loop_close(&loop), 0);
+    const char *extra[] = {"--unixsocket", f->sock, NULL};
+    assert_int_equal(test_redis_restart(&f->server, extra), 0);
+    free(c);
+    free(g);
+}
+
+/* Back with a password the client does not know: the refused AUTH ends the reconnect. */
+static void repassword_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    gone *g = ud;
+    (void)u;
+    if (g->n < 16) g->ev[g->n++] = (int)ev;
+    if (ev == RG_UV_READY) test_redis_kill(&g->f->server);
+    if (ev == RG_UV_GAVE_UP) g->last_attempt = rg_uv_reconnect_info(u)->attempt;
+    if (ev != RG_UV_DISCONNECTED) return;
+    const char *extra[] = {"--unixsocket", g->f->sock, NULL};
+    assert_int_equal(test_redis_restart(&g->f->server, extra), 0);
+    test_conn admin;
+    char reply[64];
+    const char *const set[] = {"CONFIG", "SET", "requirepass", "another"};
+    assert_int_equal(test_conn_open(&admin, g->f->server.port), 0);
+    assert_int_equal(test_conn_command(&admin, reply, sizeof reply, 4, set), 0);
+    test_conn_close(&admin);
+}
+
+static void refused_auth(void **state) {
+    fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *c = calloc(1, sizeof *c);
+    gone *g = calloc(1, sizeof *g);
+    assert_true(c && g);
+    g->f = f;
+    const rg_conn_config cfg = config(c, 3);
+    const rg_uv_options opt = {.reconnect = {1, 5, 10}};
+    assert_int_equal(
+        rg_uv_connect(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, &opt, repassword_event, g),
+        0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    const int want[] = {RG_UV_READY, RG_UV_DISCONNECTED, RG_UV_RECONNECTING, RG_UV_GAVE_UP,
+                        RG_UV_CLOSED};
+    assert_int_equal(g->n, 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(g->ev[i], want[i]);
+    assert_int_equal(g->last_attempt, 1);
+    assert_int_equal(rg_uv_error(&c->u).status, RG_REFUSED);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    const char *extra[] = {"--unixsocket", f->sock, NULL};
+    assert_int_equal(test_redis_restart(&f->server, extra), 0);
+    free(c);
+    free(g);
+}
+
 /* ---- deadlines ------------------------------------------------------------------------------ */
 
 static double now_ms(void) {
@@ -506,9 +792,11 @@ static void big_reply(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(big_reply), cmocka_unit_test(pipelined), cmocka_unit_test(pubsub),
-        cmocka_unit_test(failures),  cmocka_unit_test(reconnect), cmocka_unit_test(timeouts),
-        cmocka_unit_test(sigpipe),
+        cmocka_unit_test(big_reply), cmocka_unit_test(pipelined),
+        cmocka_unit_test(pubsub),    cmocka_unit_test(failures),
+        cmocka_unit_test(reconnect), cmocka_unit_test(timeouts),
+        cmocka_unit_test(sigpipe),   cmocka_unit_test(auto_reconnect),
+        cmocka_unit_test(gives_up),  cmocka_unit_test(refused_auth),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

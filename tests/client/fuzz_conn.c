@@ -12,9 +12,11 @@
  * (2 calls), the output (128 bytes) and the array storage (64 bytes) grow through the same hook.
  * When the hash says so the input is held (rg_conn_hold) from the start: the views of the string
  * results are logged again at the end, after every growth, and must read the same. Every grown
- * buffer goes back (rg_conn_free), counted. Each call must complete at most once, in the order the
- * calls were made (no reply paired with the wrong call), and after rg_conn_closed every call must
- * have completed exactly once. ASan and UBSan catch the rest.
+ * buffer goes back (rg_conn_free), counted, as does the subscription registry grown through the
+ * same hook; what it holds is replayed once (rg_conn_offline) and lost again. Each call must
+ * complete at most once, in the order the calls were made (no reply paired with the wrong call),
+ * and after rg_conn_closed every call must have completed exactly once. ASan and UBSan catch the
+ * rest.
  */
 #include "rg_conn.h"
 
@@ -244,7 +246,8 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
     }
     if (at == n && rg_conn_expire(&r->c, 2) == RG_CONN_FAILED && rg_conn_pending(&r->c) != 0)
         abort();
-    put(r, "|state %d pending %zu|", (int)rg_conn_state_of(&r->c), rg_conn_pending(&r->c));
+    put(r, "|state %d pending %zu subs %zu|", (int)rg_conn_state_of(&r->c), rg_conn_pending(&r->c),
+        rg_conn_subscriptions(&r->c));
     if (hold) put_held(r);
     rg_conn_closed(&r->c, RG_LIT("end of input"));
     if (rg_conn_pending(&r->c) != 0) abort();
@@ -252,6 +255,11 @@ static void run_once(run *r, const uint8_t *script, size_t ncalls, int protocol,
         if (r->seen[r->ids[i]] != 1) abort(); /* every call completed once */
     if (rg_conn_config_of(&r->c)->in_cap > MAX_REPLY) abort();
     if (rg_conn_config_of(&r->c)->ncalls > MAX_CALLS * 2) abort(); /* grown only as needed */
+    /* What the registry holds is replayed (a subscribe per class, CLIENT TRACKING), then lost. */
+    const rg_status again = rg_conn_offline(&r->c);
+    if ((again != RG_OK && again != RG_FULL) || rg_conn_replaying(&r->c) > 4) abort();
+    rg_conn_closed(&r->c, RG_LIT("lost again"));
+    if (rg_conn_pending(&r->c) != 0) abort();
     rg_conn_free(&r->c);
     if (r->blocks != 0) abort(); /* every grown buffer went back */
 }

@@ -805,6 +805,316 @@ static void engine_written(void **state) {
     assert_true(hello > 0);
 }
 
+/* ---- reconnects: the subscription registry, replay, the queue while down ------------------- */
+
+static char subs_mem[256];
+
+/* A bed whose registry is subs_mem (cap bytes of it), RESP3 with a password: HELLO 3 AUTH. */
+static void bed_subs(bed *b, size_t cap, uint32_t queue_calls, size_t queue_bytes) {
+    rg_conn_config cfg = bare_config(b, 3);
+    cfg.on_push = on_push;
+    cfg.push_ud = b;
+    cfg.password = V("pw");
+    cfg.subs = subs_mem;
+    cfg.subs_cap = cap;
+    cfg.queue_calls = queue_calls;
+    cfg.queue_bytes = queue_bytes;
+    assert_int_equal(rg_conn_init(&b->c, &cfg), 0);
+}
+
+#define HELLO_PW "*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$7\r\ndefault\r\n$2\r\npw\r\n"
+#define REPLAYED                                                                             \
+    "*3\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n$1\r\nc\r\n*2\r\n$10\r\nPSUBSCRIBE\r\n$2\r\np*\r\n" \
+    "*2\r\n$10\r\nSSUBSCRIBE\r\n$1\r\ns\r\n"
+#define REPLAY_CONFIRMED                                                                   \
+    ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:2\r\n" \
+    ">3\r\n$10\r\npsubscribe\r\n$2\r\np*\r\n:3\r\n>3\r\n$10\r\nssubscribe\r\n$1\r\ns\r\n:1\r\n"
+
+/* Subscribes to channels a b c, pattern p*, shard channel s, then leaves b. */
+static void subscribe_all(bed *b, size_t step) {
+    assert_string_equal(drain(b), HELLO_PW);
+    feed(b, "+OK\r\n", step);
+    assert_int_not_equal(call(b, "SUBSCRIBE a b c", NULL, NULL), 0);
+    assert_int_not_equal(call(b, "PSUBSCRIBE p*", NULL, NULL), 0);
+    assert_int_not_equal(call(b, "SSUBSCRIBE s", NULL, NULL), 0);
+    assert_int_not_equal(call(b, "UNSUBSCRIBE b", NULL, NULL), 0);
+    drain(b);
+    feed(b,
+         ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n"
+         ">3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:3\r\n>3\r\n$10\r\npsubscribe\r\n$2\r\np*\r\n:4\r\n"
+         ">3\r\n$10\r\nssubscribe\r\n$1\r\ns\r\n:1\r\n"
+         ">3\r\n$11\r\nunsubscribe\r\n$1\r\nb\r\n:3\r\n",
+         step);
+    assert_int_equal(rg_conn_subscriptions(&b->c), 4);
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+}
+
+static void s_replay(bed *b, size_t step) {
+    subscribe_all(b, step);
+    /* Lost: the connect sequence first (AUTH in HELLO), then one subscribe per class, once. */
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b->c), 0);
+    assert_string_equal(drain(b), HELLO_PW);
+    assert_int_equal(rg_conn_replaying(&b->c), 3);
+    feed(b, "+OK\r\n", step);
+    assert_string_equal(drain(b), REPLAYED);
+    b->loglen = 0;
+    b->log[0] = '\0';
+    feed(b, REPLAY_CONFIRMED ">3\r\n$7\r\nmessage\r\n$1\r\na\r\n$2\r\nm1\r\n", step);
+    assert_string_equal(b->log, "push:message:m1 "); /* confirmations go to nobody */
+    assert_int_equal(rg_conn_replaying(&b->c), 0);
+    assert_int_equal(rg_conn_subscriptions(&b->c), 4);
+    /* Lost in the middle of the replay: the next connect replays everything once again. */
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b->c), 0);
+    drain(b);
+    feed(b, "+OK\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", step);
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_offline(&b->c), 0);
+    assert_int_equal(rg_conn_offline(&b->c), 0); /* a failed attempt: nothing queued again */
+    rg_conn_online(&b->c);
+    assert_string_equal(drain(b), HELLO_PW);
+    feed(b, "+OK\r\n", step);
+    assert_string_equal(drain(b), REPLAYED);
+    /* Leaving: unsubscribe-all of channels and patterns; only the shard channel stays. */
+    feed(b, REPLAY_CONFIRMED, step);
+    assert_int_not_equal(call(b, "UNSUBSCRIBE", NULL, NULL), 0);
+    assert_int_not_equal(call(b, "PUNSUBSCRIBE", NULL, NULL), 0);
+    drain(b);
+    feed(
+        b,
+        ">3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:2\r\n>3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:1\r\n"
+        "+PONG\r\n>3\r\n$12\r\npunsubscribe\r\n$2\r\np*\r\n:0\r\n+PONG\r\n",
+        step);
+    assert_int_equal(rg_conn_pending(&b->c), 0);
+    assert_int_equal(rg_conn_subscriptions(&b->c), 1);
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b->c), 0);
+    drain(b);
+    feed(b, "+OK\r\n", step);
+    assert_string_equal(drain(b), "*2\r\n$10\r\nSSUBSCRIBE\r\n$1\r\ns\r\n");
+    /* RESET leaves everything: nothing to replay. */
+    feed(b, ">3\r\n$10\r\nssubscribe\r\n$1\r\ns\r\n:1\r\n", step);
+    assert_int_not_equal(call(b, "RESET", NULL, NULL), 0);
+    drain(b);
+    feed(b, "+RESET\r\n", step);
+    assert_int_equal(rg_conn_subscriptions(&b->c), 0);
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b->c), 0);
+    drain(b);
+    feed(b, "+OK\r\n", step);
+    assert_string_equal(drain(b), "");
+}
+
+static void engine_replay(void **state) {
+    (void)state;
+    static bed b;
+    for (size_t step = 0; step <= 1; step++) {
+        bed_subs(&b, sizeof subs_mem, 0, 0);
+        s_replay(&b, step);
+    }
+}
+
+/* RESP2: the replayed subscribes' confirmations are arrays, read as such (subscribe mode). */
+static void engine_replay_resp2(void **state) {
+    (void)state;
+    static bed b;
+    rg_conn_config cfg = bare_config(&b, 2);
+    cfg.on_push = on_push;
+    cfg.push_ud = &b;
+    cfg.subs = subs_mem;
+    cfg.subs_cap = sizeof subs_mem;
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    call(&b, "SUBSCRIBE a", NULL, NULL);
+    drain(&b);
+    feed(&b, "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n");
+    b.loglen = 0;
+    feed(&b,
+         "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n*3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\nm\r\n",
+         0);
+    assert_string_equal(b.log, "push:message:m ");
+    assert_int_equal(rg_conn_state_of(&b.c), RG_CONN_READY);
+}
+
+/* A full registry refuses the subscribe whose names would not fit (nothing sent); the names of
+ * pending subscribes count. */
+static void engine_registry_full(void **state) {
+    (void)state;
+    static bed b;
+    bed_subs(&b, 16, 0, 0);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    assert_int_not_equal(call(&b, "SUBSCRIBE abcdefghij", NULL, NULL), 0); /* 5 + 10 bytes */
+    assert_int_equal(call(&b, "SUBSCRIBE x", NULL, NULL), 0);              /* pending: promised */
+    assert_int_equal(call(&b, "SUBSCRIBE abcdefghij", NULL, NULL), 0);
+    drain(&b);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$10\r\nabcdefghij\r\n:1\r\n", 0);
+    assert_int_equal(call(&b, "SUBSCRIBE x", NULL, NULL), 0);
+    assert_int_equal(rg_conn_subscriptions(&b.c), 1);
+}
+
+/* CLIENT TRACKING without REDIRECT is replayed once it succeeded (ON), forgotten after OFF, an
+ * error or with REDIRECT (the id dies with the connection). */
+static void lose_and_ready(bed *b) {
+    rg_conn_closed(&b->c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b->c), 0);
+    assert_string_equal(drain(b), HELLO_PW);
+    feed(b, "+OK\r\n", 0);
+    b->loglen = 0;
+    b->log[0] = '\0';
+}
+
+#define TRACK_ON "*4\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\non\r\n$5\r\nBCAST\r\n"
+
+static void engine_tracking_replay(void **state) {
+    (void)state;
+    static bed b;
+    bed_subs(&b, sizeof subs_mem, 0, 0);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    assert_int_not_equal(call(&b, "CLIENT TRACKING on BCAST", NULL, NULL), 0);
+    assert_int_not_equal(call(&b, "SUBSCRIBE a", NULL, NULL), 0);
+    drain(&b);
+    feed(&b, "+OK\r\n>3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    assert_int_equal(rg_conn_subscriptions(&b.c), 1);
+    lose_and_ready(&b);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n" TRACK_ON);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    assert_int_equal(rg_conn_replaying(&b.c), 1); /* "ready" waits for tracking too */
+    feed(&b, "+OK\r\n", 0);
+    assert_int_equal(rg_conn_replaying(&b.c), 0);
+    assert_int_equal(rg_conn_pending(&b.c), 0);
+    assert_string_equal(b.log, "");
+    /* replayed, tracking is on again: a loss flushes caches */
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_string_equal(b.log, "push:invalidate: ");
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    drain(&b);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n+OK\r\n", 0);
+    /* refused, with REDIRECT, then OFF: nothing to replay but the subscription */
+    call(&b, "CLIENT TRACKING on OPTIN", NULL, NULL);
+    call(&b, "CLIENT TRACKING on REDIRECT 7", NULL, NULL);
+    call(&b, "CLIENT TRACKING off", NULL, NULL);
+    drain(&b);
+    feed(&b, "-ERR no\r\n+OK\r\n+OK\r\n", 0);
+    lose_and_ready(&b);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n");
+    /* lost before its answer: not replayed */
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    call(&b, "CLIENT TRACKING on BCAST", NULL, NULL);
+    drain(&b);
+    lose_and_ready(&b);
+    assert_string_equal(drain(&b), "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n");
+}
+
+/* Without storage but with an allocator, the registry grows through it up to subs_cap bytes and
+ * goes back with rg_conn_free (the sanitizer build sees a leak or a double free). */
+static void engine_registry_alloc(void **state) {
+    (void)state;
+    static bed b;
+    rg_conn_config cfg = bare_config(&b, 0);
+    cfg.alloc = rg_conn_std_alloc;
+    cfg.subs_cap = 300;
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    char confirm[64], words[32];
+    int n = 0;
+    for (; n < 100; n++) {
+        snprintf(words, sizeof words, "SUBSCRIBE channel-%03d", n);
+        if (!call(&b, words, NULL, NULL)) break;
+        drain(&b);
+        snprintf(confirm, sizeof confirm, ">3\r\n$9\r\nsubscribe\r\n$11\r\nchannel-%03d\r\n:%d\r\n",
+                 n, n + 1);
+        feed(&b, confirm, 0);
+    }
+    assert_int_equal(n, 300 / 16); /* 5 + 11 bytes each */
+    assert_int_equal(rg_conn_subscriptions(&b.c), (size_t)n);
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_reset(&b.c), 0);
+    assert_int_equal(strlen(drain(&b)), 5 + 15 + (size_t)n * 18); /* *19, SUBSCRIBE, names */
+    rg_conn_free(&b.c);
+    assert_int_equal(rg_conn_subscriptions(&b.c), 0);
+}
+
+static void engine_offline_queue(void **state) {
+    (void)state;
+    static bed b;
+    int_result r[4];
+    /* By default calls made while down are refused at once. */
+    bed_subs(&b, sizeof subs_mem, 0, 0);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_offline(&b.c), 0);
+    assert_true(rg_conn_is_offline(&b.c));
+    assert_int_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
+    rg_conn_online(&b.c);
+    assert_int_not_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);
+    /* Bounded: two calls, 42 bytes; the one past a bound is refused. */
+    bed_subs(&b, sizeof subs_mem, 2, 42);
+    drain(&b);
+    feed(&b, "+OK\r\n", 0);
+    call(&b, "SUBSCRIBE a", NULL, NULL);
+    drain(&b);
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n", 0);
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_offline(&b.c), 0);
+    assert_int_equal(call(&b, "INCR abcdefghijklmnopqrstuvwxyz", &INT_TABLE, &r[0]), 0); /* 47 */
+    assert_int_not_equal(call(&b, "INCR a", &INT_TABLE, &r[0]), 0);                      /* 21 */
+    assert_int_not_equal(call(&b, "INCR b", &INT_TABLE, &r[1]), 0);                      /* 42 */
+    assert_int_equal(call(&b, "INCR c", &INT_TABLE, &r[2]), 0);
+    /* A failed attempt keeps them; then they go out after the connect sequence and replay. */
+    assert_int_equal(rg_conn_offline(&b.c), 0);
+    rg_conn_online(&b.c);
+    assert_string_equal(drain(&b), HELLO_PW);
+    feed(&b, "+OK\r\n", 0);
+    assert_string_equal(drain(&b),
+                        "*2\r\n$9\r\nSUBSCRIBE\r\n$1\r\na\r\n*2\r\n$4\r\nINCR\r\n$1\r\na\r\n"
+                        "*2\r\n$4\r\nINCR\r\n$1\r\nb\r\n");
+    b.loglen = 0;
+    b.log[0] = '\0';
+    feed(&b, ">3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n:1\r\n:2\r\n", 0);
+    assert_string_equal(b.log, "3:1 4:2 "); /* 2: the replay */
+    /* Queued while down and never sent (attempts ran out): CLOSED, not written, once. */
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_offline(&b.c), 0);
+    b.loglen = 0;
+    b.log[0] = '\0';
+    static const rg_view incr[] = {{"INCR", 4}, {"a", 1}};
+    rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    rg_conn_closed(&b.c, RG_LIT("gave up"));
+    rg_conn_closed(&b.c, RG_LIT("gave up"));
+    assert_string_equal(b.log, "6:CLOSED:- ");
+}
+
+/* Deadlines run while queued; the connect sequence's waits for the socket. */
+static void engine_offline_deadlines(void **state) {
+    (void)state;
+    static bed b;
+    rg_conn_config cfg = bare_config(&b, 3);
+    cfg.timeout_ms = 100;
+    cfg.connect_timeout_ms = 50;
+    cfg.queue_calls = 4;
+    assert_int_equal(rg_conn_init(&b.c, &cfg), 0);
+    rg_conn_closed(&b.c, RG_LIT("EOF"));
+    assert_int_equal(rg_conn_offline(&b.c), 0);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 1000), RG_DEADLINE_NONE);
+    static const rg_view incr[] = {{"INCR", 4}, {"a", 1}};
+    rg_conn_call_argv(&b.c, 2, incr, &INT_TABLE, NULL, written_one, &b);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 1000), 1100);
+    assert_int_equal(rg_conn_expire(&b.c, 1099), RG_CONN_HANDSHAKE);
+    assert_int_equal(rg_conn_expire(&b.c, 1100), RG_CONN_FAILED);
+    assert_string_equal(b.log, "1:TIMEOUT:- ");
+    /* Online, the connect sequence's deadline starts. */
+    assert_int_equal(rg_conn_offline(&b.c), 0);
+    rg_conn_online(&b.c);
+    assert_int_equal(rg_conn_next_deadline(&b.c, 2000), 2050);
+}
+
 static void close_in_callback(void *ud, const rg_call_done *d) {
     bed *b = ud;
     on_done(ud, d);
@@ -870,6 +1180,13 @@ int main(void) {
         cmocka_unit_test(engine_error_then_close),
         cmocka_unit_test(engine_close_in_callback),
         cmocka_unit_test(engine_written),
+        cmocka_unit_test(engine_replay),
+        cmocka_unit_test(engine_replay_resp2),
+        cmocka_unit_test(engine_registry_full),
+        cmocka_unit_test(engine_registry_alloc),
+        cmocka_unit_test(engine_offline_queue),
+        cmocka_unit_test(engine_tracking_replay),
+        cmocka_unit_test(engine_offline_deadlines),
         cmocka_unit_test(redirects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
