@@ -96,7 +96,7 @@ function(respgen_generate)
         OUTPUT ${outputs}
         COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
         COMMAND respgen::respgen ${options} "${spec_abs}"
-        DEPENDS "${spec_abs}" ${RG_DEPENDS} respgen::respgen
+        DEPENDS "${spec_abs}" ${RG_DEPENDS} respgen::respgen $<TARGET_FILE:respgen::respgen>
         COMMENT "respgen: generating ${stem} codec from ${spec}"
         VERBATIM)
     endif()
@@ -110,7 +110,7 @@ function(respgen_generate)
       OUTPUT ${all_outputs}
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${RG_OUT_DIR}"
       COMMAND respgen::respgen ${options} ${all_specs}
-      DEPENDS ${all_specs} ${RG_DEPENDS} respgen::respgen
+      DEPENDS ${all_specs} ${RG_DEPENDS} respgen::respgen $<TARGET_FILE:respgen::respgen>
       COMMENT "respgen: generating the chosen commands of ${spec_list}"
       VERBATIM)
   endif()
