@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #endif
 #include "rg_blocking.h"
+#ifdef RG_HAVE_TLS
+#include "rg_tls.h"
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +24,9 @@
 
 /* The socket failed (st, what, errno err or 0): it closes and the engine's calls complete. */
 static rg_status failed(rg_bconn *b, rg_status st, const char *what, int err) {
-    snprintf(b->why, sizeof b->why, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
+    char msg[sizeof b->why];
+    snprintf(msg, sizeof msg, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
+    memcpy(b->why, msg, sizeof msg);
     b->err_status = st;
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
@@ -117,29 +122,197 @@ static rg_status open_socket(rg_bconn *b) {
     return b->fd < 0 ? connect_failed(b, err) : RG_OK;
 }
 
-static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms) {
+static uint64_t now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* A plain connection that ends before the server said anything, during the connect sequence:
+ * what a TLS port does to a plain client (it resets the connection). */
+static const char *plain_hint(const rg_bconn *b) {
+    return !b->tls_wanted && !b->heard && rg_conn_state_of(&b->conn) == RG_CONN_HANDSHAKE
+               ? " before any reply (a TLS port? connect with rg_bconn_options.tls)"
+               : "";
+}
+
+#ifdef RG_HAVE_TLS
+/* The filter failed: its message becomes the connection's. */
+static rg_status tls_failed(rg_bconn *b) {
+    const rg_error e = rg_tls_error(b->tls);
+    return failed(b, e.status, e.msg.ptr, 0);
+}
+
+/* Advances the filter (rg_tls_pump): not RG_OK when the filter or the engine failed. */
+static rg_status tls_pump(rg_bconn *b) {
+    const rg_status st = rg_tls_pump(b->tls, &b->conn);
+    if (st == RG_FULL)
+        return failed(b, RG_FULL, "reply larger than the input buffer (no cfg.alloc)", 0);
+    if (st != RG_OK) return tls_failed(b);
+    if (rg_conn_state_of(&b->conn) == RG_CONN_FAILED) return engine_failed(b);
+    return RG_OK;
+}
+
+/* Sends every byte of ciphertext the filter has. */
+static rg_status tls_send(rg_bconn *b) {
+    size_t n;
+    const char *out;
+    while ((out = rg_tls_output(b->tls, &n)) != NULL) {
+        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL);
+        if (w > 0) {
+            rg_tls_written(b->tls, (size_t)w);
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else {
+            const bool timeout = w < 0 && errno == EAGAIN;
+            return failed(b, timeout ? RG_TIMEOUT : RG_IO, timeout ? "write timeout" : "write",
+                          w < 0 ? errno : 0);
+        }
+    }
+    return RG_OK;
+}
+
+/* Reads once into the filter and pumps (flags as read_some's). */
+static rg_status tls_recv(rg_bconn *b, int flags) {
+    if (rg_tls_want_pump(b->tls)) return tls_pump(b); /* what was fed first */
+    size_t room;
+    char *in = rg_tls_read_buf(b->tls, &room);
+    if (!in) return tls_pump(b); /* room comes back once the engine took what was fed */
+    const ssize_t r = recv(b->fd, in, room, flags);
+    if (r == 0) {
+        rg_tls_eof(b->tls);
+        return tls_pump(b);
+    }
+    if (r < 0) {
+        if (errno == EINTR || (flags && errno == EAGAIN)) return RG_OK;
+        return errno == EAGAIN ? failed(b, RG_TIMEOUT, "read timeout", 0)
+                               : failed(b, RG_IO, "read", errno);
+    }
+    b->heard = true;
+    rg_tls_feed(b->tls, (size_t)r);
+    return tls_pump(b);
+}
+
+/* The handshake, before the engine's first byte, within connect_ms. */
+static rg_status tls_handshake(rg_bconn *b) {
+    const uint64_t end = b->connect_ms > 0 ? now_ms() + (uint64_t)b->connect_ms : 0;
+    for (;;) {
+        rg_status st = tls_pump(b);
+        if (st == RG_OK) st = tls_send(b);
+        if (st != RG_OK || rg_tls_ready(b->tls)) return st;
+        const uint64_t now = now_ms();
+        const int left = end == 0 ? -1 : end > now ? (int)(end - now) : 0;
+        const int n = left == 0 ? 0 : wait_fd(b->fd, POLLIN, left);
+        if (n < 0) return failed(b, RG_IO, "poll", errno);
+        if (n == 0) {
+            rg_tls_timeout(b->tls);
+            return tls_failed(b);
+        }
+        if ((st = tls_recv(b, MSG_DONTWAIT)) != RG_OK) return st;
+    }
+}
+
+/* The filter (and its context, unless the config shares one) for b->host. */
+static rg_status tls_setup(rg_bconn *b, const rg_tls_config *tls) {
+    b->tls_ctx = tls->ctx;
+    if (!b->tls_ctx) {
+        rg_tls_report why;
+        b->tls_ctx = rg_tls_ctx_new(tls, &why);
+        if (!b->tls_ctx) return failed(b, why.status, why.msg, 0);
+        b->tls_own_ctx = true;
+    }
+    b->tls = rg_tls_new(b->tls_ctx, b->host, tls->server_name);
+    return b->tls ? RG_OK : failed(b, RG_IO, "tls: out of memory", 0);
+}
+
+static void tls_release(rg_bconn *b) {
+    rg_tls_free(b->tls);
+    if (b->tls_own_ctx) rg_tls_ctx_free(b->tls_ctx);
+    b->tls = NULL;
+    b->tls_ctx = NULL;
+    b->tls_own_ctx = false;
+}
+
+int rg_bconn_tls_cause(const rg_bconn *b) {
+    return b->tls ? (int)rg_tls_cause_of(b->tls) : 0;
+}
+
+bool rg_bconn_tls_reused(const rg_bconn *b) {
+    return b->tls && rg_tls_reused(b->tls);
+}
+#else
+static rg_status tls_setup(rg_bconn *b, const rg_tls_config *tls) {
+    (void)tls;
+    return failed(b, RG_INVALID, "tls: respgen was built without OpenSSL", 0);
+}
+
+static void tls_release(rg_bconn *b) {
+    (void)b;
+}
+
+int rg_bconn_tls_cause(const rg_bconn *b) {
+    (void)b;
+    return 0;
+}
+
+bool rg_bconn_tls_reused(const rg_bconn *b) {
+    (void)b;
+    return false;
+}
+#endif
+
+/* The socket, then the TLS handshake when there is one. */
+static rg_status dial(rg_bconn *b) {
+    b->heard = false;
+    rg_status st = open_socket(b);
+#ifdef RG_HAVE_TLS
+    if (st == RG_OK && b->tls) st = tls_handshake(b);
+#endif
+    return st;
+}
+
+static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms,
+                       const rg_tls_config *tls) {
     b->fd = -1;
     b->connect_ms = connect_ms;
     b->io_ms = io_ms;
     b->err_status = RG_OK;
     b->why[0] = '\0';
-    const rg_status st = rg_conn_init(&b->conn, cfg);
-    return st == RG_OK ? open_socket(b) : st; /* rg_bconn_error: the engine's */
+    b->tls = NULL;
+    b->tls_ctx = NULL;
+    b->tls_own_ctx = false;
+    b->tls_wanted = tls != NULL;
+    b->heard = false;
+    rg_status st = rg_conn_init(&b->conn, cfg);
+    if (st != RG_OK) return st; /* rg_bconn_error: the engine's */
+    if (tls && (st = tls_setup(b, tls)) != RG_OK) return st;
+    return dial(b);
+}
+
+rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                           const rg_bconn_options *opt) {
+    const rg_bconn_options none = {0};
+    if (!opt) opt = &none;
+    snprintf(b->host, sizeof b->host, "%s", host);
+    b->path[0] = '\0';
+    b->port = port;
+    const int connect_ms = opt->connect_ms == 0  ? RG_BCONN_CONNECT_MS
+                           : opt->connect_ms < 0 ? 0
+                                                 : opt->connect_ms;
+    return start(b, cfg, connect_ms, opt->io_ms, opt->tls);
 }
 
 rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
                                int connect_ms, int io_ms) {
-    snprintf(b->host, sizeof b->host, "%s", host);
-    b->path[0] = '\0';
-    b->port = port;
-    return start(b, cfg, connect_ms, io_ms);
+    const rg_bconn_options opt = {connect_ms > 0 ? connect_ms : -1, io_ms, NULL};
+    return rg_bconn_connect(b, host, port, cfg, &opt);
 }
 
 rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_config *cfg,
                                 int connect_ms, int io_ms) {
     b->host[0] = '\0';
     snprintf(b->path, sizeof b->path, "%s", path);
-    return start(b, cfg, connect_ms, io_ms);
+    return start(b, cfg, connect_ms, io_ms, NULL);
 }
 
 rg_status rg_bconn_reconnect(rg_bconn *b) {
@@ -148,7 +321,13 @@ rg_status rg_bconn_reconnect(rg_bconn *b) {
     b->err_status = RG_OK;
     b->why[0] = '\0';
     const rg_status st = rg_conn_reset(&b->conn);
-    return st == RG_OK ? open_socket(b) : st;
+    if (st != RG_OK) return st;
+    if (b->tls_wanted && !b->tls)
+        return failed(b, RG_INVALID, "tls: closed by rg_bconn_close: connect again", 0);
+#ifdef RG_HAVE_TLS
+    if (b->tls && rg_tls_restart(b->tls) != RG_OK) return tls_failed(b);
+#endif
+    return dial(b);
 }
 
 void rg_bconn_close(rg_bconn *b) {
@@ -156,10 +335,21 @@ void rg_bconn_close(rg_bconn *b) {
     b->fd = -1;
     rg_conn_closed(&b->conn, RG_LIT("closed by the client"));
     rg_conn_free(&b->conn); /* a grown input buffer */
+    tls_release(b);
 }
 
 /* Writes the whole output; not RG_OK on a timeout or an error. */
 static rg_status write_all(rg_bconn *b) {
+#ifdef RG_HAVE_TLS
+    if (b->tls) {
+        rg_status st = RG_OK;
+        do {
+            st = tls_pump(b);
+            if (st == RG_OK) st = tls_send(b);
+        } while (st == RG_OK && rg_conn_want_write(&b->conn));
+        return st;
+    }
+#endif
     size_t n;
     const char *out;
     while ((out = rg_conn_output(&b->conn, &n)) != NULL) {
@@ -180,25 +370,28 @@ static rg_status write_all(rg_bconn *b) {
 /* Reads once into the engine (flags: 0 to block up to io_ms, MSG_DONTWAIT not to); not RG_OK on
  * EOF, a timeout or an error. */
 static rg_status read_some(rg_bconn *b, int flags) {
+#ifdef RG_HAVE_TLS
+    if (b->tls) return tls_recv(b, flags);
+#endif
     size_t room;
     char *in = rg_conn_read_buf(&b->conn, &room); /* grows the input when cfg.alloc is set */
     if (!in && rg_conn_state_of(&b->conn) == RG_CONN_FAILED) return engine_failed(b);
     if (!in) return failed(b, RG_FULL, "reply larger than the input buffer (no cfg.alloc)", 0);
     const ssize_t r = recv(b->fd, in, room, flags);
-    if (r == 0) return failed(b, RG_CLOSED, "connection closed by the server", 0);
+    char what[sizeof b->why];
+    if (r == 0) {
+        snprintf(what, sizeof what, "connection closed by the server%s", plain_hint(b));
+        return failed(b, RG_CLOSED, what, 0);
+    }
     if (r < 0) {
         if (errno == EINTR || (flags && errno == EAGAIN)) return RG_OK;
-        return errno == EAGAIN ? failed(b, RG_TIMEOUT, "read timeout", 0)
-                               : failed(b, RG_IO, "read", errno);
+        if (errno == EAGAIN) return failed(b, RG_TIMEOUT, "read timeout", 0);
+        snprintf(what, sizeof what, "read: %s%s", strerror(errno), plain_hint(b));
+        return failed(b, RG_IO, what, 0);
     }
+    b->heard = true;
     if (rg_conn_feed(&b->conn, (size_t)r) == RG_CONN_FAILED) return engine_failed(b);
     return RG_OK;
-}
-
-static uint64_t now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
 /* The engine's deadlines passed at now: the socket goes (their late replies would be paired with
@@ -215,6 +408,9 @@ static rg_status await_deadline(rg_bconn *b) {
         const uint64_t now = now_ms(), next = rg_conn_next_deadline(&b->conn, now);
         if (next == RG_DEADLINE_NONE) return RG_OK;
         if (next <= now) return expired(b, now);
+#ifdef RG_HAVE_TLS
+        if (b->tls && rg_tls_want_pump(b->tls)) return RG_OK; /* decrypt what came first */
+#endif
         const uint64_t wait = next - now;
         const bool io_first = b->io_ms > 0 && (uint64_t)b->io_ms < wait;
         const int n = wait_fd(b->fd, POLLIN,
@@ -243,6 +439,7 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
     while (st == RG_OK && !finished(b, id)) {
         st = usable(b);
         if (st == RG_OK) st = write_all(b);
+        if (st == RG_OK && finished(b, id)) break; /* a TLS pump in the write read replies */
         if (st == RG_OK) st = await_deadline(b);
         if (st == RG_OK) st = read_some(b, 0);
     }
