@@ -21,6 +21,13 @@
  * may the memory go. A connection error, EOF or protocol error does the same by itself, reporting
  * RG_UV_FAILED first (rg_uv_error says why). A grown input buffer goes back to cfg.alloc just
  * before RG_UV_CLOSED (rg_conn_free): views into the input die there.
+ *
+ * TLS: rg_uv_connect with options.tls (rg_tls.h) runs the connection through the filter of
+ * rg_tls.h: the handshake first (bounded by connect_timeout_ms with the TCP connect), then the
+ * connect sequence; RG_UV_READY once both are done. A TLS failure is reported as the others
+ * (RG_UV_FAILED, rg_uv_error: "tls: ..."), its cause by rg_uv_tls_cause. The TLS state (filter,
+ * session, context) is kept across RG_UV_CLOSED for rg_uv_reconnect and freed by rg_uv_close
+ * (once the handles are released, or at once when they are): call it when done with u.
  */
 #ifndef RG_UV_H
 #define RG_UV_H
@@ -35,6 +42,17 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 typedef struct rg_uv rg_uv;
+
+/* rg_tls.h's; a plain connection needs none of them. */
+typedef struct rg_tls_config rg_tls_config;
+typedef struct rg_tls rg_tls;
+typedef struct rg_tls_ctx rg_tls_ctx;
+
+/* How to connect; NULL or zeroed: the defaults. */
+typedef struct rg_uv_options {
+    const rg_tls_config *tls; /* NULL: plain TCP; else TLS with this config (rg_tls.h), read at
+                                 connect only */
+} rg_uv_options;
 
 /* What happened. Calls may be made at any time: before READY they wait behind the connect
  * sequence. */
@@ -78,14 +96,30 @@ struct rg_uv {
     struct sockaddr_storage addr; /* TCP: where to connect again */
     char path[108];               /* unix socket: where to connect again ("" for TCP) */
     rg_status err_status;         /* the socket's failure (RG_OK: none, or the engine's) */
-    char why[96];
+    char why[224];
+    rg_tls *tls;         /* the TLS filter (NULL: plain) */
+    rg_tls_ctx *tls_ctx; /* its context */
+    bool tls_own_ctx;    /* made at connect from the config: freed with the filter */
+    bool tls_wanted;     /* connected with TLS (also once rg_uv_close freed the filter) */
+    bool tls_release;    /* rg_uv_close asked: free the TLS state once the handles are closed */
+    size_t tls_writing;  /* ciphertext bytes of the write in flight */
 };
 
-/* Connects to ip:port (a numeric IPv4 or IPv6 address) on loop, with the engine set up from cfg
- * (buffers stay the caller's). Calls may be queued right away; they go out after the connect
- * sequence. Returns RG_OK; else rg_uv_error says why: before any handle was opened (RG_INVALID: a
- * bad address, path or config; RG_FULL: rg_conn_init's) nothing follows; when the connect itself
- * fails at once (RG_IO ...), RG_UV_CLOSED follows. */
+/* Connects to host_or_ip:port on loop as opt says (NULL: defaults; TLS with opt->tls, the name
+ * verified as rg_tls.h says), with the engine set up from cfg (buffers stay the caller's). A
+ * name is resolved with getaddrinfo at connect, blocking the loop that long: give an address
+ * where that matters. Calls may be queued right away; they go out after the handshakes. Returns
+ * as rg_uv_connect_tcp; RG_INVALID also for a name that does not resolve, bad TLS files (the
+ * message names the cause: rg_uv_tls_cause) or TLS asked of a build without OpenSSL. */
+rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int port,
+                        const rg_conn_config *cfg, const rg_uv_options *opt,
+                        rg_uv_event_fn on_event, void *ud);
+
+/* Connects to ip:port (a numeric IPv4 or IPv6 address) over plain TCP on loop, with the engine set
+ * up from cfg (buffers stay the caller's). Calls may be queued right away; they go out after the
+ * connect sequence. Returns RG_OK; else rg_uv_error says why: before any handle was opened
+ * (RG_INVALID: a bad address, path or config; RG_FULL: rg_conn_init's) nothing follows; when the
+ * connect itself fails at once (RG_IO ...), RG_UV_CLOSED follows. */
 rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
                             const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud);
 /* The same over a unix socket. */
@@ -103,8 +137,15 @@ rg_status rg_uv_reconnect(rg_uv *u);
 rg_error rg_uv_error(const rg_uv *u);
 
 /* Closes the connection: pending calls complete with RG_CLOSED now, RG_UV_CLOSED follows
- * from the loop. Safe to call from any callback, and more than once. */
+ * from the loop (unless the handles were already released). Safe to call from any callback, and
+ * more than once. Frees the TLS state: connect again (not rg_uv_reconnect) after it. */
 void rg_uv_close(rg_uv *u);
+
+/* The cause of the last TLS failure (an rg_tls_cause of rg_tls.h: 0, RG_TLS_NONE, when there was
+ * none or the connection is plain). */
+int rg_uv_tls_cause(const rg_uv *u);
+/* Did this connection's TLS handshake resume the previous session (rg_tls_config.resume)? */
+bool rg_uv_tls_reused(const rg_uv *u);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
