@@ -154,12 +154,12 @@ static bool dialing(const rg_uv *u) {
 }
 
 /* The filter failed: its message becomes the connection's. */
-static void shut_tls(rg_uv *u) {
 #ifdef RG_HAVE_TLS
+static void shut_tls(rg_uv *u) {
     const rg_error e = rg_tls_error(u->tls);
     shut(u, e.status, e.msg.ptr);
-#endif
 }
+#endif
 
 static void expired(uv_timer_t *t) {
     rg_uv *u = of_handle((uv_handle_t *)t);
