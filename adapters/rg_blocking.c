@@ -451,7 +451,12 @@ rg_status rg_bconn_poll(rg_bconn *b, int ms) {
     rg_status st = usable(b);
     if (st == RG_OK) st = write_all(b);
     if (st != RG_OK) return st;
-    const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
+#ifdef RG_HAVE_TLS
+    const bool inside = b->tls && rg_tls_want_pump(b->tls); /* no poll would tell of it */
+#else
+    const bool inside = false;
+#endif
+    const int n = inside ? 1 : wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
     if (n < 0) return failed(b, RG_IO, "poll", errno);
     if (n > 0 && (st = read_some(b, MSG_DONTWAIT)) != RG_OK) return st;
     return expired(b, now_ms());
