@@ -39,7 +39,7 @@ typedef struct uvc {
     char last[64];
     int cause; /* rg_uv_tls_cause at RG_UV_FAILED */
     char why[256];
-    struct uvc *peer; /* closed with this one */
+    void *run; /* the pushes test's state */
 } uvc;
 
 #define FAILED_(st) (100 + (int)(st))
@@ -228,7 +228,22 @@ typedef struct pubsub_run {
     uvc *s, *p;
     rg_call_record rec[6];
     redis_incr_result i1, i2;
+    bool published; /* the publisher's last call completed */
 } pubsub_run;
+
+/* Both sides done (the three pushes seen, the publisher's calls answered): close both. */
+static void maybe_close(pubsub_run *r) {
+    if (r->s->pushes < 3 || !r->published) return;
+    rg_uv_close(&r->s->u);
+    rg_uv_close(&r->p->u);
+}
+
+static void last_published(void *ud, const rg_call_done *d) {
+    pubsub_run *r = ud;
+    (void)d;
+    r->published = true;
+    maybe_close(r);
+}
 
 static void subscribed(void *ud, const rg_call_done *d) {
     pubsub_run *r = ud;
@@ -242,16 +257,13 @@ static void subscribed(void *ud, const rg_call_done *d) {
     redis_incr_call(pc, V("uvx"), &r->i2, rg_call_record_fn, &r->rec[2]);
     rg_conn_call_argv(pc, 1, exec, NULL, NULL, rg_call_record_fn, &r->rec[3]);
     redis_publish_call(pc, V("uvch"), V("m1"), NULL, NULL, NULL);
-    redis_publish_call(pc, V("uvch"), V("m2"), NULL, NULL, NULL);
+    redis_publish_call(pc, V("uvch"), V("m2"), NULL, last_published, r);
 }
 
 static void pushed(void *ud, const rg_push *p) {
     uvc *c = ud;
     on_push(ud, p);
-    if (c->pushes == 3) {
-        rg_uv_close(&c->u);
-        rg_uv_close(&c->peer->u);
-    }
+    maybe_close(c->run);
 }
 
 static void pushes_and_multi(void **state) {
@@ -259,13 +271,13 @@ static void pushes_and_multi(void **state) {
     uv_loop_t loop;
     uv_loop_init(&loop);
     uvc *s = calloc(1, sizeof *s), *p = calloc(1, sizeof *p);
-    pubsub_run r = {s, p, {{0}}, {0}, {0}};
+    pubsub_run r = {s, p, {{0}}, {0}, {0}, false};
     assert_true(s && p);
     const rg_tls_config tls = {.ca_file = f->ca};
     rg_conn_config cs = config(s, 3);
     cs.on_push = pushed;
     const rg_conn_config cp = config(p, 3);
-    s->peer = p;
+    s->run = &r;
     assert_int_equal(connect_tls(s, &loop, f, "127.0.0.1", &cs, &tls, 0), RG_OK);
     assert_int_equal(connect_tls(p, &loop, f, "localhost", &cp, &tls, 0), RG_OK);
     const rg_view ch[] = {V("uvch")};
