@@ -42,6 +42,11 @@ else()
   set(RG_INSTALL_UV OFF)
 endif()
 foreach(a IN LISTS RG_ADAPTERS)
+  # An adapter finds the respgen libraries it needs beside itself (respgen_blocking needs
+  # respgen_tls, which a program that calls no TLS function may not load by itself).
+  if(BUILD_SHARED_LIBS)
+    set_target_properties(respgen_${a} PROPERTIES INSTALL_RPATH "$ORIGIN")
+  endif()
   install(TARGETS respgen_${a} EXPORT respgenTargets ${RG_LIB_DESTINATIONS})
   install(FILES adapters/rg_${a}.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 endforeach()
