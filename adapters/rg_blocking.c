@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #endif
 #include "rg_blocking.h"
+#ifdef RG_HAVE_TLS
+#include "rg_tls.h"
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,17 +27,20 @@
 /* The socket failed (st, what, errno err or 0): it closes; the engine is left alone (a failed
  * reconnect attempt keeps the calls queued while down). */
 static rg_status socket_failed(rg_bconn *b, rg_status st, const char *what, int err) {
-    snprintf(b->why, sizeof b->why, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
+    char msg[sizeof b->why]; /* what may be in b->why */
+    snprintf(msg, sizeof msg, "%s%s%s", what, err ? ": " : "", err ? strerror(err) : "");
+    memcpy(b->why, msg, sizeof msg);
     b->err_status = st;
     if (b->fd >= 0) close(b->fd);
     b->fd = -1;
     return st;
 }
 
-/* The socket failed: it closes and the engine's calls complete. */
+/* The socket failed: it closes and the engine's calls complete, unless it was being dialled (see
+ * dial: its callers decide). */
 static rg_status failed(rg_bconn *b, rg_status st, const char *what, int err) {
     socket_failed(b, st, what, err);
-    rg_conn_closed(&b->conn, rg_cstr(b->why));
+    if (!b->dialing) rg_conn_closed(&b->conn, rg_cstr(b->why));
     return st;
 }
 
@@ -132,14 +138,161 @@ static uint64_t now_ms(void) {
     return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
-/* Opens the socket for an engine just set up or reset: a failure fails its calls. */
+/* A plain connection that ends before the server said anything, during the connect sequence:
+ * what a TLS port does to a plain client (it resets the connection). */
+static const char *plain_hint(const rg_bconn *b) {
+    return !b->tls_wanted && !b->heard && rg_conn_state_of(&b->conn) == RG_CONN_HANDSHAKE
+               ? " before any reply (a TLS port? connect with rg_bconn_options.tls)"
+               : "";
+}
+
+#ifdef RG_HAVE_TLS
+/* The filter failed: its message becomes the connection's. */
+static rg_status tls_failed(rg_bconn *b) {
+    const rg_error e = rg_tls_error(b->tls);
+    return failed(b, e.status, e.msg.ptr, 0);
+}
+
+/* Advances the filter (rg_tls_pump): not RG_OK when the filter or the engine failed. */
+static rg_status tls_pump(rg_bconn *b) {
+    const rg_status st = rg_tls_pump(b->tls, &b->conn);
+    if (st == RG_FULL)
+        return failed(b, RG_FULL, "reply larger than the input buffer (no cfg.alloc)", 0);
+    if (st != RG_OK) return tls_failed(b);
+    if (rg_conn_state_of(&b->conn) == RG_CONN_FAILED) return engine_failed(b);
+    return RG_OK;
+}
+
+/* Sends every byte of ciphertext the filter has. */
+static rg_status tls_send(rg_bconn *b) {
+    size_t n;
+    const char *out;
+    while ((out = rg_tls_output(b->tls, &n)) != NULL) {
+        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL);
+        if (w > 0) {
+            rg_tls_written(b->tls, (size_t)w);
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else {
+            const bool timeout = w < 0 && errno == EAGAIN;
+            return failed(b, timeout ? RG_TIMEOUT : RG_IO, timeout ? "write timeout" : "write",
+                          w < 0 ? errno : 0);
+        }
+    }
+    return RG_OK;
+}
+
+/* Reads once into the filter and pumps (flags as read_some's). */
+static rg_status tls_recv(rg_bconn *b, int flags) {
+    if (rg_tls_want_pump(b->tls)) return tls_pump(b); /* what was fed first */
+    size_t room;
+    char *in = rg_tls_read_buf(b->tls, &room);
+    if (!in) return tls_pump(b); /* room comes back once the engine took what was fed */
+    const ssize_t r = recv(b->fd, in, room, flags);
+    if (r == 0) {
+        rg_tls_eof(b->tls);
+        return tls_pump(b);
+    }
+    if (r < 0) {
+        if (errno == EINTR || (flags && errno == EAGAIN)) return RG_OK;
+        return errno == EAGAIN ? failed(b, RG_TIMEOUT, "read timeout", 0)
+                               : failed(b, RG_IO, "read", errno);
+    }
+    b->heard = true;
+    rg_tls_feed(b->tls, (size_t)r);
+    return tls_pump(b);
+}
+
+/* The handshake, before the engine's first byte, within connect_ms. */
+static rg_status tls_handshake(rg_bconn *b) {
+    const uint64_t end = b->connect_ms > 0 ? now_ms() + (uint64_t)b->connect_ms : 0;
+    for (;;) {
+        rg_status st = tls_pump(b);
+        if (st == RG_OK) st = tls_send(b);
+        if (st != RG_OK || rg_tls_ready(b->tls)) return st;
+        const uint64_t now = now_ms();
+        const int left = end == 0 ? -1 : end > now ? (int)(end - now) : 0;
+        const int n = left == 0 ? 0 : wait_fd(b->fd, POLLIN, left);
+        if (n < 0) return failed(b, RG_IO, "poll", errno);
+        if (n == 0) {
+            rg_tls_timeout(b->tls);
+            return tls_failed(b);
+        }
+        if ((st = tls_recv(b, MSG_DONTWAIT)) != RG_OK) return st;
+    }
+}
+
+/* The filter (and its context, unless the config shares one) for b->host. */
+static rg_status tls_setup(rg_bconn *b, const rg_tls_config *tls) {
+    b->tls_ctx = tls->ctx;
+    if (!b->tls_ctx) {
+        rg_tls_report why;
+        b->tls_ctx = rg_tls_ctx_new(tls, &why);
+        if (!b->tls_ctx) return failed(b, why.status, why.msg, 0);
+        b->tls_own_ctx = true;
+    }
+    b->tls = rg_tls_new(b->tls_ctx, b->host, tls->server_name);
+    return b->tls ? RG_OK : failed(b, RG_IO, "tls: out of memory", 0);
+}
+
+static void tls_release(rg_bconn *b) {
+    rg_tls_free(b->tls);
+    if (b->tls_own_ctx) rg_tls_ctx_free(b->tls_ctx);
+    b->tls = NULL;
+    b->tls_ctx = NULL;
+    b->tls_own_ctx = false;
+}
+
+int rg_bconn_tls_cause(const rg_bconn *b) {
+    return b->tls ? (int)rg_tls_cause_of(b->tls) : 0;
+}
+
+bool rg_bconn_tls_reused(const rg_bconn *b) {
+    return b->tls && rg_tls_reused(b->tls);
+}
+#else
+static rg_status tls_setup(rg_bconn *b, const rg_tls_config *tls) {
+    (void)tls;
+    return failed(b, RG_INVALID, "tls: respgen was built without OpenSSL", 0);
+}
+
+static void tls_release(rg_bconn *b) {
+    (void)b;
+}
+
+int rg_bconn_tls_cause(const rg_bconn *b) {
+    (void)b;
+    return 0;
+}
+
+bool rg_bconn_tls_reused(const rg_bconn *b) {
+    (void)b;
+    return false;
+}
+#endif
+
+/* The socket, then the TLS handshake when there is one. A failure leaves the engine alone (a
+ * reconnect attempt's queued calls wait for the next attempt). */
+static rg_status dial(rg_bconn *b) {
+    b->heard = false;
+    b->dialing = true;
+    rg_status st = open_socket(b);
+#ifdef RG_HAVE_TLS
+    if (st == RG_OK && b->tls) st = tls_handshake(b);
+#endif
+    b->dialing = false;
+    return st;
+}
+
+/* Dials for an engine just set up or reset: a failure fails its calls. */
 static rg_status open_or_fail(rg_bconn *b) {
-    const rg_status st = open_socket(b);
+    const rg_status st = dial(b);
     if (st != RG_OK) rg_conn_closed(&b->conn, rg_cstr(b->why));
     return st;
 }
 
-static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms) {
+static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, int io_ms,
+                       const rg_tls_config *tls) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     b->fd = -1;
@@ -151,8 +304,15 @@ static rg_status start(rg_bconn *b, const rg_conn_config *cfg, int connect_ms, i
     b->retry_at = 0;
     b->attempt = 0;
     b->reconnecting = b->ready_told = b->closed = false;
-    const rg_status st = rg_conn_init(&b->conn, cfg);
-    return st == RG_OK ? open_or_fail(b) : st; /* rg_bconn_error: the engine's */
+    b->tls = NULL;
+    b->tls_ctx = NULL;
+    b->tls_own_ctx = false;
+    b->tls_wanted = tls != NULL;
+    b->heard = b->dialing = false;
+    rg_status st = rg_conn_init(&b->conn, cfg);
+    if (st != RG_OK) return st; /* rg_bconn_error: the engine's */
+    if (tls && (st = tls_setup(b, tls)) != RG_OK) return st;
+    return open_or_fail(b);
 }
 
 static void no_reconnects(rg_bconn *b) {
@@ -171,12 +331,15 @@ rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_con
     b->reconnect = o->reconnect;
     b->on_event = o->on_event;
     b->event_ud = o->event_ud;
-    return start(b, cfg, o->connect_ms ? o->connect_ms : RG_BCONN_CONNECT_MS, o->io_ms);
+    const int connect_ms = o->connect_ms == 0  ? RG_BCONN_CONNECT_MS
+                           : o->connect_ms < 0 ? 0
+                                               : o->connect_ms;
+    return start(b, cfg, connect_ms, o->io_ms, o->tls);
 }
 
 rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
                                int connect_ms, int io_ms) {
-    const rg_bconn_options opt = {.connect_ms = connect_ms ? connect_ms : -1, .io_ms = io_ms};
+    const rg_bconn_options opt = {.connect_ms = connect_ms > 0 ? connect_ms : -1, .io_ms = io_ms};
     return rg_bconn_connect(b, host, port, cfg, &opt);
 }
 
@@ -201,7 +364,7 @@ rg_status rg_bconn_connect_unix(rg_bconn *b, const char *path, const rg_conn_con
     b->host[0] = '\0';
     snprintf(b->path, sizeof b->path, "%s", path);
     no_reconnects(b);
-    return start(b, cfg, connect_ms, io_ms);
+    return start(b, cfg, connect_ms, io_ms, NULL);
 }
 
 rg_status rg_bconn_reconnect(rg_bconn *b) {
@@ -212,7 +375,13 @@ rg_status rg_bconn_reconnect(rg_bconn *b) {
     b->attempt = 0;
     b->reconnecting = b->ready_told = b->closed = false;
     const rg_status st = rg_conn_reset(&b->conn);
-    return st == RG_OK ? open_or_fail(b) : st;
+    if (st != RG_OK) return st;
+    if (b->tls_wanted && !b->tls)
+        return failed(b, RG_INVALID, "tls: closed by rg_bconn_close: connect again", 0);
+#ifdef RG_HAVE_TLS
+    if (b->tls && rg_tls_restart(b->tls) != RG_OK) return tls_failed(b);
+#endif
+    return open_or_fail(b);
 }
 
 void rg_bconn_close(rg_bconn *b) {
@@ -222,6 +391,7 @@ void rg_bconn_close(rg_bconn *b) {
     b->reconnecting = false;
     rg_conn_closed(&b->conn, RG_LIT("closed by the client"));
     rg_conn_free(&b->conn); /* a grown input buffer, the registry from cfg.alloc */
+    tls_release(b);
 }
 
 /* ---- reconnects ------------------------------------------------------------------------------ */
@@ -310,7 +480,10 @@ static rg_status attempt(rg_bconn *b, int budget) {
     }
     b->err_status = RG_OK;
     b->why[0] = '\0';
-    const rg_status st = open_socket(b);
+#ifdef RG_HAVE_TLS
+    if (b->tls && rg_tls_restart(b->tls) != RG_OK) return give_up(b, tls_failed(b));
+#endif
+    const rg_status st = dial(b);
     if (st != RG_OK) return schedule(b, st);
     b->reconnecting = false;
     rg_conn_online(&b->conn);
@@ -319,6 +492,16 @@ static rg_status attempt(rg_bconn *b, int budget) {
 
 /* Writes the whole output; not RG_OK on a timeout or an error. */
 static rg_status write_all(rg_bconn *b) {
+#ifdef RG_HAVE_TLS
+    if (b->tls) {
+        rg_status st = RG_OK;
+        do {
+            st = tls_pump(b);
+            if (st == RG_OK) st = tls_send(b);
+        } while (st == RG_OK && rg_conn_want_write(&b->conn));
+        return st;
+    }
+#endif
     size_t n;
     const char *out;
     while ((out = rg_conn_output(&b->conn, &n)) != NULL) {
@@ -339,17 +522,26 @@ static rg_status write_all(rg_bconn *b) {
 /* Reads once into the engine (flags: 0 to block up to io_ms, MSG_DONTWAIT not to); not RG_OK on
  * EOF, a timeout or an error. */
 static rg_status read_some(rg_bconn *b, int flags) {
+#ifdef RG_HAVE_TLS
+    if (b->tls) return tls_recv(b, flags);
+#endif
     size_t room;
     char *in = rg_conn_read_buf(&b->conn, &room); /* grows the input when cfg.alloc is set */
     if (!in && rg_conn_state_of(&b->conn) == RG_CONN_FAILED) return engine_failed(b);
     if (!in) return failed(b, RG_FULL, "reply larger than the input buffer (no cfg.alloc)", 0);
     const ssize_t r = recv(b->fd, in, room, flags);
-    if (r == 0) return failed(b, RG_CLOSED, "connection closed by the server", 0);
+    char what[sizeof b->why];
+    if (r == 0) {
+        snprintf(what, sizeof what, "connection closed by the server%s", plain_hint(b));
+        return failed(b, RG_CLOSED, what, 0);
+    }
     if (r < 0) {
         if (errno == EINTR || (flags && errno == EAGAIN)) return RG_OK;
-        return errno == EAGAIN ? failed(b, RG_TIMEOUT, "read timeout", 0)
-                               : failed(b, RG_IO, "read", errno);
+        if (errno == EAGAIN) return failed(b, RG_TIMEOUT, "read timeout", 0);
+        snprintf(what, sizeof what, "read: %s%s", strerror(errno), plain_hint(b));
+        return failed(b, RG_IO, what, 0);
     }
+    b->heard = true;
     if (rg_conn_feed(&b->conn, (size_t)r) == RG_CONN_FAILED) return engine_failed(b);
     return RG_OK;
 }
@@ -368,6 +560,9 @@ static rg_status await_deadline(rg_bconn *b) {
         const uint64_t now = now_ms(), next = rg_conn_next_deadline(&b->conn, now);
         if (next == RG_DEADLINE_NONE) return RG_OK;
         if (next <= now) return expired(b, now);
+#ifdef RG_HAVE_TLS
+        if (b->tls && rg_tls_want_pump(b->tls)) return RG_OK; /* decrypt what came first */
+#endif
         const uint64_t wait = next - now;
         const bool io_first = b->io_ms > 0 && (uint64_t)b->io_ms < wait;
         const int n = wait_fd(b->fd, POLLIN,
@@ -393,8 +588,9 @@ static rg_status usable(const rg_bconn *b) {
 }
 
 /* One round of I/O towards id on a usable connection: write, wait for a deadline or bytes, read. */
-static rg_status io_round(rg_bconn *b) {
+static rg_status io_round(rg_bconn *b, uint64_t id) {
     rg_status st = write_all(b);
+    if (st == RG_OK && finished(b, id)) return st; /* a TLS pump in the write read replies */
     if (st == RG_OK) st = await_deadline(b);
     if (st == RG_OK) st = read_some(b, 0);
     return st;
@@ -410,7 +606,7 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
         }
         rg_status st = usable(b);
         if (st != RG_OK) return st; /* down for good: closed, gave up, or no reconnects */
-        st = io_round(b);
+        st = io_round(b, id);
         if (st == RG_OK) tell_ready(b);
         if (st == RG_OK) continue;
         if (!lost(b, st)) return st; /* no reconnects */
@@ -425,7 +621,12 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
 static rg_status poll_up(rg_bconn *b, int ms) {
     rg_status st = write_all(b);
     if (st != RG_OK) return st;
-    const int n = wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
+#ifdef RG_HAVE_TLS
+    const bool inside = b->tls && rg_tls_want_pump(b->tls); /* no poll would tell of it */
+#else
+    const bool inside = false;
+#endif
+    const int n = inside ? 1 : wait_fd(b->fd, POLLIN, ms > 0 ? ms : 1);
     if (n < 0) return failed(b, RG_IO, "poll", errno);
     if (n > 0 && (st = read_some(b, MSG_DONTWAIT)) != RG_OK) return st;
     return expired(b, now_ms());

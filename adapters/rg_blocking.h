@@ -33,6 +33,12 @@
  * outlive it. With cfg.alloc set, a reply larger than the input buffer is read into a grown one
  * (rg_conn_config.alloc, up to max_reply). rg_bconn_close releases the socket and that memory:
  * call it when done with b, also after a failure.
+ *
+ * TLS: rg_bconn_connect with options.tls (rg_tls.h) connects over TLS through the filter of
+ * rg_tls.h, the handshake (bounded by connect_ms) done before the engine's connect sequence is
+ * written; reads and writes then carry ciphertext and the rest is unchanged. A TLS failure is
+ * reported as the others (rg_bconn_error: "tls: ..."), its cause by rg_bconn_tls_cause. A call is
+ * counted as written (rg_call_done.written) once encrypted into the filter.
  */
 #ifndef RG_BLOCKING_H
 #define RG_BLOCKING_H
@@ -47,18 +53,25 @@ extern "C" {
 #include "rg_backoff.h"
 
 typedef struct rg_bconn rg_bconn;
+/* rg_tls.h's; a plain connection needs none of them. */
+typedef struct rg_tls_config rg_tls_config;
+typedef struct rg_tls rg_tls;
+typedef struct rg_tls_ctx rg_tls_ctx;
 
 /* Called with what the reconnect logic did (ev valid during the call). It runs inside
  * rg_bconn_wait or rg_bconn_poll: it may queue calls, not wait, poll, reconnect or close b. */
 typedef void (*rg_bconn_event_fn)(rg_bconn *b, const rg_reconnect_event *ev, void *ud);
 
 /* The connect timeout when rg_bconn_options.connect_ms is 0. */
-#define RG_BCONN_CONNECT_MS 5000
+#define RG_BCONN_CONNECT_MS 10000
 
 /* How rg_bconn_connect and rg_bconn_open connect and reconnect; NULL or zeroed: the defaults. */
 typedef struct rg_bconn_options {
-    int connect_ms;             /* the connect's bound: 0 RG_BCONN_CONNECT_MS, < 0 none */
-    int io_ms;                  /* each read's and write's bound: 0 none */
+    int connect_ms; /* the connect (and TLS handshake) bound: 0 RG_BCONN_CONNECT_MS, < 0 none */
+    int io_ms;      /* each read's and write's bound: 0 none */
+    /* NULL: plain TCP; else TLS with this config (rg_tls.h), read at connect only (and kept for
+     * the reconnects) */
+    const rg_tls_config *tls;
     rg_backoff reconnect;       /* attempts 0: no reconnects */
     rg_bconn_event_fn on_event; /* NULL: none */
     void *event_ud;
@@ -80,7 +93,13 @@ struct rg_bconn {
     char path[108]; /* unix socket path */
     int port;
     rg_status err_status; /* the socket's last failure (RG_OK: none, or the engine's) */
-    char why[128];
+    char why[224];
+    rg_tls *tls;         /* the TLS filter (NULL: plain) */
+    rg_tls_ctx *tls_ctx; /* its context */
+    bool tls_own_ctx;    /* made at connect from the config: freed at close */
+    bool tls_wanted;     /* connected with TLS (also once rg_bconn_close freed the filter) */
+    bool heard;          /* a byte came on this connection */
+    bool dialing;        /* in dial: a failure leaves the engine alone */
     rg_backoff reconnect;
     rg_bconn_event_fn on_event;
     void *event_ud;
@@ -107,10 +126,17 @@ rg_bconn *rg_bconn_open(const char *host, int port, const rg_bconn_options *opt)
  * ignored. Only for rg_bconn_open's connections. */
 void rg_bconn_free(rg_bconn *b);
 
-/* Connects to host:port (a name or an address; IPv4 or IPv6), sets up the engine with cfg and
- * queues its connect sequence. Returns RG_OK; else (the engine is then FAILED, rg_bconn_error says
- * why) RG_REFUSED (nothing listens there), RG_TIMEOUT (connect_ms passed), RG_IO (another socket
- * error, or the host does not resolve), or rg_conn_init's status for a bad cfg. */
+/* Connects to host:port (a name or an address; IPv4 or IPv6) as opt says (NULL: defaults),
+ * over TLS with opt->tls (the TLS handshake bounded by connect_ms too; the host name verified as
+ * rg_tls.h says), sets up the engine with cfg and queues its connect sequence. Returns RG_OK;
+ * else (the engine is then FAILED, rg_bconn_error says why) RG_REFUSED (nothing listens there, or
+ * a TLS verification or handshake failure), RG_TIMEOUT (connect_ms passed), RG_IO (another socket
+ * error, the host does not resolve, or the server does not speak TLS), RG_INVALID (bad TLS files,
+ * or TLS asked of a build without OpenSSL), or rg_conn_init's status for a bad cfg. */
+rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
+                           const rg_bconn_options *opt);
+
+/* rg_bconn_connect over plain TCP with these timeouts (connect_ms 0: none). */
 rg_status rg_bconn_connect_tcp(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
                                int connect_ms, int io_ms);
 /* connect_ms 0 there means no bound (rg_bconn_connect's 0 is RG_BCONN_CONNECT_MS). */
@@ -152,7 +178,14 @@ static inline bool rg_bconn_reconnecting(const rg_bconn *b) {
  * b; when status is not RG_OK, msg.ptr is also a NUL-terminated string (printf's %s). */
 rg_error rg_bconn_error(const rg_bconn *b);
 
-/* Closes the socket; pending calls complete with RG_CLOSED; no reconnect follows. */
+/* The cause of the last TLS failure (an rg_tls_cause of rg_tls.h: 0, RG_TLS_NONE, when there was
+ * none or the connection is plain). */
+int rg_bconn_tls_cause(const rg_bconn *b);
+/* Did this connection's TLS handshake resume the previous session (rg_tls_config.resume)? */
+bool rg_bconn_tls_reused(const rg_bconn *b);
+
+/* Closes the socket; pending calls complete with RG_CLOSED; no reconnect follows. Frees the TLS
+ * state: connect again (not rg_bconn_reconnect) after it. */
 void rg_bconn_close(rg_bconn *b);
 
 #pragma GCC visibility pop

@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #endif
 #include "rg_uv.h"
+#ifdef RG_HAVE_TLS
+#include "rg_tls.h"
+#endif
 
 #include <netdb.h>
 #include <signal.h>
@@ -22,6 +25,17 @@ static void tell(rg_uv *u, rg_uv_event ev) {
 
 static void stream_gone(rg_uv *u);
 
+/* The filter and the context made for it. */
+static void tls_release(rg_uv *u) {
+#ifdef RG_HAVE_TLS
+    rg_tls_free(u->tls);
+    if (u->tls_own_ctx) rg_tls_ctx_free(u->tls_ctx);
+#endif
+    u->tls = NULL;
+    u->tls_ctx = NULL;
+    u->tls_own_ctx = u->tls_release = false;
+}
+
 static void handle_closed(uv_handle_t *h) {
     rg_uv *u = of_handle(h);
     const bool stream = h == (uv_handle_t *)&u->h.stream;
@@ -34,6 +48,7 @@ static void handle_closed(uv_handle_t *h) {
     if (u->open != 0) return;
     u->handles_open = false;
     rg_conn_free(&u->conn); /* the engine's memory: nothing reads into it any more */
+    if (u->tls_release) tls_release(u);
     u->in_closed = true;
     tell(u, RG_UV_CLOSED);
     u->in_closed = false;
@@ -107,6 +122,13 @@ static void retry_now(uv_timer_t *t) {
     if (u->shutting) return;
     u->err_status = RG_OK;
     u->why[0] = '\0';
+#ifdef RG_HAVE_TLS
+    if (u->tls && rg_tls_restart(u->tls) != RG_OK) { /* a fresh session for the new stream */
+        const rg_error e = rg_tls_error(u->tls);
+        shut(u, e.status, e.msg.ptr);
+        return;
+    }
+#endif
     const rg_status st = dial(u);
     if (st != RG_OK) lose(u, st, u->why);
 }
@@ -195,6 +217,8 @@ rg_error rg_uv_error(const rg_uv *u) {
 }
 
 void rg_uv_close(rg_uv *u) {
+    u->tls_release = true;
+    if (u->open == 0) tls_release(u); /* the handles are gone already */
     shut(u, RG_OK, "closed by the client");
 }
 
@@ -204,20 +228,35 @@ static void written(uv_write_t *req, int status) {
     rg_uv *u = req->data;
     const size_t n = u->writing;
     u->writing = 0;
-    rg_conn_output_pin(&u->conn, false);
+    if (!u->tls) rg_conn_output_pin(&u->conn, false);
     if (status == UV_ECANCELED || !u->connected) return; /* the stream is closing */
     if (status < 0) {
         shut_uv(u, status);
         return;
     }
-    rg_conn_written(&u->conn, n);
+#ifdef RG_HAVE_TLS
+    if (u->tls) {
+        rg_tls_written(u->tls, n);
+    } else
+#endif
+        rg_conn_written(&u->conn, n);
     flush(u);
 }
+
+#ifdef RG_HAVE_TLS
+static void tls_flush(rg_uv *u);
+#endif
 
 /* Writes what the engine has: at once when the socket takes it, else one uv_write with the
  * output pinned (libuv reads the bytes later from where they are). */
 static void flush(rg_uv *u) {
     if (!u->connected || u->writing || u->shutting) return;
+#ifdef RG_HAVE_TLS
+    if (u->tls) {
+        tls_flush(u);
+        return;
+    }
+#endif
     size_t n;
     const char *out = rg_conn_output(&u->conn, &n);
     if (!out) return;
@@ -244,11 +283,34 @@ static void flush(rg_uv *u) {
 
 static void arm(rg_uv *u);
 
+/* Still connecting: the TCP connect, or the TLS handshake after it. */
+static bool dialing(const rg_uv *u) {
+#ifdef RG_HAVE_TLS
+    if (u->tls && !rg_tls_ready(u->tls)) return true;
+#endif
+    return !u->connected;
+}
+
+/* The filter failed: its message becomes the connection's. */
+#ifdef RG_HAVE_TLS
+static void shut_tls(rg_uv *u) {
+    const rg_error e = rg_tls_error(u->tls);
+    lose(u, e.status, e.msg.ptr);
+}
+#endif
+
 static void expired(uv_timer_t *t) {
     rg_uv *u = of_handle((uv_handle_t *)t);
     const uint64_t now = uv_now(u->loop);
     const uint32_t connect_ms = rg_conn_config_of(&u->conn)->connect_timeout_ms;
-    if (u->stream_open && !u->connected && connect_ms && now - u->dial_at >= connect_ms) {
+    if (u->stream_open && dialing(u) && connect_ms && now - u->dial_at >= connect_ms) {
+#ifdef RG_HAVE_TLS
+        if (u->connected && u->tls) {
+            rg_tls_timeout(u->tls);
+            shut_tls(u);
+            return;
+        }
+#endif
         lose(u, RG_TIMEOUT, "connect timeout");
     } else if (rg_conn_expire(&u->conn, now) != RG_CONN_FAILED) {
         arm(u);
@@ -268,7 +330,7 @@ static void arm(rg_uv *u) {
     const uint64_t now = uv_now(u->loop);
     uint64_t next = rg_conn_next_deadline(&u->conn, now);
     const uint32_t connect_ms = rg_conn_config_of(&u->conn)->connect_timeout_ms;
-    if (u->stream_open && !u->connected && connect_ms && u->dial_at + connect_ms < next)
+    if (u->stream_open && dialing(u) && connect_ms && u->dial_at + connect_ms < next)
         next = u->dial_at + connect_ms;
     if (next == RG_DEADLINE_NONE) {
         uv_timer_stop(&u->timer);
@@ -289,7 +351,11 @@ static void before_poll(uv_prepare_t *p) {
 static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
     rg_uv *u = of_handle(h);
     size_t room;
+#ifdef RG_HAVE_TLS
+    char *in = u->tls ? rg_tls_read_buf(u->tls, &room) : rg_conn_read_buf(&u->conn, &room);
+#else
     char *in = rg_conn_read_buf(&u->conn, &room);
+#endif
     (void)suggested;
     *buf = uv_buf_init(in, (unsigned)(room > UINT32_MAX ? UINT32_MAX : room));
 }
@@ -298,16 +364,84 @@ static void alloc_in(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
  * there is none): the engine's state says it. */
 static void tell_ready(rg_uv *u) {
     if (u->ready || !u->connected || rg_conn_state_of(&u->conn) != RG_CONN_READY ||
-        rg_conn_replaying(&u->conn))
+        rg_conn_replaying(&u->conn) || dialing(u))
         return;
     u->ready = true;
     u->attempt = 0;
     tell(u, RG_UV_READY);
 }
 
+#ifdef RG_HAVE_TLS
+/* Pumps the filter until what was fed is in the engine; false when the connection went. */
+static bool tls_drive(rg_uv *u) {
+    do {
+        const rg_status st = rg_tls_pump(u->tls, &u->conn);
+        if (st == RG_FULL) {
+            shut(u, RG_FULL, "reply larger than the input buffer (no cfg.alloc)");
+            return false;
+        }
+        if (st != RG_OK) {
+            shut_tls(u);
+            return false;
+        }
+        if (rg_conn_state_of(&u->conn) == RG_CONN_FAILED) {
+            shut_engine(u);
+            return false;
+        }
+    } while (rg_tls_want_pump(u->tls));
+    return true;
+}
+
+/* The engine's output encrypted, and the ciphertext written: at once when the socket takes it,
+ * else one uv_write straight from the filter's buffer (it does not move until written). */
+static void tls_flush(rg_uv *u) {
+    for (;;) {
+        if (!tls_drive(u)) return;
+        size_t n;
+        const char *out = rg_tls_output(u->tls, &n);
+        if (!out) return;
+        uv_buf_t buf = uv_buf_init((char *)out, (unsigned)(n > UINT32_MAX ? UINT32_MAX : n));
+        const int w = uv_try_write(&u->h.stream, &buf, 1);
+        if (w > 0) {
+            rg_tls_written(u->tls, (size_t)w);
+            continue;
+        }
+        if (w < 0 && w != UV_EAGAIN) {
+            shut_uv(u, w);
+            return;
+        }
+        u->writing = buf.len;
+        const int st = uv_write(&u->write_req, &u->h.stream, &buf, 1, written);
+        if (st < 0) {
+            u->writing = 0;
+            shut_uv(u, st);
+        }
+        return;
+    }
+}
+
+/* Ciphertext came (n > 0) or the stream ended (UV_EOF). */
+static void tls_got(rg_uv *u, ssize_t n) {
+    if (n == UV_EOF) {
+        rg_tls_eof(u->tls);
+    } else {
+        rg_tls_feed(u->tls, (size_t)n);
+    }
+    if (!tls_drive(u)) return;
+    tell_ready(u);
+    flush(u);
+}
+#endif
+
 static void got(uv_stream_t *s, ssize_t n, const uv_buf_t *buf) {
     rg_uv *u = of_handle((uv_handle_t *)s);
     (void)buf;
+#ifdef RG_HAVE_TLS
+    if (u->tls && (n > 0 || n == UV_EOF)) {
+        tls_got(u, n);
+        return;
+    }
+#endif
     if (n == UV_ENOBUFS && rg_conn_state_of(&u->conn) == RG_CONN_FAILED) {
         shut_engine(u); /* over max_reply, or the allocator refused */
     } else if (n == UV_ENOBUFS) {
@@ -432,19 +566,7 @@ static rg_status invalid(rg_uv *u, const char *why) {
     return RG_INVALID;
 }
 
-rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
-                            const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud) {
-    struct sockaddr_storage addr;
-    if (uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr) != 0 &&
-        uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr) != 0)
-        return invalid(u, "not a numeric IPv4 or IPv6 address");
-    const rg_status st = prepare(u, loop, cfg, on_event, ud);
-    if (st != RG_OK) return st;
-    u->addr = addr;
-    return dial(u);
-}
-
-/* host:port as an address: numeric, else the first getaddrinfo gives. */
+/* The address of host_or_ip:port: numeric at once, else resolved (getaddrinfo). */
 static bool resolve(const char *host, int port, struct sockaddr_storage *addr) {
     if (uv_ip4_addr(host, port, (struct sockaddr_in *)addr) == 0 ||
         uv_ip6_addr(host, port, (struct sockaddr_in6 *)addr) == 0)
@@ -459,16 +581,75 @@ static bool resolve(const char *host, int port, struct sockaddr_storage *addr) {
     return fits;
 }
 
-rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
+/* The filter (and its context, unless the config shares one) for host: RG_OK, or the failure
+ * (nothing opened yet: nothing follows). */
+static rg_status tls_setup(rg_uv *u, const char *host, const rg_tls_config *tls) {
+#ifdef RG_HAVE_TLS
+    u->tls_wanted = true;
+    u->tls_ctx = tls->ctx;
+    if (!u->tls_ctx) {
+        rg_tls_report why;
+        u->tls_ctx = rg_tls_ctx_new(tls, &why);
+        if (!u->tls_ctx) {
+            u->err_status = why.status;
+            snprintf(u->why, sizeof u->why, "%s", why.msg);
+            return why.status;
+        }
+        u->tls_own_ctx = true;
+    }
+    u->tls = rg_tls_new(u->tls_ctx, host, tls->server_name);
+    if (u->tls) return RG_OK;
+    tls_release(u);
+    u->err_status = RG_IO;
+    snprintf(u->why, sizeof u->why, "tls: out of memory");
+    return RG_IO;
+#else
+    (void)host;
+    (void)tls;
+    u->err_status = RG_INVALID;
+    snprintf(u->why, sizeof u->why, "tls: respgen was built without OpenSSL");
+    return RG_INVALID;
+#endif
+}
+
+rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int port,
                         const rg_conn_config *cfg, const rg_uv_options *opt,
                         rg_uv_event_fn on_event, void *ud) {
     struct sockaddr_storage addr;
-    if (!resolve(host, port, &addr)) return invalid(u, "cannot resolve host");
-    const rg_status st = prepare(u, loop, cfg, on_event, ud);
+    if (!resolve(host_or_ip, port, &addr)) return invalid(u, "cannot resolve host");
+    rg_status st = prepare(u, loop, cfg, on_event, ud);
     if (st != RG_OK) return st;
-    if (opt) u->reconnect = opt->reconnect;
     u->addr = addr;
+    if (opt) u->reconnect = opt->reconnect;
+    if (opt && opt->tls && (st = tls_setup(u, host_or_ip, opt->tls)) != RG_OK) return st;
     return dial(u);
+}
+
+rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
+                            const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud) {
+    struct sockaddr_storage addr;
+    if (uv_ip4_addr(ip, port, (struct sockaddr_in *)&addr) != 0 &&
+        uv_ip6_addr(ip, port, (struct sockaddr_in6 *)&addr) != 0)
+        return invalid(u, "not a numeric IPv4 or IPv6 address");
+    return rg_uv_connect(u, loop, ip, port, cfg, NULL, on_event, ud);
+}
+
+int rg_uv_tls_cause(const rg_uv *u) {
+#ifdef RG_HAVE_TLS
+    return u->tls ? (int)rg_tls_cause_of(u->tls) : 0;
+#else
+    (void)u;
+    return 0;
+#endif
+}
+
+bool rg_uv_tls_reused(const rg_uv *u) {
+#ifdef RG_HAVE_TLS
+    return u->tls && rg_tls_reused(u->tls);
+#else
+    (void)u;
+    return false;
+#endif
 }
 
 rg_uv *rg_uv_open(uv_loop_t *loop, const char *host, int port, const rg_uv_options *opt,
@@ -511,5 +692,18 @@ rg_status rg_uv_reconnect(rg_uv *u) {
     u->why[0] = '\0';
     rg_conn_output_pin(&u->conn, false);
     const rg_status st = rg_conn_reset(&u->conn);
-    return st == RG_OK ? dial(u) : st;
+    if (st != RG_OK) return st;
+    if (u->tls_wanted && !u->tls) {
+        u->err_status = RG_INVALID;
+        snprintf(u->why, sizeof u->why, "tls: closed by rg_uv_close: connect again");
+        return RG_INVALID;
+    }
+#ifdef RG_HAVE_TLS
+    if (u->tls && rg_tls_restart(u->tls) != RG_OK) {
+        u->err_status = rg_tls_error(u->tls).status;
+        snprintf(u->why, sizeof u->why, "%s", rg_tls_error(u->tls).msg.ptr);
+        return u->err_status;
+    }
+#endif
+    return dial(u);
 }

@@ -36,6 +36,13 @@
  * replays (rg_conn_config.subs) are answered, RG_UV_GAVE_UP then RG_UV_CLOSED when the attempts
  * ran out or the server refused the connect sequence. Calls made while down are refused or
  * queued (rg_conn_config.queue_calls); their deadlines run.
+ *
+ * TLS: rg_uv_connect with options.tls (rg_tls.h) runs the connection through the filter of
+ * rg_tls.h: the handshake first (bounded by connect_timeout_ms with the TCP connect), then the
+ * connect sequence; RG_UV_READY once both are done. A TLS failure is reported as the others
+ * (RG_UV_FAILED, rg_uv_error: "tls: ..."), its cause by rg_uv_tls_cause. The TLS state (filter,
+ * session, context) is kept across RG_UV_CLOSED for rg_uv_reconnect and freed by rg_uv_close
+ * (once the handles are released, or at once when they are): call it when done with u.
  */
 #ifndef RG_UV_H
 #define RG_UV_H
@@ -51,6 +58,11 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 typedef struct rg_uv rg_uv;
+
+/* rg_tls.h's; a plain connection needs none of them. */
+typedef struct rg_tls_config rg_tls_config;
+typedef struct rg_tls rg_tls;
+typedef struct rg_tls_ctx rg_tls_ctx;
 
 /* What happened. Calls may be made at any time: before READY they wait behind the connect
  * sequence. */
@@ -79,6 +91,9 @@ typedef void (*rg_uv_event_fn)(rg_uv *u, rg_uv_event event, void *ud);
 
 /* How rg_uv_connect and rg_uv_open connect and reconnect; NULL or zeroed: the defaults. */
 typedef struct rg_uv_options {
+    /* NULL: plain TCP; else TLS with this config (rg_tls.h), read at connect only (kept for the
+     * reconnects) */
+    const rg_tls_config *tls;
     rg_backoff reconnect; /* attempts 0: no reconnects (as rg_uv_connect_tcp) */
     /* rg_uv_open's engine config (connect sequence, push handler, deadlines, limits, and any
      * buffers to use instead of the defaults; copied); NULL: HELLO 3 (RESP2 when the server
@@ -113,7 +128,7 @@ struct rg_uv {
     struct sockaddr_storage addr; /* TCP: where to connect again */
     char path[108];               /* unix socket: where to connect again ("" for TCP) */
     rg_status err_status;         /* the socket's failure (RG_OK: none, or the engine's) */
-    char why[96];
+    char why[224];
     bool heap;      /* rg_uv_open's: rg_uv_free may free it */
     bool doomed;    /* rg_uv_free was called: freed once the handles are closed */
     bool in_closed; /* reporting RG_UV_CLOSED: a free waits until that callback returns */
@@ -125,15 +140,25 @@ struct rg_uv {
     bool shutting;           /* closing for good */
     bool ever_connected;     /* reconnects follow only a connection that connected */
     rg_reconnect_event info; /* the last reconnect event's details */
+    rg_tls *tls;             /* the TLS filter (NULL: plain) */
+    rg_tls_ctx *tls_ctx;     /* its context */
+    bool tls_own_ctx;        /* made at connect from the config: freed with the filter */
+    bool tls_wanted;         /* connected with TLS (also once rg_uv_close freed the filter) */
+    bool tls_release;        /* rg_uv_close asked: free the TLS state once the handles are closed */
+    size_t tls_writing;      /* ciphertext bytes of the write in flight */
 };
 
 /* rg_uv_open's connect timeout (TCP connect and connect sequence) without a config. */
 #define RG_UV_CONNECT_MS 5000
 
-/* rg_uv_connect_tcp to host (a numeric address, or a name resolved at once with getaddrinfo,
- * which blocks, as hiredis's asynchronous connect does: its first address), with opt's
- * reconnect policy (NULL: none). */
-rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host, int port,
+/* Connects to host_or_ip:port on loop as opt says (NULL: defaults; TLS with opt->tls, the name
+ * verified as rg_tls.h says), with the engine set up from cfg (buffers stay the caller's). A
+ * name is resolved with getaddrinfo at connect, blocking the loop that long: give an address
+ * where that matters. Calls may be queued right away; they go out after the handshakes. Returns
+ * as rg_uv_connect_tcp; RG_INVALID also for a name that does not resolve, bad TLS files (the
+ * message names the cause: rg_uv_tls_cause) or TLS asked of a build without OpenSSL. With
+ * opt->reconnect.attempts > 0 it reconnects by itself (see above). */
+rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int port,
                         const rg_conn_config *cfg, const rg_uv_options *opt,
                         rg_uv_event_fn on_event, void *ud);
 
@@ -151,11 +176,11 @@ rg_uv *rg_uv_open(uv_loop_t *loop, const char *host, int port, const rg_uv_optio
  * RG_UV_CLOSED's included; NULL is ignored. Only for rg_uv_open's connections. */
 void rg_uv_free(rg_uv *u);
 
-/* Connects to ip:port (a numeric IPv4 or IPv6 address) on loop, with the engine set up from cfg
- * (buffers stay the caller's). Calls may be queued right away; they go out after the connect
- * sequence. Returns RG_OK; else rg_uv_error says why: before any handle was opened (RG_INVALID: a
- * bad address, path or config; RG_FULL: rg_conn_init's) nothing follows; when the connect itself
- * fails at once (RG_IO ...), RG_UV_CLOSED follows. */
+/* Connects to ip:port (a numeric IPv4 or IPv6 address) over plain TCP on loop, with the engine set
+ * up from cfg (buffers stay the caller's). Calls may be queued right away; they go out after the
+ * connect sequence. Returns RG_OK; else rg_uv_error says why: before any handle was opened
+ * (RG_INVALID: a bad address, path or config; RG_FULL: rg_conn_init's) nothing follows; when the
+ * connect itself fails at once (RG_IO ...), RG_UV_CLOSED follows. */
 rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,
                             const rg_conn_config *cfg, rg_uv_event_fn on_event, void *ud);
 /* The details of the last RG_UV_DISCONNECTED, RG_UV_RECONNECTING or RG_UV_GAVE_UP: attempt,
@@ -176,9 +201,16 @@ rg_status rg_uv_reconnect(rg_uv *u);
 rg_error rg_uv_error(const rg_uv *u);
 
 /* Closes the connection: pending calls (and calls queued while down) complete with RG_CLOSED
- * now, no reconnect follows, RG_UV_CLOSED follows from the loop. Safe to call from any callback,
- * and more than once. */
+ * now, no reconnect follows, RG_UV_CLOSED follows from the loop (unless the handles were already
+ * released). Safe to call from any callback, and more than once. Frees the TLS state: connect
+ * again (not rg_uv_reconnect) after it. */
 void rg_uv_close(rg_uv *u);
+
+/* The cause of the last TLS failure (an rg_tls_cause of rg_tls.h: 0, RG_TLS_NONE, when there was
+ * none or the connection is plain). */
+int rg_uv_tls_cause(const rg_uv *u);
+/* Did this connection's TLS handshake resume the previous session (rg_tls_config.resume)? */
+bool rg_uv_tls_reused(const rg_uv *u);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -25,9 +25,16 @@ endif()
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
               runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h runtime/rg_backoff.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
-# The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, and
-# respgen::uv when libuv was found (the package config then looks libuv up again).
+# The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, respgen::tls
+# when OpenSSL was found (blocking and uv link it; the package config then looks OpenSSL up
+# again), and respgen::uv when libuv was found (the package config then looks libuv up again).
 set(RG_ADAPTERS blocking cluster_client)
+if(TARGET respgen_tls)
+  list(APPEND RG_ADAPTERS tls)
+  set(RG_INSTALL_TLS ON)
+else()
+  set(RG_INSTALL_TLS OFF)
+endif()
 if(TARGET respgen_uv)
   list(APPEND RG_ADAPTERS uv)
   set(RG_INSTALL_UV ON)
@@ -35,6 +42,11 @@ else()
   set(RG_INSTALL_UV OFF)
 endif()
 foreach(a IN LISTS RG_ADAPTERS)
+  # An adapter finds the respgen libraries it needs beside itself (respgen_blocking needs
+  # respgen_tls, which a program that calls no TLS function may not load by itself).
+  if(BUILD_SHARED_LIBS)
+    set_target_properties(respgen_${a} PROPERTIES INSTALL_RPATH "$ORIGIN")
+  endif()
   install(TARGETS respgen_${a} EXPORT respgenTargets ${RG_LIB_DESTINATIONS})
   install(FILES adapters/rg_${a}.h DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 endforeach()
@@ -64,6 +76,11 @@ install(FILES "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" DESTINATION "${RG_PC_DIR}
 set(RG_PC_blocking_REQUIRES "respgen")
 set(RG_PC_cluster_client_REQUIRES "respgen-blocking")
 set(RG_PC_uv_REQUIRES "respgen libuv")
+set(RG_PC_tls_REQUIRES "respgen libssl libcrypto")
+if(RG_INSTALL_TLS)
+  string(APPEND RG_PC_blocking_REQUIRES " respgen-tls")
+  string(APPEND RG_PC_uv_REQUIRES " respgen-tls")
+endif()
 set(RG_PC_uv_CFLAGS " -D_GNU_SOURCE")
 foreach(a IN LISTS RG_ADAPTERS)
   string(REPLACE "_" "-" RG_PC_NAME "respgen-${a}")

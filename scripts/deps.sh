@@ -12,6 +12,7 @@ packages=(
   redis-server redis-tools            # integration tests start their own server
   libhiredis-dev                      # benchmarks compare against hiredis
   libuv1-dev                          # the libuv client adapter (adapters/rg_uv.h)
+  libssl-dev openssl                  # TLS (adapters/rg_tls.h); tests make certificates
   valgrind                            # callgrind instruction counts
   libclang-rt-14-dev                  # libFuzzer and sanitizer runtimes for clang
 )

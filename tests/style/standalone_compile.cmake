@@ -4,7 +4,7 @@
 # the project's own build did not (runtime/rg_out.c, -Warray-bounds), and the adapters did not
 # compile under -std=c11 without the build's _GNU_SOURCE.
 # -DROOT=<source dir> -DCC=<compiler> -DFLAGS=<flags, as on a command line> -DWORK=<scratch dir>
-# -DWITH_UV=<0|1> (rg_uv.c needs uv.h)
+# -DWITH_UV=<0|1> (rg_uv.c needs uv.h), -DWITH_TLS=<0|1> (rg_tls.c needs OpenSSL's headers)
 find_program(compiler "${CC}")
 if(NOT compiler)
   message("SKIPPED: ${CC} not found")
@@ -19,6 +19,9 @@ set(failed "")
 foreach(src ${sources})
   get_filename_component(name "${src}" NAME_WE)
   if(name STREQUAL "rg_uv" AND NOT WITH_UV)
+    continue()
+  endif()
+  if(name STREQUAL "rg_tls" AND NOT WITH_TLS)
     continue()
   endif()
   execute_process(COMMAND "${compiler}" ${FLAGS} -Wall -Wextra -Werror -I${ROOT}/runtime
