@@ -163,20 +163,38 @@ static rg_status tls_pump(rg_bconn *b) {
     return RG_OK;
 }
 
-/* Sends every byte of ciphertext the filter has. */
-static rg_status tls_send(rg_bconn *b) {
+/* The socket failed under TLS (st, what, errno err): the server may have said why first, in an
+ * alert (TLS 1.3 tells a missing client certificate after the client's side of the handshake
+ * ended, and a reset follows the client's first write). What it sent is read and decrypted
+ * first: the filter's cause, when it found one, is the failure's. */
+static rg_status tls_socket_failed(rg_bconn *b, rg_status st, const char *what, int err) {
+    size_t room;
+    char *in = rg_tls_read_buf(b->tls, &room);
+    const ssize_t r = in ? recv(b->fd, in, room, MSG_DONTWAIT) : -1;
+    if (r > 0) {
+        rg_tls_feed(b->tls, (size_t)r);
+        if (rg_tls_pump(b->tls, &b->conn) != RG_OK && rg_tls_cause_of(b->tls) != RG_TLS_NONE)
+            return tls_failed(b);
+    }
+    return failed(b, st, what, err);
+}
+
+/* Sends every byte of ciphertext the filter has (flags MSG_DONTWAIT: what the socket takes). */
+static rg_status tls_send(rg_bconn *b, int flags) {
     size_t n;
     const char *out;
     while ((out = rg_tls_output(b->tls, &n)) != NULL) {
-        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL);
+        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL | flags);
         if (w > 0) {
             rg_tls_written(b->tls, (size_t)w);
         } else if (w < 0 && errno == EINTR) {
             continue;
+        } else if (w < 0 && errno == EAGAIN && flags) {
+            return RG_OK;
         } else {
             const bool timeout = w < 0 && errno == EAGAIN;
-            return failed(b, timeout ? RG_TIMEOUT : RG_IO, timeout ? "write timeout" : "write",
-                          w < 0 ? errno : 0);
+            return tls_socket_failed(b, timeout ? RG_TIMEOUT : RG_IO,
+                                     timeout ? "write timeout" : "write", w < 0 ? errno : 0);
         }
     }
     return RG_OK;
@@ -196,7 +214,7 @@ static rg_status tls_recv(rg_bconn *b, int flags) {
     if (r < 0) {
         if (errno == EINTR || (flags && errno == EAGAIN)) return RG_OK;
         return errno == EAGAIN ? failed(b, RG_TIMEOUT, "read timeout", 0)
-                               : failed(b, RG_IO, "read", errno);
+                               : tls_socket_failed(b, RG_IO, "read", errno);
     }
     b->heard = true;
     rg_tls_feed(b->tls, (size_t)r);
@@ -208,7 +226,7 @@ static rg_status tls_handshake(rg_bconn *b) {
     const uint64_t end = b->connect_ms > 0 ? now_ms() + (uint64_t)b->connect_ms : 0;
     for (;;) {
         rg_status st = tls_pump(b);
-        if (st == RG_OK) st = tls_send(b);
+        if (st == RG_OK) st = tls_send(b, 0);
         if (st != RG_OK || rg_tls_ready(b->tls)) return st;
         const uint64_t now = now_ms();
         const int left = end == 0 ? -1 : end > now ? (int)(end - now) : 0;
@@ -247,6 +265,12 @@ int rg_bconn_tls_cause(const rg_bconn *b) {
     return b->tls ? (int)rg_tls_cause_of(b->tls) : 0;
 }
 
+/* The server's certificate (or the handshake) was refused: another attempt meets the same
+ * certificate, so a reconnect gives up rather than loop on it. */
+static bool tls_refused(const rg_bconn *b) {
+    return b->tls && rg_tls_cause_status(rg_tls_cause_of(b->tls)) == RG_REFUSED;
+}
+
 bool rg_bconn_tls_reused(const rg_bconn *b) {
     return b->tls && rg_tls_reused(b->tls);
 }
@@ -263,6 +287,11 @@ static void tls_release(rg_bconn *b) {
 int rg_bconn_tls_cause(const rg_bconn *b) {
     (void)b;
     return 0;
+}
+
+static bool tls_refused(const rg_bconn *b) {
+    (void)b;
+    return false;
 }
 
 bool rg_bconn_tls_reused(const rg_bconn *b) {
@@ -484,32 +513,35 @@ static rg_status attempt(rg_bconn *b, int budget) {
     if (b->tls && rg_tls_restart(b->tls) != RG_OK) return give_up(b, tls_failed(b));
 #endif
     const rg_status st = dial(b);
-    if (st != RG_OK) return schedule(b, st);
+    if (st != RG_OK) return tls_refused(b) ? give_up(b, st) : schedule(b, st);
     b->reconnecting = false;
     rg_conn_online(&b->conn);
     return RG_OK;
 }
 
-/* Writes the whole output; not RG_OK on a timeout or an error. */
-static rg_status write_all(rg_bconn *b) {
+/* Writes the output (flags 0: all of it, blocking up to io_ms a write; MSG_DONTWAIT: what the
+ * socket takes now); not RG_OK on a timeout or an error. */
+static rg_status write_out(rg_bconn *b, int flags) {
 #ifdef RG_HAVE_TLS
     if (b->tls) {
         rg_status st = RG_OK;
         do {
             st = tls_pump(b);
-            if (st == RG_OK) st = tls_send(b);
-        } while (st == RG_OK && rg_conn_want_write(&b->conn));
+            if (st == RG_OK) st = tls_send(b, flags);
+        } while (st == RG_OK && rg_conn_want_write(&b->conn) && !rg_tls_want_send(b->tls));
         return st;
     }
 #endif
     size_t n;
     const char *out;
     while ((out = rg_conn_output(&b->conn, &n)) != NULL) {
-        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL);
+        const ssize_t w = send(b->fd, out, n, MSG_NOSIGNAL | flags);
         if (w > 0) {
             rg_conn_written(&b->conn, (size_t)w);
         } else if (w < 0 && errno == EINTR) {
             continue;
+        } else if (w < 0 && errno == EAGAIN && flags) {
+            return RG_OK;
         } else {
             const bool timeout = w < 0 && errno == EAGAIN;
             return failed(b, timeout ? RG_TIMEOUT : RG_IO, timeout ? "write timeout" : "write",
@@ -589,7 +621,7 @@ static rg_status usable(const rg_bconn *b) {
 
 /* One round of I/O towards id on a usable connection: write, wait for a deadline or bytes, read. */
 static rg_status io_round(rg_bconn *b, uint64_t id) {
-    rg_status st = write_all(b);
+    rg_status st = write_out(b, 0);
     if (st == RG_OK && finished(b, id)) return st; /* a TLS pump in the write read replies */
     if (st == RG_OK) st = await_deadline(b);
     if (st == RG_OK) st = read_some(b, 0);
@@ -614,12 +646,12 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id) {
     }
     if (b->fd < 0) return b->reconnecting ? (loss != RG_OK ? loss : RG_CLOSED) : usable(b);
     /* Requests queued by callbacks, or not needed for id, still go out. */
-    return write_all(b);
+    return write_out(b, 0);
 }
 
 /* rg_bconn_poll on a usable connection: at most ms for bytes, then the deadlines. */
 static rg_status poll_up(rg_bconn *b, int ms) {
-    rg_status st = write_all(b);
+    rg_status st = write_out(b, 0);
     if (st != RG_OK) return st;
 #ifdef RG_HAVE_TLS
     const bool inside = b->tls && rg_tls_want_pump(b->tls); /* no poll would tell of it */
@@ -630,6 +662,32 @@ static rg_status poll_up(rg_bconn *b, int ms) {
     if (n < 0) return failed(b, RG_IO, "poll", errno);
     if (n > 0 && (st = read_some(b, MSG_DONTWAIT)) != RG_OK) return st;
     return expired(b, now_ms());
+}
+
+rg_status rg_bconn_send_now(rg_bconn *b) {
+    const rg_status st = usable(b);
+    return st == RG_OK ? write_out(b, MSG_DONTWAIT) : st;
+}
+
+rg_status rg_bconn_read_now(rg_bconn *b) {
+    const rg_status st = usable(b);
+    return st == RG_OK ? read_some(b, MSG_DONTWAIT) : st;
+}
+
+bool rg_bconn_want_write(const rg_bconn *b) {
+#ifdef RG_HAVE_TLS
+    if (b->tls && rg_tls_want_send(b->tls)) return true;
+#endif
+    return rg_conn_want_write(&b->conn);
+}
+
+bool rg_bconn_buffered(const rg_bconn *b) {
+#ifdef RG_HAVE_TLS
+    return b->tls && b->fd >= 0 && rg_tls_want_pump(b->tls);
+#else
+    (void)b;
+    return false;
+#endif
 }
 
 rg_status rg_bconn_poll(rg_bconn *b, int ms) {

@@ -168,6 +168,24 @@ rg_status rg_bconn_wait(rg_bconn *b, uint64_t id);
  * return RG_OK while one is to come, the last attempt's error once they ran out. */
 rg_status rg_bconn_poll(rg_bconn *b, int ms);
 
+/* For a program that polls b's socket itself among others (the cluster client): neither call
+ * blocks, and neither reconnects (a failure is the end: rg_bconn_close, then connect again).
+ * rg_bconn_send_now sends what the socket takes now of the output (over TLS: encrypted first);
+ * rg_bconn_read_now reads once what the socket holds (over TLS: decrypted) into the engine,
+ * whose callbacks run. RG_OK, also when the socket would block; else the connection failed, its
+ * pending calls completed, and rg_bconn_error says why (statuses as rg_bconn_wait's). */
+rg_status rg_bconn_send_now(rg_bconn *b);
+rg_status rg_bconn_read_now(rg_bconn *b);
+/* Has b bytes to send (the engine's output or TLS records): poll for POLLOUT? */
+bool rg_bconn_want_write(const rg_bconn *b);
+/* Has b read bytes the engine has not taken yet (TLS records kept for room)? Call
+ * rg_bconn_read_now then without waiting for the poll, which cannot tell of them. */
+bool rg_bconn_buffered(const rg_bconn *b);
+/* The socket to poll (-1 when not connected). */
+static inline int rg_bconn_fd(const rg_bconn *b) {
+    return b->fd;
+}
+
 /* Is b down with a reconnect to come? */
 static inline bool rg_bconn_reconnecting(const rg_bconn *b) {
     return b->reconnecting;

@@ -265,6 +265,10 @@ const char *rg_tls_output(rg_tls *t, size_t *n) {
     return k > 0 ? p : NULL;
 }
 
+bool rg_tls_want_send(const rg_tls *t) {
+    return t->net && BIO_ctrl_pending(t->net) > 0;
+}
+
 void rg_tls_written(rg_tls *t, size_t n) {
     char *p;
     BIO_nread(t->net, &p, (int)n);

@@ -130,6 +130,8 @@ bool rg_tls_ready(const rg_tls *t);
 /* Ciphertext to send next (*n bytes), or NULL with *n 0. Valid, and never moved, until
  * rg_tls_written took it or the filter restarts, pumps included. */
 const char *rg_tls_output(rg_tls *t, size_t *n);
+/* Has the filter ciphertext to send (rg_tls_output not NULL)? */
+bool rg_tls_want_send(const rg_tls *t);
 /* n bytes of rg_tls_output were sent. */
 void rg_tls_written(rg_tls *t, size_t n);
 

@@ -98,9 +98,13 @@ static void set_info(rg_uv *u, rg_reconnect_what what, uint32_t delay_ms) {
 }
 
 /* May a failure be followed by a reconnect? Not before a first connect, not after a refused
- * connect sequence (nor a bad config). */
+ * connect sequence (nor a bad config), not after a refused certificate or handshake: the next
+ * attempt would meet the same. */
 static bool can_reconnect(const rg_uv *u) {
     if (!u->reconnect.attempts || !u->ever_connected) return false;
+#ifdef RG_HAVE_TLS
+    if (u->tls && rg_tls_cause_status(rg_tls_cause_of(u->tls)) == RG_REFUSED) return false;
+#endif
     if (rg_conn_state_of(&u->conn) != RG_CONN_FAILED || u->err_status != RG_OK) return true;
     const rg_status why = rg_conn_error(&u->conn).status;
     return why != RG_REFUSED && why != RG_INVALID;

@@ -7,7 +7,9 @@
  * - a GET of 64 MiB through a 64 KiB input buffer grown by rg_conn_std_alloc;
  * - failures by their named cause: a host name mismatch (RG_UV_FAILED, RG_REFUSED), a handshake
  *   timeout against a listener that never answers (connect_timeout_ms), bad files (at once);
- * - a server's QUIT (a clean close, RG_TLS_CLOSED), then rg_uv_reconnect resuming the session. */
+ * - a server's QUIT (a clean close, RG_TLS_CLOSED), then rg_uv_reconnect resuming the session;
+ * - reconnecting by policy to a server back with a certificate for another host: not retried
+ *   (RG_UV_GAVE_UP after the first attempt, RG_TLS_HOSTNAME), where a refused TCP connect is. */
 #include "big_value.h"
 #include "redis_client.h"
 #include "rg_tls.h"
@@ -431,12 +433,89 @@ static void resumption(void **state) {
     free(r);
 }
 
+/* ---- a verification failure on reconnect ---------------------------------------------------- */
+
+typedef struct wrong_back {
+    uvc c;
+    fixture *f;
+    test_redis s;
+    int tls_port;
+    int gave_up_cause;
+    uint32_t gave_up_attempt;
+} wrong_back;
+
+/* The server restarted on the same ports with a certificate for wrong.example. */
+static void restart_wrong(wrong_back *w) {
+    char port[16], cert[256], key[256], ca[256];
+    snprintf(port, sizeof port, "%d", w->tls_port);
+    snprintf(cert, sizeof cert, "%s", test_certs_file(&w->f->certs, "wrong.crt"));
+    snprintf(key, sizeof key, "%s", test_certs_file(&w->f->certs, "wrong.key"));
+    snprintf(ca, sizeof ca, "%s", test_certs_file(&w->f->certs, "ca.crt"));
+    const char *const args[] = {"--tls-port",
+                                port,
+                                "--tls-cert-file",
+                                cert,
+                                "--tls-key-file",
+                                key,
+                                "--tls-ca-cert-file",
+                                ca,
+                                "--tls-auth-clients",
+                                "no",
+                                NULL};
+    assert_int_equal(test_redis_restart(&w->s, args), 0);
+}
+
+static void wrong_back_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    wrong_back *w = ud;
+    on_event(u, ev, &w->c);
+    if (ev == RG_UV_READY) {
+        test_redis_kill(&w->s); /* the connection ends: DISCONNECTED, then attempts */
+    } else if (ev == RG_UV_RECONNECTING && rg_uv_reconnect_info(u)->attempt == 1) {
+        restart_wrong(w); /* up again before the first attempt, on the wrong certificate */
+    } else if (ev == RG_UV_GAVE_UP) {
+        w->gave_up_cause = rg_uv_tls_cause(u);
+        w->gave_up_attempt = rg_uv_reconnect_info(u)->attempt;
+    }
+}
+
+static void verification_not_retried(void **state) {
+    fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    wrong_back *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    w->f = f;
+    assert_int_equal(test_redis_start_tls(&w->s, &w->tls_port, &f->certs, "server.crt",
+                                          "server.key", false, NULL),
+                     0);
+    const rg_tls_config tls = {.ca_file = f->ca};
+    const rg_conn_config cfg = config(&w->c, 3);
+    const rg_uv_options opt = {.tls = &tls, .reconnect = {20, 100, 10}};
+    assert_int_equal(
+        rg_uv_connect(&w->c.u, &loop, "127.0.0.1", w->tls_port, &cfg, &opt, wrong_back_event, w),
+        RG_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    for (int i = 0; i < w->c.nevents; i++) printf("  event %d\n", w->c.events[i]);
+    const int want[] = {RG_UV_READY, RG_UV_DISCONNECTED, RG_UV_RECONNECTING, RG_UV_GAVE_UP,
+                        RG_UV_CLOSED};
+    assert_int_equal(w->c.nevents, 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(w->c.events[i], want[i]);
+    assert_int_equal(w->gave_up_cause, RG_TLS_HOSTNAME);
+    assert_int_equal(w->gave_up_attempt, 1);
+    printf("  %s\n", rg_uv_error(&w->c.u).msg.ptr);
+    assert_non_null(strstr(rg_uv_error(&w->c.u).msg.ptr, "tls: "));
+    rg_uv_close(&w->c.u);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    test_redis_stop(&w->s);
+    free(w);
+}
+
 int main(void) {
     if (getenv("RG_ONLY")) cmocka_set_test_filter(getenv("RG_ONLY"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mixed_100k), cmocka_unit_test(pushes_and_multi),
         cmocka_unit_test(big_reply),  cmocka_unit_test(failures),
-        cmocka_unit_test(resumption),
+        cmocka_unit_test(resumption), cmocka_unit_test(verification_not_retried),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
