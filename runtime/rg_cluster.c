@@ -153,13 +153,13 @@ static rg_view endpoint(const cursor *c, rg_view host) {
 
 typedef struct shard_node {
     rg_view ip, endpoint;
-    int64_t port;
+    int64_t port, tls_port;
     bool master, online, has_endpoint;
 } shard_node;
 
 /* One node: a map (RESP3) or a flat array of name, value pairs (RESP2). */
 static int read_shard_node(cursor *c, shard_node *n) {
-    *n = (shard_node){.port = -1, .online = true};
+    *n = (shard_node){.port = -1, .tls_port = -1, .online = true};
     if (!is_agg(c->ev.kind)) return fail(c, "a shard node is not a map");
     const uint32_t d = c->ev.depth;
     bool ok = true;
@@ -169,6 +169,8 @@ static int read_shard_node(cursor *c, shard_node *n) {
         if (!adv(c)) return fail(c, "truncated node");
         if (view_eq(name, "port")) {
             if (!as_int(&c->ev, &n->port)) return fail(c, "node port is not a number");
+        } else if (view_eq(name, "tls-port")) {
+            if (!as_int(&c->ev, &n->tls_port)) return fail(c, "node tls-port is not a number");
         } else if (view_eq(name, "ip") && is_str(&c->ev)) {
             n->ip = c->ev.str;
         } else if (view_eq(name, "endpoint") && is_str(&c->ev)) {
@@ -199,6 +201,7 @@ static int read_shard_nodes(cursor *c, uint16_t *master) {
         shard_node n;
         if (read_shard_node(c, &n) != 0) return -1;
         const rg_view host = endpoint(c, n.has_endpoint ? n.endpoint : n.ip);
+        if (c->m->tls && n.tls_port > 0) n.port = n.tls_port;
         if (n.port <= 0 || n.port > 65535) return fail(c, "node without a port");
         const uint16_t i = rg_cluster_map_node(c->m, host, (uint16_t)n.port);
         if (i == RG_NODE_NONE || k == RG_CLUSTER_MAX_NODES)

@@ -51,6 +51,9 @@ typedef struct rg_cluster_map {
     rg_cluster_node node[RG_CLUSTER_MAX_NODES];
     size_t nnodes;
     uint64_t epoch; /* incremented by every change of slot[] or of a node's role */
+    /* Set after rg_cluster_map_init by a client that connects over TLS: a node's port is then
+     * its CLUSTER SHARDS "tls-port" (its "port" when it has none). */
+    bool tls;
     /* private */
     /* Scratch of an update, so a reply that fails to decode leaves the map as it was. */
     uint16_t next[RG_CLUSTER_SLOTS];

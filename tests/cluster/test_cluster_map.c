@@ -53,14 +53,19 @@ typedef struct node_desc {
     const char *endpoint;
     int port;
     bool master, online;
+    int tls_port; /* 0: none listed */
 } node_desc;
 
 static void shard_node(buf *o, const node_desc *n) {
-    map(o, 7);
+    map(o, n->tls_port ? 8 : 7);
     str(o, "id");
     str(o, "0123456789012345678901234567890123456789");
     str(o, "port");
     num(o, n->port);
+    if (n->tls_port) {
+        str(o, "tls-port");
+        num(o, n->tls_port);
+    }
     str(o, "ip");
     str(o, "127.0.0.1");
     str(o, "endpoint");
@@ -88,7 +93,8 @@ static void three_shards(buf *o, int resp, const char *endpoint) {
         num(o, ranges[i][1]);
         str(o, "nodes");
         arr(o, 2);
-        const node_desc m = {endpoint, 7000 + i, true, true}, r = {endpoint, 7003 + i, false, true};
+        const node_desc m = {endpoint, 7000 + i, true, true, 0},
+                        r = {endpoint, 7003 + i, false, true, 0};
         shard_node(o, &m);
         shard_node(o, &r);
     }
@@ -140,6 +146,45 @@ static void test_shards(void **state) {
     }
 }
 
+/* One shard whose master lists a TLS port and whose replica does not: a map for TLS takes the TLS
+ * port where there is one, the plain port else; a plain map ignores it. */
+static void test_shards_tls_ports(void **state) {
+    (void)state;
+    static rg_cluster_map m;
+    buf o;
+    for (int resp = 2; resp <= 3; resp++) {
+        for (int tls = 0; tls <= 1; tls++) {
+            o.n = 0;
+            o.resp = resp;
+            arr(&o, 1);
+            map(&o, 2);
+            str(&o, "slots");
+            arr(&o, 2);
+            num(&o, 0);
+            num(&o, 16383);
+            str(&o, "nodes");
+            arr(&o, 2);
+            const node_desc mn = {"127.0.0.1", 7000, true, true, 8000},
+                            rn = {"127.0.0.1", 7001, false, true, 0};
+            shard_node(&o, &mn);
+            shard_node(&o, &rn);
+            rg_cluster_map_init(&m);
+            m.tls = tls;
+            assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
+            assert_int_equal(m.node[rg_cluster_map_owner(&m, 0)].port, tls ? 8000 : 7000);
+            assert_int_equal(m.node[rg_cluster_map_replica(&m, 0, 0)].port, 7001);
+        }
+    }
+    /* a tls-port that is not a number */
+    o.n = 0;
+    o.resp = 3;
+    put(&o, "*1\r\n%%2\r\n$5\r\nslots\r\n*2\r\n:0\r\n:16383\r\n$5\r\nnodes\r\n*1\r\n"
+            "%%2\r\n$4\r\nport\r\n:7000\r\n$8\r\ntls-port\r\n$1\r\nx\r\n");
+    rg_cluster_map_init(&m);
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_MISMATCH);
+    assert_non_null(strstr(rg_cluster_map_error(&m).msg.ptr, "tls-port is not a number"));
+}
+
 /* Every prefix of a good reply, and every reply with one byte changed, fails or decodes without
  * touching memory it should not; a failure leaves the map as it was. */
 static void test_shards_truncated_and_mangled(void **state) {
@@ -188,7 +233,7 @@ static void test_shards_rejects(void **state) {
         num(&o, 150);
         str(&o, "nodes");
         arr(&o, 1);
-        const node_desc n = {"h", 7000 + i, true, true};
+        const node_desc n = {"h", 7000 + i, true, true, 0};
         shard_node(&o, &n);
     }
     assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_MISMATCH);
@@ -232,7 +277,7 @@ static void test_refresh_and_moved(void **state) {
     num(&o, 10922);
     str(&o, "nodes");
     arr(&o, 2);
-    const node_desc a = {"127.0.0.1", 7001, true, false}, b = {"127.0.0.1", 7004, true, true};
+    const node_desc a = {"127.0.0.1", 7001, true, false, 0}, b = {"127.0.0.1", 7004, true, true, 0};
     shard_node(&o, &a);
     shard_node(&o, &b);
     assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
@@ -479,10 +524,15 @@ static void test_policy_table(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shards),         cmocka_unit_test(test_shards_truncated_and_mangled),
-        cmocka_unit_test(test_shards_rejects), cmocka_unit_test(test_refresh_and_moved),
-        cmocka_unit_test(test_slots),          cmocka_unit_test(test_route),
-        cmocka_unit_test(test_policy_table),   cmocka_unit_test(test_route_lookup),
+        cmocka_unit_test(test_shards),
+        cmocka_unit_test(test_shards_truncated_and_mangled),
+        cmocka_unit_test(test_shards_tls_ports),
+        cmocka_unit_test(test_shards_rejects),
+        cmocka_unit_test(test_refresh_and_moved),
+        cmocka_unit_test(test_slots),
+        cmocka_unit_test(test_route),
+        cmocka_unit_test(test_policy_table),
+        cmocka_unit_test(test_route_lookup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
