@@ -61,7 +61,7 @@ static void raw_done(void *ud, const rg_call_done *d) {
 /* Records a refresh or connect failure for rg_cc_error. */
 static rg_status failed(rg_cc *cc, rg_status st, const char *host, uint16_t port, rg_view why) {
     snprintf(cc->why, sizeof cc->why, "%.64s:%u: %.*s", host, port,
-             (int)(why.len < 80 ? why.len : 80), why.ptr ? why.ptr : "");
+             (int)(why.len < 176 ? why.len : 176), why.ptr ? why.ptr : "");
     cc->why_status = st;
     return st;
 }
@@ -76,9 +76,14 @@ static rg_status refresh_from(rg_cc *cc, const char *host, uint16_t port) {
                                 .calls = cc->rcalls,
                                 .ncalls = 4,
                                 .protocol = 2};
-    const rg_status cst =
-        rg_bconn_connect_tcp(&b, host, port, &cfg, cc->cfg.connect_ms, cc->cfg.connect_ms);
-    if (cst != RG_OK) return failed(cc, cst, host, port, rg_bconn_error(&b).msg);
+    const rg_bconn_options opt = {
+        .connect_ms = cc->cfg.connect_ms, .io_ms = cc->cfg.connect_ms, .tls = cc->cfg.tls};
+    const rg_status cst = rg_bconn_connect(&b, host, port, &cfg, &opt);
+    if (cst != RG_OK) {
+        failed(cc, cst, host, port, rg_bconn_error(&b).msg);
+        rg_bconn_close(&b);
+        return cst;
+    }
     const rg_view hostv = {host, strlen(host)};
     rg_status r = RG_CLOSED;
     for (int variant = 0; variant < 2 && r != RG_OK; variant++) {
@@ -133,15 +138,23 @@ static void maybe_refresh(rg_cc *cc, int64_t now) {
 
 /* ---- nodes ---------------------------------------------------------------------------------- */
 
-static void node_lost(rg_cc *cc, rg_cc_node *nd, const char *why) {
+/* (The engine may have completed its calls already: an I/O failure does, with its own words.) */
+static void node_lost(rg_cc *cc, rg_cc_node *nd, rg_view why) {
     if (!nd->open) return;
     cc->stats.lost_connections++;
     nd->open = false;
-    if (nd->b.fd >= 0) close(nd->b.fd);
-    nd->b.fd = -1;
     nd->down_until_ns = now_ns() + WAIT_STEP_NS * 4;
     cc->need_refresh = true;
-    rg_conn_closed(&nd->b.conn, rg_cstr(why)); /* completes its calls: on_done sorts them */
+    rg_conn_closed(&nd->b.conn, why); /* completes its calls: on_done sorts them */
+    rg_bconn_close(&nd->b);           /* the socket and the TLS filter */
+}
+
+/* The node's connection failed in an rg_bconn call: lost, in that call's words. */
+static void node_failed(rg_cc *cc, rg_cc_node *nd) {
+    char why[128];
+    const rg_error e = rg_bconn_error(&nd->b);
+    snprintf(why, sizeof why, "%.*s", (int)e.msg.len, e.msg.ptr ? e.msg.ptr : "");
+    node_lost(cc, nd, rg_cstr(why));
 }
 
 /* Connects node i if it is not; false while it cannot be reached. */
@@ -163,10 +176,11 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
                                 .protocol = k->protocol};
     const rg_cluster_node *mn = &cc->map.node[i];
     cc->stats.connects++;
-    const rg_status cst =
-        rg_bconn_connect_tcp(&nd->b, mn->host, mn->port, &cfg, k->connect_ms, k->io_ms);
+    const rg_bconn_options opt = {.connect_ms = k->connect_ms, .io_ms = k->io_ms, .tls = k->tls};
+    const rg_status cst = rg_bconn_connect(&nd->b, mn->host, mn->port, &cfg, &opt);
     if (cst != RG_OK) {
         failed(cc, cst, mn->host, mn->port, rg_bconn_error(&nd->b).msg);
+        rg_bconn_close(&nd->b); /* the TLS filter */
         nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
         return false;
@@ -174,10 +188,6 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
     nd->open = true;
     nd->readonly_sent = false;
     nd->inflight = 0;
-    nd->written = 0;
-    size_t hs = 0;
-    rg_conn_output(&nd->b.conn, &hs); /* the connect sequence */
-    nd->queued = hs;
     rg_conn_hold(&nd->b.conn, true);
     return true;
 }
@@ -305,7 +315,7 @@ static void on_done(void *ud, const rg_call_done *d) {
     if (nd->inflight) nd->inflight--;
     if (d->status == RG_SERVER_ERROR && redirected(cc, k, &d->redirect)) return;
     if (d->status == RG_CLOSED || d->status == RG_ERR_PROTOCOL) {
-        k->written = nd->written >= k->mark;
+        k->written = d->written;
         /* Not completely written: the server cannot have run it. */
         if (!k->written && ++k->retries <= cc->cfg.max_retries) {
             cc->stats.resent_unsent++;
@@ -920,7 +930,6 @@ static bool readonly_once(rg_cc *cc, rg_cc_node *nd, uint16_t i) {
     memcpy(dst, READONLY, sizeof READONLY - 1);
     if (!rg_conn_commit_plain(&nd->b.conn, sizeof READONLY - 1, NULL, NULL, NULL, NULL))
         return false;
-    nd->queued += sizeof READONLY - 1;
     nd->readonly_sent = true;
     return true;
 }
@@ -946,9 +955,7 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     if (!id) return false;
     /* (it is the call just committed: this cannot fail) */
     if (k->mem_cap) (void)rg_conn_call_storage(c, id, cc->cfg.arena + k->mem_off, k->mem_cap);
-    nd->queued += pre + k->len;
     nd->inflight++;
-    k->mark = nd->queued;
     k->node = i;
     k->asking = false; /* ASK holds for this one attempt */
     k->state = C_FLIGHT;
@@ -1022,45 +1029,15 @@ static size_t dispatch(rg_cc *cc, int64_t now) {
 /* ---- I/O ------------------------------------------------------------------------------------ */
 
 static void write_node(rg_cc *cc, rg_cc_node *nd) {
-    size_t n;
-    const char *out;
-    while (nd->open && (out = rg_conn_output(&nd->b.conn, &n)) != NULL) {
-        const ssize_t w = send(nd->b.fd, out, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w > 0) {
-            rg_conn_written(&nd->b.conn, (size_t)w);
-            nd->written += (uint64_t)w;
-        } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-            return;
-        } else {
-            node_lost(cc, nd, "write failed: connection lost");
-        }
-    }
+    if (nd->open && rg_bconn_send_now(&nd->b) != RG_OK) node_failed(cc, nd);
 }
 
 static void read_node(rg_cc *cc, rg_cc_node *nd) {
-    for (;;) {
-        size_t room;
-        char *in = rg_conn_read_buf(&nd->b.conn, &room);
-        if (!in) {
-            node_lost(cc, nd, "a batch's replies exceed the node's input buffer");
-            return;
-        }
-        const ssize_t r = recv(nd->b.fd, in, room, MSG_DONTWAIT);
-        if (r == 0) {
-            node_lost(cc, nd, "connection closed by the server");
-            return;
-        }
-        if (r < 0) {
-            if (errno != EAGAIN && errno != EINTR) node_lost(cc, nd, "read failed");
-            return;
-        }
-        cc->progress_ns = now_ns();
-        if (rg_conn_feed(&nd->b.conn, (size_t)r) == RG_CONN_FAILED) {
-            node_lost(cc, nd, "protocol error");
-            return;
-        }
-        if ((size_t)r < room) return;
+    if (rg_bconn_read_now(&nd->b) != RG_OK) {
+        node_failed(cc, nd);
+        return;
     }
+    cc->progress_ns = now_ns();
 }
 
 /* One poll over the open nodes with work; when no reply came for io_ms while calls were in
@@ -1069,29 +1046,33 @@ static void pump(rg_cc *cc, int timeout_ms) {
     struct pollfd fds[RG_CLUSTER_MAX_NODES];
     uint16_t who[RG_CLUSTER_MAX_NODES];
     nfds_t n = 0;
+    bool buffered = false; /* bytes inside a TLS filter: no poll would tell of them */
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
         write_node(cc, nd);
-        if (!nd->open || (nd->inflight == 0 && !rg_conn_want_write(&nd->b.conn))) continue;
-        fds[n] = (struct pollfd){
-            nd->b.fd, (short)(POLLIN | (rg_conn_want_write(&nd->b.conn) ? POLLOUT : 0)), 0};
+        const bool out = nd->open && rg_bconn_want_write(&nd->b);
+        if (!nd->open || (nd->inflight == 0 && !out)) continue;
+        buffered |= rg_bconn_buffered(&nd->b);
+        fds[n] = (struct pollfd){rg_bconn_fd(&nd->b), (short)(POLLIN | (out ? POLLOUT : 0)), 0};
         who[n++] = (uint16_t)i;
     }
     if (n == 0) {
         if (timeout_ms > 0) poll(NULL, 0, timeout_ms);
         return;
     }
-    const int r = poll(fds, n, timeout_ms);
-    if (r == 0 && now_ns() - cc->progress_ns >= (int64_t)cc->cfg.io_ms * 1000000) {
+    const int r = poll(fds, n, buffered ? 0 : timeout_ms);
+    if (r == 0 && !buffered && now_ns() - cc->progress_ns >= (int64_t)cc->cfg.io_ms * 1000000) {
         for (nfds_t j = 0; j < n; j++)
-            if (cc->node[who[j]].inflight) node_lost(cc, &cc->node[who[j]], "timeout");
+            if (cc->node[who[j]].inflight) node_lost(cc, &cc->node[who[j]], RG_LIT("timeout"));
         return;
     }
-    for (nfds_t j = 0; j < n && r > 0; j++) {
+    for (nfds_t j = 0; j < n && (r > 0 || buffered); j++) {
         rg_cc_node *nd = &cc->node[who[j]];
         if (fds[j].revents & POLLOUT) write_node(cc, nd);
-        if (fds[j].revents & (POLLIN | POLLERR | POLLHUP) && nd->open) read_node(cc, nd);
+        if (nd->open &&
+            (fds[j].revents & (POLLIN | POLLERR | POLLHUP) || rg_bconn_buffered(&nd->b)))
+            read_node(cc, nd);
     }
 }
 
@@ -1121,11 +1102,12 @@ rg_status rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
                      uint16_t seed_port) {
     memset(cc, 0, offsetof(rg_cc, argv));
     rg_cluster_map_init(&cc->map);
+    cc->map.tls = cfg->tls != NULL;
     cc->cfg = *cfg;
     defaults(&cc->cfg);
     snprintf(cc->seed_host, sizeof cc->seed_host, "%s", seed_host);
     cc->seed_port = seed_port;
-    for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) cc->node[i].b.fd = -1;
+    for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) cc->node[i].b.fd = -1; /* not connected */
     rg_conn_relay_init(&cc->front, cc->cfg.arena, cc->cfg.arena ? cc->cfg.arena_cap : 0, relay, cc);
     if (!cfg->cmds || !cfg->calls || !cfg->arena) {
         snprintf(cc->why, sizeof cc->why, "rg_cc_init: cmds, calls and arena are required");

@@ -81,7 +81,6 @@ typedef struct rg_cc_call {
     bool notify; /* its callback waits for the next rg_cc_step */
     bool carve;  /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     size_t off, len;
-    uint64_t mark;     /* the node's queued byte count once this request is queued */
     int64_t due_ns;    /* waiting: when to try again */
     int64_t dead_ns;   /* give up waiting for a node then */
     uint16_t ask_node; /* ASK: where to send, once */
@@ -119,6 +118,11 @@ typedef struct rg_cc_config {
     unsigned max_redirects;  /* 0: 5 */
     unsigned max_retries;    /* 0: 40 (about 4.5 s of backoff) */
     unsigned refresh_after_moved; /* 0: 32 */
+    /* NULL: plain TCP; else every connection (nodes, map refreshes) over TLS with this config
+     * (rg_tls.h; caller-owned, read at each connect: keep it alive), to the nodes' TLS ports
+     * (CLUSTER SHARDS "tls-port"; CLUSTER SLOTS and redirects asked over TLS name them). Set
+     * its ctx to share one context (one CA load) among the connections. */
+    const rg_tls_config *tls;
 } rg_cc_config;
 
 typedef struct rg_cc_stats {
@@ -131,7 +135,6 @@ typedef struct rg_cc_node {
     bool open;
     bool readonly_sent;
     int64_t down_until_ns;
-    uint64_t queued, written; /* bytes of this connection: queued to the engine, sent */
     size_t inflight;
     char *mem; /* buffers of the engine, one allocation */
 } rg_cc_node;
@@ -152,7 +155,7 @@ typedef struct rg_cc {
     char seed_host[RG_CLUSTER_HOST_MAX];
     uint16_t seed_port;
     rg_status why_status; /* the last refresh or connect failure (rg_cc_error) */
-    char why[160];
+    char why[256];
     rg_view argv[64];
     char rbuf_in[1 << 16], rbuf_out[1024];
     rg_call rcalls[4];

@@ -193,8 +193,15 @@ static int start_node(test_cluster *c, int i) {
                                bus,
                                "--cluster-node-timeout",
                                timeout,
+                               c->certs ? "--tls-cluster" : NULL,
+                               "yes",
+                               "--tls-replication",
+                               "yes",
                                NULL};
-        if (test_redis_start(&c->node[i], extra) == 0) return 0;
+        if (!c->certs && test_redis_start(&c->node[i], extra) == 0) return 0;
+        if (c->certs && test_redis_start_tls(&c->node[i], &c->tls_port[i], c->certs, "server.crt",
+                                             "server.key", true, extra) == 0)
+            return 0;
     }
     return -1;
 }
@@ -235,8 +242,9 @@ static bool linked(const test_cluster *c) {
     return true;
 }
 
-int test_cluster_start(test_cluster *c) {
+static int start(test_cluster *c, test_certs *certs) {
     memset(c, 0, sizeof *c);
+    c->certs = certs;
     install_cleanup(c);
     for (; c->n < TEST_CLUSTER_NODES; c->n++)
         if (start_node(c, c->n) != 0) goto fail;
@@ -251,6 +259,14 @@ int test_cluster_start(test_cluster *c) {
 fail:
     test_cluster_stop(c);
     return -1;
+}
+
+int test_cluster_start(test_cluster *c) {
+    return start(c, NULL);
+}
+
+int test_cluster_start_tls(test_cluster *c, test_certs *certs) {
+    return start(c, certs);
 }
 
 void test_cluster_stop(test_cluster *c) {

@@ -13,6 +13,7 @@
 #define RG_TEST_CLUSTER_H
 
 #include "test_redis.h"
+#include "test_tls.h"
 
 #include <stdbool.h>
 
@@ -21,13 +22,21 @@ enum { TEST_CLUSTER_NODES = 6, TEST_CLUSTER_NODE_TIMEOUT_MS = 1000 };
 typedef struct test_cluster {
     test_redis node[TEST_CLUSTER_NODES];
     int bus_port[TEST_CLUSTER_NODES];
-    int n; /* nodes started */
+    int tls_port[TEST_CLUSTER_NODES]; /* a TLS cluster's (0: none) */
+    test_certs *certs;                /* a TLS cluster's certificates (caller-owned) */
+    int n;                            /* nodes started */
 } test_cluster;
 
 /* Starts six nodes, creates the cluster with one replica per master and waits until every node
  * reports cluster_state:ok, knows all six nodes and every replica's link to its master is up.
  * Returns 0, or -1 with a reason on stderr (nothing left running). */
 int test_cluster_start(test_cluster *c);
+
+/* test_cluster_start for a TLS cluster: each node also serves TLS on tls_port[i] with certs'
+ * server.crt, requires client certificates signed by its ca.crt (mutual TLS), and speaks TLS on
+ * the cluster bus and for replication (--tls-cluster yes --tls-replication yes). The plain ports
+ * stay open for the test support's own commands. certs must outlive the cluster. */
+int test_cluster_start_tls(test_cluster *c, test_certs *certs);
 
 /* Stops every node still running and removes their directories. Idempotent. */
 void test_cluster_stop(test_cluster *c);
