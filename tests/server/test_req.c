@@ -266,7 +266,9 @@ static void check_against_redis(const test_redis *srv, const char *in, size_t n)
     test_conn c;
     assert_int_equal(test_conn_open(&c, srv->port), 0);
     assert_int_equal(test_conn_send(&c, "PING\r\n", 6), 0);
-    assert_int_equal(test_conn_send(&c, in, n), 0);
+    /* The server may answer and close before it read a long input: the send then fails (a reset),
+     * and the replies it wrote before are still read below. */
+    (void)test_conn_send(&c, in, n);
     char got[300];
     for (size_t i = 0; i <= pings; i++) {
         assert_int_equal(test_conn_reply(&c, got, sizeof got), 0);
