@@ -138,15 +138,49 @@ static void maybe_refresh(rg_cc *cc, int64_t now) {
 
 /* ---- nodes ---------------------------------------------------------------------------------- */
 
+static void tell(rg_cc *cc, uint16_t i, rg_reconnect_what what, rg_error cause, uint32_t delay) {
+    if (!cc->cfg.on_event) return;
+    const rg_reconnect_event ev = {what, cause, cc->node[i].attempt, delay};
+    cc->cfg.on_event(cc, i, &ev, cc->cfg.event_ud);
+}
+
+/* Node i's next connect waits the policy's jittered delay; once its attempts ran out it is given
+ * up (told once), and probed every max_ms, silently, until a connect succeeds. cause: why the
+ * connection, or the last connect, failed. */
+static void node_backoff(rg_cc *cc, uint16_t i, int64_t now, rg_error cause) {
+    rg_cc_node *nd = &cc->node[i];
+    const rg_backoff *p = &cc->cfg.reconnect;
+    if (nd->gave_up || (p->attempts && nd->attempt >= p->attempts)) {
+        if (!nd->gave_up) tell(cc, i, RG_RECONNECT_GAVE_UP, cause, 0);
+        nd->gave_up = true;
+        nd->down_until_ns = now + (int64_t)rg_backoff_cap(p, UINT32_MAX) * 1000000;
+        return;
+    }
+    const uint32_t delay = rg_backoff_delay(p, nd->attempt, rg_backoff_random(&cc->rng));
+    nd->attempt++;
+    nd->down_until_ns = now + (int64_t)delay * 1000000;
+    tell(cc, i, RG_RECONNECT_ATTEMPT, cause, delay);
+}
+
+/* Is node i given up, its next probe not due? */
+static bool node_given_up(const rg_cc *cc, uint16_t i, int64_t now) {
+    return cc->node[i].gave_up && now < cc->node[i].down_until_ns;
+}
+
 /* (The engine may have completed its calls already: an I/O failure does, with its own words.) */
 static void node_lost(rg_cc *cc, rg_cc_node *nd, rg_view why) {
     if (!nd->open) return;
+    const uint16_t i = (uint16_t)(nd - cc->node);
     cc->stats.lost_connections++;
     nd->open = false;
-    nd->down_until_ns = now_ns() + WAIT_STEP_NS * 4;
+    nd->lost = true;
+    nd->attempt = 0;
     cc->need_refresh = true;
     rg_conn_closed(&nd->b.conn, why); /* completes its calls: on_done sorts them */
     rg_bconn_close(&nd->b);           /* the socket and the TLS filter */
+    const rg_error cause = {RG_CLOSED, why, 0};
+    tell(cc, i, RG_RECONNECT_DISCONNECTED, cause, 0);
+    node_backoff(cc, i, now_ns(), cause);
 }
 
 /* The node's connection failed in an rg_bconn call: lost, in that call's words. */
@@ -181,14 +215,18 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
     if (cst != RG_OK) {
         failed(cc, cst, mn->host, mn->port, rg_bconn_error(&nd->b).msg);
         rg_bconn_close(&nd->b); /* the TLS filter */
-        nd->down_until_ns = now + WAIT_STEP_NS * 20;
         cc->need_refresh = true;
+        node_backoff(cc, i, now, rg_cc_error(cc));
         return false;
     }
     nd->open = true;
     nd->readonly_sent = false;
     nd->inflight = 0;
     rg_conn_hold(&nd->b.conn, true);
+    if (nd->lost || nd->attempt)
+        tell(cc, i, RG_RECONNECT_READY, (rg_error){RG_OK, {NULL, 0}, 0}, 0);
+    nd->lost = nd->gave_up = false;
+    nd->attempt = 0;
     return true;
 }
 
@@ -981,6 +1019,11 @@ static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
     /* Once a call found its node's ring or output full, the later calls for that node wait too
      * (a smaller one might fit): a node gets its calls in the caller's order. */
     bool again_now = false; /* the output drains in this round's write: try next round */
+    if (i != RG_NODE_NONE && node_given_up(cc, i, now)) {
+        static const char msg[] = "the node is given up: its reconnect attempts ran out";
+        finish(k, RG_CLOSED, msg, sizeof msg - 1);
+        return 0;
+    }
     if (i != RG_NODE_NONE) {
         if (full[i]) {
             again_now = true;
@@ -1107,6 +1150,7 @@ rg_status rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
     defaults(&cc->cfg);
     snprintf(cc->seed_host, sizeof cc->seed_host, "%s", seed_host);
     cc->seed_port = seed_port;
+    cc->rng = (uint64_t)(uintptr_t)cc ^ (uint64_t)now_ns();
     for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) cc->node[i].b.fd = -1; /* not connected */
     rg_conn_relay_init(&cc->front, cc->cfg.arena, cc->cfg.arena ? cc->cfg.arena_cap : 0, relay, cc);
     if (!cfg->cmds || !cfg->calls || !cfg->arena) {

@@ -22,6 +22,8 @@
  * A lost connection: calls whose request had not been completely written are sent again (the
  * server cannot have run them); calls whose request was written complete with RG_CLOSED and
  * `written` set, because they may or may not have run: the client never guesses, it reports them.
+ * The node is connected again when a call needs it, after the jittered delay of the reconnect
+ * policy (rg_cc_config.reconnect), each step told to on_event.
  *
  * Calls whose keys span several slots are refused before sending (RG_INVALID with a
  * CROSSSLOT message), unless the command's command_tips say how to split it:
@@ -102,6 +104,17 @@ typedef struct rg_cc_call {
     rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */
 } rg_cc_call;
 
+struct rg_cc;
+
+/* Told what happens to node i's connection (rg_reconnect_event: ev valid during the call):
+ * DISCONNECTED (a connection that was up was lost; cause), ATTEMPT (the node's next connect,
+ * attempt `attempt` from 1, waits delay_ms; cause: the failed connect before it, if any), READY
+ * (connected again after a loss or a failed connect; the connect sequence is queued ahead of the
+ * calls), GAVE_UP (reconnect.attempts connects failed in a row). It runs inside rg_cc_step: it
+ * may read cc, not call rg_cc functions. */
+typedef void (*rg_cc_event_fn)(struct rg_cc *cc, uint16_t node, const rg_reconnect_event *ev,
+                               void *ud);
+
 typedef struct rg_cc_config {
     const rg_cluster_commands *cmds; /* routing tables (static data) */
     rg_cc_call *calls;               /* the batch, caller-owned */
@@ -123,6 +136,16 @@ typedef struct rg_cc_config {
      * (CLUSTER SHARDS "tls-port"; CLUSTER SLOTS and redirects asked over TLS name them). Set
      * its ctx to share one context (one CA load) among the connections. */
     const rg_tls_config *tls;
+    /* A lost or unreachable node is connected again when a call needs it, after a jittered
+     * exponential delay (rg_backoff.h: attempt n waits up to min(max_ms, first_ms * 2^n); 0
+     * fields: 10 ms, 1 s). attempts: failed connects in a row after which the node is given up:
+     * the calls waiting for it end RG_CLOSED at once, unwritten, and one connect probes it every
+     * max_ms until one succeeds (0: no bound; wait_ms bounds each call). Unlike the adapters',
+     * 0 attempts does not mean no reconnects: a cluster's nodes come and go, the client always
+     * follows them. */
+    rg_backoff reconnect;
+    rg_cc_event_fn on_event; /* NULL: none */
+    void *event_ud;
 } rg_cc_config;
 
 typedef struct rg_cc_stats {
@@ -134,7 +157,10 @@ typedef struct rg_cc_node {
     rg_bconn b;
     bool open;
     bool readonly_sent;
-    int64_t down_until_ns;
+    int64_t down_until_ns; /* no connect before (the backoff's delay) */
+    uint32_t attempt;      /* failed connects since the last loss or success (0: none) */
+    bool lost;             /* it was up, then lost: READY told once it connects */
+    bool gave_up;          /* reconnect.attempts ran out: probed every max_ms until it is up */
     size_t inflight;
     char *mem; /* buffers of the engine, one allocation */
 } rg_cc_node;
@@ -152,6 +178,7 @@ typedef struct rg_cc {
     bool need_refresh;
     int64_t next_refresh_ns;
     int64_t progress_ns; /* the last time a reply came */
+    uint64_t rng;        /* the reconnect delays' jitter */
     char seed_host[RG_CLUSTER_HOST_MAX];
     uint16_t seed_port;
     rg_status why_status; /* the last refresh or connect failure (rg_cc_error) */

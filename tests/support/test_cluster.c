@@ -179,31 +179,40 @@ static int run(const char *const *argv, const char *log, int timeout_ms) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Starts node i (again: restarts it on its ports and directory) with the cluster's arguments. */
+static int launch(test_cluster *c, int i, bool again) {
+    char bus[16], timeout[16], port[16], cert[256], key[256], ca[256];
+    snprintf(bus, sizeof bus, "%d", c->bus_port[i]);
+    snprintf(timeout, sizeof timeout, "%d", TEST_CLUSTER_NODE_TIMEOUT_MS);
+    const char *args[32] = {"--cluster-enabled", "yes", "--cluster-config-file",  "nodes.conf",
+                            "--cluster-port",    bus,   "--cluster-node-timeout", timeout};
+    size_t n = 8;
+    if (c->certs) {
+        if (!again) c->tls_port[i] = test_free_port();
+        snprintf(port, sizeof port, "%d", c->tls_port[i]);
+        snprintf(cert, sizeof cert, "%s", test_certs_file(c->certs, "server.crt"));
+        snprintf(key, sizeof key, "%s", test_certs_file(c->certs, "server.key"));
+        snprintf(ca, sizeof ca, "%s", test_certs_file(c->certs, "ca.crt"));
+        const char *const tls[] = {"--tls-port",         port,  "--tls-cert-file",    cert,
+                                   "--tls-key-file",     key,   "--tls-ca-cert-file", ca,
+                                   "--tls-auth-clients", "yes", "--tls-cluster",      "yes",
+                                   "--tls-replication",  "yes"};
+        for (size_t j = 0; j < sizeof tls / sizeof tls[0]; j++) args[n++] = tls[j];
+    }
+    args[n] = NULL;
+    return again ? test_redis_restart(&c->node[i], args) : test_redis_start(&c->node[i], args);
+}
+
 static int start_node(test_cluster *c, int i) {
-    char bus[16], timeout[16];
     for (int attempt = 0; attempt < 5; attempt++) {
         c->bus_port[i] = test_free_port();
-        snprintf(bus, sizeof bus, "%d", c->bus_port[i]);
-        snprintf(timeout, sizeof timeout, "%d", TEST_CLUSTER_NODE_TIMEOUT_MS);
-        const char *extra[] = {"--cluster-enabled",
-                               "yes",
-                               "--cluster-config-file",
-                               "nodes.conf",
-                               "--cluster-port",
-                               bus,
-                               "--cluster-node-timeout",
-                               timeout,
-                               c->certs ? "--tls-cluster" : NULL,
-                               "yes",
-                               "--tls-replication",
-                               "yes",
-                               NULL};
-        if (!c->certs && test_redis_start(&c->node[i], extra) == 0) return 0;
-        if (c->certs && test_redis_start_tls(&c->node[i], &c->tls_port[i], c->certs, "server.crt",
-                                             "server.key", true, extra) == 0)
-            return 0;
+        if (launch(c, i, false) == 0) return 0;
     }
     return -1;
+}
+
+int test_cluster_restart(test_cluster *c, int i) {
+    return launch(c, i, true);
 }
 
 static int create(test_cluster *c) {

@@ -38,6 +38,11 @@ int test_cluster_start(test_cluster *c);
  * stay open for the test support's own commands. certs must outlive the cluster. */
 int test_cluster_start_tls(test_cluster *c, test_certs *certs);
 
+/* Kills node i if it runs (SIGKILL) and starts it again on its ports, directory (its
+ * nodes.conf: it rejoins as what it was) and arguments, waiting until it answers PING. Returns 0
+ * or -1. */
+int test_cluster_restart(test_cluster *c, int i);
+
 /* Stops every node still running and removes their directories. Idempotent. */
 void test_cluster_stop(test_cluster *c);
 
