@@ -174,6 +174,7 @@ static void node_lost(rg_cc *cc, rg_cc_node *nd, rg_view why) {
     cc->stats.lost_connections++;
     nd->open = false;
     nd->lost = true;
+    nd->tell_ready = false;
     nd->attempt = 0;
     cc->need_refresh = true;
     rg_conn_closed(&nd->b.conn, why); /* completes its calls: on_done sorts them */
@@ -223,10 +224,9 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
     nd->readonly_sent = false;
     nd->inflight = 0;
     rg_conn_hold(&nd->b.conn, true);
-    if (nd->lost || nd->attempt)
-        tell(cc, i, RG_RECONNECT_READY, (rg_error){RG_OK, {NULL, 0}, 0}, 0);
+    nd->tell_ready =
+        nd->lost || nd->attempt || nd->gave_up; /* once the connect sequence is answered */
     nd->lost = nd->gave_up = false;
-    nd->attempt = 0;
     return true;
 }
 
@@ -1081,6 +1081,11 @@ static void read_node(rg_cc *cc, rg_cc_node *nd) {
         return;
     }
     cc->progress_ns = now_ns();
+    if (nd->tell_ready && rg_conn_state_of(&nd->b.conn) == RG_CONN_READY) {
+        nd->tell_ready = false;
+        tell(cc, (uint16_t)(nd - cc->node), RG_RECONNECT_READY, (rg_error){RG_OK, {NULL, 0}, 0}, 0);
+        nd->attempt = 0;
+    }
 }
 
 /* One poll over the open nodes with work; when no reply came for io_ms while calls were in

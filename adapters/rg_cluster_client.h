@@ -104,16 +104,15 @@ typedef struct rg_cc_call {
     rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */
 } rg_cc_call;
 
-struct rg_cc;
+typedef struct rg_cc rg_cc;
 
 /* Told what happens to node i's connection (rg_reconnect_event: ev valid during the call):
  * DISCONNECTED (a connection that was up was lost; cause), ATTEMPT (the node's next connect,
  * attempt `attempt` from 1, waits delay_ms; cause: the failed connect before it, if any), READY
- * (connected again after a loss or a failed connect; the connect sequence is queued ahead of the
- * calls), GAVE_UP (reconnect.attempts connects failed in a row). It runs inside rg_cc_step: it
- * may read cc, not call rg_cc functions. */
-typedef void (*rg_cc_event_fn)(struct rg_cc *cc, uint16_t node, const rg_reconnect_event *ev,
-                               void *ud);
+ * (connected again after a loss or a failed connect, its connect sequence answered), GAVE_UP
+ * (reconnect.attempts connects failed in a row). It runs inside rg_cc_step: it may read cc, not
+ * call rg_cc functions. */
+typedef void (*rg_cc_event_fn)(rg_cc *cc, uint16_t node, const rg_reconnect_event *ev, void *ud);
 
 typedef struct rg_cc_config {
     const rg_cluster_commands *cmds; /* routing tables (static data) */
@@ -160,12 +159,13 @@ typedef struct rg_cc_node {
     int64_t down_until_ns; /* no connect before (the backoff's delay) */
     uint32_t attempt;      /* failed connects since the last loss or success (0: none) */
     bool lost;             /* it was up, then lost: READY told once it connects */
+    bool tell_ready;       /* connected again: READY once its connect sequence is answered */
     bool gave_up;          /* reconnect.attempts ran out: probed every max_ms until it is up */
     size_t inflight;
     char *mem; /* buffers of the engine, one allocation */
 } rg_cc_node;
 
-typedef struct rg_cc {
+struct rg_cc {
     rg_cluster_map map; /* read-only for the caller */
     rg_cc_stats stats;
     /* private */
@@ -191,7 +191,7 @@ typedef struct rg_cc {
     rg_conn front;          /* rg_cc_conn: relays generated calls into the batch */
     bool adding;            /* inside rg_cc_add: callbacks wait (notify) */
     bool notify;            /* some call's callback waits */
-} rg_cc;
+};
 
 /* Sets up cc with cfg (copied; its buffers stay the caller's) and reads the map from the seed
  * node. Returns RG_OK, or the failure (rg_cc_error says why; nothing is left open): RG_INVALID
