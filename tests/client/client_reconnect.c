@@ -26,9 +26,11 @@
 
 #include <cmocka.h>
 
+#include "loss_pipeline.h"
+
 #define V(s) ((rg_view){(s), sizeof(s) - 1})
 
-enum { NCALLS = 1024, LOSS_CALLS = 20000, WINDOW = 500, EVENTS = 16 };
+enum { NCALLS = 1024, EVENTS = 16 };
 
 typedef struct client {
     rg_bconn b;
@@ -119,30 +121,6 @@ static void expect_events(const client *c, const rg_reconnect_what *want, size_t
 
 /* ---- killed mid-pipeline ------------------------------------------------------------------- */
 
-typedef struct tally {
-    uint8_t seen[LOSS_CALLS];
-    size_t ok, closed, closed_written, twice, other;
-} tally;
-
-typedef struct loss_call {
-    tally *t;
-    size_t i;
-    redis_incr_result r;
-} loss_call;
-
-static void count_one(void *ud, const rg_call_done *d) {
-    loss_call *l = ud;
-    if (l->t->seen[l->i]++) l->t->twice++;
-    if (d->status == RG_OK) {
-        l->t->ok++;
-    } else if (d->status == RG_CLOSED) {
-        l->t->closed++;
-        l->t->closed_written += d->written;
-    } else {
-        l->t->other++;
-    }
-}
-
 static void subscribe(client *c) {
     assert_int_equal(command(c, "SUBSCRIBE ch.a ch.b").status, RG_OK);
     assert_int_equal(command(c, "PSUBSCRIBE pat.*").status, RG_OK);
@@ -168,28 +146,6 @@ static void publish_each_once(client *c, test_redis *s) {
     close_client(p);
 }
 
-/* Pipelines INCRs on c, keeping WINDOW in flight, and kills the server once a third was
- * answered; returns when c saw the loss, with the number of calls made. */
-static size_t pipeline_until_killed(client *c, test_redis *s, tally *t, loss_call *calls) {
-    size_t queued = 0;
-    bool killed = false;
-    for (rg_status st = RG_OK; st == RG_OK; st = rg_bconn_poll(&c->b, 5)) {
-        while (queued < LOSS_CALLS && rg_conn_pending(&c->b.conn) < WINDOW) {
-            calls[queued] = (loss_call){t, queued, {0}};
-            if (!redis_incr_call(&c->b.conn, V("n"), &calls[queued].r, count_one, &calls[queued]))
-                break;
-            queued++;
-        }
-        if (!killed && t->ok >= LOSS_CALLS / 3) {
-            test_redis_kill(s);
-            killed = true;
-        }
-        assert_true(killed || queued < LOSS_CALLS || rg_conn_pending(&c->b.conn));
-    }
-    assert_true(killed);
-    return queued;
-}
-
 static void killed_mid_pipeline(void **state) {
     test_redis *s = *state;
     static tally t;
@@ -201,7 +157,7 @@ static void killed_mid_pipeline(void **state) {
         assert_int_equal(command(c, "PING").status, RG_OK); /* READY told */
         memset(&t, 0, sizeof t);
         c->nevents = sub->nevents = 0;
-        const size_t queued = pipeline_until_killed(c, s, &t, calls);
+        const size_t queued = loss_pipeline(&c->b, s, &t, calls);
         assert_true(rg_bconn_reconnecting(&c->b));
         /* Down: refused at once (no queue configured). */
         rg_call_record refused = {0};

@@ -32,9 +32,11 @@
 
 #include <cmocka.h>
 
+#include "loss_pipeline.h"
+
 #define V(s) ((rg_view){(s), sizeof(s) - 1})
 
-enum { NCALLS = 1024, LOSS_CALLS = 20000, WINDOW = 500, EVENTS = 16 };
+enum { NCALLS = 1024, EVENTS = 16 };
 
 /* The server's arguments, kept to restart it on the same ports with the same (or other)
  * certificates. */
@@ -202,52 +204,6 @@ static void see_loss(client *c) {
 
 /* ---- killed mid-pipeline ------------------------------------------------------------------- */
 
-typedef struct tally {
-    uint8_t seen[LOSS_CALLS];
-    size_t ok, closed, closed_written, twice, other;
-} tally;
-
-typedef struct loss_call {
-    tally *t;
-    size_t i;
-    redis_incr_result r;
-} loss_call;
-
-static void count_one(void *ud, const rg_call_done *d) {
-    loss_call *l = ud;
-    if (l->t->seen[l->i]++) l->t->twice++;
-    if (d->status == RG_OK) {
-        l->t->ok++;
-    } else if (d->status == RG_CLOSED) {
-        l->t->closed++;
-        l->t->closed_written += d->written;
-    } else {
-        l->t->other++;
-    }
-}
-
-/* Pipelines INCRs on c, keeping WINDOW in flight, and kills the server once a third was
- * answered; returns when c saw the loss, with the number of calls made. */
-static size_t pipeline_until_killed(client *c, tally *t, loss_call *calls) {
-    size_t queued = 0;
-    bool killed = false;
-    for (rg_status st = RG_OK; st == RG_OK; st = rg_bconn_poll(&c->b, 5)) {
-        while (queued < LOSS_CALLS && rg_conn_pending(&c->b.conn) < WINDOW) {
-            calls[queued] = (loss_call){t, queued, {0}};
-            if (!redis_incr_call(&c->b.conn, V("n"), &calls[queued].r, count_one, &calls[queued]))
-                break;
-            queued++;
-        }
-        if (!killed && t->ok >= LOSS_CALLS / 3) {
-            test_redis_kill(&c->f->server);
-            killed = true;
-        }
-        assert_true(killed || queued < LOSS_CALLS || rg_conn_pending(&c->b.conn));
-    }
-    assert_true(killed);
-    return queued;
-}
-
 static void killed_mid_pipeline(void **state) {
     fixture *f = *state;
     static tally t;
@@ -255,7 +211,7 @@ static void killed_mid_pipeline(void **state) {
     client *c = open_client(f, 10, 0, true);
     subscribe(c);
     c->nevents = 0;
-    const size_t queued = pipeline_until_killed(c, &t, calls);
+    const size_t queued = loss_pipeline(&c->b, &c->f->server, &t, calls);
     assert_int_equal(t.twice, 0);
     assert_int_equal(t.other, 0);
     assert_int_equal(t.ok + t.closed, queued);

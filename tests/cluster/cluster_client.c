@@ -38,6 +38,8 @@
 
 #include <cmocka.h>
 
+#include "cc_batch.h"
+
 enum { BATCH = 4000, ARENA = 1 << 20 };
 
 static const rg_cluster_commands CMDS = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
@@ -82,17 +84,6 @@ static void client_free(rg_cc *cc) {
     free(cc);
 }
 
-static size_t add(rg_cc *cc, fixture *f, size_t argc, const char *const *args) {
-    rg_view v[16];
-    for (size_t i = 0; i < argc; i++) v[i] = (rg_view){args[i], strlen(args[i])};
-    size_t i = 0;
-    assert_int_equal(rg_cc_add_argv(cc, argc, v, NULL, &f->raw[rg_cc_size(cc)], &i), RG_OK);
-    return i;
-}
-#define ADD(cc, f, ...)                                                           \
-    add(cc, f, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *), \
-        (const char *const[]){__VA_ARGS__})
-
 static int group_setup(void **state) {
     fixture *f = calloc(1, sizeof *f);
     if (!f || test_cluster_start(&f->cluster) != 0) {
@@ -108,18 +99,6 @@ static int group_teardown(void **state) {
     test_cluster_stop(&f->cluster);
     free(f);
     return 0;
-}
-
-/* An integer in a raw reply (":12\r\n"), or -1 for anything else; a bulk's number too. */
-static long long raw_int(const rg_raw_result *r) {
-    const char *p = r->value.ptr;
-    if (!p || r->value.len < 3) return -1;
-    if (p[0] == ':') return atoll(p + 1);
-    if (p[0] == '$' && p[1] != '-') {
-        const char *nl = memchr(p, '\n', r->value.len);
-        return nl ? atoll(nl + 1) : -1;
-    }
-    return p[0] == '$' || p[0] == '_' ? 0 : -1; /* a null: the key is absent */
 }
 
 static long long dbsize_sum(fixture *f);
@@ -172,7 +151,7 @@ static void test_routing(void **state) {
                 snprintf(args[argc], sizeof args[argc], FAMILIES[k][argc], key, key, key);
                 argv[argc] = args[argc];
             }
-            add(cc, f, argc, argv);
+            cc_add_words(cc, f->raw, argc, argv);
         }
     }
     assert_int_equal(rg_cc_run(cc), 0);

@@ -37,6 +37,8 @@
 
 #include <cmocka.h>
 
+#include "cc_batch.h"
+
 enum { BATCH = 4000, ARENA = 1 << 20, STREAM = 50 };
 
 static const rg_cluster_commands CMDS = {redis_keys_table, REDIS_KEYS_CMD_COUNT, redis_keys_policy};
@@ -108,29 +110,6 @@ static rg_cc *client(fixture *f, bool replicas) {
 static void client_free(rg_cc *cc) {
     rg_cc_close(cc);
     free(cc);
-}
-
-static size_t add(rg_cc *cc, fixture *f, size_t argc, const char *const *args) {
-    rg_view v[16];
-    for (size_t i = 0; i < argc; i++) v[i] = (rg_view){args[i], strlen(args[i])};
-    size_t i = 0;
-    assert_int_equal(rg_cc_add_argv(cc, argc, v, NULL, &f->raw[rg_cc_size(cc)], &i), RG_OK);
-    return i;
-}
-#define ADD(cc, f, ...)                                                           \
-    add(cc, f, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *), \
-        (const char *const[]){__VA_ARGS__})
-
-/* An integer or a number in a bulk ("$1\r\n1\r\n") of a raw reply; 0 for a null; -1 else. */
-static long long raw_int(const rg_raw_result *r) {
-    const char *p = r->value.ptr;
-    if (!p || r->value.len < 3) return -1;
-    if (p[0] == ':') return atoll(p + 1);
-    if (p[0] == '$' && p[1] != '-') {
-        const char *nl = memchr(p, '\n', r->value.len);
-        return nl ? atoll(nl + 1) : -1;
-    }
-    return p[0] == '$' || p[0] == '_' ? 0 : -1;
 }
 
 static int group_setup(void **state) {
