@@ -137,7 +137,10 @@ static void commit_update(rg_cluster_map *m) {
         m->node[i].role = m->next_role[i];
         m->node[i].healthy = m->next_healthy[i];
         m->node[i].master = m->next_master[i];
+        m->node[i].slots = 0;
     }
+    for (size_t s = 0; s < RG_CLUSTER_SLOTS; s++)
+        if (m->slot[s] != RG_NODE_NONE) m->node[m->slot[s]].slots++;
     m->epoch++;
     m->msg[0] = '\0';
     m->status = RG_OK;
@@ -362,6 +365,8 @@ uint16_t rg_cluster_map_moved(rg_cluster_map *m, int slot, rg_view host, uint16_
     const uint16_t n = rg_cluster_map_node(m, host.len ? host : asked, port);
     if (n == RG_NODE_NONE) return n;
     if (m->slot[slot] != n || m->node[n].role != RG_NODE_MASTER) m->epoch++;
+    if (m->slot[slot] != RG_NODE_NONE) m->node[m->slot[slot]].slots--;
+    m->node[n].slots++;
     m->slot[slot] = n;
     m->node[n].role = RG_NODE_MASTER;
     m->node[n].healthy = true;

@@ -44,6 +44,9 @@ typedef struct rg_cluster_node {
     uint8_t role;    /* rg_node_role */
     bool healthy;    /* SHARDS "health" is not "failed" (SLOTS: always true) */
     uint16_t master; /* a replica's master; a master's own index */
+    /* How many slots it serves: a master without any (a node just added, or one a failover
+     * demoted that an older server still lists as a master) is no shard to fan out to. */
+    uint32_t slots;
 } rg_cluster_node;
 
 typedef struct rg_cluster_map {

@@ -121,6 +121,10 @@ static void check_three(const rg_cluster_map *m, const char *host) {
     assert_int_equal(m->node[r].port, 7004);
     assert_int_equal(m->node[r].role, RG_NODE_REPLICA);
     assert_int_equal(m->node[r].master, node_at(m, 7001));
+    assert_int_equal(m->node[node_at(m, 7000)].slots, 5461);
+    assert_int_equal(m->node[node_at(m, 7001)].slots, 5462);
+    assert_int_equal(m->node[node_at(m, 7002)].slots, 5461);
+    assert_int_equal(m->node[r].slots, 0);
 }
 
 static void test_shards(void **state) {
@@ -294,6 +298,12 @@ static void test_refresh_and_moved(void **state) {
     assert_int_equal(m.epoch, 3);
     assert_int_equal(rg_cluster_map_moved(&m, 43, RG_LIT(""), 7004, localhost), n7004);
     assert_int_equal(rg_cluster_map_moved(&m, 16384, RG_LIT("h"), 1, localhost), RG_NODE_NONE);
+    /* the slots each serves follow (42 and 43 were uncovered) */
+    assert_int_equal(m.node[x].slots, 1);
+    assert_int_equal(m.node[n7004].slots, 10922 - 5461 + 2);
+    assert_int_equal(rg_cluster_map_moved(&m, 6000, RG_LIT(""), 7777, RG_LIT("10.1.1.1")), x);
+    assert_int_equal(m.node[x].slots, 2);
+    assert_int_equal(m.node[n7004].slots, 10922 - 5461 + 1);
 }
 
 static void test_slots(void **state) {
