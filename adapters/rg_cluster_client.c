@@ -310,6 +310,20 @@ static int64_t backoff_ns(unsigned tries) {
     return 1000000LL << (tries < 8 ? tries : 7);
 }
 
+/* A retry error, counted by its kind (a CLUSTERDOWN also asks for the map). */
+static void count_retry(rg_cc *cc, rg_redirect_kind kind) {
+    cc->stats.retries++;
+    switch (kind) {
+    case RG_REDIRECT_TRYAGAIN: cc->stats.tryagain++; break;
+    case RG_REDIRECT_LOADING: cc->stats.loading++; break;
+    case RG_REDIRECT_MASTERDOWN: cc->stats.masterdown++; break;
+    default:
+        cc->stats.clusterdown++;
+        cc->need_refresh = true;
+        break;
+    }
+}
+
 /* A redirect or retry error: true when the call goes again. */
 static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
     const rg_view asked = {cc->map.node[k->node].host, strlen(cc->map.node[k->node].host)};
@@ -331,11 +345,11 @@ static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
         k->asking = true;
         requeue(k, 0);
         return true;
-    case RG_REDIRECT_CLUSTERDOWN: cc->need_refresh = true; /* fall through */
+    case RG_REDIRECT_CLUSTERDOWN:
     case RG_REDIRECT_TRYAGAIN:
     case RG_REDIRECT_LOADING:
     case RG_REDIRECT_MASTERDOWN:
-        cc->stats.retries++;
+        count_retry(cc, r->kind);
         /* A multi-key call on a migrating slot goes ASK -> TRYAGAIN until the slot has moved:
          * those ASKs are waiting, not a redirect loop; max_retries bounds them. */
         k->redirects = 0;
@@ -354,9 +368,13 @@ static void on_done(void *ud, const rg_call_done *d) {
     if (d->status == RG_SERVER_ERROR && redirected(cc, k, &d->redirect)) return;
     if (d->status == RG_CLOSED || d->status == RG_ERR_PROTOCOL) {
         k->written = d->written;
-        /* Not completely written: the server cannot have run it. */
-        if (!k->written && ++k->retries <= cc->cfg.max_retries) {
-            cc->stats.resent_unsent++;
+        /* Not completely written: the server cannot have run it; only reading: running it
+         * twice changes nothing. */
+        if ((!k->written || k->reads_only) && ++k->retries <= cc->cfg.max_retries) {
+            if (k->written)
+                cc->stats.resent_reads++;
+            else
+                cc->stats.resent_unsent++;
             requeue(k, backoff_ns(k->retries));
             return;
         }
@@ -429,7 +447,7 @@ static size_t refuse_parts(rg_cc *cc, rg_cc_call *k, const char *why) {
     return refuse(k, RG_FULL, why);
 }
 
-/* ALL_SHARDS: one part per master; ALL_NODES: per node. */
+/* ALL_SHARDS: one part per master serving slots; ALL_NODES: per node. */
 static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
     if (k->response == RG_RESP_SPECIAL)
         return refuse(k, RG_INVALID, "RESPONSE_POLICY:SPECIAL: not merged");
@@ -437,7 +455,7 @@ static size_t fan_out(rg_cc *cc, rg_cc_call *k, bool all_nodes) {
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         const rg_cluster_node *nd = &cc->map.node[i];
         if (nd->role == RG_NODE_GONE || !nd->healthy) continue;
-        if (!all_nodes && nd->role != RG_NODE_MASTER) continue;
+        if (!all_nodes && (nd->role != RG_NODE_MASTER || nd->slots == 0)) continue;
         if (!add_part(cc, k, k->off, k->len, (uint16_t)i, RG_SLOT_NONE))
             return refuse_parts(cc, k, "the batch is full (fan-out parts)");
     }
@@ -827,7 +845,8 @@ static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void 
 static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     const char *req = cc->cfg.arena + k->off;
     k->slot = r->slot;
-    k->read = cc->cfg.read_from_replicas && read_only(r->cmd);
+    k->reads_only = read_only(r->cmd);
+    k->read = cc->cfg.read_from_replicas && k->reads_only;
     k->response = r->response;
     const rg_cluster_commands *cmds = cc->cfg.cmds;
     cc->adding = true; /* a refusal's callback waits for the next step */
@@ -944,7 +963,8 @@ rg_conn *rg_cc_conn(rg_cc *cc) {
 static uint16_t any_master(rg_cc *cc) {
     for (size_t t = 0; t < cc->map.nnodes; t++) {
         const uint16_t i = (uint16_t)((cc->any + t) % cc->map.nnodes);
-        if (cc->map.node[i].role == RG_NODE_MASTER && cc->map.node[i].healthy) {
+        const rg_cluster_node *n = &cc->map.node[i];
+        if (n->role == RG_NODE_MASTER && n->healthy && n->slots) {
             cc->any = (uint16_t)(i + 1);
             return i;
         }

@@ -20,8 +20,10 @@
  * cannot be reached makes the client read the whole map again (CLUSTER SHARDS, falling back to
  * CLUSTER SLOTS), at most once per 100 ms.
  * A lost connection: calls whose request had not been completely written are sent again (the
- * server cannot have run them); calls whose request was written complete with RG_CLOSED and
- * `written` set, because they may or may not have run: the client never guesses, it reports them.
+ * server cannot have run them), and so are calls that only read (every key spec read-only: GET,
+ * MGET, HGETALL, EVAL_RO ...; running them twice changes nothing); other calls whose request was
+ * written complete with RG_CLOSED and `written` set, because they may or may not have run: the
+ * client never guesses, it reports them. Both resends count against max_retries.
  * The node is connected again when a call needs it, after the jittered delay of the reconnect
  * policy (rg_cc_config.reconnect), each step told to on_event.
  *
@@ -90,6 +92,7 @@ typedef struct rg_cc_call {
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
+    bool reads_only;  /* every key read-only: sent again after a loss even when written */
     bool backoff;     /* waiting: a retry's delay (later calls for its node go ahead) */
     bool ordered;     /* a MULTI_SHARD fan-out whose reply lists its keys in order */
     uint8_t nkeys;    /* ordered: its keys */
@@ -148,8 +151,12 @@ typedef struct rg_cc_config {
 } rg_cc_config;
 
 typedef struct rg_cc_stats {
-    uint64_t calls, moved, ask, retries, resent_unsent, refreshes, refresh_failures, connects,
-        lost_connections, refused;
+    uint64_t calls, moved, ask;
+    uint64_t retries; /* TRYAGAIN + CLUSTERDOWN + LOADING + MASTERDOWN, each counted below */
+    uint64_t tryagain, clusterdown, loading, masterdown;
+    uint64_t resent_unsent; /* requests not completely written at a loss, sent again */
+    uint64_t resent_reads;  /* read-only requests written before a loss, sent again */
+    uint64_t refreshes, refresh_failures, connects, lost_connections, refused;
 } rg_cc_stats;
 
 typedef struct rg_cc_node {

@@ -383,10 +383,10 @@ static int clusterdown_script(fake *f, int node, size_t argc, const rg_view *arg
     return put(out, "-CLUSTERDOWN The cluster is down\r\n");
 }
 
-/* GET b on node 0: the connection closes without an answer. */
+/* The first GET b or SET b on node 0: the connection closes without an answer. */
 static int close_script(fake *f, int node, size_t argc, const rg_view *argv, char *out) {
     (void)argc, (void)out;
-    if (node != 0 || !is(argv, "GET", "b") || f->count++) return 0;
+    if (node != 0 || !(is(argv, "GET", "b") || is(argv, "SET", "b")) || f->count++) return 0;
     return -1;
 }
 
@@ -514,25 +514,32 @@ static void test_connection_lost(void **state) {
     fixture *x = *state;
     set_script(x->f, close_script);
     rg_cc_begin(&x->cc);
-    ADD(x, "GET", "a");
-    ADD(x, "GET", "b");
-    ADD(x, "GET", "c");
+    ADD(x, "SET", "a", "1");
+    ADD(x, "SET", "b", "1");
+    ADD(x, "SET", "c", "1");
     run(x, 2);
-    /* a was answered; b and c were written before the connection went: they may have run, so
-     * they are reported, not sent again. */
-    expect_call(x, 0, RG_OK, "$2\r\nn0\r\n");
+    /* a was answered; b and c were written before the connection went: writes that may have
+     * run, so they are reported, not sent again. */
+    expect_call(x, 0, RG_OK, "+OK\r\n");
     expect_call(x, 1, RG_CLOSED, "connection closed by the server");
     expect_call(x, 2, RG_CLOSED, "connection closed by the server");
     assert_true(rg_cc_get(&x->cc, 1)->written);
     assert_true(rg_cc_get(&x->cc, 2)->written);
-    expect_log(x->f, 0, "GET a|GET b"); /* c was in the same read: never looked at */
+    expect_log(x->f, 0, "SET a 1|SET b 1"); /* c was in the same read: never looked at */
     assert_int_equal(x->cc.stats.lost_connections, 1);
-    /* The next batch connects again. */
+    assert_int_equal(x->cc.stats.resent_reads, 0);
+    /* Reads written before the loss are sent again (running them twice changes nothing): the
+     * next batch connects again, and b and c go once more. */
+    set_script(x->f, close_script);
     rg_cc_begin(&x->cc);
-    ADD(x, "GET", "d");
+    ADD(x, "GET", "a");
+    ADD(x, "GET", "b");
+    ADD(x, "GET", "c");
     run(x, 0);
-    expect_call(x, 0, RG_OK, "$2\r\nn0\r\n");
-    expect_log(x->f, 0, "GET d");
+    for (size_t i = 0; i < 3; i++) expect_call(x, i, RG_OK, "$2\r\nn0\r\n");
+    expect_log(x->f, 0, "GET a|GET b|GET b|GET c");
+    assert_int_equal(x->cc.stats.lost_connections, 2);
+    assert_int_equal(x->cc.stats.resent_reads, 2);
 }
 
 static void test_unknown_node(void **state) {
