@@ -8,6 +8,8 @@
  * - failures by their named cause: a host name mismatch (RG_UV_FAILED, RG_REFUSED), a handshake
  *   timeout against a listener that never answers (connect_timeout_ms), bad files (at once);
  * - a server's QUIT (a clean close, RG_TLS_CLOSED), then rg_uv_reconnect resuming the session;
+ * - mutual TLS: refused without a client certificate (RG_TLS_CERT_REQUIRED, though the alert
+ *   comes after the client's side of the handshake), served with one;
  * - reconnecting by policy to a server back with a certificate for another host: not retried
  *   (RG_UV_GAVE_UP after the first attempt, RG_TLS_HOSTNAME), where a refused TCP connect is. */
 #include "big_value.h"
@@ -433,6 +435,51 @@ static void resumption(void **state) {
     free(r);
 }
 
+/* ---- mutual TLS ------------------------------------------------------------------------------ */
+
+/* A server that requires client certificates: without one the TLS 1.3 server's alert comes after
+ * the client's side of the handshake (and a reset after the client's first write): the cause is
+ * still RG_TLS_CERT_REQUIRED; with one, the calls run. */
+static void mutual_tls(void **state) {
+    fixture *f = *state;
+    test_redis s;
+    int port;
+    assert_int_equal(
+        test_redis_start_tls(&s, &port, &f->certs, "server.crt", "server.key", true, NULL), 0);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    uvc *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    rg_tls_config tls = {.ca_file = f->ca};
+    rg_conn_config cfg = config(c, 3);
+    assert_int_equal(connect_tls(c, &loop, f, "127.0.0.1", &cfg, &tls, port), RG_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    printf("  %s\n", c->why);
+    assert_int_equal(c->events[0], FAILED_(RG_REFUSED));
+    assert_int_equal(c->cause, RG_TLS_CERT_REQUIRED);
+    rg_uv_close(&c->u);
+    /* with a client certificate */
+    char cert[256], key[256];
+    snprintf(cert, sizeof cert, "%s", test_certs_file(&f->certs, "client.crt"));
+    snprintf(key, sizeof key, "%s", test_certs_file(&f->certs, "client.key"));
+    memset(c, 0, sizeof *c);
+    tls.cert_file = cert;
+    tls.key_file = key;
+    cfg = config(c, 3);
+    assert_int_equal(connect_tls(c, &loop, f, "127.0.0.1", &cfg, &tls, port), RG_OK);
+    rg_call_record r = {0};
+    const rg_view ping[] = {V("PING")};
+    assert_int_not_equal(rg_conn_call_argv(&c->u.conn, 1, ping, NULL, NULL, rg_call_record_fn, &r),
+                         0);
+    while (!r.done) uv_run(&loop, UV_RUN_ONCE);
+    assert_int_equal(r.status, RG_OK);
+    rg_uv_close(&c->u);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(c);
+    test_redis_stop(&s);
+}
+
 /* ---- a verification failure on reconnect ---------------------------------------------------- */
 
 typedef struct wrong_back {
@@ -516,6 +563,7 @@ int main(void) {
         cmocka_unit_test(mixed_100k), cmocka_unit_test(pushes_and_multi),
         cmocka_unit_test(big_reply),  cmocka_unit_test(failures),
         cmocka_unit_test(resumption), cmocka_unit_test(verification_not_retried),
+        cmocka_unit_test(mutual_tls),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
