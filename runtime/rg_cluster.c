@@ -499,6 +499,12 @@ static const rg_keys_entry *index_find(const rg_cluster_index *ix, rg_view w) {
 
 /* ---- routing, the rest -------------------------------------------------------------------- */
 
+/* The call's slot: its keys', else its shard channels' (which a cluster routes like keys). */
+static int slot_of_call(const rg_keys_entry *e, size_t argc, const rg_view *argv) {
+    const int slot = rg_slot_of_argv(e->specs, e->count, argc, argv);
+    return slot == RG_SLOT_NONE ? rg_channel_slot_of_argv(e->specs, e->count, argc, argv) : slot;
+}
+
 /* The route of a call whose command (out->cmd) and slot are known. */
 static rg_route_kind by_slot(const rg_cluster_map *m, const rg_cluster_commands *cmds, int slot,
                              uint16_t any, rg_route *out) {
@@ -521,9 +527,8 @@ static rg_route_kind route(const rg_cluster_map *m, const rg_cluster_commands *c
      * knows and that has no subcommands is the answer; anything else goes the long way. */
     const rg_keys_entry *e = ix && seen ? index_find(ix, argv[0]) : NULL;
     out->cmd = e ? e : command_of(cmds, seen, argv);
-    const int slot = argc > argv_cap || !out->cmd
-                         ? RG_SLOT_UNKNOWN
-                         : rg_slot_of_argv(out->cmd->specs, out->cmd->count, argc, argv);
+    const int slot =
+        argc > argv_cap || !out->cmd ? RG_SLOT_UNKNOWN : slot_of_call(out->cmd, argc, argv);
     return by_slot(m, cmds, slot, any, out);
 }
 
@@ -535,7 +540,7 @@ rg_route_kind rg_cluster_route_known(const rg_cluster_map *m, const rg_cluster_c
     if (slot == RG_SLOT_UNKNOWN && e->count > 0) {
         const size_t argc = rg_request_argv(req, len, argv, argv_cap);
         if (argc == 0) return RG_ROUTE_INVALID;
-        if (argc <= argv_cap) slot = rg_slot_of_argv(e->specs, e->count, argc, argv);
+        if (argc <= argv_cap) slot = slot_of_call(e, argc, argv);
     } else if (slot == RG_SLOT_UNKNOWN) {
         slot = RG_SLOT_NONE; /* no key specs: no keys */
     }

@@ -213,13 +213,14 @@ static bool keyword_present(const rg_keyspec *specs, size_t nspecs, const call *
     return false;
 }
 
-/* Applies every spec; *err tells the worst outcome and the index of the first spec that had it. */
-static void walk(const rg_keyspec *specs, size_t nspecs, const call *c, visit_fn visit, void *ctx,
-                 rg_error *err) {
+/* Applies every spec of keys (channels: every NOT_KEY spec instead); *err tells the worst outcome
+ * and the index of the first spec that had it. */
+static void walk(const rg_keyspec *specs, size_t nspecs, const call *c, bool channels,
+                 visit_fn visit, void *ctx, rg_error *err) {
     outcome worst = SPEC_KEYS;
     size_t worst_at = 0;
     for (size_t i = 0; i < nspecs; i++) {
-        if (specs[i].flags & RG_KEY_NOT_KEY) continue;
+        if (((specs[i].flags & RG_KEY_NOT_KEY) != 0) != channels) continue;
         span sp = {0, -1, 1};
         const outcome o = apply(&specs[i], c, &sp);
         const bool placeholder = (specs[i].flags & RG_KEY_EMPTY_PLACEHOLDER) != 0;
@@ -254,7 +255,7 @@ size_t rg_keys_find(const rg_keyspec *specs, size_t nspecs, size_t argc, const r
         return 0;
     }
     const call c = {(int64_t)argc, argv};
-    walk(specs, nspecs, &c, collect_key, &k, err);
+    walk(specs, nspecs, &c, false, collect_key, &k, err);
     return k.count;
 }
 
@@ -267,13 +268,23 @@ static void slot_key(void *ctx, const call *c, size_t pos) {
         *slot = RG_SLOT_CROSS;
 }
 
-int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv) {
+static int slot_of(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv,
+                   bool channels) {
     if (argc > MAX_ARGC) return RG_SLOT_UNKNOWN;
     const call c = {(int64_t)argc, argv};
     int slot = RG_SLOT_NONE;
     rg_error err;
-    walk(specs, nspecs, &c, slot_key, &slot, &err);
+    walk(specs, nspecs, &c, channels, slot_key, &slot, &err);
     return err.status == RG_OK ? slot : RG_SLOT_UNKNOWN;
+}
+
+int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv) {
+    return slot_of(specs, nspecs, argc, argv, false);
+}
+
+int rg_channel_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc,
+                            const rg_view *argv) {
+    return slot_of(specs, nspecs, argc, argv, true);
 }
 
 /* ---- encoded calls ----------------------------------------------------------------------- */

@@ -139,6 +139,12 @@ static inline int rg_slot_join(int acc, rg_view key) {
  * RG_SLOT_UNKNOWN. Needs no position storage. */
 int rg_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc, const rg_view *argv);
 
+/* The one hash slot of the channels a sharded Pub/Sub call names (SPUBLISH, SSUBSCRIBE,
+ * SUNSUBSCRIBE: their NOT_KEY specs, which are no keys but which a cluster routes as if they
+ * were), with rg_slot_of_argv's answers: RG_SLOT_NONE for a call without such specs. */
+int rg_channel_slot_of_argv(const rg_keyspec *specs, size_t nspecs, size_t argc,
+                            const rg_view *argv);
+
 /* ---- encoded calls ----------------------------------------------------------------------- */
 
 /* The arguments of one encoded call, as generated encoders and rg_argv_encode write it: a RESP

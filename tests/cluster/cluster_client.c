@@ -132,6 +132,7 @@ static const char *const FAMILIES[][8] = {
     {"EVAL", "return redis.call('EXISTS', KEYS[1])", "1", "%s"},
     {"MSET", "{%s}.a", "1", "{%s}.b", "2"},
     {"SINTERSTORE", "{%s}.d", "{%s}.s1", "{%s}.s2"},
+    {"SPUBLISH", "%s", "m"}, /* a shard channel: no key, routed as one */
     {"DEL", "%s"},
 };
 

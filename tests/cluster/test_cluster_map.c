@@ -388,6 +388,13 @@ static void test_route(void **state) {
     assert_int_equal(x.r.slot, 3443);
     x = ROUTE(&m, "RENAME", "foo", "bar");
     assert_int_equal(x.kind, RG_ROUTE_CROSSSLOT);
+    /* Shard channels are no keys, but route as if they were. */
+    x = ROUTE(&m, "SPUBLISH", "foo", "m");
+    assert_int_equal(x.kind, RG_ROUTE_NODE);
+    assert_int_equal(x.r.slot, 12182);
+    assert_int_equal(m.node[x.r.node].port, 7002);
+    x = ROUTE(&m, "SSUBSCRIBE", "foo", "bar");
+    assert_int_equal(x.kind, RG_ROUTE_CROSSSLOT);
     /* MULTI_SHARD commands split instead; their merge is in .response. */
     x = ROUTE(&m, "DEL", "foo", "bar");
     assert_int_equal(x.kind, RG_ROUTE_MULTI_SHARD);

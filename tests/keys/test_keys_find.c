@@ -367,6 +367,23 @@ static void slots(void **state) {
         const int got = rg_slot_of_argv(c->specs, c->n, argc, argv);
         if (got != rows[i].slot) fail_msg("%s: slot %d, want %d", rows[i].line, got, rows[i].slot);
     }
+    /* The shard channels' slot: the NOT_KEY specs walked as keys, and only they. */
+    static const struct {
+        const char *cmd, *line;
+        int slot;
+    } channels[] = {
+        {"SPUBLISH", "SPUBLISH foo m", 12182},
+        {"SPUBLISH", "SPUBLISH {foo}x m", 12182},
+        {"GET", "GET foo", RG_SLOT_NONE},
+        {"MSET", "MSET foo 1 bar 2", RG_SLOT_NONE},
+    };
+    for (size_t i = 0; i < sizeof channels / sizeof channels[0]; i++) {
+        const cmd_specs *c = specs_of(channels[i].cmd);
+        const size_t argc = split(channels[i].line, argv);
+        const int got = rg_channel_slot_of_argv(c->specs, c->n, argc, argv);
+        if (got != channels[i].slot)
+            fail_msg("%s: channel slot %d, want %d", channels[i].line, got, channels[i].slot);
+    }
 }
 
 /* ---- differential against keys_ref.h ------------------------------------------------------- */
