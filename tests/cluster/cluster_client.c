@@ -507,13 +507,12 @@ static void node_id(int port, char *id, size_t cap) {
 }
 
 /* redis-cli --cluster reshard of slots from one master to another, in the background. */
-static pid_t reshard(fixture *f, int from_port, int to_port, int slots) {
-    char from[64], to[64], addr[32], n[16], log[96];
-    node_id(from_port, from, sizeof from);
-    node_id(to_port, to, sizeof to);
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", from_port);
+static pid_t reshard_ids(fixture *f, int at_port, const char *from, const char *to, int slots) {
+    char addr[32], n[16], log[96];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", at_port);
     snprintf(n, sizeof n, "%d", slots);
     snprintf(log, sizeof log, "%s/reshard.log", f->cluster.node[0].dir);
+    fflush(stdout); /* else the child repeats what is buffered */
     const pid_t pid = fork();
     if (pid == 0) {
         FILE *out = freopen(log, "w", stdout);
@@ -524,6 +523,13 @@ static pid_t reshard(fixture *f, int from_port, int to_port, int slots) {
         _exit(127);
     }
     return pid;
+}
+
+static pid_t reshard(fixture *f, int from_port, int to_port, int slots) {
+    char from[64], to[64];
+    node_id(from_port, from, sizeof from);
+    node_id(to_port, to, sizeof to);
+    return reshard_ids(f, from_port, from, to, slots);
 }
 
 static int master_port(fixture *f, int nth) {
@@ -636,6 +642,61 @@ static void load_through(fixture *f, load *l, event_fn event, size_t batch, verd
            (unsigned long long)cc->stats.retries, (unsigned long long)cc->stats.resent_unsent,
            (unsigned long long)cc->stats.refreshes, (unsigned long long)cc->stats.lost_connections);
     client_free(cc);
+}
+
+/* Streams INCRs (a load of its own) while pid runs and for 5 batches after; then every counter
+ * must read back exactly 1. */
+static void load_during(fixture *f, const char *prefix, pid_t pid, const char *what) {
+    rg_cc *cc = client(f, false);
+    static size_t failed_ids[1024];
+    load l = {.prefix = prefix, .failed_ids = failed_ids, .failed_cap = 1024, .stream = 50};
+    int status = 0, after = 0;
+    for (bool done = false; !done || after < 5; after += done) {
+        l.total += 1000;
+        load_batch(cc, f, &l, 1000);
+        done = done || waitpid(pid, &status, WNOHANG) == pid;
+    }
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(test_cluster_wait_ok(&f->cluster, 15000), 0);
+    const verdict v = verify(cc, f, &l);
+    printf("  %s: %zu INCRs during it, %zu failed; read back %zu ok, %zu lost, %zu duplicated; "
+           "MOVED %llu, ASK %llu, retries %llu\n",
+           what, l.total, l.failed, v.ok, v.lost, v.dup, (unsigned long long)cc->stats.moved,
+           (unsigned long long)cc->stats.ask, (unsigned long long)cc->stats.retries);
+    assert_int_equal(l.failed, 0);
+    assert_int_equal(v.ok, l.total);
+    assert_int_equal(v.lost + v.dup + v.other, 0);
+    client_free(cc);
+}
+
+/* Scale out: a seventh node joins as an empty master and 100 slots move onto it from every
+ * master, under load; scale in: they move back to one master and the node is deleted, under load.
+ * Nothing is lost, doubled or misrouted, and the client learns the new node from MOVED / ASK and
+ * leaves it once it serves nothing. */
+static void test_scale_out_in(void **state) {
+    fixture *f = *state;
+    const int added = test_cluster_add_master(&f->cluster);
+    assert_true(added >= 0);
+    const int port = f->cluster.node[added].port, home = master_port(f, 0);
+    char id[64], to[64];
+    node_id(port, id, sizeof id);
+    printf("scale out: node %d joined\n", port);
+    load_during(f, "so", reshard_ids(f, home, "all", id, 100), "100 slots onto it");
+    static int owner[RG_CLUSTER_SLOTS];
+    assert_int_equal(test_cluster_owners(&f->cluster, owner), 0);
+    int served = 0;
+    for (int s = 0; s < RG_CLUSTER_SLOTS; s++) served += owner[s] == port;
+    assert_true(served >= 95 && served <= 100); /* "from all": each master's share, rounded */
+    node_id(home, to, sizeof to);
+    load_during(f, "si", reshard_ids(f, port, id, to, served), "its slots back");
+    assert_int_equal(test_cluster_owners(&f->cluster, owner), 0);
+    for (int s = 0; s < RG_CLUSTER_SLOTS; s++) assert_int_not_equal(owner[s], port);
+    assert_int_equal(test_cluster_del_node(&f->cluster, added), 0);
+    /* a client of the six nodes left: every slot covered, the removed node not among them */
+    rg_cc *cc = client(f, false);
+    for (size_t i = 0; i < cc->map.nnodes; i++) assert_int_not_equal(cc->map.node[i].port, port);
+    client_free(cc);
+    printf("scale in: node %d removed\n", port);
 }
 
 static int failover_replica = -1; /* test state shared with the event functions */
@@ -818,15 +879,11 @@ static void test_example(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routing),
-        cmocka_unit_test(test_fan_out),
-        cmocka_unit_test(test_generated_calls),
-        cmocka_unit_test(test_replica_reads),
-        cmocka_unit_test(test_resharding),
-        cmocka_unit_test(test_manual_failover),
-        cmocka_unit_test(test_killed_master_reads),
-        cmocka_unit_test(test_killed_master),
-        cmocka_unit_test(test_example),
+        cmocka_unit_test(test_routing),         cmocka_unit_test(test_fan_out),
+        cmocka_unit_test(test_generated_calls), cmocka_unit_test(test_replica_reads),
+        cmocka_unit_test(test_resharding),      cmocka_unit_test(test_scale_out_in),
+        cmocka_unit_test(test_manual_failover), cmocka_unit_test(test_killed_master_reads),
+        cmocka_unit_test(test_killed_master),   cmocka_unit_test(test_example),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

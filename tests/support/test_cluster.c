@@ -211,6 +211,16 @@ static int start_node(test_cluster *c, int i) {
     return -1;
 }
 
+/* Runs `redis-cli --cluster what x y`, its output in node i's directory. Returns 0 or -1. */
+static int cli(const test_cluster *c, int i, const char *what, const char *x, const char *y) {
+    char log[96];
+    snprintf(log, sizeof log, "%s/cluster-%s.log", c->node[i].dir, what);
+    const char *const argv[] = {"redis-cli", "--cluster", what, x, y, NULL};
+    if (run(argv, log, CREATE_TIMEOUT_MS) == 0) return 0;
+    fprintf(stderr, "test_cluster: redis-cli --cluster %s failed (see %s)\n", what, log);
+    return -1;
+}
+
 int test_cluster_restart(test_cluster *c, int i) {
     return launch(c, i, true);
 }
@@ -236,12 +246,21 @@ static int create(test_cluster *c) {
     return -1;
 }
 
-/* Every replica's link to its master is up, and every node knows all the others. */
+/* How many nodes run. */
+static int running(const test_cluster *c) {
+    int n = 0;
+    for (int i = 0; i < c->n; i++) n += c->node[i].pid > 0;
+    return n;
+}
+
+/* Every replica's link to its master is up, and every running node knows all the others. */
 static bool linked(const test_cluster *c) {
-    char v[32];
+    char v[32], known[16];
+    snprintf(known, sizeof known, "%d", running(c));
     for (int i = 0; i < c->n; i++) {
+        if (c->node[i].pid <= 0) continue;
         const int port = c->node[i].port;
-        if (!info_is(port, "CLUSTER", "INFO", "cluster_known_nodes", "6")) return false;
+        if (!info_is(port, "CLUSTER", "INFO", "cluster_known_nodes", known)) return false;
         if (test_cluster_info_field(port, "INFO", "replication", "role", v, sizeof v) != 0)
             return false;
         if (strcmp(v, "slave") == 0 &&
@@ -276,6 +295,40 @@ int test_cluster_start(test_cluster *c) {
 
 int test_cluster_start_tls(test_cluster *c, test_certs *certs) {
     return start(c, certs);
+}
+
+/* The first running node but i. */
+static int other_than(const test_cluster *c, int i) {
+    for (int j = 0; j < c->n; j++)
+        if (j != i && c->node[j].pid > 0) return j;
+    return -1;
+}
+
+int test_cluster_add_master(test_cluster *c) {
+    const int i = c->n, peer = other_than(c, -1);
+    if (i >= TEST_CLUSTER_MAX_NODES || peer < 0 || start_node(c, i) != 0) return -1;
+    c->n++;
+    char addr[32], at[32];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", c->node[i].port);
+    snprintf(at, sizeof at, "127.0.0.1:%d", c->node[peer].port);
+    if (cli(c, i, "add-node", addr, at) != 0) return -1;
+    int waited = 0;
+    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) test_sleep_ms(50);
+    /* it knows every slot's owner too (redis-cli refuses to reshard while nodes disagree) */
+    return waited < READY_TIMEOUT_MS && test_cluster_wait_ok(c, READY_TIMEOUT_MS) == 0 ? i : -1;
+}
+
+int test_cluster_del_node(test_cluster *c, int i) {
+    const int peer = other_than(c, i);
+    char at[32], id[64];
+    const char *const myid[] = {"CLUSTER", "MYID"};
+    if (peer < 0 || test_cluster_command(c->node[i].port, id, sizeof id, 2, myid) != 0) return -1;
+    snprintf(at, sizeof at, "127.0.0.1:%d", c->node[peer].port);
+    if (cli(c, i, "del-node", at, id) != 0) return -1;
+    test_redis_stop(&c->node[i]); /* it shut down: reaped, its directory removed */
+    int waited = 0;
+    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) test_sleep_ms(50);
+    return waited < READY_TIMEOUT_MS ? 0 : -1;
 }
 
 void test_cluster_stop(test_cluster *c) {

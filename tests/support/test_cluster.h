@@ -17,14 +17,15 @@
 
 #include <stdbool.h>
 
-enum { TEST_CLUSTER_NODES = 6, TEST_CLUSTER_NODE_TIMEOUT_MS = 1000 };
+/* Six nodes at the start; room for two more (test_cluster_add_master). */
+enum { TEST_CLUSTER_NODES = 6, TEST_CLUSTER_MAX_NODES = 8, TEST_CLUSTER_NODE_TIMEOUT_MS = 1000 };
 
 typedef struct test_cluster {
-    test_redis node[TEST_CLUSTER_NODES];
-    int bus_port[TEST_CLUSTER_NODES];
-    int tls_port[TEST_CLUSTER_NODES]; /* a TLS cluster's (0: none) */
-    test_certs *certs;                /* a TLS cluster's certificates (caller-owned) */
-    int n;                            /* nodes started */
+    test_redis node[TEST_CLUSTER_MAX_NODES];
+    int bus_port[TEST_CLUSTER_MAX_NODES];
+    int tls_port[TEST_CLUSTER_MAX_NODES]; /* a TLS cluster's (0: none) */
+    test_certs *certs;                    /* a TLS cluster's certificates (caller-owned) */
+    int n;                                /* nodes started */
 } test_cluster;
 
 /* Starts six nodes, creates the cluster with one replica per master and waits until every node
@@ -42,6 +43,14 @@ int test_cluster_start_tls(test_cluster *c, test_certs *certs);
  * nodes.conf: it rejoins as what it was) and arguments, waiting until it answers PING. Returns 0
  * or -1. */
 int test_cluster_restart(test_cluster *c, int i);
+
+/* Starts one more node, an empty master, and joins it (`redis-cli --cluster add-node`), waiting
+ * until every running node knows it. Returns its index, or -1 (no room, or it did not join). */
+int test_cluster_add_master(test_cluster *c);
+
+/* Takes node i out (`redis-cli --cluster del-node`: the others forget it and it shuts down); a
+ * master must serve no slot by then. Returns 0 or -1. */
+int test_cluster_del_node(test_cluster *c, int i);
 
 /* Stops every node still running and removes their directories. Idempotent. */
 void test_cluster_stop(test_cluster *c);
