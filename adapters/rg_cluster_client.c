@@ -1089,6 +1089,161 @@ static size_t dispatch(rg_cc *cc, int64_t now) {
     return waiting;
 }
 
+/* ---- sharded Pub/Sub ------------------------------------------------------------------------ */
+
+enum { SUB_IN = 1 << 16, SUB_OUT = 1 << 12, SUB_CALLS = 64, SUB_RETRY_NS = 20000000 };
+
+struct rg_cc_sub {
+    rg_bconn b;
+    rg_cc *cc;
+    uint16_t node;
+    char mem[]; /* input, output, call ring */
+};
+
+static rg_cc_channel *channel_named(rg_cc *cc, rg_view name) {
+    for (size_t i = 0; i < cc->nchannels; i++) {
+        rg_cc_channel *ch = &cc->channel[i];
+        if (ch->used && rg_view_eq((rg_view){ch->name, ch->len}, name)) return ch;
+    }
+    return NULL;
+}
+
+/* A push on node s->node's Pub/Sub connection: the server dropping a channel still listened to
+ * (its slot moved away) puts it back to be subscribed where the map will say; every push goes to
+ * the caller. */
+static void sub_push(void *ud, const rg_push *p) {
+    rg_cc_sub *s = ud;
+    rg_cc *cc = s->cc;
+    rg_cc_channel *ch = p->kind == RG_PUSH_SUNSUBSCRIBE ? channel_named(cc, p->channel) : NULL;
+    if (ch && ch->node == s->node) {
+        ch->node = RG_NODE_NONE;
+        cc->need_refresh = true;
+    }
+    cc->cfg.on_push(cc->cfg.push_ud, p);
+}
+
+/* Node i's Pub/Sub connection, opened when missing; NULL when it cannot be. */
+static rg_cc_sub *sub_of(rg_cc *cc, uint16_t i) {
+    if (cc->sub[i]) return cc->sub[i];
+    const size_t ring = SUB_CALLS * sizeof(rg_call);
+    rg_cc_sub *s = malloc(sizeof *s + SUB_IN + SUB_OUT + ring);
+    if (!s) return NULL;
+    s->cc = cc;
+    s->node = i;
+    const rg_conn_config cfg = {.in = s->mem,
+                                .in_cap = SUB_IN,
+                                .out = s->mem + SUB_IN,
+                                .out_cap = SUB_OUT,
+                                .calls = (rg_call *)(void *)(s->mem + SUB_IN + SUB_OUT),
+                                .ncalls = SUB_CALLS,
+                                .protocol = cc->cfg.protocol,
+                                .on_push = sub_push,
+                                .push_ud = s};
+    const rg_cc_config *k = &cc->cfg;
+    const rg_bconn_options opt = {.connect_ms = k->connect_ms, .io_ms = k->io_ms, .tls = k->tls};
+    const rg_cluster_node *n = &cc->map.node[i];
+    if (rg_bconn_connect(&s->b, n->host, n->port, &cfg, &opt) != RG_OK) {
+        failed(cc, rg_bconn_error(&s->b).status, n->host, n->port, rg_bconn_error(&s->b).msg);
+        rg_bconn_close(&s->b);
+        free(s);
+        return NULL;
+    }
+    return cc->sub[i] = s;
+}
+
+/* Node i's Pub/Sub connection failed or is no longer needed: its channels are subscribed again
+ * where the refreshed map says. */
+static void sub_lost(rg_cc *cc, uint16_t i) {
+    rg_cc_sub *s = cc->sub[i];
+    cc->sub[i] = NULL;
+    rg_bconn_close(&s->b); /* a pending SSUBSCRIBE completes: sub_done */
+    free(s);
+    for (size_t j = 0; j < cc->nchannels; j++)
+        if (cc->channel[j].node == i) cc->channel[j].node = RG_NODE_NONE;
+    cc->need_refresh = true;
+}
+
+static uint64_t sub_call(rg_cc_sub *s, const char *cmd, rg_cc_channel *ch, rg_call_fn cb) {
+    const rg_view argv[] = {{cmd, strlen(cmd)}, {ch->name, ch->len}};
+    return rg_conn_call_argv(&s->b.conn, 2, argv, NULL, NULL, cb, ch);
+}
+
+/* An SSUBSCRIBE's answer: subscribed there, or to be asked again (after a MOVED, where it says). */
+static void sub_done(void *ud, const rg_call_done *d) {
+    rg_cc_channel *ch = ud;
+    rg_cc *cc = ch->cc;
+    const uint16_t node = ch->asked;
+    ch->asked = RG_NODE_NONE;
+    if (d->status == RG_OK && ch->used) {
+        ch->node = node;
+        return;
+    }
+    if (d->status == RG_OK) { /* no longer listened to */
+        if (cc->sub[node]) sub_call(cc->sub[node], "SUNSUBSCRIBE", ch, NULL);
+        return;
+    }
+    if (d->redirect.kind == RG_REDIRECT_MOVED) {
+        const rg_cluster_node *n = &cc->map.node[node];
+        rg_cluster_map_moved(&cc->map, ch->slot, d->redirect.host, d->redirect.port,
+                             (rg_view){n->host, strlen(n->host)});
+    } else {
+        cc->need_refresh = true;
+    }
+    ch->due_ns = now_ns() + SUB_RETRY_NS;
+}
+
+/* Every channel listened to and not subscribed asks the master of its slot. */
+static void pubsub_step(rg_cc *cc, int64_t now) {
+    for (size_t j = 0; j < cc->nchannels; j++) {
+        rg_cc_channel *ch = &cc->channel[j];
+        if (!ch->used || ch->node != RG_NODE_NONE || ch->asked != RG_NODE_NONE || now < ch->due_ns)
+            continue;
+        const uint16_t owner = rg_cluster_map_owner(&cc->map, ch->slot);
+        rg_cc_sub *s = owner == RG_NODE_NONE ? NULL : sub_of(cc, owner);
+        if (!s) {
+            cc->need_refresh = true;
+            ch->due_ns = now + SUB_RETRY_NS;
+            continue;
+        }
+        if (sub_call(s, "SSUBSCRIBE", ch, sub_done)) ch->asked = owner;
+    }
+}
+
+rg_status rg_cc_ssubscribe(rg_cc *cc, rg_view channel) {
+    if (!cc->cfg.on_push || channel.len >= RG_CC_CHANNEL_MAX || channel_named(cc, channel))
+        return RG_INVALID;
+    size_t j = 0; /* a free entry (none with an answer to come: sub_done writes it) */
+    while (j < cc->nchannels && (cc->channel[j].used || cc->channel[j].asked != RG_NODE_NONE)) j++;
+    if (j == RG_CC_MAX_CHANNELS) return RG_FULL;
+    if (j == cc->nchannels) cc->nchannels++;
+    rg_cc_channel *ch = &cc->channel[j];
+    *ch = (rg_cc_channel){.len = channel.len,
+                          .slot = rg_slot_of_key(channel.ptr, channel.len),
+                          .node = RG_NODE_NONE,
+                          .asked = RG_NODE_NONE,
+                          .used = true,
+                          .cc = cc};
+    memcpy(ch->name, channel.ptr, channel.len);
+    return RG_OK;
+}
+
+rg_status rg_cc_sunsubscribe(rg_cc *cc, rg_view channel) {
+    rg_cc_channel *ch = channel_named(cc, channel);
+    if (!ch) return RG_INVALID;
+    ch->used = false;
+    if (ch->node != RG_NODE_NONE && cc->sub[ch->node])
+        sub_call(cc->sub[ch->node], "SUNSUBSCRIBE", ch, NULL);
+    ch->node = RG_NODE_NONE; /* (an SSUBSCRIBE still to answer is undone by sub_done) */
+    return RG_OK;
+}
+
+size_t rg_cc_subscribed(const rg_cc *cc) {
+    size_t n = 0;
+    for (size_t j = 0; j < cc->nchannels; j++)
+        n += cc->channel[j].used && cc->channel[j].node != RG_NODE_NONE;
+    return n;
+}
+
 /* ---- I/O ------------------------------------------------------------------------------------ */
 
 static void write_node(rg_cc *cc, rg_cc_node *nd) {
@@ -1111,8 +1266,8 @@ static void read_node(rg_cc *cc, rg_cc_node *nd) {
 /* One poll over the open nodes with work; when no reply came for io_ms while calls were in
  * flight, the nodes they wait on are lost. */
 static void pump(rg_cc *cc, int timeout_ms) {
-    struct pollfd fds[RG_CLUSTER_MAX_NODES];
-    uint16_t who[RG_CLUSTER_MAX_NODES];
+    struct pollfd fds[2 * RG_CLUSTER_MAX_NODES]; /* the nodes' with work, then the Pub/Sub ones */
+    uint16_t who[2 * RG_CLUSTER_MAX_NODES];
     nfds_t n = 0;
     bool buffered = false; /* bytes inside a TLS filter: no poll would tell of them */
     for (size_t i = 0; i < cc->map.nnodes; i++) {
@@ -1125,17 +1280,32 @@ static void pump(rg_cc *cc, int timeout_ms) {
         fds[n] = (struct pollfd){rg_bconn_fd(&nd->b), (short)(POLLIN | (out ? POLLOUT : 0)), 0};
         who[n++] = (uint16_t)i;
     }
+    const nfds_t nodes = n;
+    for (size_t i = 0; i < cc->map.nnodes; i++) { /* the Pub/Sub connections: always listening */
+        rg_cc_sub *s = cc->sub[i];
+        if (s && rg_bconn_send_now(&s->b) != RG_OK) sub_lost(cc, (uint16_t)i);
+        if (!(s = cc->sub[i])) continue;
+        buffered |= rg_bconn_buffered(&s->b);
+        const short out = rg_bconn_want_write(&s->b) ? POLLOUT : 0;
+        fds[n] = (struct pollfd){rg_bconn_fd(&s->b), (short)(POLLIN | out), 0};
+        who[n++] = (uint16_t)i;
+    }
     if (n == 0) {
         if (timeout_ms > 0) poll(NULL, 0, timeout_ms);
         return;
     }
     const int r = poll(fds, n, buffered ? 0 : timeout_ms);
     if (r == 0 && !buffered && now_ns() - cc->progress_ns >= (int64_t)cc->cfg.io_ms * 1000000) {
-        for (nfds_t j = 0; j < n; j++)
+        for (nfds_t j = 0; j < nodes; j++)
             if (cc->node[who[j]].inflight) node_lost(cc, &cc->node[who[j]], RG_LIT("timeout"));
-        return;
     }
-    for (nfds_t j = 0; j < n && (r > 0 || buffered); j++) {
+    for (nfds_t j = nodes; j < n && (r > 0 || buffered); j++) {
+        rg_cc_sub *s = cc->sub[who[j]];
+        if (s && (fds[j].revents & (POLLIN | POLLERR | POLLHUP) || rg_bconn_buffered(&s->b)) &&
+            rg_bconn_read_now(&s->b) != RG_OK)
+            sub_lost(cc, who[j]);
+    }
+    for (nfds_t j = 0; j < nodes && (r > 0 || buffered); j++) {
         rg_cc_node *nd = &cc->node[who[j]];
         if (fds[j].revents & POLLOUT) write_node(cc, nd);
         if (nd->open &&
@@ -1146,9 +1316,10 @@ static void pump(rg_cc *cc, int timeout_ms) {
 
 size_t rg_cc_step(rg_cc *cc, int timeout_ms) {
     if (cc->notify) notify_waiting(cc);
-    if (cc->done == cc->n) return 0;
+    if (cc->done == cc->n && cc->nchannels == 0) return 0;
     const int64_t now = now_ns();
     maybe_refresh(cc, now);
+    pubsub_step(cc, now);
     const size_t waiting = dispatch(cc, now);
     pump(cc, waiting && timeout_ms > 1 ? 1 : timeout_ms);
     sync_front(cc); /* merges carve the arena */
@@ -1189,6 +1360,9 @@ rg_status rg_cc_init(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
 }
 
 void rg_cc_close(rg_cc *cc) {
+    cc->nchannels = 0; /* nothing to subscribe again */
+    for (uint16_t i = 0; i < RG_CLUSTER_MAX_NODES; i++)
+        if (cc->sub[i]) sub_lost(cc, i);
     for (size_t i = 0; i < RG_CLUSTER_MAX_NODES; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (nd->open) rg_bconn_close(&nd->b);

@@ -148,6 +148,11 @@ typedef struct rg_cc_config {
     rg_backoff reconnect;
     rg_cc_event_fn on_event; /* NULL: none */
     void *event_ud;
+    /* Sharded Pub/Sub (rg_cc_ssubscribe): the messages of the channels listened to, and the
+     * server's own sunsubscribes, inside rg_cc_step (p valid during the call). NULL: none, and
+     * rg_cc_ssubscribe is refused. */
+    rg_push_fn on_push;
+    void *push_ud;
 } rg_cc_config;
 
 typedef struct rg_cc_stats {
@@ -158,6 +163,24 @@ typedef struct rg_cc_stats {
     uint64_t resent_reads;  /* read-only requests written before a loss, sent again */
     uint64_t refreshes, refresh_failures, connects, lost_connections, refused;
 } rg_cc_stats;
+
+/* Sharded Pub/Sub: the channels listened to (rg_cc_ssubscribe). */
+enum { RG_CC_MAX_CHANNELS = 64, RG_CC_CHANNEL_MAX = 128 };
+
+typedef struct rg_cc_channel {
+    char name[RG_CC_CHANNEL_MAX];
+    size_t len;
+    int slot;
+    uint16_t node;  /* where it is subscribed (RG_NODE_NONE: not, or no more) */
+    uint16_t asked; /* where its SSUBSCRIBE waits for the answer (RG_NODE_NONE: none) */
+    int64_t due_ns; /* no SSUBSCRIBE before (after a refusal) */
+    bool used;      /* listened to */
+    struct rg_cc *cc;
+} rg_cc_channel;
+
+/* A node's connection for Pub/Sub: the batch's connections hold the batch's replies, which a
+ * connection that only listens would never let go. */
+typedef struct rg_cc_sub rg_cc_sub;
 
 typedef struct rg_cc_node {
     rg_bconn b;
@@ -186,6 +209,9 @@ struct rg_cc {
     int64_t next_refresh_ns;
     int64_t progress_ns; /* the last time a reply came */
     uint64_t rng;        /* the reconnect delays' jitter */
+    rg_cc_channel channel[RG_CC_MAX_CHANNELS];
+    size_t nchannels;                     /* channel[] entries in use */
+    rg_cc_sub *sub[RG_CLUSTER_MAX_NODES]; /* Pub/Sub connections, opened when needed */
     char seed_host[RG_CLUSTER_HOST_MAX];
     uint16_t seed_port;
     rg_status why_status; /* the last refresh or connect failure (rg_cc_error) */
@@ -244,6 +270,20 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
  * step the batch. MULTI/EXEC, the (un)subscribe family, HELLO, RESET and CLIENT TRACKING are
  * refused (RG_INVALID): each call of a batch goes its own way. Valid as long as cc. */
 rg_conn *rg_cc_conn(rg_cc *cc);
+
+/* Listens to a shard channel: SSUBSCRIBE on the master of its slot, over that node's connection
+ * for Pub/Sub. Its messages come to cfg.on_push inside rg_cc_step, which a listener calls in a
+ * loop (it waits up to timeout_ms for them). The subscription follows its slot: when the server
+ * drops it (the slot moved away: an unsolicited sunsubscribe, also told to on_push), when the
+ * node refuses it (MOVED) or its connection is lost (a failover), it is made again on the slot's
+ * master as the refreshed map says. Returns RG_OK; RG_FULL (RG_CC_MAX_CHANNELS listened to);
+ * RG_INVALID (no cfg.on_push, a name of RG_CC_CHANNEL_MAX bytes or more, or one listened to). */
+rg_status rg_cc_ssubscribe(rg_cc *cc, rg_view channel);
+/* Stops listening to channel (SUNSUBSCRIBE where it is subscribed). RG_OK, or RG_INVALID when it
+ * was not listened to. */
+rg_status rg_cc_sunsubscribe(rg_cc *cc, rg_view channel);
+/* How many of the channels listened to are subscribed now (confirmed by their node). */
+size_t rg_cc_subscribed(const rg_cc *cc);
 
 /* Sends the batch and waits until every call has an outcome. Returns the number of calls that
  * did not end RG_OK (server errors included). */

@@ -105,6 +105,144 @@ static int group_teardown(void **state) {
 
 static long long dbsize_sum(fixture *f);
 
+/* ---- sharded Pub/Sub ------------------------------------------------------------------------ */
+
+static void node_id(int port, char *id, size_t cap);
+static int master_port(fixture *f, int nth);
+
+enum { CHANNELS = 20 };
+
+typedef struct heard {
+    int msgs[CHANNELS]; /* smessages per channel sch:<i> */
+    int wrong;          /* a message not as published */
+    int dropped;        /* the server's own sunsubscribes */
+} heard;
+
+static void count_push(void *ud, const rg_push *p) {
+    heard *h = ud;
+    if (p->kind == RG_PUSH_SUNSUBSCRIBE) h->dropped++;
+    if (p->kind != RG_PUSH_SMESSAGE) return;
+    char name[32], want[32];
+    snprintf(name, sizeof name, "%.*s", (int)p->channel.len, p->channel.ptr);
+    const int i = atoi(name + 4);
+    snprintf(want, sizeof want, "m%d", i);
+    if (strncmp(name, "sch:", 4) != 0 || i < 0 || i >= CHANNELS ||
+        !rg_view_eq(p->payload, (rg_view){want, strlen(want)}))
+        h->wrong++;
+    else
+        h->msgs[i]++;
+}
+
+/* Steps cc until done() or about 5 s passed. */
+static void step_until(rg_cc *cc, bool (*done)(rg_cc *cc, heard *h), heard *h) {
+    for (int i = 0; i < 500 && !done(cc, h); i++) rg_cc_step(cc, 10);
+    assert_true(done(cc, h));
+}
+
+static bool all_subscribed(rg_cc *cc, heard *h) {
+    (void)h;
+    return rg_cc_subscribed(cc) == CHANNELS;
+}
+
+static bool lost_some(rg_cc *cc, heard *h) {
+    (void)h;
+    return rg_cc_subscribed(cc) < CHANNELS;
+}
+
+static int heard_each; /* the count every channel must reach (heard_all) */
+static bool heard_all(rg_cc *cc, heard *h) {
+    (void)cc;
+    for (int i = 0; i < CHANNELS; i++)
+        if (h->msgs[i] < heard_each) return false;
+    return true;
+}
+
+/* SPUBLISH sch:<i> m<i> through the client (each to its channel's master: one subscriber, us),
+ * then every message heard exactly `round` times in all. */
+static void publish_all(rg_cc *cc, fixture *f, heard *h, int round) {
+    char ch[CHANNELS][16], msg[CHANNELS][16];
+    rg_cc_begin(cc);
+    for (int i = 0; i < CHANNELS; i++) {
+        snprintf(ch[i], sizeof ch[i], "sch:%d", i);
+        snprintf(msg[i], sizeof msg[i], "m%d", i);
+        ADD(cc, f, "SPUBLISH", ch[i], msg[i]);
+    }
+    const size_t failed = rg_cc_run(cc);
+    for (size_t i = 0; i < rg_cc_size(cc) && failed; i++)
+        if (rg_cc_get(cc, i)->status != RG_OK)
+            printf("  SPUBLISH %s (round %d): %s %s\n", ch[i], round,
+                   rg_status_name(rg_cc_get(cc, i)->status), rg_cc_get(cc, i)->error.ptr);
+    assert_int_equal(failed, 0);
+    for (int i = 0; i < CHANNELS; i++) assert_int_equal(raw_int(&f->raw[i]), 1);
+    heard_each = round;
+    step_until(cc, heard_all, h);
+    for (int i = 0; i < 20; i++) rg_cc_step(cc, 5); /* a duplicate would be here by now */
+    for (int i = 0; i < CHANNELS; i++) assert_int_equal(h->msgs[i], round);
+    assert_int_equal(h->wrong, 0);
+}
+
+/* CLUSTER SETSLOT slot ... on port, answered +OK. */
+static void setslot(int port, int slot, const char *how, const char *id) {
+    char s[16], out[128];
+    snprintf(s, sizeof s, "%d", slot);
+    const char *argv[] = {"CLUSTER", "SETSLOT", s, how, id};
+    assert_int_equal(test_cluster_command(port, out, sizeof out, 5, argv), 0);
+    assert_string_equal(out, "+OK");
+}
+
+/* Listening to 20 shard channels: each message once; the slot of one moved to another master
+ * (it holds no key: the first test) makes the server drop the subscription, and the client
+ * subscribes again on the new owner; then each message once more. */
+static void test_sharded_pubsub(void **state) {
+    fixture *f = *state;
+    static heard h;
+    rg_cc *cc = calloc(1, sizeof *cc);
+    assert_non_null(cc);
+    const rg_cc_config cfg = {.cmds = &CMDS,
+                              .calls = f->calls,
+                              .ncalls = BATCH,
+                              .arena = f->arena,
+                              .arena_cap = ARENA,
+                              .on_push = count_push,
+                              .push_ud = &h};
+    assert_int_equal(rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[0].port), RG_OK);
+    char ch[CHANNELS][16];
+    for (int i = 0; i < CHANNELS; i++) {
+        snprintf(ch[i], sizeof ch[i], "sch:%d", i);
+        assert_int_equal(rg_cc_ssubscribe(cc, (rg_view){ch[i], strlen(ch[i])}), RG_OK);
+    }
+    assert_int_equal(rg_cc_ssubscribe(cc, RG_LIT("sch:0")), RG_INVALID); /* already */
+    step_until(cc, all_subscribed, &h);
+    publish_all(cc, f, &h, 1);
+    /* sch:0's slot moves from its master to another one. */
+    const int slot = rg_slot_of_key("sch:0", 5), from = test_cluster_slot_owner(&f->cluster, slot);
+    int to = -1;
+    for (int nth = 0; to < 0 || to == from; nth++) to = master_port(f, nth);
+    char from_id[64], to_id[64];
+    node_id(from, from_id, sizeof from_id);
+    node_id(to, to_id, sizeof to_id);
+    setslot(to, slot, "IMPORTING", from_id);
+    setslot(from, slot, "MIGRATING", to_id);
+    setslot(to, slot, "NODE", to_id);
+    setslot(from, slot, "NODE", to_id);
+    assert_int_equal(test_cluster_wait_ok(&f->cluster, 10000), 0);
+    for (int i = 0; i < 500 && h.dropped == 0; i++) rg_cc_step(cc, 10);
+    printf("sharded pub/sub: slot %d of sch:0 moved from %d to %d: %d sunsubscribe from the "
+           "server\n",
+           slot, from, to, h.dropped);
+    assert_int_equal(h.dropped, 1);
+    step_until(cc, all_subscribed, &h);
+    publish_all(cc, f, &h, 2);
+    for (size_t j = 0; j < cc->nchannels; j++)
+        if (cc->channel[j].slot == slot)
+            assert_int_equal(cc->map.node[cc->channel[j].node].port, to);
+    for (int i = 0; i < CHANNELS; i++)
+        assert_int_equal(rg_cc_sunsubscribe(cc, (rg_view){ch[i], strlen(ch[i])}), RG_OK);
+    assert_int_equal(rg_cc_subscribed(cc), 0);
+    rg_cc_close(cc);
+    free(cc);
+}
+
 /* ---- routing -------------------------------------------------------------------------------- */
 
 static const char *const FAMILIES[][8] = {
@@ -860,6 +998,45 @@ static void test_killed_master(void **state) {
     assert_true(v.lost <= 50);
 }
 
+/* Listening through a kill -9 of a channel's master: the Pub/Sub connection is lost, the client
+ * subscribes again on the promoted replica, and every message is heard once. */
+static void test_sharded_pubsub_failover(void **state) {
+    fixture *f = *state;
+    static heard h;
+    rg_cc *cc = calloc(1, sizeof *cc);
+    assert_non_null(cc);
+    int seed = 0;
+    while (f->cluster.node[seed].pid <= 0) seed++;
+    const rg_cc_config cfg = {.cmds = &CMDS,
+                              .calls = f->calls,
+                              .ncalls = BATCH,
+                              .arena = f->arena,
+                              .arena_cap = ARENA,
+                              .on_push = count_push,
+                              .push_ud = &h};
+    assert_int_equal(rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[seed].port),
+                     RG_OK);
+    char ch[CHANNELS][16];
+    int victim = -1;
+    for (int i = 0; i < CHANNELS; i++) {
+        snprintf(ch[i], sizeof ch[i], "sch:%d", i);
+        assert_int_equal(rg_cc_ssubscribe(cc, (rg_view){ch[i], strlen(ch[i])}), RG_OK);
+        const int port = test_cluster_slot_owner(&f->cluster, rg_slot_of_key(ch[i], strlen(ch[i])));
+        if (victim < 0 && replica_of(f, port) >= 0) victim = test_cluster_index(&f->cluster, port);
+    }
+    assert_true(victim >= 0);
+    step_until(cc, all_subscribed, &h);
+    publish_all(cc, f, &h, 1);
+    printf("sharded pub/sub: master %d killed\n", f->cluster.node[victim].port);
+    test_redis_kill(&f->cluster.node[victim]);
+    step_until(cc, lost_some, &h); /* its Pub/Sub connection ends: those channels are out */
+    assert_int_equal(test_cluster_wait_ok(&f->cluster, 15000), 0);
+    step_until(cc, all_subscribed, &h); /* on the promoted replica */
+    publish_all(cc, f, &h, 2);
+    rg_cc_close(cc);
+    free(cc);
+}
+
 /* The example load client (examples/clusterload) against the cluster: exit status 0 means every
  * key read back with its value. */
 static void test_example(void **state) {
@@ -879,11 +1056,18 @@ static void test_example(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routing),         cmocka_unit_test(test_fan_out),
-        cmocka_unit_test(test_generated_calls), cmocka_unit_test(test_replica_reads),
-        cmocka_unit_test(test_resharding),      cmocka_unit_test(test_scale_out_in),
-        cmocka_unit_test(test_manual_failover), cmocka_unit_test(test_killed_master_reads),
-        cmocka_unit_test(test_killed_master),   cmocka_unit_test(test_example),
+        cmocka_unit_test(test_sharded_pubsub),
+        cmocka_unit_test(test_routing),
+        cmocka_unit_test(test_fan_out),
+        cmocka_unit_test(test_generated_calls),
+        cmocka_unit_test(test_replica_reads),
+        cmocka_unit_test(test_resharding),
+        cmocka_unit_test(test_scale_out_in),
+        cmocka_unit_test(test_manual_failover),
+        cmocka_unit_test(test_killed_master_reads),
+        cmocka_unit_test(test_killed_master),
+        cmocka_unit_test(test_sharded_pubsub_failover),
+        cmocka_unit_test(test_example),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
