@@ -1097,7 +1097,8 @@ struct rg_cc_sub {
     rg_bconn b;
     rg_cc *cc;
     uint16_t node;
-    char mem[]; /* input, output, call ring */
+    rg_call calls[SUB_CALLS];
+    char in[SUB_IN], out[SUB_OUT];
 };
 
 static rg_cc_channel *channel_named(rg_cc *cc, rg_view name) {
@@ -1125,16 +1126,15 @@ static void sub_push(void *ud, const rg_push *p) {
 /* Node i's Pub/Sub connection, opened when missing; NULL when it cannot be. */
 static rg_cc_sub *sub_of(rg_cc *cc, uint16_t i) {
     if (cc->sub[i]) return cc->sub[i];
-    const size_t ring = SUB_CALLS * sizeof(rg_call);
-    rg_cc_sub *s = malloc(sizeof *s + SUB_IN + SUB_OUT + ring);
+    rg_cc_sub *s = malloc(sizeof *s);
     if (!s) return NULL;
     s->cc = cc;
     s->node = i;
-    const rg_conn_config cfg = {.in = s->mem,
+    const rg_conn_config cfg = {.in = s->in,
                                 .in_cap = SUB_IN,
-                                .out = s->mem + SUB_IN,
+                                .out = s->out,
                                 .out_cap = SUB_OUT,
-                                .calls = (rg_call *)(void *)(s->mem + SUB_IN + SUB_OUT),
+                                .calls = s->calls,
                                 .ncalls = SUB_CALLS,
                                 .protocol = cc->cfg.protocol,
                                 .on_push = sub_push,
