@@ -6,6 +6,7 @@
 
 #include "rg_cluster_client.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,17 @@ static inline size_t cc_add_words(rg_cc *cc, rg_raw_result *raw, size_t argc,
 #define ADD(cc, f, ...)                                                                           \
     cc_add_words(cc, (f)->raw, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *), \
                  (const char *const[]){__VA_ARGS__})
+
+/* Runs cc's batch; every call must end RG_OK (the others are printed first). */
+static inline void cc_run_ok(rg_cc *cc) {
+    const size_t failed = rg_cc_run(cc);
+    for (size_t i = 0; i < rg_cc_size(cc) && failed; i++) {
+        const rg_cc_call *k = rg_cc_get(cc, i);
+        if (k->status != RG_OK)
+            printf("  call %zu: %s %s\n", i, rg_status_name(k->status), k->error.ptr);
+    }
+    assert_int_equal(failed, 0);
+}
 
 /* An integer in a raw reply (":12\r\n"), or a bulk's number ("$2\r\n12\r\n"); 0 for a null (the
  * key is absent); -1 for anything else. */

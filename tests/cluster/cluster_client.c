@@ -60,7 +60,8 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static rg_cc *client(fixture *f, bool replicas) {
+/* A client of f's cluster (on_push: its sharded Pub/Sub handler, or NULL). */
+static rg_cc *client_with(fixture *f, bool replicas, rg_push_fn on_push, void *push_ud) {
     rg_cc *cc = calloc(1, sizeof *cc);
     assert_non_null(cc);
     const rg_cc_config cfg = {.cmds = &CMDS,
@@ -69,7 +70,9 @@ static rg_cc *client(fixture *f, bool replicas) {
                               .arena = f->arena,
                               .arena_cap = ARENA,
                               .read_from_replicas = replicas,
-                              .wait_ms = 15000};
+                              .wait_ms = 15000,
+                              .on_push = on_push,
+                              .push_ud = push_ud};
     int seed = 0; /* a running node (the failover tests kill some) */
     while (seed < f->cluster.n - 1 && f->cluster.node[seed].pid <= 0) seed++;
     const rg_status r = rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[seed].port);
@@ -79,6 +82,10 @@ static rg_cc *client(fixture *f, bool replicas) {
     assert_int_equal(r, RG_OK);
     assert_int_equal(rg_cluster_map_covered(&cc->map), RG_CLUSTER_SLOTS);
     return cc;
+}
+
+static rg_cc *client(fixture *f, bool replicas) {
+    return client_with(f, replicas, NULL, NULL);
 }
 
 static void client_free(rg_cc *cc) {
@@ -167,12 +174,7 @@ static void publish_all(rg_cc *cc, fixture *f, heard *h, int round) {
         snprintf(msg[i], sizeof msg[i], "m%d", i);
         ADD(cc, f, "SPUBLISH", ch[i], msg[i]);
     }
-    const size_t failed = rg_cc_run(cc);
-    for (size_t i = 0; i < rg_cc_size(cc) && failed; i++)
-        if (rg_cc_get(cc, i)->status != RG_OK)
-            printf("  SPUBLISH %s (round %d): %s %s\n", ch[i], round,
-                   rg_status_name(rg_cc_get(cc, i)->status), rg_cc_get(cc, i)->error.ptr);
-    assert_int_equal(failed, 0);
+    cc_run_ok(cc);
     for (int i = 0; i < CHANNELS; i++) assert_int_equal(raw_int(&f->raw[i]), 1);
     heard_each = round;
     step_until(cc, heard_all, h);
@@ -196,16 +198,7 @@ static void setslot(int port, int slot, const char *how, const char *id) {
 static void test_sharded_pubsub(void **state) {
     fixture *f = *state;
     static heard h;
-    rg_cc *cc = calloc(1, sizeof *cc);
-    assert_non_null(cc);
-    const rg_cc_config cfg = {.cmds = &CMDS,
-                              .calls = f->calls,
-                              .ncalls = BATCH,
-                              .arena = f->arena,
-                              .arena_cap = ARENA,
-                              .on_push = count_push,
-                              .push_ud = &h};
-    assert_int_equal(rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[0].port), RG_OK);
+    rg_cc *cc = client_with(f, false, count_push, &h);
     char ch[CHANNELS][16];
     for (int i = 0; i < CHANNELS; i++) {
         snprintf(ch[i], sizeof ch[i], "sch:%d", i);
@@ -239,8 +232,7 @@ static void test_sharded_pubsub(void **state) {
     for (int i = 0; i < CHANNELS; i++)
         assert_int_equal(rg_cc_sunsubscribe(cc, (rg_view){ch[i], strlen(ch[i])}), RG_OK);
     assert_int_equal(rg_cc_subscribed(cc), 0);
-    rg_cc_close(cc);
-    free(cc);
+    client_free(cc);
 }
 
 /* ---- routing -------------------------------------------------------------------------------- */
@@ -940,12 +932,7 @@ static void test_killed_master_reads(void **state) {
         snprintf(want[i], sizeof want[i], "%d", i);
         ADD(cc, f, "SET", keys[i], want[i]);
     }
-    const size_t failed = rg_cc_run(cc);
-    for (size_t i = 0; i < rg_cc_size(cc) && failed; i++)
-        if (rg_cc_get(cc, i)->status != RG_OK)
-            printf("  SET %s: %s %s\n", keys[i], rg_status_name(rg_cc_get(cc, i)->status),
-                   rg_cc_get(cc, i)->error.ptr);
-    assert_int_equal(failed, 0);
+    cc_run_ok(cc);
     rg_cc_begin(cc);
     const size_t wait = ADD(cc, f, "WAIT", "1", "5000"); /* every master: AGG_MIN */
     assert_int_equal(rg_cc_run(cc), 0);
@@ -1003,19 +990,7 @@ static void test_killed_master(void **state) {
 static void test_sharded_pubsub_failover(void **state) {
     fixture *f = *state;
     static heard h;
-    rg_cc *cc = calloc(1, sizeof *cc);
-    assert_non_null(cc);
-    int seed = 0;
-    while (f->cluster.node[seed].pid <= 0) seed++;
-    const rg_cc_config cfg = {.cmds = &CMDS,
-                              .calls = f->calls,
-                              .ncalls = BATCH,
-                              .arena = f->arena,
-                              .arena_cap = ARENA,
-                              .on_push = count_push,
-                              .push_ud = &h};
-    assert_int_equal(rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[seed].port),
-                     RG_OK);
+    rg_cc *cc = client_with(f, false, count_push, &h);
     char ch[CHANNELS][16];
     int victim = -1;
     for (int i = 0; i < CHANNELS; i++) {
@@ -1033,8 +1008,7 @@ static void test_sharded_pubsub_failover(void **state) {
     assert_int_equal(test_cluster_wait_ok(&f->cluster, 15000), 0);
     step_until(cc, all_subscribed, &h); /* on the promoted replica */
     publish_all(cc, f, &h, 2);
-    rg_cc_close(cc);
-    free(cc);
+    client_free(cc);
 }
 
 /* The example load client (examples/clusterload) against the cluster: exit status 0 means every
