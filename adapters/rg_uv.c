@@ -285,6 +285,10 @@ static void flush(rg_uv *u) {
     }
 }
 
+void rg_uv_flush(rg_uv *u) {
+    flush(u);
+}
+
 static void arm(rg_uv *u);
 
 /* Still connecting: the TCP connect, or the TLS handshake after it. */

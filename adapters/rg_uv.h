@@ -200,6 +200,10 @@ rg_status rg_uv_reconnect(rg_uv *u);
  * u. */
 rg_error rg_uv_error(const rg_uv *u);
 
+/* Writes what is queued on u->conn now, instead of at the next loop iteration: for a caller that
+ * queues calls from a prepare handle of its own (run after u's in that iteration). */
+void rg_uv_flush(rg_uv *u);
+
 /* Closes the connection: pending calls (and calls queued while down) complete with RG_CLOSED
  * now, no reconnect follows, RG_UV_CLOSED follows from the loop (unless the handles were already
  * released). Safe to call from any callback, and more than once. Frees the TLS state: connect

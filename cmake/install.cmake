@@ -23,7 +23,7 @@ if(BUILD_SHARED_LIBS)
   set_target_properties(respgen PROPERTIES INSTALL_RPATH "$ORIGIN/${RG_BIN_TO_LIB}")
 endif()
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
-              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h runtime/rg_backoff.h
+              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h runtime/rg_cc.h runtime/rg_backoff.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 # The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, respgen::tls
 # when OpenSSL was found (blocking and uv link it; the package config then looks OpenSSL up
@@ -36,7 +36,7 @@ else()
   set(RG_INSTALL_TLS OFF)
 endif()
 if(TARGET respgen_uv)
-  list(APPEND RG_ADAPTERS uv)
+  list(APPEND RG_ADAPTERS uv cluster_uv)
   set(RG_INSTALL_UV ON)
 else()
   set(RG_INSTALL_UV OFF)
@@ -81,7 +81,9 @@ if(RG_INSTALL_TLS)
   string(APPEND RG_PC_blocking_REQUIRES " respgen-tls")
   string(APPEND RG_PC_uv_REQUIRES " respgen-tls")
 endif()
+set(RG_PC_cluster_uv_REQUIRES "respgen-uv")
 set(RG_PC_uv_CFLAGS " -D_GNU_SOURCE")
+set(RG_PC_cluster_uv_CFLAGS " -D_GNU_SOURCE")
 foreach(a IN LISTS RG_ADAPTERS)
   string(REPLACE "_" "-" RG_PC_NAME "respgen-${a}")
   set(RG_PC_LIB "respgen_${a}")

@@ -1021,16 +1021,20 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     return true;
 }
 
-/* Sends every call that is ready; returns how many still wait. */
-/* Sends call j if it is ready; returns 1 when it still waits. */
-static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
+/* Why a node takes no more calls in this round (dispatch's `held`). */
+enum { H_FREE = 0, H_DRAINS, H_WAITS };
+
+/* Sends call j if it is ready; returns 1 when it still waits. held[i]: node i takes no more
+ * calls this round: its ring or output is full (H_DRAINS: it drains with this round's write, try
+ * again at once), or it is not connected or an earlier call waits for it (H_WAITS). */
+static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, uint8_t *held) {
     rg_cc_call *k = &cc->cfg.calls[j];
     if (k->state == C_WAIT && now < k->due_ns) {
         /* Waiting for its node (not a retry's backoff): the later calls for it wait as well.
          * (A keyless call has no node of its own: any master will do.) */
         const bool placed = k->slot >= 0 || k->fixed != RG_NODE_NONE || k->asking;
         const uint16_t i = k->backoff || !placed ? RG_NODE_NONE : target(cc, k, (uint32_t)j);
-        if (i != RG_NODE_NONE) full[i] = true;
+        if (i != RG_NODE_NONE && !held[i]) held[i] = H_WAITS;
         if (k->due_ns < cc->next_ns) cc->next_ns = k->due_ns;
         return 1;
     }
@@ -1047,13 +1051,12 @@ static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
         return 0;
     }
     if (i != RG_NODE_NONE) {
-        if (full[i]) {
-            again_now = true;
-        } else if (node_ready(cc, i, now)) {
+        if (!held[i] && node_ready(cc, i, now)) {
             if (send_call(cc, k, i)) return 0;
-            again_now = true;
+            held[i] = H_DRAINS;
         }
-        full[i] = true;
+        if (!held[i]) held[i] = H_WAITS;
+        again_now = held[i] == H_DRAINS;
     }
     if (now >= k->dead_ns) {
         static const char msg[] = "no reachable node serves the slot";
@@ -1073,16 +1076,16 @@ static size_t dispatch_one(rg_cc *cc, size_t j, int64_t now, bool *full) {
 static size_t dispatch(rg_cc *cc, int64_t now) {
     size_t waiting = 0;
     bool settled = true; /* every call before j is in flight or complete */
-    bool full[RG_CLUSTER_MAX_NODES] = {false};
+    uint8_t held[RG_CLUSTER_MAX_NODES] = {H_FREE};
     for (size_t j = cc->scan; j < cc->n; j++) {
         const rg_cc_call *k = &cc->cfg.calls[j];
         if (k->state != C_DONE) {
             size_t w = 0;
             if (k->nparts == 0) {
-                w = dispatch_one(cc, j, now, full);
+                w = dispatch_one(cc, j, now, held);
             } else {
                 for (size_t p = 0; p < k->nparts; p++)
-                    w += dispatch_one(cc, k->first_part - p, now, full);
+                    w += dispatch_one(cc, k->first_part - p, now, held);
             }
             waiting += w;
             if (w) settled = false;

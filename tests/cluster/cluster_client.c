@@ -39,6 +39,7 @@
 #include <cmocka.h>
 
 #include "cc_batch.h"
+#include "cluster_ops.h"
 
 enum { BATCH = 4000, ARENA = 1 << 20 };
 
@@ -110,12 +111,7 @@ static int group_teardown(void **state) {
     return 0;
 }
 
-static long long dbsize_sum(fixture *f);
-
 /* ---- sharded Pub/Sub ------------------------------------------------------------------------ */
-
-static void node_id(int port, char *id, size_t cap);
-static int master_port(fixture *f, int nth);
 
 enum { CHANNELS = 20 };
 
@@ -210,10 +206,10 @@ static void test_sharded_pubsub(void **state) {
     /* sch:0's slot moves from its master to another one. */
     const int slot = rg_slot_of_key("sch:0", 5), from = test_cluster_slot_owner(&f->cluster, slot);
     int to = -1;
-    for (int nth = 0; to < 0 || to == from; nth++) to = master_port(f, nth);
+    for (int nth = 0; to < 0 || to == from; nth++) to = cl_master_port(&f->cluster, nth);
     char from_id[64], to_id[64];
-    node_id(from, from_id, sizeof from_id);
-    node_id(to, to_id, sizeof to_id);
+    cl_node_id(from, from_id, sizeof from_id);
+    cl_node_id(to, to_id, sizeof to_id);
     setslot(to, slot, "IMPORTING", from_id);
     setslot(from, slot, "MIGRATING", to_id);
     setslot(to, slot, "NODE", to_id);
@@ -370,7 +366,7 @@ static void test_fan_out(void **state) {
     assert_memory_equal(mget_typed.value.items[0].ptr, "3", 1);
     assert_null(mget_typed.value.items[1].ptr);
     assert_memory_equal(mget_typed.value.items[2].ptr, "1", 1);
-    long long sum = dbsize_sum(f);
+    long long sum = cl_dbsize_sum(&f->cluster);
     assert_int_equal(raw_int(&f->raw[raw_dbsize]), sum);
     assert_int_equal(typed.value, sum);
     (void)dbsize;
@@ -618,57 +614,6 @@ static size_t verify_pairs(rg_cc *cc, fixture *f, const load *l) {
     return bad;
 }
 
-static long long dbsize_sum(fixture *f) {
-    long long sum = 0;
-    for (int i = 0; i < f->cluster.n; i++) {
-        if (f->cluster.node[i].pid <= 0 || !test_cluster_is_master(&f->cluster, i)) continue;
-        char out[64];
-        const char *argv[] = {"DBSIZE"};
-        assert_int_equal(test_cluster_command(f->cluster.node[i].port, out, sizeof out, 1, argv),
-                         0);
-        sum += atoll(out + 1);
-    }
-    return sum;
-}
-
-static void node_id(int port, char *id, size_t cap) {
-    const char *argv[] = {"CLUSTER", "MYID"};
-    assert_int_equal(test_cluster_command(port, id, cap, 2, argv), 0);
-}
-
-/* redis-cli --cluster reshard of slots from one master to another, in the background. */
-static pid_t reshard_ids(fixture *f, int at_port, const char *from, const char *to, int slots) {
-    char addr[32], n[16], log[96];
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", at_port);
-    snprintf(n, sizeof n, "%d", slots);
-    snprintf(log, sizeof log, "%s/reshard.log", f->cluster.node[0].dir);
-    fflush(stdout); /* else the child repeats what is buffered */
-    const pid_t pid = fork();
-    if (pid == 0) {
-        FILE *out = freopen(log, "w", stdout);
-        (void)out;
-        execlp("redis-cli", "redis-cli", "--cluster", "reshard", addr, "--cluster-from", from,
-               "--cluster-to", to, "--cluster-slots", n, "--cluster-yes", "--cluster-pipeline",
-               "20", (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
-static pid_t reshard(fixture *f, int from_port, int to_port, int slots) {
-    char from[64], to[64];
-    node_id(from_port, from, sizeof from);
-    node_id(to_port, to, sizeof to);
-    return reshard_ids(f, from_port, from, to, slots);
-}
-
-static int master_port(fixture *f, int nth) {
-    for (int i = 0, seen = 0; i < f->cluster.n; i++)
-        if (f->cluster.node[i].pid > 0 && test_cluster_is_master(&f->cluster, i) && seen++ == nth)
-            return f->cluster.node[i].port;
-    return -1;
-}
-
 static void test_resharding(void **state) {
     fixture *f = *state;
     rg_cc *cc = client(f, false);
@@ -680,12 +625,12 @@ static void test_resharding(void **state) {
               .pairs = true};
     static int before[RG_CLUSTER_SLOTS];
     assert_int_equal(test_cluster_owners(&f->cluster, before), 0);
-    const int from = master_port(f, 0), to = master_port(f, 1);
-    const long long keys_before = dbsize_sum(f);
+    const int from = cl_master_port(&f->cluster, 0), to = cl_master_port(&f->cluster, 1);
+    const long long keys_before = cl_dbsize_sum(&f->cluster);
     /* A first part of the keys exists before the slots move, so MIGRATE has keys to carry. */
     while (l.next < 60000) load_batch(cc, f, &l, 3000);
     const double t0 = now_s();
-    const pid_t pid = reshard(f, from, to, 200);
+    const pid_t pid = cl_reshard(&f->cluster, from, to, 200);
     int status = 0;
     bool done = false;
     size_t during = 0;
@@ -711,7 +656,7 @@ static void test_resharding(void **state) {
     for (int s = 0; s < RG_CLUSTER_SLOTS; s++) moved += before[s] == from && after[s] == to;
     const verdict v = verify(cc, f, &l);
     const size_t pairs = (l.total + 3) / 4, pairs_bad = verify_pairs(cc, f, &l);
-    const long long keys = dbsize_sum(f);
+    const long long keys = cl_dbsize_sum(&f->cluster);
     printf("resharding: %d slots moved in %.2f s while %zu INCRs ran (%zu in all); MOVED %llu, "
            "ASK %llu, TRYAGAIN etc. %llu, refreshes %llu; read back: %zu ok, %zu lost, %zu "
            "duplicated, %zu other; keys added (DBSIZE of the masters) %lld\n",
@@ -730,25 +675,6 @@ static void test_resharding(void **state) {
     assert_int_equal(l.pairs_failed + pairs_bad, 0);
     assert_true(cc->stats.moved + cc->stats.ask > 0);
     client_free(cc);
-}
-
-/* The index of a replica of the master on port, or -1. */
-static int replica_of(fixture *f, int port) {
-    char want[64], id[64], master[64];
-    node_id(port, want, sizeof want);
-    for (int i = 0; i < f->cluster.n; i++) {
-        if (f->cluster.node[i].pid <= 0 || test_cluster_is_master(&f->cluster, i)) continue;
-        node_id(f->cluster.node[i].port, id, sizeof id);
-        /* CLUSTER NODES' "myself" line names the master in its fourth field. */
-        char text[8192];
-        const char *argv[] = {"CLUSTER", "NODES"};
-        assert_int_equal(test_cluster_command(f->cluster.node[i].port, text, sizeof text, 2, argv),
-                         0);
-        const char *me = strstr(text, id);
-        if (me && sscanf(me, "%*s %*s %*s %63s", master) == 1 && strcmp(master, want) == 0)
-            return i;
-    }
-    return -1;
 }
 
 /* Loads counters until event() says done and at least min calls ran after it, then reads every
@@ -807,18 +733,18 @@ static void test_scale_out_in(void **state) {
     fixture *f = *state;
     const int added = test_cluster_add_master(&f->cluster);
     assert_true(added >= 0);
-    const int port = f->cluster.node[added].port, home = master_port(f, 0);
+    const int port = f->cluster.node[added].port, home = cl_master_port(&f->cluster, 0);
     char id[64], to[64];
-    node_id(port, id, sizeof id);
+    cl_node_id(port, id, sizeof id);
     printf("scale out: node %d joined\n", port);
-    load_during(f, "so", reshard_ids(f, home, "all", id, 100), "100 slots onto it");
+    load_during(f, "so", cl_reshard_ids(&f->cluster, home, "all", id, 100), "100 slots onto it");
     static int owner[RG_CLUSTER_SLOTS];
     assert_int_equal(test_cluster_owners(&f->cluster, owner), 0);
     int served = 0;
     for (int s = 0; s < RG_CLUSTER_SLOTS; s++) served += owner[s] == port;
     assert_true(served >= 95 && served <= 100); /* "from all": each master's share, rounded */
-    node_id(home, to, sizeof to);
-    load_during(f, "si", reshard_ids(f, port, id, to, served), "its slots back");
+    cl_node_id(home, to, sizeof to);
+    load_during(f, "si", cl_reshard_ids(&f->cluster, port, id, to, served), "its slots back");
     assert_int_equal(test_cluster_owners(&f->cluster, owner), 0);
     for (int s = 0; s < RG_CLUSTER_SLOTS; s++) assert_int_not_equal(owner[s], port);
     assert_int_equal(test_cluster_del_node(&f->cluster, added), 0);
@@ -854,8 +780,8 @@ static bool manual_failover(fixture *f, int step) {
 
 static void test_manual_failover(void **state) {
     fixture *f = *state;
-    const int master = master_port(f, 2);
-    failover_replica = replica_of(f, master);
+    const int master = cl_master_port(&f->cluster, 2);
+    failover_replica = cl_replica_of(&f->cluster, master);
     assert_true(failover_replica >= 0);
     static size_t failed_ids[1024];
     load l = {.prefix = "mf", .total = 0, .failed_ids = failed_ids, .failed_cap = 1024};
@@ -909,8 +835,8 @@ static bool kill_master(fixture *f, int step) {
 /* A running master with a running replica: its port (kill_master's victim set up), or -1. */
 static int victim_with_replica(fixture *f) {
     for (int nth = 0; nth < 3; nth++) {
-        const int port = master_port(f, nth);
-        if (port < 0 || (killed_replica = replica_of(f, port)) < 0) continue;
+        const int port = cl_master_port(&f->cluster, nth);
+        if (port < 0 || (killed_replica = cl_replica_of(&f->cluster, port)) < 0) continue;
         killed = test_cluster_index(&f->cluster, port);
         killed_t = 0;
         return port;
@@ -997,7 +923,8 @@ static void test_sharded_pubsub_failover(void **state) {
         snprintf(ch[i], sizeof ch[i], "sch:%d", i);
         assert_int_equal(rg_cc_ssubscribe(cc, (rg_view){ch[i], strlen(ch[i])}), RG_OK);
         const int port = test_cluster_slot_owner(&f->cluster, rg_slot_of_key(ch[i], strlen(ch[i])));
-        if (victim < 0 && replica_of(f, port) >= 0) victim = test_cluster_index(&f->cluster, port);
+        if (victim < 0 && cl_replica_of(&f->cluster, port) >= 0)
+            victim = test_cluster_index(&f->cluster, port);
     }
     assert_true(victim >= 0);
     step_until(cc, all_subscribed, &h);

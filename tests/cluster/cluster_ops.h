@@ -1,0 +1,88 @@
+/* Helpers of the cluster integration tests that act on the test's own cluster
+ * (tests/support/test_cluster.h) as an operator would: node ids, masters and their replicas,
+ * DBSIZE of the masters, and `redis-cli --cluster reshard` in the background. Include it after
+ * cmocka.h. */
+#ifndef RG_TEST_CLUSTER_OPS_H
+#define RG_TEST_CLUSTER_OPS_H
+
+#include "test_cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static inline void cl_node_id(int port, char *id, size_t cap) {
+    const char *argv[] = {"CLUSTER", "MYID"};
+    assert_int_equal(test_cluster_command(port, id, cap, 2, argv), 0);
+}
+
+/* The port of the nth running master on record, or -1. */
+static inline int cl_master_port(const test_cluster *c, int nth) {
+    for (int i = 0, seen = 0; i < c->n; i++)
+        if (c->node[i].pid > 0 && test_cluster_is_master(c, i) && seen++ == nth)
+            return c->node[i].port;
+    return -1;
+}
+
+/* The index of a running replica of the master on port, or -1. */
+static inline int cl_replica_of(const test_cluster *c, int port) {
+    char want[64], id[64], master[64];
+    cl_node_id(port, want, sizeof want);
+    for (int i = 0; i < c->n; i++) {
+        if (c->node[i].pid <= 0 || test_cluster_is_master(c, i)) continue;
+        cl_node_id(c->node[i].port, id, sizeof id);
+        /* CLUSTER NODES' "myself" line names the master in its fourth field. */
+        char text[8192];
+        const char *argv[] = {"CLUSTER", "NODES"};
+        assert_int_equal(test_cluster_command(c->node[i].port, text, sizeof text, 2, argv), 0);
+        const char *me = strstr(text, id);
+        if (me && sscanf(me, "%*s %*s %*s %63s", master) == 1 && strcmp(master, want) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The keys of the running masters (DBSIZE summed). */
+static inline long long cl_dbsize_sum(const test_cluster *c) {
+    long long sum = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (c->node[i].pid <= 0 || !test_cluster_is_master(c, i)) continue;
+        char out[64];
+        const char *argv[] = {"DBSIZE"};
+        assert_int_equal(test_cluster_command(c->node[i].port, out, sizeof out, 1, argv), 0);
+        sum += atoll(out + 1);
+    }
+    return sum;
+}
+
+/* redis-cli --cluster reshard of slots from node id `from` ("all": every master) to node id `to`,
+ * asked at at_port, in the background; its output in the first node's directory. */
+static inline pid_t cl_reshard_ids(const test_cluster *c, int at_port, const char *from,
+                                   const char *to, int slots) {
+    char addr[32], n[16], log[96];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", at_port);
+    snprintf(n, sizeof n, "%d", slots);
+    snprintf(log, sizeof log, "%s/reshard.log", c->node[0].dir);
+    fflush(stdout); /* else the child repeats what is buffered */
+    const pid_t pid = fork();
+    if (pid == 0) {
+        FILE *out = freopen(log, "w", stdout);
+        (void)out;
+        execlp("redis-cli", "redis-cli", "--cluster", "reshard", addr, "--cluster-from", from,
+               "--cluster-to", to, "--cluster-slots", n, "--cluster-yes", "--cluster-pipeline",
+               "20", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The same from the master on from_port to the one on to_port. */
+static inline pid_t cl_reshard(const test_cluster *c, int from_port, int to_port, int slots) {
+    char from[64], to[64];
+    cl_node_id(from_port, from, sizeof from);
+    cl_node_id(to_port, to, sizeof to);
+    return cl_reshard_ids(c, from_port, from, to, slots);
+}
+
+#endif
