@@ -854,8 +854,8 @@ static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     if (r->cmd && cmds->policy && cmds->policy[r->cmd - cmds->table].request == RG_REQ_SPECIAL)
         /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
         refuse(k, RG_INVALID,
-               "REQUEST_POLICY:SPECIAL (SCAN): not routed; scan each master on a connection of "
-               "its own");
+               "REQUEST_POLICY:SPECIAL (SCAN): a cursor belongs to one node; rg_cc_scan_start "
+               "scans them all");
     else if (r->kind == RG_ROUTE_CROSSSLOT)
         refuse(k, RG_INVALID,
                "CROSSSLOT Keys in request don't hash to the same slot (refused by "
@@ -1235,6 +1235,194 @@ size_t rg_cc_subscribed(const rg_cc *cc) {
     for (size_t j = 0; j < cc->nchannels; j++)
         n += cc->channel[j].used && cc->channel[j].node != RG_NODE_NONE;
     return n;
+}
+
+/* ---- SCAN over the whole cluster ------------------------------------------------------------ */
+
+enum { SCAN_MAX_PASSES = 16 };
+
+/* A call of the engine's own, to node (RG_NODE_NONE: any master), its reply raw into *raw, its
+ * outcome to cb. NULL when the batch or the arena is full. */
+static rg_cc_call *add_own(rg_cc *cc, size_t argc, const rg_view *argv, uint16_t node,
+                           rg_raw_result *raw, rg_call_fn cb, void *ud) {
+    const size_t n = rg_argv_size(argc, argv);
+    char *const dst = cc->cfg.arena + cc->arena_len;
+    rg_cc_call *k = new_call(cc, n, NULL, raw);
+    if (!k) return NULL;
+    rg_argv_encode(dst, n, argc, argv);
+    k->cb = cb;
+    k->ud = ud;
+    k->fixed = node;
+    k->slot = RG_SLOT_NONE;
+    sync_front(cc);
+    return k;
+}
+
+static void scan_end(rg_cc_scan *s, rg_status st, const char *why) {
+    s->done = true;
+    s->status = st;
+    snprintf(s->text, sizeof s->text, "%s", why);
+    s->error = rg_cstr(s->text);
+}
+
+/* Every master serving a slot of snap that changed owner since (or whose node failed) is to be
+ * scanned again; true when one is. */
+static bool scan_receivers(rg_cc_scan *s, const rg_cluster_map *m) {
+    bool any = false;
+    for (int slot = 0; slot < RG_CLUSTER_SLOTS; slot++) {
+        const uint16_t was = s->snap[slot], now = m->slot[slot];
+        if (now == RG_NODE_NONE || (now == was && !(was != RG_NODE_NONE && s->failed[was])))
+            continue;
+        any |= !s->todo[now];
+        s->todo[now] = true;
+    }
+    return any;
+}
+
+static bool scan_covered(const rg_cluster_map *m) {
+    return rg_cluster_map_covered(m) == RG_CLUSTER_SLOTS;
+}
+
+/* The pass's map answered: the nodes that gained slots are scanned in a new pass, or it is done. */
+static void scan_mapped(void *ud, const rg_call_done *d) {
+    rg_cc_scan *s = ud;
+    rg_cc *cc = s->cc;
+    s->busy = false;
+    if (d->status == RG_OK) {
+        const rg_cluster_node *n = &cc->map.node[s->node];
+        const rg_view v = s->raw.value;
+        /* (a reply that does not decode leaves the map as it was: compared as it is) */
+        (void)rg_cluster_map_from_shards(&cc->map, v.ptr, v.len, rg_cstr(n->host));
+    }
+    if (d->status != RG_OK || !scan_covered(&cc->map)) {
+        if (++s->passes > SCAN_MAX_PASSES)
+            scan_end(s, RG_CLOSED, "the map stayed unreadable or a slot unserved");
+        else
+            rg_cc_scan_next(cc, s);
+        return;
+    }
+    const bool again = scan_receivers(s, &cc->map);
+    memcpy(s->snap, cc->map.slot, sizeof s->snap);
+    memset(s->failed, 0, sizeof s->failed);
+    s->mapping = false;
+    if (!again) {
+        scan_end(s, RG_OK, "");
+        return;
+    }
+    if (++s->passes > SCAN_MAX_PASSES) {
+        scan_end(s, RG_FULL, "the slots kept moving: too many passes");
+        return;
+    }
+    rg_cc_scan_next(cc, s);
+}
+
+/* A cursor: the decimal text of a u64. */
+static bool parse_cursor(rg_view v, uint64_t *out) {
+    uint64_t c = 0;
+    if (v.len == 0 || v.len > 20) return false;
+    for (size_t i = 0; i < v.len; i++) {
+        const unsigned d = (unsigned)(v.ptr[i] - '0');
+        if (d > 9 || c > (UINT64_MAX - d) / 10) return false;
+        c = c * 10 + d;
+    }
+    *out = c;
+    return true;
+}
+
+/* A SCAN reply: *2 [cursor, [keys...]]; its keys go to fn in chunks. False when it is not one. */
+static bool scan_reply(rg_cc_scan *s, rg_view r) {
+    enum { CHUNK = 128 };
+    rg_view keys[CHUNK];
+    rg_reader rd;
+    rg_event ev;
+    size_t pos = 0, n = 0;
+    rg_reader_init(&rd, NULL);
+    if (rg_next(&rd, r.ptr, r.len, &pos, &ev) != RG_OK || ev.kind != RG_EV_ARRAY || ev.u.i != 2 ||
+        rg_next(&rd, r.ptr, r.len, &pos, &ev) != RG_OK || ev.kind != RG_EV_BULK ||
+        !parse_cursor(ev.str, &s->cursor) || rg_next(&rd, r.ptr, r.len, &pos, &ev) != RG_OK ||
+        ev.kind != RG_EV_ARRAY || ev.u.i < 0)
+        return false;
+    for (int64_t left = ev.u.i; left > 0; left--) {
+        if (rg_next(&rd, r.ptr, r.len, &pos, &ev) != RG_OK || ev.kind != RG_EV_BULK) return false;
+        keys[n++] = ev.str;
+        if (n == CHUNK) {
+            s->fn(s->ud, keys, n);
+            n = 0;
+        }
+    }
+    if (n) s->fn(s->ud, keys, n);
+    return pos == r.len;
+}
+
+static void scan_answered(void *ud, const rg_call_done *d) {
+    rg_cc_scan *s = ud;
+    s->busy = false;
+    if (d->status != RG_OK) {
+        /* the node's keys are looked for again where its slots are at the pass's end */
+        s->failed[s->node] = true;
+        s->todo[s->node] = false;
+        s->cursor = 0;
+    } else {
+        s->calls++;
+        if (!scan_reply(s, s->raw.value)) {
+            scan_end(s, RG_MISMATCH, "a SCAN reply is not [cursor, [keys]]");
+            return;
+        }
+        if (s->cursor == 0) s->todo[s->node] = false;
+    }
+    rg_cc_scan_next(s->cc, s);
+}
+
+rg_status rg_cc_scan_next(rg_cc *cc, rg_cc_scan *s) {
+    if (s->done) return s->status;
+    if (s->busy) return RG_OK;
+    uint16_t i = 0;
+    while (!s->mapping && i < cc->map.nnodes && !s->todo[i]) i++;
+    if (!s->mapping && i == cc->map.nnodes) {
+        s->mapping = true; /* the pass is over: is the map as it began? */
+        s->cursor = 0;
+    }
+    if (s->mapping) {
+        /* asked of a master that serves slots (its answer is the one a refresh would take) */
+        i = cc->map.slot[0];
+        for (uint16_t j = 0; j < cc->map.nnodes && i == RG_NODE_NONE; j++)
+            if (cc->map.node[j].role == RG_NODE_MASTER && cc->map.node[j].slots) i = j;
+        const rg_view argv[] = {RG_LIT("CLUSTER"), RG_LIT("SHARDS")};
+        if (!add_own(cc, 2, argv, i, &s->raw, scan_mapped, s)) return RG_FULL;
+    } else {
+        if (i != s->node) s->cursor = 0;
+        char cur[RG_I64_MAX_LEN];
+        rg_view argv[2 + 8] = {RG_LIT("SCAN"), {cur, (size_t)(rg_put_u64(cur, s->cursor) - cur)}};
+        memcpy(argv + 2, s->argv, s->argc * sizeof *argv);
+        if (!add_own(cc, 2 + s->argc, argv, i, &s->raw, scan_answered, s)) return RG_FULL;
+    }
+    s->node = i;
+    s->busy = true;
+    return RG_OK;
+}
+
+rg_status rg_cc_scan_start(rg_cc *cc, rg_cc_scan *s, size_t argc, const rg_view *args,
+                           rg_cc_scan_fn fn, void *ud) {
+    memset(s, 0, offsetof(rg_cc_scan, raw));
+    s->cc = cc;
+    s->fn = fn;
+    s->ud = ud;
+    s->passes = 1;
+    s->node = RG_NODE_NONE;
+    s->status = RG_OK;
+    size_t used = 0;
+    if (argc > 6) return RG_INVALID;
+    for (size_t j = 0; j < argc; j++) {
+        if (args[j].len > sizeof s->args - used) return RG_INVALID;
+        memcpy(s->args + used, args[j].ptr, args[j].len);
+        s->argv[j] = (rg_view){s->args + used, args[j].len};
+        used += args[j].len;
+    }
+    s->argc = argc;
+    if (!scan_covered(&cc->map)) return RG_INVALID;
+    memcpy(s->snap, cc->map.slot, sizeof s->snap);
+    for (int slot = 0; slot < RG_CLUSTER_SLOTS; slot++) s->todo[s->snap[slot]] = true;
+    return rg_cc_scan_next(cc, s);
 }
 
 /* ---- the driver's side --------------------------------------------------------------------- */

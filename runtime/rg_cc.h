@@ -346,6 +346,55 @@ rg_status rg_cc_sunsubscribe(rg_cc *cc, rg_view channel);
 /* How many of the channels listened to are subscribed now (confirmed by their node). */
 size_t rg_cc_subscribed(const rg_cc *cc);
 
+/* ---- SCAN over the whole cluster ---- */
+
+/* Told the keys of one SCAN reply (valid during the call; a key may come more than once). */
+typedef void (*rg_cc_scan_fn)(void *ud, const rg_view *keys, size_t n);
+
+/* A SCAN of every master's keyspace, one node after the other, each with its own cursor, its
+ * calls going through the batch like any other (fixed to their node). The guarantee, kept
+ * across resharding and failover: every key that exists from the start of the scan to its end is
+ * told at least once. How: when every master of a pass has been scanned, the map is read again
+ * (CLUSTER SHARDS) and compared with the one the pass began with; each node that gained slots
+ * since (the keys of a moved slot are on it now, maybe after its scan passed them), and each that
+ * serves slots of a node whose scan failed, is scanned again from cursor 0, until a pass ends with
+ * the map unchanged. Keys may be told more than once; a key added or deleted during the scan may
+ * or may not be (as SCAN on one node). Caller-owned; private fields. */
+typedef struct rg_cc_scan {
+    bool done;        /* it ended: status says how */
+    rg_status status; /* RG_OK, or why it stopped (error: its message) */
+    rg_view error;
+    uint32_t passes; /* 1 when no slot moved */
+    uint64_t calls;  /* SCAN calls answered */
+    /* private */
+    rg_cc *cc;
+    rg_cc_scan_fn fn;
+    void *ud;
+    uint16_t snap[RG_CLUSTER_SLOTS]; /* the owners when this pass began */
+    bool todo[RG_CLUSTER_MAX_NODES]; /* masters still to scan in this pass */
+    bool failed[RG_CLUSTER_MAX_NODES];
+    uint16_t node; /* scanned, or asked for the map */
+    uint64_t cursor;
+    bool busy;    /* one of its calls is in flight */
+    bool mapping; /* the pass is over: the map is read again */
+    rg_raw_result raw;
+    char args[256]; /* what follows the cursor (MATCH, COUNT, TYPE) */
+    rg_view argv[8];
+    size_t argc;
+    char text[112]; /* backs error */
+} rg_cc_scan;
+
+/* Starts scanning with args after each cursor (argc <= 6, 256 bytes in all: MATCH p COUNT n TYPE
+ * t; copied), fn told the keys: adds the first SCAN call. Returns RG_OK; RG_INVALID (args too
+ * many or too long, an uncovered slot); RG_FULL (the batch is full: rg_cc_scan_next later). */
+rg_status rg_cc_scan_start(rg_cc *cc, rg_cc_scan *s, size_t argc, const rg_view *args,
+                           rg_cc_scan_fn fn, void *ud);
+
+/* Adds the scan's next call when none of its calls is in flight: for after an RG_FULL (a full
+ * batch stalls a scan: call this once the next batch began, e.g. on RG_CC_UV_DRAINED). Each
+ * answer adds the next call by itself. Returns RG_OK, RG_FULL, or s->status once done. */
+rg_status rg_cc_scan_next(rg_cc *cc, rg_cc_scan *s);
+
 /* ---- the driver's side ---- */
 
 /* One round of the engine at time now_ns (monotonic): a due refresh, the subscriptions to make,

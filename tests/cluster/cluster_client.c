@@ -755,6 +755,115 @@ static void test_scale_out_in(void **state) {
     printf("scale in: node %d removed\n", port);
 }
 
+/* ---- SCAN ----------------------------------------------------------------------------------- */
+
+enum { SCAN_KEYS = 20000 };
+
+typedef struct seen {
+    uint8_t count[SCAN_KEYS];
+    size_t told, other;
+    const rg_cc_scan *scan;
+    size_t rescued; /* told first in a later pass: the first alone would have missed them */
+} seen;
+
+static void scan_keys(void *ud, const rg_view *keys, size_t n) {
+    seen *s = ud;
+    for (size_t i = 0; i < n; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%.*s", (int)(keys[i].len < 31 ? keys[i].len : 31), keys[i].ptr);
+        const int j = strncmp(k, "sc:", 3) == 0 ? atoi(k + 3) : -1;
+        s->told++;
+        if (j >= 0 && j < SCAN_KEYS && s->count[j] < 255) {
+            s->rescued += s->count[j] == 0 && s->scan->passes > 1;
+            s->count[j]++;
+        } else
+            s->other++;
+    }
+}
+
+/* Steps a scan until done(sc) (NULL: its end). */
+static void scan_until(rg_cc *cc, rg_cc_scan *sc, bool (*done)(const rg_cc_scan *sc, int node),
+                       int node) {
+    while (!sc->done && !(done && done(sc, node))) {
+        if (rg_cc_step(cc, 100) == 0) {
+            rg_cc_begin(cc); /* the batch is full of the scan's calls: a new one */
+            rg_cc_scan_next(cc, sc);
+        }
+    }
+}
+
+/* Is the scan inside node's keyspace, past its first call? (white box: the scan's own fields) */
+static bool scanning(const rg_cc_scan *sc, int node) {
+    return sc->node == node && sc->cursor != 0;
+}
+
+/* The engine's index of the master on port. */
+static int map_index(const rg_cc *cc, int port) {
+    for (size_t i = 0; i < cc->map.nnodes; i++)
+        if (cc->map.node[i].port == port) return (int)i;
+    return -1;
+}
+
+/* SCAN over the cluster while 100 slots move: every key that existed throughout is told (the
+ * nodes that gained slots are scanned again), and a scan with the map unchanged makes one pass. */
+static void test_scan_resharding(void **state) {
+    fixture *f = *state;
+    rg_cc *cc = client(f, false);
+    char key[32];
+    for (int base = 0; base < SCAN_KEYS; base += BATCH) {
+        rg_cc_begin(cc);
+        for (int i = base; i < SCAN_KEYS && i < base + BATCH; i++) {
+            snprintf(key, sizeof key, "sc:%d", i);
+            ADD(cc, f, "SET", key, "v");
+        }
+        cc_run_ok(cc);
+    }
+    static seen before, during;
+    rg_cc_scan sc;
+    before.scan = during.scan = &sc;
+    const rg_view args[] = {RG_LIT("MATCH"), RG_LIT("sc:*"), RG_LIT("COUNT"), RG_LIT("100")};
+    rg_cc_begin(cc);
+    assert_int_equal(rg_cc_scan_start(cc, &sc, 4, args, scan_keys, &before), RG_OK);
+    scan_until(cc, &sc, NULL, 0);
+    assert_int_equal(sc.status, RG_OK);
+    assert_int_equal(sc.passes, 1);
+    const uint64_t calls_before = sc.calls;
+    for (int i = 0; i < SCAN_KEYS; i++) assert_int_equal(before.count[i] >= 1, 1);
+    /* The slots move from the master scanned last to the one scanned first, once the scan is
+     * inside the first's keyspace: the keys moved are then behind both cursors, and only the
+     * second pass (over the node that gained slots) finds them. */
+    int from = -1, to = -1;
+    for (int nth = 0; nth < 3; nth++) {
+        const int port = cl_master_port(&f->cluster, nth);
+        if (to < 0 || map_index(cc, port) < map_index(cc, to)) to = port;
+        if (from < 0 || map_index(cc, port) > map_index(cc, from)) from = port;
+    }
+    rg_cc_begin(cc);
+    assert_int_equal(rg_cc_scan_start(cc, &sc, 4, args, scan_keys, &during), RG_OK);
+    scan_until(cc, &sc, scanning, map_index(cc, from));
+    assert_false(sc.done);
+    int status = 0;
+    assert_int_equal(waitpid(cl_reshard(&f->cluster, from, to, 100), &status, 0) > 0, 1);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    scan_until(cc, &sc, NULL, 0);
+    size_t missing = 0, twice = 0;
+    for (int i = 0; i < SCAN_KEYS; i++) {
+        missing += during.count[i] == 0;
+        twice += during.count[i] > 1;
+    }
+    printf("scan: %zu keys in 1 pass and %llu calls with the map unchanged; across a reshard of "
+           "100 slots: %u passes, %llu calls, %zu told, %zu missing, %zu told more than once, %zu "
+           "told only by a later pass\n",
+           before.told, (unsigned long long)calls_before, sc.passes, (unsigned long long)sc.calls,
+           during.told, missing, twice, during.rescued);
+    assert_int_equal(sc.status, RG_OK);
+    assert_true(sc.passes >= 2); /* the slots moved during the scan */
+    assert_true(during.rescued > 0);
+    assert_int_equal(missing, 0);
+    assert_int_equal(before.other + during.other, 0);
+    client_free(cc);
+}
+
 static int failover_replica = -1; /* test state shared with the event functions */
 static double failover_t;
 
@@ -957,17 +1066,12 @@ static void test_example(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sharded_pubsub),
-        cmocka_unit_test(test_routing),
-        cmocka_unit_test(test_fan_out),
-        cmocka_unit_test(test_generated_calls),
-        cmocka_unit_test(test_replica_reads),
-        cmocka_unit_test(test_resharding),
-        cmocka_unit_test(test_scale_out_in),
-        cmocka_unit_test(test_manual_failover),
-        cmocka_unit_test(test_killed_master_reads),
-        cmocka_unit_test(test_killed_master),
-        cmocka_unit_test(test_sharded_pubsub_failover),
+        cmocka_unit_test(test_sharded_pubsub),  cmocka_unit_test(test_routing),
+        cmocka_unit_test(test_fan_out),         cmocka_unit_test(test_generated_calls),
+        cmocka_unit_test(test_replica_reads),   cmocka_unit_test(test_resharding),
+        cmocka_unit_test(test_scan_resharding), cmocka_unit_test(test_scale_out_in),
+        cmocka_unit_test(test_manual_failover), cmocka_unit_test(test_killed_master_reads),
+        cmocka_unit_test(test_killed_master),   cmocka_unit_test(test_sharded_pubsub_failover),
         cmocka_unit_test(test_example),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
