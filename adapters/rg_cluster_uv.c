@@ -146,7 +146,7 @@ rg_status rg_cc_uv_open(rg_cc_uv *u, uv_loop_t *loop, const rg_cc_config *cfg,
     uv_prepare_init(loop, &u->prepare);
     u->prepare.data = u;
     uv_prepare_start(&u->prepare, on_prepare);
-    uv_unref((uv_handle_t *)&u->prepare); /* the timer (while busy) and the links keep it alive */
+    /* (referenced: calls made before uv_run, with no connection open yet, still go out) */
     uv_timer_init(loop, &u->timer);
     u->timer.data = u;
     uv_timer_start(&u->timer, on_timer, 0, 0); /* the first refresh */

@@ -282,7 +282,7 @@ static void notify_waiting(rg_cc *cc) {
 static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->status = st;
     if (n >= sizeof k->text) n = sizeof k->text - 1;
-    if (n) memcpy(k->text, err, n);
+    if (n) memmove(k->text, err, n); /* (err may be text itself: a transaction's cause) */
     k->text[n] = '\0';
     k->error = (rg_view){k->text, n};
     k->state = C_DONE;
@@ -360,12 +360,47 @@ static bool redirected(rg_cc *cc, rg_cc_call *k, const rg_redirect *r) {
     }
 }
 
+static bool skip_value(const char *buf, size_t len, size_t *pos);
+
+/* A transaction's piece (MULTI, a queued call) answered: a redirect is kept for EXEC's abort. */
+static void tx_piece_done(void *ud, const rg_call_done *d) {
+    rg_cc_call *k = ud;
+    if (d->status != RG_SERVER_ERROR || k->tx_cause) return;
+    /* the first piece's error is the transaction's cause (EXEC only says EXECABORT) */
+    k->tx_cause = true;
+    const size_t n = d->error.len < sizeof k->text - 1 ? d->error.len : sizeof k->text - 1;
+    memcpy(k->text, d->error.ptr, n);
+    k->text[n] = '\0';
+    if (d->redirect.kind == RG_REDIRECT_NONE) return;
+    k->tx_error = true;
+    k->redirect_at = d->redirect; /* (its host a view into a held reply) */
+}
+
+/* EXEC aborted after a piece met a redirect: the whole block goes again. MOVED: to the slot's
+ * new owner; ASK (the slot is migrating: ASKING would hold for MULTI alone), TRYAGAIN ...: after
+ * a backoff, until the slot settled. True when it goes again. */
+static bool tx_again(rg_cc *cc, rg_cc_call *k) {
+    rg_redirect r = k->redirect_at;
+    k->tx_error = k->tx_cause = false;
+    if (r.kind != RG_REDIRECT_ASK) return redirected(cc, k, &r);
+    cc->stats.ask++;
+    k->redirect = r.kind;
+    if (++k->retries > cc->cfg.max_retries) return false;
+    requeue(k, backoff_ns(k->retries));
+    return true;
+}
+
 static void on_done(void *ud, const rg_call_done *d) {
     rg_cc_call *k = ud;
     rg_cc *cc = k->cc;
     rg_cc_node *nd = &cc->node[k->node];
     if (nd->inflight) nd->inflight--;
     cc->progressed = true;
+    if (k->tx && d->status == RG_SERVER_ERROR && k->tx_cause) {
+        if (k->tx_error && tx_again(cc, k)) return;
+        finish(k, RG_SERVER_ERROR, k->text, strlen(k->text)); /* (the piece's error) */
+        return;
+    }
     if (d->status == RG_SERVER_ERROR && redirected(cc, k, &d->redirect)) return;
     if (d->status == RG_CLOSED || d->status == RG_ERR_PROTOCOL) {
         k->written = d->written;
@@ -925,6 +960,44 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
     return rg_cc_add(cc, dst, n, table, result, index);
 }
 
+rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
+                       const rg_rtable *table, void *result, size_t *index) {
+    const rg_view MULTI = RG_LIT("MULTI"), EXEC = RG_LIT("EXEC");
+    enum { ARGV = sizeof cc->argv / sizeof cc->argv[0] };
+    if (n == 0 || n > UINT16_MAX - 2) return RG_INVALID;
+    size_t total = rg_argv_size(1, &MULTI) + rg_argv_size(1, &EXEC);
+    for (size_t i = 0; i < n; i++) total += rg_argv_size(argc[i], argv[i]);
+    char *w = cc->cfg.arena + cc->arena_len;
+    rg_cc_call *k = new_call(cc, total, table, result);
+    if (!k) return RG_FULL;
+    if (index) *index = (size_t)(k - cc->cfg.calls);
+    w += rg_argv_encode(w, total, 1, &MULTI);
+    int slot = RG_SLOT_NONE;
+    bool one_slot = true;
+    for (size_t i = 0; i < n; i++) {
+        const size_t size = rg_argv_size(argc[i], argv[i]);
+        rg_argv_encode(w, size, argc[i], argv[i]);
+        rg_route r;
+        rg_cluster_route_indexed(&cc->map, &cc->index, w, size, cc->argv, ARGV, 0, &r);
+        if (r.kind == RG_ROUTE_CROSSSLOT || r.kind == RG_ROUTE_MULTI_SHARD ||
+            (r.slot >= 0 && slot >= 0 && r.slot != slot))
+            one_slot = false;
+        if (r.slot >= 0) slot = r.slot;
+        w += size;
+    }
+    rg_argv_encode(w, rg_argv_size(1, &EXEC), 1, &EXEC);
+    k->tx = (uint16_t)(n + 2);
+    k->slot = slot;
+    cc->adding = true; /* a refusal's callback waits for the next step */
+    if (!one_slot)
+        refuse(k, RG_INVALID,
+               "CROSSSLOT Keys in request don't hash to the same slot (a transaction; refused "
+               "by the client, not sent)");
+    cc->adding = false;
+    sync_front(cc);
+    return RG_OK;
+}
+
 /* The front's relay: a generated call (or rg_conn_call_argv) encoded its request at the arena's
  * end. A descriptor of cfg.cmds (its id indexes the table) routes it without a name lookup, with
  * the slot the call computed; anything else is routed from its bytes as rg_cc_add does. */
@@ -994,9 +1067,37 @@ static bool readonly_once(rg_cc *cc, rg_cc_node *nd, uint16_t i) {
 }
 
 /* Queues the call on its node's connection; false when it must wait. */
+/* Queues transaction k as one block: its pieces committed one by one from one reservation, EXEC
+ * last with the call's outcome. */
+static bool send_tx(rg_cc *cc, rg_cc_call *k, rg_conn *c) {
+    const char *req = cc->cfg.arena + k->off;
+    if (rg_conn_pending(c) + k->tx + 1 > RING) return false;
+    char *dst = rg_conn_reserve(c, k->len);
+    if (!dst) return false;
+    memcpy(dst, req, k->len);
+    k->tx_error = k->tx_cause = false;
+    size_t at = 0;
+    for (uint16_t p = 0; p + 1 < k->tx; p++) {
+        size_t end = at;
+        if (!skip_value(req, k->len, &end)) return false; /* (encoded by rg_cc_add_tx) */
+        rg_conn_commit_plain(c, end - at, &rg_conn_raw_table, NULL, tx_piece_done, k);
+        at = end;
+    }
+    const bool raw = k->carve || !k->table;
+    return rg_conn_commit_plain(c, k->len - at, raw ? &rg_conn_raw_table : k->table,
+                                raw && k->carve ? &k->raw : k->result, on_done, k) != 0;
+}
+
 static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     rg_cc_node *nd = &cc->node[i];
     rg_conn *c = nd->link.conn;
+    if (k->tx) {
+        if (!send_tx(cc, k, c)) return false;
+        nd->inflight++;
+        k->node = i;
+        k->state = C_FLIGHT;
+        return true;
+    }
     if (k->read && !readonly_once(cc, nd, i)) return false;
     const size_t pre = k->asking ? sizeof ASKING - 1 : 0;
     if (rg_conn_pending(c) + 2 > RING) return false;

@@ -109,6 +109,9 @@ typedef struct rg_cc_call {
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
     bool asking, read;
+    uint16_t tx;      /* a transaction: its pieces (MULTI, the calls, EXEC); 0: a plain call */
+    bool tx_error;    /* a piece met a redirect (redirect_at): EXEC aborts, the block goes again */
+    bool tx_cause;    /* a piece failed: its error is in text (EXEC's outcome says it) */
     bool reads_only;  /* every key read-only: sent again after a loss even when written */
     bool backoff;     /* waiting: a retry's delay (later calls for its node go ahead) */
     bool ordered;     /* a MULTI_SHARD fan-out whose reply lists its keys in order */
@@ -317,6 +320,18 @@ rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *tab
 /* rg_cc_add of argv (encoded with rg_argv_encode into the arena). */
 rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_rtable *table,
                          void *result, size_t *index);
+
+/* Adds a transaction: MULTI, the n calls (call i's words argv[i][0 .. argc[i])), EXEC, encoded
+ * into the arena and written back to back, one block, to the master of their slot: every key of
+ * every call must hash to one slot (keyless calls go along), else the block is refused before
+ * anything is sent (RG_INVALID, CROSSSLOT). Its outcome is EXEC's reply, raw (table NULL: an
+ * rg_raw_result with the array's bytes) or typed with table. A MOVED met by a queued call (the
+ * slot moved: EXEC then aborts) sends the whole block to the new owner; an ASK (the slot is
+ * migrating), TRYAGAIN or CLUSTERDOWN sends it again after a backoff; a lost connection reports
+ * it RG_CLOSED with `written` when it may have run (all or nothing: it is a transaction). Returns
+ * as rg_cc_add; RG_INVALID also for n 0. */
+rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
+                       const rg_rtable *table, void *result, size_t *index);
 
 /* The cluster's front: an rg_conn without a socket on which the generated calls (and
  * rg_conn_call_argv) add calls to the batch, as on one node:
