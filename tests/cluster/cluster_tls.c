@@ -26,7 +26,8 @@
  *   MGET over the three masters merged into its typed result;
  * - refused: an unknown CA, or no client certificate: the first refresh FAILS naming the TLS
  *   cause, and keeps failing; rg_cc_uv_close reaches CLOSED with no handle, engine buffer or
- *   heap byte left (glibc's count, or LeakSanitizer's);
+ *   heap byte left (glibc's count, or LeakSanitizer's), also when it closes the client early:
+ *   while the first link connects or shakes hands, or in the turn of the loop that link failed;
  * - node reconnects through the driver: a replica serving reads killed and started again:
  *   DISCONNECTED, ATTEMPTs, READY for that node while the reads keep completing, then the
  *   restarted replica answers reads again.
@@ -937,17 +938,50 @@ static long uvc_expect_refused(fixture *f, const rg_tls_config *tls, rg_status s
     return left;
 }
 
+static bool refresh_link_failed(fixture *f) {
+    return rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK) == RG_CC_CLOSE || uvc_told(f);
+}
+
+/* The libuv client with tls closed before READY or FAILED: after `steps` turns of the loop (while
+ * the first refresh's link connects or shakes hands), or, steps < 0, in the turn that link failed
+ * (its rg_uv released its handles in that turn; the driver has not closed it yet). Returns the
+ * heap it left; at[w] counts the closes made with the link in state w (rg_cc_want). */
+static long uvc_close_early(fixture *f, const rg_tls_config *tls, int steps, int *at) {
+    const long heap = heap_in_use();
+    uvc_start(f, tls, false, (rg_backoff){0, 0, 0});
+    if (steps < 0) {
+        assert_true(run_until(f, refresh_link_failed, 10));
+        assert_int_equal(rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK), RG_CC_CLOSE);
+    }
+    for (int i = 0; i < steps && !uvc_told(f); i++) uv_run(&f->loop, UV_RUN_ONCE);
+    at[rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK)]++;
+    uvc_close_clean(f);
+    return heap_in_use() - heap;
+}
+
 static void test_uv_refused(void **state) {
     fixture *f = *state;
     const rg_tls_config other = {.ca_file = f->other_ca, .cert_file = f->cert, .key_file = f->key};
     const rg_tls_config anonymous = {.ca_file = f->ca};
     /* Round 0 may leave OpenSSL's one-time state; rounds 1 and 2 must leave nothing. */
     long left = 0;
+    int at[RG_CC_CLOSE + 1] = {0};
     for (int round = 0; round < 3; round++) {
         long l = uvc_expect_refused(f, &other, RG_REFUSED, "unknown CA");
         l += uvc_expect_refused(f, &anonymous, RG_OK, "client certificate");
+        /* closed early: right after the link failed, and at the steps of its connect */
+        l += uvc_close_early(f, &other, -1, at);
+        for (int steps = 0; steps < 6; steps++) {
+            l += uvc_close_early(f, &other, steps, at);
+            l += uvc_close_early(f, &f->mutual, steps, at);
+        }
         if (round > 0) left += l;
     }
+    printf("libuv closed early (the refresh link's state): %d idle, %d dialing, %d open, %d "
+           "failed\n",
+           at[RG_CC_IDLE], at[RG_CC_CONNECT] + at[RG_CC_DIALING], at[RG_CC_OPEN], at[RG_CC_CLOSE]);
+    assert_true(at[RG_CC_DIALING] > 0);
+    assert_true(at[RG_CC_CLOSE] >= 3);
 #ifdef RG_TEST_LSAN
     (void)left;
     printf("libuv refused: the heap checked by LeakSanitizer after each close\n");
@@ -960,7 +994,7 @@ static void test_uv_refused(void **state) {
     }
     /* (a few dozen bytes come and go with OpenSSL's per-thread error queue; a link's rg_uv is
      * kilobytes, its TLS state hundreds of them) */
-    printf("libuv refused: rounds 1-2 (4 clients) left %ld heap bytes\n", left);
+    printf("libuv refused: rounds 1-2 (30 clients) left %ld heap bytes\n", left);
     assert_true(labs(left) < 1024);
 }
 
