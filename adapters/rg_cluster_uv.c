@@ -162,7 +162,13 @@ void rg_cc_uv_close(rg_cc_uv *u) {
     u->closes = 1; /* held until every link is asked to close below */
     for (size_t l = 0; l < RG_CC_LINKS; l++) {
         rg_cc_uv_link *lk = u->link[l];
-        if (!lk || lk->uv.open == 0) continue;
+        if (!lk) continue;
+        if (lk->uv.open == 0) {
+            /* its handles are released already (it failed in this turn of the loop, before
+             * links() closed it): this frees the TLS state it kept, at once, no event */
+            rg_uv_close(&lk->uv);
+            continue;
+        }
         u->closes++;
         rg_uv_close(&lk->uv); /* its calls complete RG_CLOSED; RG_UV_CLOSED follows */
     }
