@@ -75,13 +75,6 @@ static double cpu_s(void) {
     return cpu_of(RUSAGE_SELF);
 }
 
-/* The system part of it. */
-static double sys_s(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 typedef struct reqs {
     char *bytes;
     size_t off[KEYS + 1];
@@ -323,6 +316,13 @@ static double redis_benchmark(const test_cluster *c, const char *test, size_t n,
 
 #ifdef RG_BENCH_UV
 /* ---- libuv ---------------------------------------------------------------------------------- */
+
+/* The system part of the bench's CPU. */
+static double sys_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
 
 /* A load of generated SETs (or GETs) of keys, kept `window` in flight from the calls' callbacks,
  * on the libuv cluster client (cluster) or on the single-node libuv adapter. Results: the
