@@ -1,5 +1,10 @@
 /* respgen adapters: the libuv cluster client (see rg_cluster_uv.h): the engine's links as
  * rg_uvs, its ticks from a uv_prepare and a uv_timer. */
+/* uv.h needs the POSIX types (pthread_rwlock_t) that -std=c11 hides, also when a user's build
+ * compiles this file with no feature macros. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "rg_cluster_uv.h"
 
 #include <stdlib.h>
