@@ -15,6 +15,7 @@ static const char READONLY[] = "*1\r\n$8\r\nREADONLY\r\n";
 
 static void defaults(rg_cc_config *c) {
     if (!c->alloc) c->alloc = rg_conn_std_alloc;
+    if (c->read_from_replicas && !c->read) c->read = RG_CC_READ_REPLICA;
     if (!c->node_in_cap) c->node_in_cap = 4u << 20;
     if (!c->node_out_cap) c->node_out_cap = 1u << 20;
     if (!c->protocol) c->protocol = 3;
@@ -882,7 +883,7 @@ static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     const char *req = cc->cfg.arena + k->off;
     k->slot = r->slot;
     k->reads_only = read_only(r->cmd);
-    k->read = cc->cfg.read_from_replicas && k->reads_only;
+    k->read = cc->cfg.read != RG_CC_READ_PRIMARY && k->reads_only;
     k->response = r->response;
     const rg_cluster_commands *cmds = cc->cfg.cmds;
     cc->adding = true; /* a refusal's callback waits for the next step */
@@ -1050,6 +1051,8 @@ static uint16_t target(rg_cc *cc, const rg_cc_call *k, uint32_t pick) {
     if (k->asking) return k->ask_node;
     if (k->fixed != RG_NODE_NONE) return k->fixed;
     if (k->slot < 0) return any_master(cc);
+    if (k->read && cc->cfg.read == RG_CC_READ_ANY)
+        return rg_cluster_map_any_copy(&cc->map, k->slot, pick);
     return k->read ? rg_cluster_map_replica(&cc->map, k->slot, pick)
                    : rg_cluster_map_owner(&cc->map, k->slot);
 }

@@ -137,6 +137,9 @@ typedef struct rg_cc rg_cc;
  * call rg_cc functions. */
 typedef void (*rg_cc_event_fn)(rg_cc *cc, uint16_t node, const rg_reconnect_event *ev, void *ud);
 
+/* rg_cc_config.read: where read-only calls go. */
+typedef enum rg_cc_read { RG_CC_READ_PRIMARY = 0, RG_CC_READ_REPLICA, RG_CC_READ_ANY } rg_cc_read;
+
 typedef struct rg_cc_config {
     const rg_cluster_commands *cmds; /* routing tables (static data) */
     rg_cc_call *calls;               /* the batch, caller-owned */
@@ -145,15 +148,20 @@ typedef struct rg_cc_config {
     size_t arena_cap;
     rg_alloc_fn alloc; /* the nodes' buffers and Pub/Sub links (NULL: rg_conn_std_alloc) */
     void *alloc_ud;
-    size_t node_in_cap;      /* per-node input buffer (0: 4 MiB) */
-    size_t node_out_cap;     /* per-node output buffer (0: 1 MiB) */
-    int protocol;            /* 2 or 3 (0: 3) */
-    bool read_from_replicas; /* calls whose keys are all read-only go to a replica (READONLY) */
-    int connect_ms;          /* 0: 1000 */
-    int io_ms;               /* a node silent this long with calls pending is lost (0: 5000) */
-    int wait_ms;             /* how long a call may wait for a reachable node (0: 10000) */
-    unsigned max_redirects;  /* 0: 5 */
-    unsigned max_retries;    /* 0: 40 (about 4.5 s of backoff) */
+    size_t node_in_cap;  /* per-node input buffer (0: 4 MiB) */
+    size_t node_out_cap; /* per-node output buffer (0: 1 MiB) */
+    int protocol;        /* 2 or 3 (0: 3) */
+    /* Where calls whose keys are all read-only (the key specs' RO flag: GET, MGET, HGETALL ...)
+     * go: RG_CC_READ_PRIMARY (0: the slot's master), RG_CC_READ_REPLICA (a replica of it,
+     * rotating, its master when it has none), RG_CC_READ_ANY (the master and its replicas in
+     * turn). Replica connections are sent READONLY first. */
+    uint8_t read;
+    bool read_from_replicas;      /* the older spelling of read = RG_CC_READ_REPLICA */
+    int connect_ms;               /* 0: 1000 */
+    int io_ms;                    /* a node silent this long with calls pending is lost (0: 5000) */
+    int wait_ms;                  /* how long a call may wait for a reachable node (0: 10000) */
+    unsigned max_redirects;       /* 0: 5 */
+    unsigned max_retries;         /* 0: 40 (about 4.5 s of backoff) */
     unsigned refresh_after_moved; /* 0: 32 */
     /* NULL: plain TCP; else every connection (nodes, map refreshes) over TLS with this config
      * (rg_tls.h; caller-owned, read at each connect: keep it alive), to the nodes' TLS ports

@@ -374,7 +374,9 @@ uint16_t rg_cluster_map_moved(rg_cluster_map *m, int slot, rg_view host, uint16_
     return n;
 }
 
-uint16_t rg_cluster_map_replica(const rg_cluster_map *m, int slot, uint32_t pick) {
+/* The pick-th modulo their number of slot's master's healthy replicas, and of the master too
+ * when with_master (it counts last); the master when it has no replica. */
+static uint16_t copy_of(const rg_cluster_map *m, int slot, uint32_t pick, bool with_master) {
     const uint16_t master = rg_cluster_map_owner(m, slot);
     if (master == RG_NODE_NONE) return master;
     size_t count = 0;
@@ -383,13 +385,21 @@ uint16_t rg_cluster_map_replica(const rg_cluster_map *m, int slot, uint32_t pick
         count += n->role == RG_NODE_REPLICA && n->healthy && n->master == master;
     }
     if (count == 0) return master;
-    size_t want = pick % count;
+    size_t want = pick % (count + with_master);
     for (size_t i = 0; i < m->nnodes; i++) {
         const rg_cluster_node *n = &m->node[i];
         if (n->role == RG_NODE_REPLICA && n->healthy && n->master == master && want-- == 0)
             return (uint16_t)i;
     }
     return master;
+}
+
+uint16_t rg_cluster_map_replica(const rg_cluster_map *m, int slot, uint32_t pick) {
+    return copy_of(m, slot, pick, false);
+}
+
+uint16_t rg_cluster_map_any_copy(const rg_cluster_map *m, int slot, uint32_t pick) {
+    return copy_of(m, slot, pick, true);
 }
 
 size_t rg_cluster_map_covered(const rg_cluster_map *m) {

@@ -106,6 +106,10 @@ static inline uint16_t rg_cluster_map_owner(const rg_cluster_map *m, int slot) {
  * the master when it has none. RG_NODE_NONE when the slot is uncovered. */
 uint16_t rg_cluster_map_replica(const rg_cluster_map *m, int slot, uint32_t pick);
 
+/* The same over the master and its healthy replicas together: the pick-th of them modulo their
+ * number (the master is the last), to spread reads over every copy of the slot. */
+uint16_t rg_cluster_map_any_copy(const rg_cluster_map *m, int slot, uint32_t pick);
+
 /* Slots served (not RG_NODE_NONE). */
 size_t rg_cluster_map_covered(const rg_cluster_map *m);
 

@@ -484,6 +484,43 @@ static void test_replica_reads(void **state) {
     client_free(cc);
 }
 
+/* RG_CC_READ_ANY: reads alternate between each slot's master and its replica. */
+static void test_any_copy_reads(void **state) {
+    fixture *f = *state;
+    rg_cc *cc = calloc(1, sizeof *cc);
+    assert_non_null(cc);
+    const rg_cc_config cfg = {.cmds = &CMDS,
+                              .calls = f->calls,
+                              .ncalls = BATCH,
+                              .arena = f->arena,
+                              .arena_cap = ARENA,
+                              .read = RG_CC_READ_ANY};
+    assert_int_equal(rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[0].port), RG_OK);
+    char keys[300][16];
+    rg_cc_begin(cc);
+    for (int i = 0; i < 300; i++) {
+        snprintf(keys[i], sizeof keys[i], "rr:%d", i); /* test_replica_reads wrote and waited */
+        ADD(cc, f, "GET", keys[i]);
+    }
+    assert_int_equal(rg_cc_run(cc), 0);
+    size_t on_master = 0, on_replica = 0, found = 0;
+    for (size_t i = 0; i < rg_cc_size(cc); i++) {
+        const rg_cc_call *k = rg_cc_get(cc, i);
+        const uint16_t owner = rg_cluster_map_owner(&cc->map, k->slot);
+        const rg_cluster_node *nd = &cc->map.node[k->node];
+        on_master += k->node == owner;
+        on_replica += nd->role == RG_NODE_REPLICA && nd->master == owner;
+        found += raw_int(&f->raw[i]) == 1;
+    }
+    printf("reads from any copy: %zu of 300 GETs on the slot's master, %zu on its replica, %zu "
+           "found\n",
+           on_master, on_replica, found);
+    assert_int_equal(on_master + on_replica, 300);
+    assert_true(on_master >= 100 && on_replica >= 100);
+    assert_int_equal(found, 300);
+    client_free(cc);
+}
+
 /* ---- load ----------------------------------------------------------------------------------- */
 
 typedef struct load {
@@ -1243,6 +1280,7 @@ int main(void) {
         cmocka_unit_test(test_fan_out),
         cmocka_unit_test(test_generated_calls),
         cmocka_unit_test(test_replica_reads),
+        cmocka_unit_test(test_any_copy_reads),
         cmocka_unit_test(test_resharding),
         cmocka_unit_test(test_scan_resharding),
         cmocka_unit_test(test_transactions),

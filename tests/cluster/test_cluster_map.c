@@ -341,6 +341,11 @@ static void test_slots(void **state) {
     assert_string_equal(m.node[rg_cluster_map_owner(&m, 9000)].host, "10.0.0.2");
     /* No replica: the master. */
     assert_int_equal(rg_cluster_map_replica(&m, 9000, 5), rg_cluster_map_owner(&m, 9000));
+    /* Any copy: the replica, then the master, in turn; the master alone where it has none. */
+    assert_int_equal(rg_cluster_map_any_copy(&m, 1, 0), r);
+    assert_int_equal(rg_cluster_map_any_copy(&m, 1, 1), rg_cluster_map_owner(&m, 1));
+    assert_int_equal(rg_cluster_map_any_copy(&m, 1, 2), r);
+    assert_int_equal(rg_cluster_map_any_copy(&m, 9000, 1), rg_cluster_map_owner(&m, 9000));
     for (size_t cut = 0; cut < o.n; cut++)
         assert_int_equal(rg_cluster_map_from_slots(&m, o.b, cut, localhost), RG_MISMATCH);
 }
