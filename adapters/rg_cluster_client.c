@@ -169,7 +169,8 @@ void rg_cc_close(rg_cc *cc) {
     if (d) {
         for (size_t l = 0; l < RG_CC_LINKS; l++) {
             if (!d->b[l]) continue;
-            if (rg_cc_link_want(cc, l) != RG_CC_IDLE) rg_bconn_close(d->b[l]);
+            const rg_cc_want w = rg_cc_link_want(cc, l);
+            if (w != RG_CC_IDLE && w != RG_CC_CONNECT) rg_bconn_close(d->b[l]); /* (not twice) */
             rg_cc_link_closed(cc, l);
             free(d->b[l]);
         }

@@ -72,7 +72,8 @@ static bool refresh_next(rg_cc *cc) {
 static void refresh_reply(void *ud, const rg_call_done *d) {
     rg_cc *cc = ud;
     rg_cc_refresh_state *r = &cc->refresh;
-    if (!r->active || r->next) return;
+    /* (a connection that closed: the link's failure follows, with the transport's cause) */
+    if (!r->active || r->next || d->status == RG_CLOSED) return;
     const rg_view host = {r->host, strlen(r->host)};
     r->status = d->status;
     if (d->status != RG_OK) {
