@@ -1213,21 +1213,27 @@ struct rg_cc_sub {
     char in[SUB_IN], out[SUB_OUT];
 };
 
-static rg_cc_channel *channel_named(rg_cc *cc, rg_view name) {
+/* Each kind's subscribe and unsubscribe commands. */
+static const char *const SUBSCRIBE[] = {"SSUBSCRIBE", "SUBSCRIBE", "PSUBSCRIBE"};
+static const char *const UNSUBSCRIBE[] = {"SUNSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE"};
+
+static rg_cc_channel *channel_named(rg_cc *cc, uint8_t kind, rg_view name) {
     for (size_t i = 0; i < cc->nchannels; i++) {
         rg_cc_channel *ch = &cc->channel[i];
-        if (ch->used && rg_view_eq((rg_view){ch->name, ch->len}, name)) return ch;
+        if (ch->used && ch->kind == kind && rg_view_eq((rg_view){ch->name, ch->len}, name))
+            return ch;
     }
     return NULL;
 }
 
-/* A push on node s->node's Pub/Sub connection: the server dropping a channel still listened to
- * (its slot moved away) puts it back to be subscribed where the map will say; every push goes to
- * the caller. */
+/* A push on node s->node's Pub/Sub connection: the server dropping a shard channel still
+ * listened to (its slot moved away) puts it back to be subscribed where the map will say; every
+ * push goes to the caller. */
 static void sub_push(void *ud, const rg_push *p) {
     rg_cc_sub *s = ud;
     rg_cc *cc = s->cc;
-    rg_cc_channel *ch = p->kind == RG_PUSH_SUNSUBSCRIBE ? channel_named(cc, p->channel) : NULL;
+    rg_cc_channel *ch =
+        p->kind == RG_PUSH_SUNSUBSCRIBE ? channel_named(cc, RG_CC_SHARD, p->channel) : NULL;
     if (ch && ch->node == s->node) {
         ch->node = RG_NODE_NONE;
         cc->need_refresh = true;
@@ -1250,7 +1256,7 @@ static rg_cc_sub *sub_of(rg_cc *cc, uint16_t i) {
 }
 
 /* Node i's Pub/Sub connection failed: its channels are subscribed again where the refreshed
- * map says (a pending SSUBSCRIBE completes CLOSED: sub_done). */
+ * map says (a pending subscribe completes CLOSED: sub_done). */
 static void sub_down(rg_cc *cc, uint16_t i) {
     cc->sub[i]->down_until_ns = cc->now_ns + SUB_RETRY_NS;
     for (size_t j = 0; j < cc->nchannels; j++)
@@ -1264,7 +1270,7 @@ static uint64_t sub_call(rg_cc_sub *s, const char *cmd, rg_cc_channel *ch, rg_ca
     return rg_conn_call_argv(s->link.conn, 2, argv, NULL, NULL, cb, ch);
 }
 
-/* An SSUBSCRIBE's answer: subscribed there, or to be asked again (after a MOVED, where it says). */
+/* A subscribe's answer: subscribed there, or to be asked again (after a MOVED, where it says). */
 static void sub_done(void *ud, const rg_call_done *d) {
     rg_cc_channel *ch = ud;
     rg_cc *cc = ch->cc;
@@ -1275,7 +1281,7 @@ static void sub_done(void *ud, const rg_call_done *d) {
         return;
     }
     if (d->status == RG_OK) { /* no longer listened to */
-        sub_call(cc->sub[node], "SUNSUBSCRIBE", ch, NULL);
+        sub_call(cc->sub[node], UNSUBSCRIBE[ch->kind], ch, NULL);
         return;
     }
     if (d->redirect.kind == RG_REDIRECT_MOVED) {
@@ -1288,7 +1294,29 @@ static void sub_done(void *ud, const rg_call_done *d) {
     ch->due_ns = cc->now_ns + SUB_RETRY_NS;
 }
 
-/* Every channel listened to and not subscribed asks the master of its slot. */
+/* Is node i one to listen on for channels and patterns (every node hears every PUBLISH)? */
+static bool listener_ok(const rg_cc *cc, uint16_t i, int64_t now) {
+    const rg_cluster_node *n = &cc->map.node[i];
+    return n->role != RG_NODE_GONE && n->healthy &&
+           (!cc->sub[i] || now >= cc->sub[i]->down_until_ns);
+}
+
+/* The node that carries the channels and patterns: kept while it is fine, else the next healthy
+ * replica (leaving the masters their work), else the next master. */
+static uint16_t listener(rg_cc *cc, int64_t now) {
+    if (cc->listener < cc->map.nnodes && listener_ok(cc, cc->listener, now)) return cc->listener;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t t = 1; t <= cc->map.nnodes; t++) {
+            const uint16_t i = (uint16_t)((cc->listener + t) % cc->map.nnodes);
+            const bool replica = cc->map.node[i].role == RG_NODE_REPLICA;
+            if ((pass == 0) == replica && listener_ok(cc, i, now)) return cc->listener = i;
+        }
+    }
+    return RG_NODE_NONE;
+}
+
+/* Every channel listened to and not subscribed asks its node: a shard channel its slot's master,
+ * the others the listener. */
 static void pubsub_step(rg_cc *cc, int64_t now) {
     for (size_t j = 0; j < cc->nchannels; j++) {
         rg_cc_channel *ch = &cc->channel[j];
@@ -1297,42 +1325,53 @@ static void pubsub_step(rg_cc *cc, int64_t now) {
             if (ch->due_ns < cc->next_ns) cc->next_ns = ch->due_ns;
             continue;
         }
-        const uint16_t owner = rg_cluster_map_owner(&cc->map, ch->slot);
+        const uint16_t owner =
+            ch->kind == RG_CC_SHARD ? rg_cluster_map_owner(&cc->map, ch->slot) : listener(cc, now);
         if (owner == RG_NODE_NONE) {
             cc->need_refresh = true;
             ch->due_ns = now + SUB_RETRY_NS;
             continue;
         }
         rg_cc_sub *s = sub_of(cc, owner); /* (NULL while it connects: asked again then) */
-        if (s && sub_call(s, "SSUBSCRIBE", ch, sub_done)) ch->asked = owner;
+        if (s && sub_call(s, SUBSCRIBE[ch->kind], ch, sub_done)) ch->asked = owner;
     }
 }
 
-rg_status rg_cc_ssubscribe(rg_cc *cc, rg_view channel) {
-    if (!cc->cfg.on_push || channel.len >= RG_CC_CHANNEL_MAX || channel_named(cc, channel))
+rg_status rg_cc_listen(rg_cc *cc, rg_cc_channel_kind kind, rg_view name) {
+    if (!cc->cfg.on_push || kind > RG_CC_PATTERN || name.len >= RG_CC_CHANNEL_MAX ||
+        channel_named(cc, (uint8_t)kind, name))
         return RG_INVALID;
     size_t j = 0; /* a free entry (none with an answer to come: sub_done writes it) */
     while (j < cc->nchannels && (cc->channel[j].used || cc->channel[j].asked != RG_NODE_NONE)) j++;
     if (j == RG_CC_MAX_CHANNELS) return RG_FULL;
     if (j == cc->nchannels) cc->nchannels++;
     rg_cc_channel *ch = &cc->channel[j];
-    *ch = (rg_cc_channel){.len = channel.len,
-                          .slot = rg_slot_of_key(channel.ptr, channel.len),
+    *ch = (rg_cc_channel){.len = name.len,
+                          .slot = rg_slot_of_key(name.ptr, name.len),
                           .node = RG_NODE_NONE,
                           .asked = RG_NODE_NONE,
                           .used = true,
+                          .kind = (uint8_t)kind,
                           .cc = cc};
-    memcpy(ch->name, channel.ptr, channel.len);
+    memcpy(ch->name, name.ptr, name.len);
     return RG_OK;
 }
 
-rg_status rg_cc_sunsubscribe(rg_cc *cc, rg_view channel) {
-    rg_cc_channel *ch = channel_named(cc, channel);
+rg_status rg_cc_unlisten(rg_cc *cc, rg_cc_channel_kind kind, rg_view name) {
+    rg_cc_channel *ch = kind > RG_CC_PATTERN ? NULL : channel_named(cc, (uint8_t)kind, name);
     if (!ch) return RG_INVALID;
     ch->used = false;
-    if (ch->node != RG_NODE_NONE) sub_call(cc->sub[ch->node], "SUNSUBSCRIBE", ch, NULL);
-    ch->node = RG_NODE_NONE; /* (an SSUBSCRIBE still to answer is undone by sub_done) */
+    if (ch->node != RG_NODE_NONE) sub_call(cc->sub[ch->node], UNSUBSCRIBE[ch->kind], ch, NULL);
+    ch->node = RG_NODE_NONE; /* (a subscribe still to answer is undone by sub_done) */
     return RG_OK;
+}
+
+rg_status rg_cc_ssubscribe(rg_cc *cc, rg_view channel) {
+    return rg_cc_listen(cc, RG_CC_SHARD, channel);
+}
+
+rg_status rg_cc_sunsubscribe(rg_cc *cc, rg_view channel) {
+    return rg_cc_unlisten(cc, RG_CC_SHARD, channel);
 }
 
 size_t rg_cc_subscribed(const rg_cc *cc) {
@@ -1685,7 +1724,9 @@ int64_t rg_cc_tick(rg_cc *cc, int64_t now) {
 
 rg_status rg_cc_setup(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
                       uint16_t seed_port) {
-    memset(cc, 0, offsetof(rg_cc, argv));
+    memset(cc, 0, offsetof(rg_cc, argv)); /* (the big scratch after it needs no zeroing) */
+    cc->adding = cc->notify = false;
+    cc->listener = RG_NODE_NONE; /* chosen when a channel is first listened to */
     rg_cluster_map_init(&cc->map);
     cc->map.tls = cfg->tls != NULL;
     cc->cfg = *cfg;

@@ -197,8 +197,16 @@ typedef struct rg_cc_stats {
 /* Sharded Pub/Sub: the channels listened to (rg_cc_ssubscribe). */
 enum { RG_CC_MAX_CHANNELS = 64, RG_CC_CHANNEL_MAX = 128 };
 
+/* What rg_cc_listen listens to. */
+typedef enum rg_cc_channel_kind {
+    RG_CC_SHARD = 0, /* a shard channel (SSUBSCRIBE on its slot's master) */
+    RG_CC_CHANNEL,   /* a channel (SUBSCRIBE on one node: every node hears every PUBLISH) */
+    RG_CC_PATTERN    /* a pattern (PSUBSCRIBE, the same) */
+} rg_cc_channel_kind;
+
 typedef struct rg_cc_channel {
     char name[RG_CC_CHANNEL_MAX];
+    uint8_t kind; /* rg_cc_channel_kind */
     size_t len;
     int slot;
     uint16_t node;  /* where it is subscribed (RG_NODE_NONE: not, or no more) */
@@ -263,9 +271,10 @@ struct rg_cc {
     rg_cc_config cfg;
     rg_cc_node node[RG_CLUSTER_MAX_NODES];
     size_t n, done, arena_len;
-    size_t scan;   /* calls before this index are in flight or complete: dispatch starts here */
-    size_t nparts; /* fan-out parts, at the end of the batch array, growing down */
-    uint16_t any;  /* rotates keyless calls over the masters */
+    size_t scan;       /* calls before this index are in flight or complete: dispatch starts here */
+    size_t nparts;     /* fan-out parts, at the end of the batch array, growing down */
+    uint16_t any;      /* rotates keyless calls over the masters */
+    uint16_t listener; /* the node that carries the channels and patterns */
     bool need_refresh;
     bool refresh_asked; /* rg_cc_refresh_start: not rate-limited */
     int64_t next_refresh_ns;
@@ -363,6 +372,17 @@ rg_conn *rg_cc_conn(rg_cc *cc);
  * master as the refreshed map says. Returns RG_OK; RG_FULL (RG_CC_MAX_CHANNELS listened to);
  * RG_INVALID (no cfg.on_push, a name of RG_CC_CHANNEL_MAX bytes or more, or one listened to). */
 rg_status rg_cc_ssubscribe(rg_cc *cc, rg_view channel);
+/* Listens to a channel (RG_CC_CHANNEL) or a pattern (RG_CC_PATTERN), as rg_cc_ssubscribe does
+ * to a shard channel (RG_CC_SHARD). A cluster sends every PUBLISH to every node, so channels and
+ * patterns are all subscribed on one node's Pub/Sub connection: a healthy replica (the masters
+ * keep their work), else a master. When that connection is lost, or the node leaves the map,
+ * they are subscribed again on the next such node (messages published meanwhile are not heard:
+ * Redis Pub/Sub keeps nothing). Returns as rg_cc_ssubscribe. */
+rg_status rg_cc_listen(rg_cc *cc, rg_cc_channel_kind kind, rg_view name);
+/* Stops listening (the kind's unsubscribe where it is subscribed). RG_OK, or RG_INVALID when it
+ * was not listened to. */
+rg_status rg_cc_unlisten(rg_cc *cc, rg_cc_channel_kind kind, rg_view name);
+
 /* Stops listening to channel (SUNSUBSCRIBE where it is subscribed). RG_OK, or RG_INVALID when it
  * was not listened to. */
 rg_status rg_cc_sunsubscribe(rg_cc *cc, rg_view channel);

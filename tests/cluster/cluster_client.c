@@ -521,6 +521,108 @@ static void test_any_copy_reads(void **state) {
     client_free(cc);
 }
 
+/* Starts node i again (a replica: its nodes.conf says so) and waits until it is in sync with its
+ * master (else it could not take over from it). */
+static void restart_in_sync(fixture *f, int i) {
+    assert_int_equal(test_cluster_restart(&f->cluster, i), 0);
+    char link[16] = "";
+    for (int t = 0; t < 200 && strcmp(link, "up") != 0; t++) {
+        usleep(50000);
+        if (test_cluster_info_field(f->cluster.node[i].port, "INFO", "replication",
+                                    "master_link_status", link, sizeof link) != 0)
+            link[0] = '\0';
+    }
+    assert_string_equal(link, "up");
+}
+
+/* ---- channels and patterns ----------------------------------------------------------------- */
+
+enum { PLAIN = 5 };
+
+typedef struct plain_heard {
+    int msgs[PLAIN]; /* messages per channel gch:<i> */
+    int pmsgs;       /* messages through the pattern gpat:* */
+    int wrong;
+} plain_heard;
+
+static void count_plain(void *ud, const rg_push *p) {
+    plain_heard *h = ud;
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)p->channel.len, p->channel.ptr);
+    const int i = atoi(name + 4);
+    if (p->kind == RG_PUSH_PMESSAGE)
+        h->pmsgs++;
+    else if (p->kind == RG_PUSH_MESSAGE && strncmp(name, "gch:", 4) == 0 && i >= 0 && i < PLAIN)
+        h->msgs[i]++;
+    else if (p->kind == RG_PUSH_MESSAGE)
+        h->wrong++;
+}
+
+static bool plain_heard_all(const plain_heard *h, int round) {
+    for (int i = 0; i < PLAIN; i++)
+        if (h->msgs[i] < round) return false;
+    return h->pmsgs >= round;
+}
+
+/* PUBLISH to every channel and to gpat:x (from any master: the cluster sends it to every node);
+ * each is heard once more. */
+static void plain_round(rg_cc *cc, fixture *f, plain_heard *h, int round) {
+    char ch[PLAIN][16];
+    rg_cc_begin(cc);
+    for (int i = 0; i < PLAIN; i++) {
+        snprintf(ch[i], sizeof ch[i], "gch:%d", i);
+        ADD(cc, f, "PUBLISH", ch[i], "m");
+    }
+    ADD(cc, f, "PUBLISH", "gpat:x", "m");
+    cc_run_ok(cc);
+    const double end = now_s() + 10;
+    while (!plain_heard_all(h, round) && now_s() < end) rg_cc_step(cc, 10);
+    for (int i = 0; i < 20; i++) rg_cc_step(cc, 5); /* a duplicate would be here by now */
+    for (int i = 0; i < PLAIN; i++) assert_int_equal(h->msgs[i], round);
+    assert_int_equal(h->pmsgs, round);
+    assert_int_equal(h->wrong, 0);
+}
+
+static void step_subscribed(rg_cc *cc, size_t n, uint16_t not_on) {
+    const double end = now_s() + 10;
+    while ((rg_cc_subscribed(cc) < n || cc->channel[0].node == not_on) && now_s() < end)
+        rg_cc_step(cc, 10);
+    assert_int_equal(rg_cc_subscribed(cc), n);
+}
+
+/* Channels and a pattern listened to on one node, a replica; killed, they move to another node
+ * and every message is heard once in each round. */
+static void test_channels_move(void **state) {
+    fixture *f = *state;
+    static plain_heard h;
+    rg_cc *cc = client_with(f, false, count_plain, &h);
+    char ch[PLAIN][16];
+    for (int i = 0; i < PLAIN; i++) {
+        snprintf(ch[i], sizeof ch[i], "gch:%d", i);
+        assert_int_equal(rg_cc_listen(cc, RG_CC_CHANNEL, rg_cstr(ch[i])), RG_OK);
+    }
+    assert_int_equal(rg_cc_listen(cc, RG_CC_PATTERN, RG_LIT("gpat:*")), RG_OK);
+    assert_int_equal(rg_cc_listen(cc, RG_CC_PATTERN, RG_LIT("gpat:*")), RG_INVALID);
+    step_subscribed(cc, PLAIN + 1, RG_NODE_NONE);
+    const uint16_t first = cc->channel[0].node;
+    for (int i = 0; i <= PLAIN; i++) assert_int_equal(cc->channel[i].node, first);
+    assert_int_equal(cc->map.node[first].role, RG_NODE_REPLICA);
+    plain_round(cc, f, &h, 1);
+    const int victim = test_cluster_index(&f->cluster, cc->map.node[first].port);
+    test_redis_kill(&f->cluster.node[victim]);
+    step_subscribed(cc, PLAIN + 1, first);
+    const uint16_t second = cc->channel[0].node;
+    plain_round(cc, f, &h, 2);
+    printf("channels and a pattern: on replica %u, then (killed) on %s %u; each message heard "
+           "once per round\n",
+           cc->map.node[first].port,
+           cc->map.node[second].role == RG_NODE_REPLICA ? "replica" : "master",
+           cc->map.node[second].port);
+    assert_int_not_equal(second, first);
+    client_free(cc);
+    restart_in_sync(f, victim); /* the failover tests need every replica */
+}
+
 /* ---- load ----------------------------------------------------------------------------------- */
 
 typedef struct load {
@@ -1177,15 +1279,7 @@ static void test_transactions_failover(void **state) {
     int back = 0;
     while (back < f->cluster.n && f->cluster.node[back].pid > 0) back++;
     assert_true(back < f->cluster.n);
-    assert_int_equal(test_cluster_restart(&f->cluster, back), 0);
-    char link[16] = "";
-    for (int i = 0; i < 200 && strcmp(link, "up") != 0; i++) {
-        usleep(50000);
-        if (test_cluster_info_field(f->cluster.node[back].port, "INFO", "replication",
-                                    "master_link_status", link, sizeof link) != 0)
-            link[0] = '\0';
-    }
-    assert_string_equal(link, "up");
+    restart_in_sync(f, back);
     const int port = victim_with_replica(f);
     assert_true(port > 0);
     rg_cc *cc = client(f, false);
@@ -1276,6 +1370,7 @@ static void test_example(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sharded_pubsub),
+        cmocka_unit_test(test_channels_move),
         cmocka_unit_test(test_routing),
         cmocka_unit_test(test_fan_out),
         cmocka_unit_test(test_generated_calls),
