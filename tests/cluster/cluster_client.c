@@ -61,8 +61,9 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A client of f's cluster (on_push: its sharded Pub/Sub handler, or NULL). */
-static rg_cc *client_with(fixture *f, bool replicas, rg_push_fn on_push, void *push_ud) {
+/* A client of f's cluster reading as `read` says (rg_cc_read; on_push: its Pub/Sub handler, or
+ * NULL). */
+static rg_cc *client_with(fixture *f, uint8_t read, rg_push_fn on_push, void *push_ud) {
     rg_cc *cc = calloc(1, sizeof *cc);
     assert_non_null(cc);
     const rg_cc_config cfg = {.cmds = &CMDS,
@@ -70,7 +71,7 @@ static rg_cc *client_with(fixture *f, bool replicas, rg_push_fn on_push, void *p
                               .ncalls = BATCH,
                               .arena = f->arena,
                               .arena_cap = ARENA,
-                              .read_from_replicas = replicas,
+                              .read = read,
                               .wait_ms = 15000,
                               .on_push = on_push,
                               .push_ud = push_ud};
@@ -86,7 +87,7 @@ static rg_cc *client_with(fixture *f, bool replicas, rg_push_fn on_push, void *p
 }
 
 static rg_cc *client(fixture *f, bool replicas) {
-    return client_with(f, replicas, NULL, NULL);
+    return client_with(f, replicas ? RG_CC_READ_REPLICA : RG_CC_READ_PRIMARY, NULL, NULL);
 }
 
 static void client_free(rg_cc *cc) {
@@ -195,7 +196,7 @@ static void setslot(int port, int slot, const char *how, const char *id) {
 static void test_sharded_pubsub(void **state) {
     fixture *f = *state;
     static heard h;
-    rg_cc *cc = client_with(f, false, count_push, &h);
+    rg_cc *cc = client_with(f, RG_CC_READ_PRIMARY, count_push, &h);
     char ch[CHANNELS][16];
     for (int i = 0; i < CHANNELS; i++) {
         snprintf(ch[i], sizeof ch[i], "sch:%d", i);
@@ -487,15 +488,7 @@ static void test_replica_reads(void **state) {
 /* RG_CC_READ_ANY: reads alternate between each slot's master and its replica. */
 static void test_any_copy_reads(void **state) {
     fixture *f = *state;
-    rg_cc *cc = calloc(1, sizeof *cc);
-    assert_non_null(cc);
-    const rg_cc_config cfg = {.cmds = &CMDS,
-                              .calls = f->calls,
-                              .ncalls = BATCH,
-                              .arena = f->arena,
-                              .arena_cap = ARENA,
-                              .read = RG_CC_READ_ANY};
-    assert_int_equal(rg_cc_init(cc, &cfg, "127.0.0.1", (uint16_t)f->cluster.node[0].port), RG_OK);
+    rg_cc *cc = client_with(f, RG_CC_READ_ANY, NULL, NULL);
     char keys[300][16];
     rg_cc_begin(cc);
     for (int i = 0; i < 300; i++) {
@@ -595,7 +588,7 @@ static void step_subscribed(rg_cc *cc, size_t n, uint16_t not_on) {
 static void test_channels_move(void **state) {
     fixture *f = *state;
     static plain_heard h;
-    rg_cc *cc = client_with(f, false, count_plain, &h);
+    rg_cc *cc = client_with(f, RG_CC_READ_PRIMARY, count_plain, &h);
     char ch[PLAIN][16];
     for (int i = 0; i < PLAIN; i++) {
         snprintf(ch[i], sizeof ch[i], "gch:%d", i);
@@ -1328,7 +1321,7 @@ static void test_killed_master(void **state) {
 static void test_sharded_pubsub_failover(void **state) {
     fixture *f = *state;
     static heard h;
-    rg_cc *cc = client_with(f, false, count_push, &h);
+    rg_cc *cc = client_with(f, RG_CC_READ_PRIMARY, count_push, &h);
     char ch[CHANNELS][16];
     int victim = -1;
     for (int i = 0; i < CHANNELS; i++) {
