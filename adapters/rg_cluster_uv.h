@@ -14,6 +14,13 @@
  * the driver begins a new batch by itself (rg_cc_begin) and tells RG_CC_UV_DRAINED. A call made
  * while the batch or the arena is full returns 0 (RG_FULL): make it again after DRAINED.
  *
+ * With a window per shard (rg_cc_config.node_window), a shard that is down cannot hold the
+ * others: a call beyond its shard's window returns 0 at once (rg_cc_window_full: set it aside,
+ * go on with other calls), and once nothing is on the wire and some calls completed, the batch
+ * rolls (rg_cc_roll: the calls still waiting for their shard are carried into the new batch,
+ * keeping their ids, results and callbacks) and DRAINED is told as well. Call ids then increase
+ * from batch to batch: rg_cc_find finds a call by its id.
+ *
  * Lifetime: the rg_cc_uv is caller-owned and stays put until RG_CC_UV_CLOSED: rg_cc_uv_close
  * completes every pending call with RG_CLOSED and releases the handles; libuv calls back. */
 #ifndef RG_CLUSTER_UV_H
@@ -33,7 +40,8 @@ typedef enum rg_cc_uv_event {
     RG_CC_UV_READY = 1, /* the map was read: calls are routed (made before, they waited) */
     RG_CC_UV_FAILED,    /* the first map refresh failed on every node (rg_cc_error says why);
                            it is tried again every 100 ms until READY or rg_cc_uv_close */
-    RG_CC_UV_DRAINED,   /* every call made completed: a new batch began */
+    RG_CC_UV_DRAINED,   /* every call made completed, or the rest were carried over (a roll):
+                           a new batch began */
     RG_CC_UV_CLOSED     /* after rg_cc_uv_close: the handles are released, u may go */
 } rg_cc_uv_event;
 

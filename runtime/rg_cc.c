@@ -265,7 +265,7 @@ static void notify(rg_cc_call *k) {
     }
     k->notify = false;
     const rg_call_done d = {.status = k->status,
-                            .id = (uint64_t)(k - cc->cfg.calls) + 1,
+                            .id = k->id,
                             .result = k->result,
                             .error = k->error,
                             .redirect = k->redirect_at,
@@ -289,6 +289,8 @@ static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->error = (rg_view){k->text, n};
     k->state = C_DONE;
     k->complete = true;
+    if (k->charged != RG_NODE_NONE && k->cc->node[k->charged].charged)
+        k->cc->node[k->charged].charged--;
     if (k->parent == SIZE_MAX) {
         k->cc->done++;
         if (k->cb) notify(k);
@@ -397,6 +399,7 @@ static void on_done(void *ud, const rg_call_done *d) {
     rg_cc *cc = k->cc;
     rg_cc_node *nd = &cc->node[k->node];
     if (nd->inflight) nd->inflight--;
+    cc->flying--;
     cc->progressed = true;
     if (k->tx && d->status == RG_SERVER_ERROR && k->tx_cause) {
         if (k->tx_error && tx_again(cc, k)) return;
@@ -429,16 +432,76 @@ static void on_done(void *ud, const rg_call_done *d) {
 
 /* ---- the batch ------------------------------------------------------------------------------ */
 
-void rg_cc_begin(rg_cc *cc) {
-    if (cc->notify) notify_waiting(cc);
-    cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = 0;
-    sync_front(cc);
+/* The batch's replies are let go: the nodes' input buffers are reused from their start. */
+static void release_replies(rg_cc *cc) {
     for (size_t i = 0; i < cc->map.nnodes; i++) {
         rg_cc_node *nd = &cc->node[i];
         if (!nd->open) continue;
         rg_conn_hold(nd->link.conn, false);
         rg_conn_hold(nd->link.conn, true);
     }
+}
+
+/* Ids go on increasing across batches once the batch rolls (a carried call keeps its id). */
+static void next_ids(rg_cc *cc) {
+    if (cc->cfg.node_window) cc->id_base += cc->n;
+}
+
+void rg_cc_begin(rg_cc *cc) {
+    if (cc->notify) notify_waiting(cc);
+    next_ids(cc);
+    cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = cc->carried = 0;
+    for (size_t i = 0; i < cc->map.nnodes; i++) cc->node[i].charged = 0;
+    sync_front(cc);
+    release_replies(cc);
+}
+
+/* Can the batch roll: some call complete (else nothing is freed), nothing on the wire (rg_conn
+ * holds pointers to those calls), no fan-out pending (its parts' replies are views into held
+ * input)? */
+static bool rollable(const rg_cc *cc) {
+    if (cc->flying || cc->notify || !cc->done) return false;
+    for (size_t j = 0; j < cc->n; j++) {
+        const rg_cc_call *k = &cc->cfg.calls[j];
+        if (k->state == C_FLIGHT || (k->state != C_DONE && k->nparts)) return false;
+    }
+    return true;
+}
+
+/* Moves waiting call k to index w, its request to the arena at *at (never after where it is:
+ * calls and their requests are in the same order). */
+static void carry(rg_cc *cc, rg_cc_call *k, size_t w, size_t *at) {
+    memmove(cc->cfg.arena + *at, cc->cfg.arena + k->off, k->len);
+    k->off = *at;
+    *at += k->len;
+    k->redirect_at.host = (rg_view){NULL, 0}; /* (a view into a reply let go) */
+    rg_cc_call *to = &cc->cfg.calls[w];
+    if (to != k) *to = *k;
+    to->error = (rg_view){to->text, to->error.len};
+}
+
+bool rg_cc_roll(rg_cc *cc) {
+    if (!rollable(cc)) return false;
+    size_t w = 0, at = 0;
+    for (size_t j = 0; j < cc->n; j++)
+        if (cc->cfg.calls[j].state != C_DONE) carry(cc, &cc->cfg.calls[j], w++, &at);
+    next_ids(cc);
+    cc->stats.rolls++;
+    cc->stats.carried += w;
+    cc->n = cc->carried = w;
+    cc->arena_len = at;
+    cc->done = cc->nparts = cc->scan = 0;
+    sync_front(cc);
+    release_replies(cc);
+    return true;
+}
+
+const rg_cc_call *rg_cc_find(const rg_cc *cc, uint64_t id) {
+    const uint64_t at = id - cc->id_base - 1;
+    if (id > cc->id_base && at < cc->n && cc->cfg.calls[at].id == id) return &cc->cfg.calls[at];
+    for (size_t j = 0; j < cc->carried; j++)
+        if (cc->cfg.calls[j].id == id) return &cc->cfg.calls[j];
+    return NULL;
 }
 
 /* Are all of the call's keys read-only (so a replica may serve it)? */
@@ -471,6 +534,7 @@ static rg_cc_call *add_part(rg_cc *cc, rg_cc_call *k, size_t off, size_t len, ui
                       .node = RG_NODE_NONE,
                       .ask_node = RG_NODE_NONE,
                       .fixed = node,
+                      .charged = RG_NODE_NONE,
                       .parent = (size_t)(k - cc->cfg.calls),
                       .slot = slot};
     p->result = &p->raw;
@@ -859,12 +923,15 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
 
 /* A new call of the batch whose request is the len bytes at the arena's end (NULL: full). */
 static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void *result) {
+    cc->window_full = false;
     if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
         return NULL;
     /* The io_ms silence check counts from when the client last had nothing in flight. */
     if (cc->done == cc->n) cc->progressed = true;
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
     *k = (rg_cc_call){.cc = cc,
+                      .id = cc->id_base + cc->n,
+                      .charged = RG_NODE_NONE,
                       .table = table,
                       .result = result,
                       .off = cc->arena_len,
@@ -877,6 +944,29 @@ static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void 
     cc->arena_len += len;
     cc->stats.calls++;
     return k;
+}
+
+/* The window (cfg.node_window) a call of route r counts against: its slot's master by the map
+ * (*charge; RG_NODE_NONE: none: no window, keyless, fanned out, not served). False when that
+ * window is full: the call is refused before it is added. */
+static bool admit(rg_cc *cc, const rg_route *r, size_t len, uint16_t *charge) {
+    *charge = RG_NODE_NONE;
+    if (!cc->cfg.node_window || r->kind != RG_ROUTE_NODE || r->slot < 0) return true;
+    const uint16_t i = rg_cluster_map_owner(&cc->map, r->slot);
+    if (i == RG_NODE_NONE) return true;
+    if (cc->node[i].charged >= cc->cfg.node_window) {
+        cc->stats.window_full++;
+        cc->window_full = true;
+        cc->window_len = len;
+        return false;
+    }
+    *charge = i;
+    return true;
+}
+
+static void charge(rg_cc *cc, rg_cc_call *k, uint16_t node) {
+    k->charged = node;
+    if (node != RG_NODE_NONE) cc->node[node].charged++;
 }
 
 /* Starts call k on its route: sent by rg_cc_step, split, fanned out or refused. */
@@ -936,19 +1026,25 @@ static void refuse_added(rg_cc *cc, rg_cc_call *k) {
 
 rg_status rg_cc_add(rg_cc *cc, const char *req, size_t len, const rg_rtable *table, void *result,
                     size_t *index) {
+    cc->window_full = false;
+    if (cc->n + cc->nparts == cc->cfg.ncalls || cc->cfg.arena_cap - cc->arena_len < len)
+        return RG_FULL;
     char *dst = cc->cfg.arena + cc->arena_len;
-    rg_cc_call *k = new_call(cc, len, table, result);
-    if (!k) return RG_FULL;
     if (dst != req) memmove(dst, req, len); /* rg_cc_add_argv's bytes are in place */
-    if (index) *index = (size_t)(k - cc->cfg.calls);
-    if (!cluster_request(dst, len)) {
-        refuse_added(cc, k);
-        return RG_OK;
-    }
+    const bool ok = cluster_request(dst, len);
     rg_route r;
-    rg_cluster_route_indexed(&cc->map, &cc->index, dst, len, cc->argv,
-                             sizeof cc->argv / sizeof cc->argv[0], 0, &r);
-    start(cc, k, &r);
+    if (ok)
+        rg_cluster_route_indexed(&cc->map, &cc->index, dst, len, cc->argv,
+                                 sizeof cc->argv / sizeof cc->argv[0], 0, &r);
+    uint16_t node = RG_NODE_NONE;
+    if (ok && !admit(cc, &r, len, &node)) return RG_FULL;
+    rg_cc_call *k = new_call(cc, len, table, result); /* (room checked above) */
+    charge(cc, k, node);
+    if (index) *index = (size_t)(k - cc->cfg.calls);
+    if (!ok)
+        refuse_added(cc, k);
+    else
+        start(cc, k, &r);
     return RG_OK;
 }
 
@@ -988,6 +1084,15 @@ rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *c
         w += size;
     }
     rg_argv_encode(w, rg_argv_size(1, &EXEC), 1, &EXEC);
+    const rg_route block = {.kind = RG_ROUTE_NODE, .slot = slot};
+    uint16_t node = RG_NODE_NONE;
+    if (one_slot && !admit(cc, &block, total, &node)) { /* the window is full: taken back */
+        cc->n--;
+        cc->arena_len -= total;
+        cc->stats.calls--;
+        return RG_FULL;
+    }
+    charge(cc, k, node);
     k->tx = (uint16_t)(n + 2);
     k->slot = slot;
     cc->adding = true; /* a refusal's callback waits for the next step */
@@ -1005,30 +1110,33 @@ rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *c
  * the slot the call computed; anything else is routed from its bytes as rg_cc_add does. */
 static uint64_t relay(void *ud, const rg_relayed *call) {
     rg_cc *cc = ud;
+    cc->window_full = false;
     if (call->req != cc->cfg.arena + cc->arena_len) return 0; /* not the arena's tail */
-    rg_cc_call *k = new_call(cc, call->len, call->table, call->result);
-    if (!k) return 0;
-    k->cb = call->cb;
-    k->ud = call->ud;
     const rg_cluster_commands *cmds = cc->cfg.cmds;
     const rg_cmd *cmd = call->cmd;
     enum { ARGV = sizeof cc->argv / sizeof cc->argv[0] };
     rg_route r;
+    bool ok;
     if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
-        if (!cluster_kind(cmd->kind)) {
-            refuse_added(cc, k);
-            return (uint64_t)(k - cc->cfg.calls) + 1;
-        }
-        rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
-                               call->len, cc->argv, ARGV, 0, &r);
-    } else if (cluster_request(call->req, call->len)) {
+        ok = cluster_kind(cmd->kind);
+        if (ok)
+            rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
+                                   call->len, cc->argv, ARGV, 0, &r);
+    } else if ((ok = cluster_request(call->req, call->len))) {
         rg_cluster_route_indexed(&cc->map, &cc->index, call->req, call->len, cc->argv, ARGV, 0, &r);
-    } else {
-        refuse_added(cc, k);
-        return (uint64_t)(k - cc->cfg.calls) + 1;
     }
-    start(cc, k, &r);
-    return (uint64_t)(k - cc->cfg.calls) + 1;
+    uint16_t node = RG_NODE_NONE;
+    if (ok && !admit(cc, &r, call->len, &node)) return 0;
+    rg_cc_call *k = new_call(cc, call->len, call->table, call->result);
+    if (!k) return 0;
+    charge(cc, k, node);
+    k->cb = call->cb;
+    k->ud = call->ud;
+    if (!ok)
+        refuse_added(cc, k);
+    else
+        start(cc, k, &r);
+    return k->id;
 }
 
 rg_conn *rg_cc_conn(rg_cc *cc) {
@@ -1098,6 +1206,7 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     if (k->tx) {
         if (!send_tx(cc, k, c)) return false;
         nd->inflight++;
+        cc->flying++;
         k->node = i;
         k->state = C_FLIGHT;
         return true;
@@ -1120,6 +1229,7 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     /* (it is the call just committed: this cannot fail) */
     if (k->mem_cap) (void)rg_conn_call_storage(c, id, cc->cfg.arena + k->mem_off, k->mem_cap);
     nd->inflight++;
+    cc->flying++;
     k->node = i;
     k->asking = false; /* ASK holds for this one attempt */
     k->state = C_FLIGHT;

@@ -91,6 +91,7 @@ typedef struct rg_cc_call {
     uint8_t retries;           /* TRYAGAIN, CLUSTERDOWN ... and unsent requests sent again */
     uint16_t node;             /* the node that answered last */
     int slot;                  /* the call's slot, or RG_SLOT_NONE / RG_SLOT_UNKNOWN */
+    uint64_t id;               /* what its call returned (rg_call_done.id; rg_cc_find) */
     rg_view error; /* the error text (truncated to 111 bytes), valid until the next rg_cc_begin */
     /* private */
     char text[112]; /* backs error */
@@ -99,8 +100,9 @@ typedef struct rg_cc_call {
     void *result;
     rg_call_fn cb; /* a relayed generated call's callback (rg_cc_conn), or NULL */
     void *ud;
-    bool notify; /* its callback waits for the next rg_cc_step */
-    bool carve;  /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
+    bool notify;      /* its callback waits for the next rg_cc_step */
+    uint16_t charged; /* the shard master whose window counts it (RG_NODE_NONE: none) */
+    bool carve; /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     size_t off, len;
     int64_t due_ns;    /* waiting: when to try again */
     int64_t dead_ns;   /* give up waiting for a node then */
@@ -156,10 +158,17 @@ typedef struct rg_cc_config {
      * rotating, its master when it has none), RG_CC_READ_ANY (the master and its replicas in
      * turn). Replica connections are sent READONLY first. */
     uint8_t read;
-    bool read_from_replicas;      /* the older spelling of read = RG_CC_READ_REPLICA */
-    int connect_ms;               /* 0: 1000 */
-    int io_ms;                    /* a node silent this long with calls pending is lost (0: 5000) */
-    int wait_ms;                  /* how long a call may wait for a reachable node (0: 10000) */
+    bool read_from_replicas; /* the older spelling of read = RG_CC_READ_REPLICA */
+    int connect_ms;          /* 0: 1000 */
+    int io_ms;               /* a node silent this long with calls pending is lost (0: 5000) */
+    int wait_ms;             /* how long a call may wait for a reachable node (0: 10000) */
+    /* The window per shard: at most this many calls of the batch for one master's slots (by
+     * the map when they are added) without an outcome; a call beyond it is refused, nothing
+     * added (the call returns 0, RG_FULL; rg_cc_window_full says which), so that a shard that is
+     * down or slow cannot fill the batch: calls for the others keep going. It also makes the
+     * batch roll (rg_cc_roll; the libuv driver does it by itself) and the calls' ids
+     * increase from batch to batch. 0: no window, no rolling; ids are batch index + 1. */
+    size_t node_window;
     unsigned max_redirects;       /* 0: 5 */
     unsigned max_retries;         /* 0: 40 (about 4.5 s of backoff) */
     unsigned refresh_after_moved; /* 0: 32 */
@@ -192,6 +201,8 @@ typedef struct rg_cc_stats {
     uint64_t resent_unsent; /* requests not completely written at a loss, sent again */
     uint64_t resent_reads;  /* read-only requests written before a loss, sent again */
     uint64_t refreshes, refresh_failures, connects, lost_connections, refused;
+    uint64_t window_full;    /* calls refused by their shard's window (cfg.node_window) */
+    uint64_t rolls, carried; /* rg_cc_roll: batches rolled, calls carried into the next */
 } rg_cc_stats;
 
 /* Sharded Pub/Sub: the channels listened to (rg_cc_ssubscribe). */
@@ -244,7 +255,8 @@ typedef struct rg_cc_node {
     bool tell_ready;       /* connected again: READY once its connect sequence is answered */
     bool gave_up;          /* reconnect.attempts ran out: probed every max_ms until it is up */
     size_t inflight;
-    char *mem; /* buffers of the engine, one allocation */
+    size_t charged; /* calls of the batch counted against its window (cfg.node_window) */
+    char *mem;      /* buffers of the engine, one allocation */
 } rg_cc_node;
 
 /* The map refresh: one at a time, on a link of its own, trying the nodes in turn. */
@@ -271,6 +283,11 @@ struct rg_cc {
     rg_cc_config cfg;
     rg_cc_node node[RG_CLUSTER_MAX_NODES];
     size_t n, done, arena_len;
+    size_t carried;    /* calls at the batch's start carried over by rg_cc_roll */
+    size_t flying;     /* calls written to a node, their reply not yet in */
+    uint64_t id_base;  /* a fresh call's id is id_base + its index + 1 */
+    bool window_full;  /* the last call refused met its shard's window */
+    size_t window_len; /* and its request's length */
     size_t scan;       /* calls before this index are in flight or complete: dispatch starts here */
     size_t nparts;     /* fan-out parts, at the end of the batch array, growing down */
     uint16_t any;      /* rotates keyless calls over the masters */
@@ -327,6 +344,22 @@ rg_error rg_cc_error(const rg_cc *cc);
 /* Starts a new batch: the previous batch's results are no longer valid. */
 void rg_cc_begin(rg_cc *cc);
 
+/* Starts a new batch that keeps the calls of this one still waiting for a node (a shard down or
+ * failing over, a retry's backoff): they move to the new batch's start with their ids, results,
+ * callbacks and deadlines, and the rest of the batch is free again. Only when some call
+ * completed, no call is on the wire and no fan-out is pending: false else, nothing changed (the
+ * calls on the wire are in within a round trip once no more are added). A carried call's index
+ * changes (rg_cc_find finds it by id) and its rg_call_done.redirect.host is empty. The complete
+ * calls' results are no longer valid, as after rg_cc_begin. */
+bool rg_cc_roll(rg_cc *cc);
+
+/* After a call returned 0 (RG_FULL): true when its shard's window was full (cfg.node_window:
+ * calls for other shards may still be added), false when the batch or the arena was. */
+static inline bool rg_cc_window_full(const rg_cc *cc) {
+    return cc->window_full && cc->n + cc->nparts < cc->cfg.ncalls &&
+           cc->cfg.arena_cap - cc->arena_len >= cc->window_len;
+}
+
 /* Adds one encoded call (copied into the arena) with its reply table (NULL: raw, an
  * rg_raw_result) and result struct (caller-owned, or NULL); *index (may be NULL) gets its index in
  * the batch. Returns RG_OK when it was added, RG_FULL when the batch or the arena is full (run it
@@ -356,9 +389,10 @@ rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *c
  * The request is encoded straight into the arena; the call's descriptor says which command it is
  * (no name lookup) and the call computed its keys' slot. The typed result goes to the result
  * struct, cb (may be NULL) gets an rg_call_done when the call is complete (status, error,
- * redirect: the last one met, written, result; id: the call's index in the batch + 1, what the
- * call returned), and rg_cc_get(cc, id - 1) reads it as any call of the batch. A call returns 0
- * when the batch or the arena is full (RG_FULL: nothing added). Callbacks run inside rg_cc_step
+ * redirect: the last one met, written, result; id: what the call returned: its index in the
+ * batch + 1, or with cfg.node_window an id that increases from batch to batch), and
+ * rg_cc_find(cc, id) reads it as any call of the batch. A call returns 0 when the batch or the
+ * arena is full, or its shard's window (RG_FULL: nothing added). Callbacks run inside rg_cc_step
  * (a call refused while added, at the next one) and may add calls; they must not begin, run or
  * step the batch. MULTI/EXEC, the (un)subscribe family, HELLO, RESET and CLIENT TRACKING are
  * refused (RG_INVALID): each call of a batch goes its own way. Valid as long as cc. */
@@ -498,10 +532,14 @@ static inline size_t rg_cc_pending(const rg_cc *cc) {
     return cc->n - cc->done;
 }
 
-/* The batch's calls, in the order they were added. */
+/* The batch's calls, in the order they were added (after a roll, the carried ones first). */
 static inline const rg_cc_call *rg_cc_get(const rg_cc *cc, size_t i) {
     return &cc->cfg.calls[i];
 }
+
+/* The call of the batch whose id is id (what its call returned), or NULL when the batch has
+ * none: one look for a call made in this batch, a search of the carried ones else. */
+const rg_cc_call *rg_cc_find(const rg_cc *cc, uint64_t id);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

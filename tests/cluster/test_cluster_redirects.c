@@ -259,7 +259,7 @@ typedef struct fixture {
     char arena[ARENA];
 } fixture;
 
-static int setup_out(void **state, size_t out_cap) {
+static int setup_cfg(void **state, size_t out_cap, size_t node_window, unsigned max_retries) {
     fixture *x = calloc(1, sizeof *x);
     if (!x) return -1;
     x->f = fake_start();
@@ -273,7 +273,8 @@ static int setup_out(void **state, size_t out_cap) {
                               .protocol = 2,
                               .io_ms = 1000,
                               .wait_ms = 1000,
-                              .max_retries = 5};
+                              .max_retries = max_retries,
+                              .node_window = node_window};
     if (rg_cc_init(&x->cc, &cfg, "127.0.0.1", x->f->port[0]) != RG_OK) {
         fprintf(stderr, "rg_cc_init: %.*s\n", (int)rg_cc_error(&x->cc).msg.len,
                 rg_cc_error(&x->cc).msg.ptr);
@@ -283,8 +284,17 @@ static int setup_out(void **state, size_t out_cap) {
     return 0;
 }
 
+static int setup_out(void **state, size_t out_cap) {
+    return setup_cfg(state, out_cap, 0, 5);
+}
+
 static int setup(void **state) {
     return setup_out(state, 1 << 16);
+}
+
+/* A window of 2 calls per shard, and retries for about 400 ms. */
+static int setup_window(void **state) {
+    return setup_cfg(state, 1 << 16, 2, 8);
 }
 
 /* A node output buffer of 256 bytes: a round can queue only a few calls. */
@@ -623,6 +633,68 @@ static void test_step(void **state) {
     expect_log(x->f, 1, want[1]);
 }
 
+/* A key served by the node that does not serve k (two_nodes). */
+static void other_key(char *key, size_t cap, int i) {
+    const bool k_high = slot_of("k") > 8191;
+    for (int j = 0;; j++) {
+        snprintf(key, cap, "o:%d:%d", i, j);
+        if ((slot_of(key) > 8191) != k_high) return;
+    }
+}
+
+/* The window per shard and the roll: GET k meets TRYAGAIN over and over, so its calls wait for
+ * their shard; a third call for it is refused at once (nothing added) while calls for the other
+ * shard go on; the batch rolls past them once nothing is on the wire, carrying the waiting calls
+ * with their ids, and ids go on increasing. */
+static void test_window_roll(void **state) {
+    fixture *x = *state;
+    two_nodes(x);
+    set_script(x->f, tryagain_forever);
+    rg_cc_begin(&x->cc);
+    const size_t k0 = ADD(x, "GET", "k"), k1 = ADD(x, "GET", "k");
+    const uint64_t id0 = rg_cc_get(&x->cc, k0)->id, id1 = rg_cc_get(&x->cc, k1)->id;
+    const rg_view get_k[] = {RG_LIT("GET"), RG_LIT("k")};
+    assert_int_equal(rg_cc_add_argv(&x->cc, 2, get_k, NULL, &x->raw[2], NULL), RG_FULL);
+    assert_true(rg_cc_window_full(&x->cc));
+    assert_int_equal(rg_cc_size(&x->cc), 2);
+    char key[32];
+    for (int i = 0; i < 2; i++) { /* (the other shard's window: 2 too) */
+        other_key(key, sizeof key, i);
+        ADD(x, "GET", key);
+    }
+    assert_false(rg_cc_window_full(&x->cc));
+    assert_false(rg_cc_roll(&x->cc)); /* none complete: nothing to free */
+    bool rolled = false;
+    for (int t = 0; t < 400 && !rolled; t++) {
+        rg_cc_step(&x->cc, t ? 1 : 0);
+        const bool wire = x->cc.flying > 0; /* (rg_conn points at calls on the wire) */
+        rolled = rg_cc_pending(&x->cc) == 2 && rg_cc_roll(&x->cc);
+        if (wire) assert_false(rolled);
+        if (rolled) assert_int_equal(x->cc.stats.rolls, 1);
+    }
+    assert_true(rolled);
+    assert_int_equal(rg_cc_size(&x->cc), 2);
+    assert_int_equal(rg_cc_pending(&x->cc), 2);
+    assert_int_equal(x->cc.stats.carried, 2);
+    assert_int_equal(x->cc.stats.window_full, 1);
+    assert_true(rg_cc_find(&x->cc, id0) == rg_cc_get(&x->cc, 0));
+    assert_true(rg_cc_find(&x->cc, id1) == rg_cc_get(&x->cc, 1));
+    /* the window is still full; the other shard takes calls, with ids above every earlier one */
+    assert_int_equal(rg_cc_add_argv(&x->cc, 2, get_k, NULL, &x->raw[2], NULL), RG_FULL);
+    other_key(key, sizeof key, 9);
+    const size_t o = ADD(x, "GET", key);
+    const uint64_t id = rg_cc_get(&x->cc, o)->id;
+    assert_true(id > id1 + 2);
+    assert_true(rg_cc_find(&x->cc, id) == rg_cc_get(&x->cc, o));
+    assert_null(rg_cc_find(&x->cc, id0 + 2)); /* a call of the batch before */
+    run(x, 2);
+    expect_call(x, 0, RG_SERVER_ERROR, "TRYAGAIN");
+    expect_call(x, 1, RG_SERVER_ERROR, "TRYAGAIN");
+    expect_call(x, o, RG_OK, slot_of(key) > 8191 ? "$2\r\nn1\r\n" : "$2\r\nn0\r\n");
+    /* their outcomes gave the window back */
+    assert_int_equal(rg_cc_add_argv(&x->cc, 2, get_k, NULL, &x->raw[3], NULL), RG_OK);
+}
+
 /* GET k: MOVED between nodes 0 and 1, forever. */
 static int moved_forever(fake *f, int node, size_t argc, const rg_view *argv, char *out) {
     (void)argc;
@@ -852,6 +924,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_unknown_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window_roll, setup_window, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_order_when_full, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_too_many_redirects, setup, teardown),
