@@ -108,6 +108,11 @@ static void on_event(rg_cc_uv *u, rg_cc_uv_event ev, void *ud) {
     if (f->drained) f->drained(f);
 }
 
+static void close_client(fixture *f) {
+    f->drained = NULL;
+    uvt_close(&f->u, &f->loop, f->events);
+}
+
 /* A client of f's cluster reading as `read` says (rg_cc_read), with a batch of ncalls and
  * on_push (or NULL) told f's Pub/Sub messages. */
 static void open_with(fixture *f, uint8_t read, size_t ncalls, rg_push_fn on_push) {
@@ -120,6 +125,7 @@ static void open_with(fixture *f, uint8_t read, size_t ncalls, rg_push_fn on_pus
                               .wait_ms = 15000,
                               .on_push = on_push,
                               .push_ud = f};
+    if (f->open) close_client(f); /* (a failed test left it open: its handles are live) */
     f->drained = NULL;
     f->p = (pump){0};
     uvt_start(&f->u, &f->loop, &cfg, uvt_seed_port(&f->cluster), on_event, f, f->events);
@@ -131,11 +137,6 @@ static void open_with(fixture *f, uint8_t read, size_t ncalls, rg_push_fn on_pus
 
 static void open_client(fixture *f) {
     open_with(f, RG_CC_READ_PRIMARY, BATCH, NULL);
-}
-
-static void close_client(fixture *f) {
-    f->drained = NULL;
-    uvt_close(&f->u, &f->loop, f->events);
 }
 
 static int group_setup(void **state) {
