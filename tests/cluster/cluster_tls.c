@@ -152,9 +152,7 @@ static void client_free(rg_cc *cc) {
 }
 
 #ifdef RG_TEST_CLUSTER_UV
-static void on_tick(uv_timer_t *t) {
-    (void)t;
-}
+#include "cluster_uv_util.h" /* (after fixture: its run_until reads one) */
 #endif
 
 static int group_setup(void **state) {
@@ -177,9 +175,7 @@ static int group_setup(void **state) {
         return -1;
     }
 #ifdef RG_TEST_CLUSTER_UV
-    uv_loop_init(&f->loop);
-    uv_timer_init(&f->loop, &f->tick);
-    uv_timer_start(&f->tick, on_tick, 10, 10);
+    uvt_loop_start(&f->loop, &f->tick);
 #endif
     *state = f;
     return 0;
@@ -190,9 +186,7 @@ static int group_teardown(void **state) {
 #ifdef RG_TEST_CLUSTER_UV
     if (f->uv_open) rg_cc_uv_close(&f->u); /* (a failed test left it open) */
     for (int i = 0; i < 1000 && f->uv_open; i++) uv_run(&f->loop, UV_RUN_ONCE);
-    uv_close((uv_handle_t *)&f->tick, NULL);
-    uv_run(&f->loop, UV_RUN_NOWAIT);
-    if (uv_loop_close(&f->loop) != 0) fprintf(stderr, "the loop still has handles\n");
+    if (uvt_loop_end(&f->loop, &f->tick) != 0) fprintf(stderr, "the loop still has handles\n");
 #endif
     test_cluster_stop(&f->cluster);
     test_certs_remove(&f->certs);
@@ -585,12 +579,6 @@ static void test_master_given_up(void **state) {
 
 enum { UV_COUNTERS = 20000, READS = 200 };
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The engine's buffers, counted: f->live is what is allocated and not freed. */
 static void *counting_alloc(void *ud, void *ptr, size_t size) {
     fixture *f = ud;
@@ -632,31 +620,12 @@ static void uvc_event(rg_cc_uv *u, rg_cc_uv_event ev, void *ud) {
     }
 }
 
-/* Runs the loop until done(f) or timeout_s; false on the timeout. */
-static bool run_until(fixture *f, bool (*done)(fixture *f), double timeout_s) {
-    const double end = now_s() + timeout_s;
-    while (!done(f)) {
-        if (now_s() > end) return false;
-        uv_run(&f->loop, UV_RUN_ONCE);
-    }
-    return true;
-}
-
-static bool uvc_told(fixture *f) {
-    return f->uv_events[RG_CC_UV_READY] + f->uv_events[RG_CC_UV_FAILED] > 0;
-}
-
-static bool uvc_closed(fixture *f) {
-    return !f->uv_open;
-}
-
 static bool batch_empty(fixture *f) {
     return rg_cc_size(&f->u.cc) == 0;
 }
 
 /* Opens the libuv client on f's cluster (seed: node 0's TLS port) over tls. */
 static void uvc_start(fixture *f, const rg_tls_config *tls, bool replicas, rg_backoff reconnect) {
-    memset(f->uv_events, 0, sizeof f->uv_events);
     f->load = NULL;
     const rg_cc_config cfg = {.cmds = &CMDS,
                               .calls = f->ucalls,
@@ -671,23 +640,19 @@ static void uvc_start(fixture *f, const rg_tls_config *tls, bool replicas, rg_ba
                               .reconnect = reconnect,
                               .on_event = on_node_event,
                               .event_ud = f};
-    assert_int_equal(rg_cc_uv_open(&f->u, &f->loop, &cfg, "127.0.0.1",
-                                   (uint16_t)f->cluster.tls_port[0], uvc_event, f),
-                     RG_OK);
+    uvt_start(&f->u, &f->loop, &cfg, f->cluster.tls_port[0], uvc_event, f, f->uv_events);
     f->uv_open = true;
 }
 
 /* uvc_start, and the loop run until READY or FAILED. */
 static void uvc_open(fixture *f, const rg_tls_config *tls, bool replicas, rg_backoff reconnect) {
     uvc_start(f, tls, replicas, reconnect);
-    assert_true(run_until(f, uvc_told, 10));
+    uvt_wait_told(&f->loop, f->uv_events);
 }
 
 static void uvc_close(fixture *f) {
     f->load = NULL;
-    rg_cc_uv_close(&f->u);
-    assert_true(run_until(f, uvc_closed, 10));
-    assert_int_equal(f->uv_events[RG_CC_UV_CLOSED], 1);
+    uvt_close(&f->u, &f->loop, f->uv_events);
 }
 
 static void uvl_done(void *ud, const rg_call_done *d) {
@@ -939,7 +904,7 @@ static long uvc_expect_refused(fixture *f, const rg_tls_config *tls, rg_status s
 }
 
 static bool refresh_link_failed(fixture *f) {
-    return rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK) == RG_CC_CLOSE || uvc_told(f);
+    return rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK) == RG_CC_CLOSE || uvt_told(f->uv_events);
 }
 
 /* The libuv client with tls closed before READY or FAILED: after `steps` turns of the loop (while
@@ -953,7 +918,7 @@ static long uvc_close_early(fixture *f, const rg_tls_config *tls, int steps, int
         assert_true(run_until(f, refresh_link_failed, 10));
         assert_int_equal(rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK), RG_CC_CLOSE);
     }
-    for (int i = 0; i < steps && !uvc_told(f); i++) uv_run(&f->loop, UV_RUN_ONCE);
+    for (int i = 0; i < steps && !uvt_told(f->uv_events); i++) uv_run(&f->loop, UV_RUN_ONCE);
     at[rg_cc_link_want(&f->u.cc, RG_CC_REFRESH_LINK)]++;
     uvc_close_clean(f);
     return heap_in_use() - heap;

@@ -86,11 +86,7 @@ typedef struct fixture {
     int owner[RG_CLUSTER_SLOTS];
 } fixture;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "cluster_uv_util.h" /* (after fixture: its run_until reads one) */
 
 static void load_fill(load *l, fixture *f);
 
@@ -104,30 +100,7 @@ static void on_event(rg_cc_uv *u, rg_cc_uv_event ev, void *ud) {
     }
 }
 
-static void on_tick(uv_timer_t *t) {
-    (void)t;
-}
-
-/* Runs the loop until done(f) or timeout_s; false on the timeout. */
-static bool run_until(fixture *f, bool (*done)(fixture *f), double timeout_s) {
-    const double end = now_s() + timeout_s;
-    while (!done(f)) {
-        if (now_s() > end) return false;
-        uv_run(&f->loop, UV_RUN_ONCE);
-    }
-    return true;
-}
-
-static bool told(fixture *f) {
-    return f->events[RG_CC_UV_READY] + f->events[RG_CC_UV_FAILED] > 0;
-}
-
-static bool closed(fixture *f) {
-    return f->events[RG_CC_UV_CLOSED] > 0;
-}
-
 static void open_client(fixture *f, rg_push_fn on_push, void *push_ud) {
-    memset(f->events, 0, sizeof f->events);
     const rg_cc_config cfg = {.cmds = &CMDS,
                               .calls = f->calls,
                               .ncalls = BATCH,
@@ -137,19 +110,13 @@ static void open_client(fixture *f, rg_push_fn on_push, void *push_ud) {
                               .node_window = f->node_window,
                               .on_push = on_push,
                               .push_ud = push_ud};
-    int seed = 0; /* a running node (the failover test kills one) */
-    while (seed < f->cluster.n - 1 && f->cluster.node[seed].pid <= 0) seed++;
-    assert_int_equal(rg_cc_uv_open(&f->u, &f->loop, &cfg, "127.0.0.1",
-                                   (uint16_t)f->cluster.node[seed].port, on_event, f),
-                     RG_OK);
-    assert_true(run_until(f, told, 10));
+    uvt_open(&f->u, &f->loop, &cfg, uvt_seed_port(&f->cluster), on_event, f, f->events);
     assert_int_equal(f->events[RG_CC_UV_READY], 1);
     assert_int_equal(rg_cluster_map_covered(&f->u.cc.map), RG_CLUSTER_SLOTS);
 }
 
 static void close_client(fixture *f) {
-    rg_cc_uv_close(&f->u);
-    assert_true(run_until(f, closed, 10));
+    uvt_close(&f->u, &f->loop, f->events);
 }
 
 static int group_setup(void **state) {
@@ -158,18 +125,14 @@ static int group_setup(void **state) {
         free(f);
         return -1;
     }
-    uv_loop_init(&f->loop);
-    uv_timer_init(&f->loop, &f->tick);
-    uv_timer_start(&f->tick, on_tick, 10, 10);
+    uvt_loop_start(&f->loop, &f->tick);
     *state = f;
     return 0;
 }
 
 static int group_teardown(void **state) {
     fixture *f = *state;
-    uv_close((uv_handle_t *)&f->tick, NULL);
-    uv_run(&f->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&f->loop);
+    uvt_loop_end(&f->loop, &f->tick);
     test_cluster_stop(&f->cluster);
     free(f);
     return 0;
