@@ -921,6 +921,15 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     deliver_int(cc, k, acc);
 }
 
+/* needs_storage of t, the last table's answer kept: a stream of one command asks once. */
+static bool carves(rg_cc *cc, const rg_rtable *t) {
+    if (t != cc->carve_table) {
+        cc->carve_table = t;
+        cc->carve = needs_storage(t, 0, 0);
+    }
+    return cc->carve;
+}
+
 /* A new call of the batch whose request is the len bytes at the arena's end (NULL: full). */
 static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void *result) {
     cc->window_full = false;
@@ -929,18 +938,16 @@ static rg_cc_call *new_call(rg_cc *cc, size_t len, const rg_rtable *table, void 
     /* The io_ms silence check counts from when the client last had nothing in flight. */
     if (cc->done == cc->n) cc->progressed = true;
     rg_cc_call *k = &cc->cfg.calls[cc->n++];
-    *k = (rg_cc_call){.cc = cc,
-                      .id = cc->id_base + cc->n,
-                      .charged = RG_NODE_NONE,
-                      .table = table,
-                      .result = result,
-                      .off = cc->arena_len,
-                      .len = len,
-                      .node = RG_NODE_NONE,
-                      .ask_node = RG_NODE_NONE,
-                      .fixed = RG_NODE_NONE,
-                      .parent = SIZE_MAX};
-    k->carve = table && table != &rg_conn_raw_table && needs_storage(table, 0, 0);
+    memset(k, 0, offsetof(rg_cc_call, text)); /* (the text is written before it is read) */
+    k->cc = cc;
+    k->id = cc->id_base + cc->n;
+    k->charged = k->node = k->ask_node = k->fixed = RG_NODE_NONE;
+    k->table = table;
+    k->result = result;
+    k->off = cc->arena_len;
+    k->len = len;
+    k->parent = SIZE_MAX;
+    k->carve = table && table != &rg_conn_raw_table && carves(cc, table);
     cc->arena_len += len;
     cc->stats.calls++;
     return k;
@@ -1105,6 +1112,15 @@ rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *c
     return RG_OK;
 }
 
+/* Is descriptor cmd one of cfg.cmds (its id indexes the table)? The last one found is kept:
+ * a stream of one command pays for the names' compare once. */
+static bool known_cmd(rg_cc *cc, const rg_cmd *cmd) {
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    if (cmd->id >= cmds->count || strcmp(cmds->table[cmd->id].name, cmd->name) != 0) return false;
+    cc->known = cmd;
+    return true;
+}
+
 /* The front's relay: a generated call (or rg_conn_call_argv) encoded its request at the arena's
  * end. A descriptor of cfg.cmds (its id indexes the table) routes it without a name lookup, with
  * the slot the call computed; anything else is routed from its bytes as rg_cc_add does. */
@@ -1117,7 +1133,7 @@ static uint64_t relay(void *ud, const rg_relayed *call) {
     enum { ARGV = sizeof cc->argv / sizeof cc->argv[0] };
     rg_route r;
     bool ok;
-    if (cmd && cmd->id < cmds->count && strcmp(cmds->table[cmd->id].name, cmd->name) == 0) {
+    if (cmd && (cmd == cc->known || known_cmd(cc, cmd))) {
         ok = cluster_kind(cmd->kind);
         if (ok)
             rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,

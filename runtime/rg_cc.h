@@ -94,7 +94,6 @@ typedef struct rg_cc_call {
     uint64_t id;               /* what its call returned (rg_call_done.id; rg_cc_find) */
     rg_view error; /* the error text (truncated to 111 bytes), valid until the next rg_cc_begin */
     /* private */
-    char text[112]; /* backs error */
     struct rg_cc *cc;
     const rg_rtable *table;
     void *result;
@@ -127,6 +126,7 @@ typedef struct rg_cc_call {
     size_t nparts;
     rg_raw_result raw;       /* a fan-out part's reply */
     rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */
+    char text[112];          /* backs error; last: a new call does not clear it */
 } rg_cc_call;
 
 typedef struct rg_cc rg_cc;
@@ -312,12 +312,15 @@ struct rg_cc {
     rg_view argv[64];
     char rbuf_in[1 << 16], rbuf_out[1024];
     rg_call rcalls[4];
-    rg_reply_reader merge;  /* decodes a fan-out's merged reply with its table */
-    rg_cluster_index index; /* cfg.cmds hashed: routing without the binary search */
-    rg_conn front;          /* rg_cc_conn: relays generated calls into the batch */
-    bool adding;            /* inside rg_cc_add: callbacks wait (notify) */
-    bool notify;            /* some call's callback waits */
-    void *driver;           /* the driver's own state (rg_cluster_client.h, rg_cluster_uv.h) */
+    rg_reply_reader merge;        /* decodes a fan-out's merged reply with its table */
+    rg_cluster_index index;       /* cfg.cmds hashed: routing without the binary search */
+    rg_conn front;                /* rg_cc_conn: relays generated calls into the batch */
+    const rg_cmd *known;          /* the last descriptor found in cfg.cmds (relay) */
+    const rg_rtable *carve_table; /* the last reply table asked about, and whether its */
+    bool carve;                   /* replies carve arrays (new_call) */
+    bool adding;                  /* inside rg_cc_add: callbacks wait (notify) */
+    bool notify;                  /* some call's callback waits */
+    void *driver; /* the driver's own state (rg_cluster_client.h, rg_cluster_uv.h) */
 };
 
 /* Sets up cc with cfg (copied; its buffers stay the caller's), with the seed node to read the
