@@ -1065,8 +1065,10 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
     return rg_cc_add(cc, dst, n, table, result, index);
 }
 
-rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
-                       const rg_rtable *table, void *result, size_t *index) {
+/* rg_cc_add_tx with the callback (cb may be NULL) that its outcome goes to. */
+static rg_status add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
+                        const rg_rtable *table, void *result, rg_call_fn cb, void *ud,
+                        size_t *index) {
     const rg_view MULTI = RG_LIT("MULTI"), EXEC = RG_LIT("EXEC");
     enum { ARGV = sizeof cc->argv / sizeof cc->argv[0] };
     if (n == 0 || n > UINT16_MAX - 2) return RG_INVALID;
@@ -1075,6 +1077,8 @@ rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *c
     char *w = cc->cfg.arena + cc->arena_len;
     rg_cc_call *k = new_call(cc, total, table, result);
     if (!k) return RG_FULL;
+    k->cb = cb; /* (before a refusal: it is told) */
+    k->ud = ud;
     if (index) *index = (size_t)(k - cc->cfg.calls);
     w += rg_argv_encode(w, total, 1, &MULTI);
     int slot = RG_SLOT_NONE;
@@ -1110,6 +1114,18 @@ rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *c
     cc->adding = false;
     sync_front(cc);
     return RG_OK;
+}
+
+rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
+                       const rg_rtable *table, void *result, size_t *index) {
+    return add_tx(cc, n, argc, argv, table, result, NULL, NULL, index);
+}
+
+uint64_t rg_cc_tx_call(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
+                       const rg_rtable *table, void *result, rg_call_fn cb, void *ud) {
+    size_t at;
+    if (add_tx(cc, n, argc, argv, table, result, cb, ud, &at) != RG_OK) return 0;
+    return cc->cfg.calls[at].id;
 }
 
 /* Is descriptor cmd one of cfg.cmds (its id indexes the table)? The last one found is kept:

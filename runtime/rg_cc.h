@@ -385,6 +385,13 @@ rg_status rg_cc_add_argv(rg_cc *cc, size_t argc, const rg_view *argv, const rg_r
  * as rg_cc_add; RG_INVALID also for n 0. */
 rg_status rg_cc_add_tx(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
                        const rg_rtable *table, void *result, size_t *index);
+/* rg_cc_add_tx for callers that learn outcomes from callbacks (an event loop's: the libuv
+ * driver begins the next batch by itself): cb (may be NULL) gets an rg_call_done with EXEC's
+ * outcome when the transaction is complete, as a call made on rg_cc_conn does (a refusal too, at
+ * the next step). Returns its id, 0 when the batch, the arena or the shard's window is full or n
+ * is 0 (nothing added). */
+uint64_t rg_cc_tx_call(rg_cc *cc, size_t n, const size_t *argc, const rg_view *const *argv,
+                       const rg_rtable *table, void *result, rg_call_fn cb, void *ud);
 
 /* The cluster's front: an rg_conn without a socket on which the generated calls (and
  * rg_conn_call_argv) add calls to the batch, as on one node:
