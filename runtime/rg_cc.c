@@ -440,6 +440,7 @@ static void release_replies(rg_cc *cc) {
         rg_conn_hold(nd->link.conn, false);
         rg_conn_hold(nd->link.conn, true);
     }
+    for (size_t i = 0; i < cc->map.nnodes; i++) cc->node[i].pins = 0;
 }
 
 /* Ids go on increasing across batches once the batch rolls (a carried call keeps its id). */
@@ -1238,6 +1239,7 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     if (k->tx) {
         if (!send_tx(cc, k, c)) return false;
         nd->inflight++;
+        nd->pins++;
         cc->flying++;
         k->node = i;
         k->state = C_FLIGHT;
@@ -1261,6 +1263,7 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     /* (it is the call just committed: this cannot fail) */
     if (k->mem_cap) (void)rg_conn_call_storage(c, id, cc->cfg.arena + k->mem_off, k->mem_cap);
     nd->inflight++;
+    nd->pins += !k->own;
     cc->flying++;
     k->node = i;
     k->asking = false; /* ASK holds for this one attempt */
@@ -1525,7 +1528,7 @@ size_t rg_cc_subscribed(const rg_cc *cc) {
 
 /* ---- SCAN over the whole cluster ------------------------------------------------------------ */
 
-enum { SCAN_MAX_PASSES = 16 };
+enum { SCAN_MAX_PASSES = 16, SCAN_WAIT_NS = 100000000, SCAN_MAX_WAITS = 600 };
 
 /* A call of the engine's own, to node (RG_NODE_NONE: any master), its reply raw into *raw, its
  * outcome to cb. NULL when the batch or the arena is full. */
@@ -1540,8 +1543,19 @@ static rg_cc_call *add_own(rg_cc *cc, size_t argc, const rg_view *argv, uint16_t
     k->ud = ud;
     k->fixed = node;
     k->slot = RG_SLOT_NONE;
+    k->own = true;
     sync_front(cc);
     return k;
+}
+
+/* An engine's own call's reply on node i was used up in its callback: when no call of the
+ * caller's went to the node in this batch, nothing needs its replies kept, and they are let go
+ * (a SCAN alone in a batch would otherwise keep all of its replies until the next one). */
+static void let_go(rg_cc *cc, uint16_t i) {
+    rg_cc_node *nd = i < cc->map.nnodes ? &cc->node[i] : NULL;
+    if (!nd || !nd->open || nd->pins) return;
+    rg_conn_hold(nd->link.conn, false);
+    rg_conn_hold(nd->link.conn, true);
 }
 
 static void scan_end(rg_cc_scan *s, rg_status st, const char *why) {
@@ -1580,6 +1594,7 @@ static void scan_mapped(void *ud, const rg_call_done *d) {
         /* (a reply that does not decode leaves the map as it was: compared as it is) */
         (void)rg_cluster_map_from_shards(&cc->map, v.ptr, v.len, rg_cstr(n->host));
     }
+    let_go(cc, s->node);
     if (d->status != RG_OK || !scan_covered(&cc->map)) {
         if (++s->passes > SCAN_MAX_PASSES)
             scan_end(s, RG_CLOSED, "the map stayed unreadable or a slot unserved");
@@ -1600,6 +1615,46 @@ static void scan_mapped(void *ud, const rg_call_done *d) {
         return;
     }
     rg_cc_scan_next(cc, s);
+}
+
+/* Does a CLUSTER NODES reply show a slot of the node asked migrating or importing? Its own line
+ * (flags "myself") lists them after its slots: "[slot->-id]", "[slot-<-id]". */
+static bool migrating(rg_view v) {
+    static const char ME[] = "myself";
+    for (size_t i = 0; i + sizeof ME - 1 <= v.len; i++) {
+        if (memcmp(v.ptr + i, ME, sizeof ME - 1) != 0) continue;
+        const char *end = memchr(v.ptr + i, '\n', v.len - i);
+        return memchr(v.ptr + i, '[', end ? (size_t)(end - (v.ptr + i)) : v.len - i) != NULL;
+    }
+    return false;
+}
+
+/* A master answered whether it has slots migrating: if so, every master is asked again after a
+ * while; else the next one is (a node that does not answer has no migration to wait for: its
+ * slots' keys are looked for where the map puts them). */
+static void scan_settled(void *ud, const rg_call_done *d) {
+    rg_cc_scan *s = ud;
+    s->busy = false;
+    if (d->status == RG_OK && migrating(s->raw.value)) {
+        if (++s->waits > SCAN_MAX_WAITS) {
+            scan_end(s, RG_FULL, "a slot stayed migrating for 60 s");
+            return;
+        }
+        s->check = 0;
+        s->delay_ns = SCAN_WAIT_NS;
+    } else {
+        s->check = (uint16_t)(s->node + 1);
+    }
+    let_go(s->cc, s->node);
+    rg_cc_scan_next(s->cc, s);
+}
+
+/* The next master to ask whether slots migrate, from s->check (cc->map.nnodes: none left). */
+static uint16_t scan_next_master(const rg_cc *cc, const rg_cc_scan *s) {
+    uint16_t j = s->check;
+    while (j < cc->map.nnodes && !(cc->map.node[j].role == RG_NODE_MASTER && cc->map.node[j].slots))
+        j++;
+    return j;
 }
 
 /* A cursor: the decimal text of a u64. */
@@ -1643,6 +1698,7 @@ static bool scan_reply(rg_cc_scan *s, rg_view r) {
 static void scan_answered(void *ud, const rg_call_done *d) {
     rg_cc_scan *s = ud;
     s->busy = false;
+    const uint16_t node = s->node;
     if (d->status != RG_OK) {
         /* the node's keys are looked for again where its slots are at the pass's end */
         s->failed[s->node] = true;
@@ -1656,6 +1712,7 @@ static void scan_answered(void *ud, const rg_call_done *d) {
         }
         if (s->cursor == 0) s->todo[s->node] = false;
     }
+    let_go(s->cc, node);
     rg_cc_scan_next(s->cc, s);
 }
 
@@ -1663,12 +1720,27 @@ rg_status rg_cc_scan_next(rg_cc *cc, rg_cc_scan *s) {
     if (s->done) return s->status;
     if (s->busy) return RG_OK;
     uint16_t i = 0;
-    while (!s->mapping && i < cc->map.nnodes && !s->todo[i]) i++;
-    if (!s->mapping && i == cc->map.nnodes) {
-        s->mapping = true; /* the pass is over: is the map as it began? */
+    while (!s->settling && !s->mapping && i < cc->map.nnodes && !s->todo[i]) i++;
+    if (!s->settling && !s->mapping && i == cc->map.nnodes) {
+        s->settling = true; /* the pass is over: do slots migrate? */
+        s->check = 0;
         s->cursor = 0;
     }
-    if (s->mapping) {
+    if (s->settling && (i = scan_next_master(cc, s)) == cc->map.nnodes) {
+        s->settling = false;
+        s->mapping = true; /* none: is the map as it began? */
+    }
+    if (s->settling) {
+        const rg_view argv[] = {RG_LIT("CLUSTER"), RG_LIT("NODES")};
+        rg_cc_call *k = add_own(cc, 2, argv, i, &s->raw, scan_settled, s);
+        if (!k) return RG_FULL;
+        if (s->delay_ns) { /* a retry's backoff: dispatch sends it when due */
+            k->state = C_WAIT;
+            k->backoff = true;
+            k->due_ns = cc->now_ns + s->delay_ns;
+            s->delay_ns = 0;
+        }
+    } else if (s->mapping) {
         /* asked of a master that serves slots (its answer is the one a refresh would take) */
         i = cc->map.slot[0];
         for (uint16_t j = 0; j < cc->map.nnodes && i == RG_NODE_NONE; j++)

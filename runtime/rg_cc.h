@@ -100,6 +100,7 @@ typedef struct rg_cc_call {
     rg_call_fn cb; /* a relayed generated call's callback (rg_cc_conn), or NULL */
     void *ud;
     bool notify;      /* its callback waits for the next rg_cc_step */
+    bool own;         /* the engine's (SCAN's): its reply is used up in its callback */
     uint16_t charged; /* the shard master whose window counts it (RG_NODE_NONE: none) */
     bool carve; /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     size_t off, len;
@@ -256,6 +257,7 @@ typedef struct rg_cc_node {
     bool gave_up;          /* reconnect.attempts ran out: probed every max_ms until it is up */
     size_t inflight;
     size_t charged; /* calls of the batch counted against its window (cfg.node_window) */
+    size_t pins;    /* the caller's calls sent to it in this batch: its replies are kept */
     char *mem;      /* buffers of the engine, one allocation */
 } rg_cc_node;
 
@@ -441,7 +443,10 @@ typedef void (*rg_cc_scan_fn)(void *ud, const rg_view *keys, size_t n);
 /* A SCAN of every master's keyspace, one node after the other, each with its own cursor, its
  * calls going through the batch like any other (fixed to their node). The guarantee, kept
  * across resharding and failover: every key that exists from the start of the scan to its end is
- * told at least once. How: when every master of a pass has been scanned, the map is read again
+ * told at least once. How: when every master of a pass has been scanned, the scan waits until no
+ * master has a slot migrating or importing (each asked CLUSTER NODES in turn, again every 100 ms
+ * while one has, for at most 60 s: a key moved to a node already scanned is found only once its
+ * slot is handed over), then the map is read again
  * (CLUSTER SHARDS) and compared with the one the pass began with; each node that gained slots
  * since (the keys of a moved slot are on it now, maybe after its scan passed them), and each that
  * serves slots of a node whose scan failed, is scanned again from cursor 0, until a pass ends with
@@ -453,6 +458,7 @@ typedef struct rg_cc_scan {
     rg_view error;
     uint32_t passes; /* 1 when no slot moved */
     uint64_t calls;  /* SCAN calls answered */
+    uint32_t waits;  /* times a pass's end waited for a slot's migration to end */
     /* private */
     rg_cc *cc;
     rg_cc_scan_fn fn;
@@ -462,8 +468,11 @@ typedef struct rg_cc_scan {
     bool failed[RG_CLUSTER_MAX_NODES];
     uint16_t node; /* scanned, or asked for the map */
     uint64_t cursor;
-    bool busy;    /* one of its calls is in flight */
-    bool mapping; /* the pass is over: the map is read again */
+    bool busy;        /* one of its calls is in flight */
+    bool settling;    /* the pass is over: are slots migrating? (each master asked in turn) */
+    bool mapping;     /* ... none: the map is read again */
+    uint16_t check;   /* settling: the next master to ask */
+    int64_t delay_ns; /* the next call waits this long (a migration is running) */
     rg_raw_result raw;
     char args[256]; /* what follows the cursor (MATCH, COUNT, TYPE) */
     rg_view argv[8];

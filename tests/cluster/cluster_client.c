@@ -997,6 +997,110 @@ static void test_scan_resharding(void **state) {
     client_free(cc);
 }
 
+/* Sends one command to the node on port; fails the test unless it succeeds. */
+static void node_cmd(int port, size_t argc, const char *const *argv) {
+    char out[256];
+    assert_int_equal(test_cluster_command(port, out, sizeof out, argc, argv), 0);
+    if (out[0] == '-' || strncmp(out, "(error)", 7) == 0)
+        fail_msg("%s %s on %d: %s", argv[0], argv[1], port, out);
+}
+
+enum { MIG_KEYS = 300 };
+
+/* MIGRATEs every key of slot (ours and the earlier tests' that hash there) from `from` to the
+ * node on to_port, leaving the slot empty on `from`. */
+static void migrate_slot_keys(int from, const char *slot, const char *to_port) {
+    static char out[16384];
+    for (;;) {
+        assert_int_equal(
+            test_cluster_command(from, out, sizeof out, 4,
+                                 (const char *const[]){"CLUSTER", "GETKEYSINSLOT", slot, "100"}),
+            0);
+        assert_true(strncmp(out, "*[", 2) == 0);
+        if (out[2] == ']') return;
+        for (char *k = out + 2, *end; *k && *k != ']'; k = end + 1) {
+            end = k + strcspn(k, ",]");
+            const char c = *end;
+            *end = '\0';
+            node_cmd(from, 6,
+                     (const char *const[]){"MIGRATE", "127.0.0.1", to_port, k, "0", "5000"});
+            if (c == ']') break;
+        }
+    }
+}
+
+static void mig_keys(void *ud, const rg_view *keys, size_t n) {
+    uint8_t *count = ud;
+    for (size_t i = 0; i < n; i++)
+        if (keys[i].len > 6 && memcmp(keys[i].ptr, "{mig", 4) == 0) {
+            const char *close = memchr(keys[i].ptr, '}', keys[i].len);
+            if (close && close + 2 < keys[i].ptr + keys[i].len) {
+                const int j = atoi(close + 2);
+                if (j >= 0 && j < MIG_KEYS && count[j] < 255) count[j]++;
+            }
+        }
+}
+
+/* A pass that ends while a slot is half migrated: its keys have left the node being scanned for
+ * one scanned before, and the map still says the old owner. The scan waits for the slot to be
+ * handed over, then scans the new owner again: every key is told. */
+static void test_scan_migrating(void **state) {
+    fixture *f = *state;
+    rg_cc *cc = client(f, false);
+    int from = -1, to = -1; /* the masters scanned last and first */
+    for (int nth = 0; nth < 3; nth++) {
+        const int port = cl_master_port(&f->cluster, nth);
+        if (to < 0 || map_index(cc, port) < map_index(cc, to)) to = port;
+        if (from < 0 || map_index(cc, port) > map_index(cc, from)) from = port;
+    }
+    static int owner[RG_CLUSTER_SLOTS];
+    assert_int_equal(test_cluster_owners(&f->cluster, owner), 0);
+    char tag[16], slot[8], key[MIG_KEYS][32];
+    for (int t = 0;; t++) { /* a hashtag whose slot `from` serves */
+        snprintf(tag, sizeof tag, "mig%d", t);
+        if (owner[rg_slot_of_key(tag, strlen(tag))] == from) break;
+    }
+    snprintf(slot, sizeof slot, "%u", rg_slot_of_key(tag, strlen(tag)));
+    rg_cc_begin(cc);
+    for (int i = 0; i < MIG_KEYS; i++) {
+        snprintf(key[i], sizeof key[i], "{%s}:%d", tag, i);
+        ADD(cc, f, "SET", key[i], "v");
+    }
+    cc_run_ok(cc);
+    static uint8_t count[MIG_KEYS];
+    rg_cc_scan sc;
+    const rg_view args[] = {RG_LIT("MATCH"), RG_LIT("{mig*"), RG_LIT("COUNT"), RG_LIT("1000")};
+    rg_cc_begin(cc);
+    assert_int_equal(rg_cc_scan_start(cc, &sc, 4, args, mig_keys, count), RG_OK);
+    scan_until(cc, &sc, scanning, map_index(cc, from));
+    /* The slot's keys go to `to` (already scanned); the slot stays `from`'s, migrating. */
+    char from_id[64], to_id[64], to_port[8];
+    cl_node_id(from, from_id, sizeof from_id);
+    cl_node_id(to, to_id, sizeof to_id);
+    snprintf(to_port, sizeof to_port, "%d", to);
+    node_cmd(to, 5, (const char *const[]){"CLUSTER", "SETSLOT", slot, "IMPORTING", from_id});
+    node_cmd(from, 5, (const char *const[]){"CLUSTER", "SETSLOT", slot, "MIGRATING", to_id});
+    migrate_slot_keys(from, slot, to_port);
+    const double t0 = now_s(); /* (the keyspace is big: the earlier tests' counters) */
+    while (!sc.done && sc.waits < 3 && now_s() - t0 < 60) rg_cc_step(cc, 50);
+    const bool waited = !sc.done && sc.waits >= 3;
+    for (int p = 0; p < 2; p++) /* handed over: the new owner first, as redis-cli does */
+        node_cmd(p ? from : to, 5,
+                 (const char *const[]){"CLUSTER", "SETSLOT", slot, "NODE", to_id});
+    scan_until(cc, &sc, NULL, 0);
+    size_t missing = 0;
+    for (int i = 0; i < MIG_KEYS; i++) missing += count[i] == 0;
+    printf("scan across a half-migrated slot: %s, %u waits for it, %u passes, %zu of %d keys "
+           "missing\n",
+           waited ? "waited while it migrated" : "did not wait", sc.waits, sc.passes, missing,
+           MIG_KEYS);
+    assert_int_equal(sc.status, RG_OK);
+    assert_true(waited);
+    assert_true(sc.passes >= 2); /* `to` gained the slot: scanned again */
+    assert_int_equal(missing, 0);
+    client_free(cc);
+}
+
 /* ---- transactions --------------------------------------------------------------------------- */
 
 enum { TX_BATCH = 1000, MAX_TX = 200000 };
@@ -1371,6 +1475,7 @@ int main(void) {
         cmocka_unit_test(test_any_copy_reads),
         cmocka_unit_test(test_resharding),
         cmocka_unit_test(test_scan_resharding),
+        cmocka_unit_test(test_scan_migrating),
         cmocka_unit_test(test_transactions),
         cmocka_unit_test(test_transactions_resharding),
         cmocka_unit_test(test_scale_out_in),
