@@ -1313,9 +1313,8 @@ static bool kill_master(fixture *f, int step) {
 
 /* A running master with a running replica: its port (kill_master's victim set up), or -1. */
 static int victim_with_replica(fixture *f) {
-    for (int nth = 0; nth < 3; nth++) {
-        const int port = cl_master_port(&f->cluster, nth);
-        if (port < 0 || (killed_replica = cl_replica_of(&f->cluster, port)) < 0) continue;
+    int port;
+    if ((killed_replica = cl_master_with_replica(&f->cluster, &port)) >= 0) {
         killed = test_cluster_index(&f->cluster, port);
         killed_t = 0;
         return port;

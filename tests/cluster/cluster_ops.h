@@ -43,6 +43,17 @@ static inline int cl_replica_of(const test_cluster *c, int port) {
     return -1;
 }
 
+/* The first master that has a running replica: its port in *port, the replica's index
+ * returned (-1: no master has one). */
+static inline int cl_master_with_replica(const test_cluster *c, int *port) {
+    for (int nth = 0; nth < 3; nth++) {
+        int replica;
+        if ((*port = cl_master_port(c, nth)) > 0 && (replica = cl_replica_of(c, *port)) >= 0)
+            return replica;
+    }
+    return -1;
+}
+
 /* The keys of the running masters (DBSIZE summed). */
 static inline long long cl_dbsize_sum(const test_cluster *c) {
     long long sum = 0;

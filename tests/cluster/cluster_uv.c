@@ -463,10 +463,8 @@ static void test_resharding(void **state) {
 
 static void test_killed_master(void **state) {
     fixture *f = *state;
-    int port = -1, replica = -1;
-    for (int nth = 0; nth < 3 && replica < 0; nth++)
-        if ((port = cl_master_port(&f->cluster, nth)) > 0)
-            replica = cl_replica_of(&f->cluster, port);
+    int port = -1;
+    const int replica = cl_master_with_replica(&f->cluster, &port);
     assert_true(replica >= 0);
     const int victim = test_cluster_index(&f->cluster, port);
     open_client(f, NULL, NULL);
@@ -539,10 +537,8 @@ static bool victim_back(fixture *f) {
  * wait for the shard, and the other shards' calls keep completing while it fails over. */
 static void test_dead_shard(void **state) {
     fixture *f = *state;
-    int port = -1, replica = -1;
-    for (int nth = 0; nth < 3 && replica < 0; nth++)
-        if ((port = cl_master_port(&f->cluster, nth)) > 0)
-            replica = cl_replica_of(&f->cluster, port);
+    int port = -1;
+    const int replica = cl_master_with_replica(&f->cluster, &port);
     assert_true(replica >= 0);
     const int victim = test_cluster_index(&f->cluster, port);
     f->node_window = 600;

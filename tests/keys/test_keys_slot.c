@@ -136,14 +136,10 @@ static void braces_at_the_edges(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(check_value),
-        cmocka_unit_test(every_table_entry),
-        cmocka_unit_test(every_byte_pair),
-        cmocka_unit_test(long_inputs_match_bitwise),
-        cmocka_unit_test(known_slots),
-        cmocka_unit_test(hashtag_rules),
-        cmocka_unit_test(binary_keys),
-        cmocka_unit_test(braces_at_the_edges),
+        cmocka_unit_test(check_value),     cmocka_unit_test(every_table_entry),
+        cmocka_unit_test(every_byte_pair), cmocka_unit_test(long_inputs_match_bitwise),
+        cmocka_unit_test(known_slots),     cmocka_unit_test(hashtag_rules),
+        cmocka_unit_test(binary_keys),     cmocka_unit_test(braces_at_the_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
