@@ -458,40 +458,86 @@ void rg_cc_begin(rg_cc *cc) {
 }
 
 /* Can the batch roll: some call complete (else nothing is freed), nothing on the wire (rg_conn
- * holds pointers to those calls), no fan-out pending (its parts' replies are views into held
- * input)? */
+ * holds pointers to those calls), every fan-out pending one that only reads, its parts raw (its
+ * parts' replies are views into input let go at the roll: the complete ones are sent again)? */
 static bool rollable(const rg_cc *cc) {
     if (cc->flying || cc->notify || !cc->done) return false;
     for (size_t j = 0; j < cc->n; j++) {
         const rg_cc_call *k = &cc->cfg.calls[j];
-        if (k->state == C_FLIGHT || (k->state != C_DONE && k->nparts)) return false;
+        if (k->state != C_DONE && k->nparts && (!k->reads_only || k->typed_parts)) return false;
     }
     return true;
 }
 
-/* Moves waiting call k to index w, its request to the arena at *at (never after where it is:
- * calls and their requests are in the same order). */
-static void carry(rg_cc *cc, rg_cc_call *k, size_t w, size_t *at) {
-    memmove(cc->cfg.arena + *at, cc->cfg.arena + k->off, k->len);
-    k->off = *at;
-    *at += k->len;
+/* Moves len bytes at arena offset *off to *at (never after where they are: calls and their
+ * bytes are in the same order). */
+static void slide(rg_cc *cc, size_t *off, size_t len, size_t *at) {
+    memmove(cc->cfg.arena + *at, cc->cfg.arena + *off, len);
+    *off = *at;
+    *at += len;
+}
+
+/* Moves call k to index w (k itself, or a fan-out's part to the end of the array). */
+static rg_cc_call *move_call(rg_cc *cc, rg_cc_call *k, size_t w) {
     k->redirect_at.host = (rg_view){NULL, 0}; /* (a view into a reply let go) */
     rg_cc_call *to = &cc->cfg.calls[w];
     if (to != k) *to = *k;
     to->error = (rg_view){to->text, to->error.len};
+    return to;
+}
+
+/* Carries a pending fan-out's parts (k is its new place) to the end of the array from index
+ * *tail down: a part that completed is made again (it only read), as its reply is let go. */
+static void carry_parts(rg_cc *cc, rg_cc_call *k, size_t old_off, size_t *tail, size_t *at) {
+    const size_t first = k->first_part;
+    k->first_part = *tail;
+    for (size_t j = 0; j < k->nparts; j++) {
+        rg_cc_call *p = move_call(cc, &cc->cfg.calls[first - j], (*tail)--);
+        p->parent = (size_t)(k - cc->cfg.calls);
+        p->result = &p->raw;
+        if (p->off == old_off)
+            p->off = k->off; /* (ALL_SHARDS: the call's own request) */
+        else
+            slide(cc, &p->off, p->len, at);
+        if (p->state != C_DONE) continue;
+        *p = (rg_cc_call){.cc = cc,
+                          .id = p->id,
+                          .table = p->table,
+                          .result = &p->raw,
+                          .off = p->off,
+                          .len = p->len,
+                          .node = RG_NODE_NONE,
+                          .ask_node = RG_NODE_NONE,
+                          .fixed = p->fixed,
+                          .charged = RG_NODE_NONE,
+                          .parent = p->parent,
+                          .slot = p->slot,
+                          .own = p->own};
+        k->parts++;
+    }
+}
+
+/* Moves waiting call k to index w, its bytes down the arena to *at. */
+static void carry(rg_cc *cc, rg_cc_call *k, size_t w, size_t *tail, size_t *at) {
+    const size_t old_off = k->off;
+    slide(cc, &k->off, k->len, at);
+    if (k->ordered) slide(cc, &k->order, k->nkeys, at);
+    rg_cc_call *to = move_call(cc, k, w);
+    if (to->nparts) carry_parts(cc, to, old_off, tail, at);
 }
 
 bool rg_cc_roll(rg_cc *cc) {
     if (!rollable(cc)) return false;
-    size_t w = 0, at = 0;
+    size_t w = 0, at = 0, tail = cc->cfg.ncalls - 1;
     for (size_t j = 0; j < cc->n; j++)
-        if (cc->cfg.calls[j].state != C_DONE) carry(cc, &cc->cfg.calls[j], w++, &at);
+        if (cc->cfg.calls[j].state != C_DONE) carry(cc, &cc->cfg.calls[j], w++, &tail, &at);
+    cc->nparts = cc->cfg.ncalls - 1 - tail;
     next_ids(cc);
     cc->stats.rolls++;
     cc->stats.carried += w;
     cc->n = cc->carried = w;
     cc->arena_len = at;
-    cc->done = cc->nparts = cc->scan = 0;
+    cc->done = cc->scan = 0;
     sync_front(cc);
     release_replies(cc);
     return true;
@@ -651,7 +697,8 @@ static size_t split_by_slot(rg_cc *cc, rg_cc_call *k, const rg_keys_entry *e, co
         memcpy(cc->cfg.arena + cc->arena_len, part, nkeys);
         cc->arena_len += nkeys;
     }
-    k->typed_parts = k->ordered && scalar_list(k->table);
+    /* (with a window the batch rolls: raw parts can be carried, typed ones could not) */
+    k->typed_parts = k->ordered && scalar_list(k->table) && !cc->cfg.node_window;
     k->state = C_FLIGHT;
     rg_view sub[CAP];
     for (size_t j = 0; j < nslots; j++) {

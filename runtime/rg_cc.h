@@ -351,8 +351,10 @@ void rg_cc_begin(rg_cc *cc);
 
 /* Starts a new batch that keeps the calls of this one still waiting for a node (a shard down or
  * failing over, a retry's backoff): they move to the new batch's start with their ids, results,
- * callbacks and deadlines, and the rest of the batch is free again. Only when some call
- * completed, no call is on the wire and no fan-out is pending: false else, nothing changed (the
+ * callbacks and deadlines, and the rest of the batch is free again. A pending fan-out that only
+ * reads (MGET, EXISTS ...) is carried too, its parts that completed made again (their replies
+ * are let go). Only when some call completed, no call is on the wire and no other fan-out (one
+ * that writes, or with typed parts: no window) is pending: false else, nothing changed (the
  * calls on the wire are in within a round trip once no more are added). A carried call's index
  * changes (rg_cc_find finds it by id) and its rg_call_done.redirect.host is empty. The complete
  * calls' results are no longer valid, as after rg_cc_begin. */

@@ -695,6 +695,57 @@ static void test_window_roll(void **state) {
     assert_int_equal(rg_cc_add_argv(&x->cc, 2, get_k, NULL, &x->raw[3], NULL), RG_OK);
 }
 
+/* MGET on k's node: TRYAGAIN the first 4 times. */
+static int mget_tryagain(fake *f, int node, size_t argc, const rg_view *argv, char *out) {
+    (void)argc;
+    const int k_node = slot_of("k") > 8191;
+    if (node != k_node || argv[0].len != 4 || memcmp(argv[0].ptr, "MGET", 4) != 0 || f->count >= 4)
+        return 0;
+    f->count++;
+    return put(out, "-TRYAGAIN Multiple keys request during rehashing of slot\r\n");
+}
+
+/* How many times node's log (taken: it starts again empty) has `what`. */
+static int log_count(fake *f, int node, const char *what) {
+    pthread_mutex_lock(&f->mu);
+    int n = 0;
+    for (const char *at = f->log[node]; (at = strstr(at, what)) != NULL; at++) n++;
+    f->log[node][0] = '\0';
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+/* The batch rolls past a fan-out that waits for one shard: a cross-slot MGET whose part on k's
+ * node meets TRYAGAIN is carried, its other part (complete, its reply let go by the roll) is
+ * sent again, and the merged reply has both values in key order. */
+static void test_roll_fan_out(void **state) {
+    fixture *x = *state;
+    two_nodes(x);
+    log_count(x->f, 0, "MGET"), log_count(x->f, 1, "MGET"); /* (empties the logs) */
+    set_script(x->f, mget_tryagain);
+    char other[32], get[32];
+    other_key(other, sizeof other, 0);
+    other_key(get, sizeof get, 1);
+    const int k_node = slot_of("k") > 8191;
+    rg_cc_begin(&x->cc);
+    ADD(x, "MGET", "k", other);
+    ADD(x, "GET", get);
+    bool rolled = false;
+    for (int t = 0; t < 400 && !rolled; t++) {
+        rg_cc_step(&x->cc, t ? 1 : 0);
+        rolled = rg_cc_pending(&x->cc) == 1 && rg_cc_roll(&x->cc);
+    }
+    assert_true(rolled);
+    assert_int_equal(rg_cc_size(&x->cc), 1);
+    run(x, 0);
+    char want[128];
+    snprintf(want, sizeof want, "*2\r\n$4\r\nk@n%d\r\n$%zu\r\n%s@n%d\r\n", k_node,
+             strlen(other) + 3, other, 1 - k_node);
+    expect_call(x, 0, RG_OK, want);
+    assert_int_equal(log_count(x->f, 1 - k_node, "MGET"), 2); /* before the roll and after */
+    assert_true(log_count(x->f, k_node, "MGET") >= 5);        /* 4 TRYAGAIN, then the value */
+}
+
 /* GET k: MOVED between nodes 0 and 1, forever. */
 static int moved_forever(fake *f, int node, size_t argc, const rg_view *argv, char *out) {
     (void)argc;
@@ -925,6 +976,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_mget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_window_roll, setup_window, teardown),
+        cmocka_unit_test_setup_teardown(test_roll_fan_out, setup_window, teardown),
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_order_when_full, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_too_many_redirects, setup, teardown),
