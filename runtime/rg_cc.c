@@ -500,19 +500,18 @@ static void carry_parts(rg_cc *cc, rg_cc_call *k, size_t old_off, size_t *tail, 
         else
             slide(cc, &p->off, p->len, at);
         if (p->state != C_DONE) continue;
+        const rg_cc_call was = *p;
         *p = (rg_cc_call){.cc = cc,
-                          .id = p->id,
-                          .table = p->table,
+                          .table = was.table,
                           .result = &p->raw,
-                          .off = p->off,
-                          .len = p->len,
+                          .off = was.off,
+                          .len = was.len,
                           .node = RG_NODE_NONE,
                           .ask_node = RG_NODE_NONE,
-                          .fixed = p->fixed,
+                          .fixed = was.fixed,
                           .charged = RG_NODE_NONE,
-                          .parent = p->parent,
-                          .slot = p->slot,
-                          .own = p->own};
+                          .parent = was.parent,
+                          .slot = was.slot};
         k->parts++;
     }
 }
@@ -1987,6 +1986,8 @@ rg_status rg_cc_setup(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
                       uint16_t seed_port) {
     memset(cc, 0, offsetof(rg_cc, argv)); /* (the big scratch after it needs no zeroing) */
     cc->adding = cc->notify = false;
+    cc->known = NULL; /* (after argv: not cleared above) */
+    cc->carve_table = NULL;
     cc->listener = RG_NODE_NONE; /* chosen when a channel is first listened to */
     rg_cluster_map_init(&cc->map);
     cc->map.tls = cfg->tls != NULL;
