@@ -514,20 +514,6 @@ static void test_any_copy_reads(void **state) {
     client_free(cc);
 }
 
-/* Starts node i again (a replica: its nodes.conf says so) and waits until it is in sync with its
- * master (else it could not take over from it). */
-static void restart_in_sync(fixture *f, int i) {
-    assert_int_equal(test_cluster_restart(&f->cluster, i), 0);
-    char link[16] = "";
-    for (int t = 0; t < 200 && strcmp(link, "up") != 0; t++) {
-        usleep(50000);
-        if (test_cluster_info_field(f->cluster.node[i].port, "INFO", "replication",
-                                    "master_link_status", link, sizeof link) != 0)
-            link[0] = '\0';
-    }
-    assert_string_equal(link, "up");
-}
-
 /* ---- channels and patterns ----------------------------------------------------------------- */
 
 enum { PLAIN = 5 };
@@ -613,7 +599,7 @@ static void test_channels_move(void **state) {
            cc->map.node[second].port);
     assert_int_not_equal(second, first);
     client_free(cc);
-    restart_in_sync(f, victim); /* the failover tests need every replica */
+    cl_restart_in_sync(&f->cluster, victim); /* the failover tests need every replica */
 }
 
 /* ---- load ----------------------------------------------------------------------------------- */
@@ -1375,7 +1361,7 @@ static void test_transactions_failover(void **state) {
     int back = 0;
     while (back < f->cluster.n && f->cluster.node[back].pid > 0) back++;
     assert_true(back < f->cluster.n);
-    restart_in_sync(f, back);
+    cl_restart_in_sync(&f->cluster, back);
     const int port = victim_with_replica(f);
     assert_true(port > 0);
     rg_cc *cc = client(f, false);

@@ -54,6 +54,20 @@ static inline int cl_master_with_replica(const test_cluster *c, int *port) {
     return -1;
 }
 
+/* Starts node i again (a replica: its nodes.conf says so) and waits until it is in sync with its
+ * master (else it could not take over from it). */
+static inline void cl_restart_in_sync(test_cluster *c, int i) {
+    assert_int_equal(test_cluster_restart(c, i), 0);
+    char link[16] = "";
+    for (int t = 0; t < 200 && strcmp(link, "up") != 0; t++) {
+        usleep(50000);
+        if (test_cluster_info_field(c->node[i].port, "INFO", "replication", "master_link_status",
+                                    link, sizeof link) != 0)
+            link[0] = '\0';
+    }
+    assert_string_equal(link, "up");
+}
+
 /* The keys of the running masters (DBSIZE summed). */
 static inline long long cl_dbsize_sum(const test_cluster *c) {
     long long sum = 0;

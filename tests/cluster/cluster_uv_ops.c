@@ -434,18 +434,9 @@ static bool all_listened(fixture *f) {
     return rg_cc_subscribed(cc) == PLAIN + 1 && cc->channel[0].node != not_on;
 }
 
-/* Starts node i again (a replica: its nodes.conf says so) and waits until it is in sync with its
- * master (else it could not take over from it). */
+/* cl_restart_in_sync, and the cluster agreeing again. */
 static void restart_in_sync(fixture *f, int i) {
-    assert_int_equal(test_cluster_restart(&f->cluster, i), 0);
-    char link[16] = "";
-    for (int t = 0; t < 200 && strcmp(link, "up") != 0; t++) {
-        usleep(50000);
-        if (test_cluster_info_field(f->cluster.node[i].port, "INFO", "replication",
-                                    "master_link_status", link, sizeof link) != 0)
-            link[0] = '\0';
-    }
-    assert_string_equal(link, "up");
+    cl_restart_in_sync(&f->cluster, i);
     assert_int_equal(test_cluster_wait_ok(&f->cluster, 15000), 0);
 }
 
