@@ -790,6 +790,15 @@ rg_status rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap) {
     return RG_OK;
 }
 
+void rg_conn_each_pending(rg_conn *c, rg_call_visit_fn fn, void *ctx) {
+    for (size_t i = c->first; i < c->tail; i++)
+        if (!slot(c, i)->done) fn(ctx, slot(c, i));
+}
+
+const void *rg_conn_decoding(const rg_conn *c) {
+    return c->mid_reply ? c->rr.out : NULL;
+}
+
 /* ---- deadlines ------------------------------------------------------------------------------ */
 
 rg_status rg_conn_call_timeout(rg_conn *c, uint64_t id, uint32_t timeout_ms) {

@@ -429,6 +429,15 @@ uint64_t rg_conn_commit_plain(rg_conn *c, size_t n, const rg_rtable *table, void
  * stay valid after later replies. Returns RG_OK, or RG_INVALID when id is not the last call. */
 rg_status rg_conn_call_storage(rg_conn *c, uint64_t id, void *mem, size_t cap);
 
+/* For the owner of the ring's callers' memory (the cluster engine compacting its batch): fn(ctx,
+ * call) sees each call not yet complete and may change its ud and its result to where the owner
+ * moved them. Not while a reply is being decoded into a result that moves (rg_conn_decoding). */
+typedef void (*rg_call_visit_fn)(void *ctx, rg_call *call);
+void rg_conn_each_pending(rg_conn *c, rg_call_visit_fn fn, void *ctx);
+
+/* The result a reply is being decoded into, part way (its bytes came in pieces), or NULL. */
+const void *rg_conn_decoding(const rg_conn *c);
+
 /* ---- fronts ---------------------------------------------------------------------------------- */
 
 /* A front is an rg_conn without a socket or a ring whose calls go elsewhere, so that the
