@@ -112,7 +112,7 @@ static void drive(rg_cc_uv *u) {
     if (!u->closing && cc->n && cc->done == cc->n && !cc->notify) {
         rg_cc_begin(cc);
         tell(u, RG_CC_UV_DRAINED);
-    } else if (!u->closing && cc->cfg.node_window && !cc->flying && rg_cc_roll(cc)) {
+    } else if (!u->closing && cc->cfg.node_window && rg_cc_roll_due(cc) && rg_cc_roll(cc)) {
         tell(u, RG_CC_UV_DRAINED); /* (the calls waiting for a shard were carried over) */
     }
     if (u->closing) return;

@@ -12,14 +12,20 @@
  * Results: a call's typed result (and its error text) is valid during its callback, and until
  * the batch it belongs to is over: once every call made has completed and their callbacks ran,
  * the driver begins a new batch by itself (rg_cc_begin) and tells RG_CC_UV_DRAINED. A call made
- * while the batch or the arena is full returns 0 (RG_FULL): make it again after DRAINED.
+ * while the batch or the arena is full returns 0 (RG_FULL): make it again after DRAINED. Call
+ * ids are the batch index + 1.
  *
- * With a window per shard (rg_cc_config.node_window), a shard that is down cannot hold the
- * others: a call beyond its shard's window returns 0 at once (rg_cc_window_full: set it aside,
- * go on with other calls), and once nothing is on the wire and some calls completed, the batch
- * rolls (rg_cc_roll: the calls still waiting for their shard are carried into the new batch,
- * keeping their ids, results and callbacks) and DRAINED is told as well. Call ids then increase
- * from batch to batch: rg_cc_find finds a call by its id.
+ * A caller that streams sets a window per shard (rg_cc_config.node_window): the batch then rolls
+ * instead of draining, and a shard that is down cannot hold the others.
+ *   - Once half of the batch completed while half of its room is used (rg_cc_roll_due), or
+ *     nothing is on the wire, the driver rolls the batch (rg_cc_roll) and tells DRAINED as well:
+ *     the calls without an outcome, on the wire or waiting for their shard, are carried into the
+ *     new batch with their ids, results and callbacks, and the room of the complete ones is free
+ *     again. The caller never waits for the batch to drain.
+ *   - A call beyond its shard's window returns 0 at once (rg_cc_window_full: set it aside, go on
+ *     with other calls).
+ *   - Call ids increase from batch to batch (rg_cc_find finds a call by its id); a call's index in
+ *     the batch is not a key for the caller's own records.
  *
  * Lifetime: the rg_cc_uv is caller-owned and stays put until RG_CC_UV_CLOSED: rg_cc_uv_close
  * completes every pending call with RG_CLOSED and releases the handles; libuv calls back. */

@@ -235,6 +235,7 @@ static bool node_ready(rg_cc *cc, uint16_t i, int64_t now) {
 /* ---- outcomes ------------------------------------------------------------------------------- */
 
 static void merge(rg_cc *cc, rg_cc_call *k);
+static const rg_cc_call *part_of(const rg_cc *cc, const rg_cc_call *k, size_t j);
 static void deliver(rg_cc *cc, rg_cc_call *k, rg_view bytes);
 
 /* Does a reply of this table carve arrays from storage (MGET's values, HGETALL's pairs)? */
@@ -443,30 +444,79 @@ static void release_replies(rg_cc *cc) {
     for (size_t i = 0; i < cc->map.nnodes; i++) cc->node[i].pins = 0;
 }
 
-/* Ids go on increasing across batches once the batch rolls (a carried call keeps its id). */
-static void next_ids(rg_cc *cc) {
-    if (cc->cfg.node_window) cc->id_base += cc->n;
+/* Ids go on increasing across batches once the batch has rolled, or may (a window): a carried
+ * call keeps its id. */
+static void next_ids(rg_cc *cc, bool rolled) {
+    if (rolled || cc->cfg.node_window || cc->id_base) cc->id_base += cc->n;
 }
 
 void rg_cc_begin(rg_cc *cc) {
     if (cc->notify) notify_waiting(cc);
-    next_ids(cc);
+    next_ids(cc, false);
     cc->n = cc->done = cc->arena_len = cc->nparts = cc->scan = cc->carried = 0;
     for (size_t i = 0; i < cc->map.nnodes; i++) cc->node[i].charged = 0;
     sync_front(cc);
     release_replies(cc);
 }
 
-/* Can the batch roll: some call complete (else nothing is freed), nothing on the wire (rg_conn
- * holds pointers to those calls), every fan-out pending one that only reads, its parts raw (its
- * parts' replies are views into input let go at the roll: the complete ones are sent again)? */
-static bool rollable(const rg_cc *cc) {
-    if (cc->flying || cc->notify || !cc->done) return false;
-    for (size_t j = 0; j < cc->n; j++) {
-        const rg_cc_call *k = &cc->cfg.calls[j];
-        if (k->state != C_DONE && k->nparts && (!k->reads_only || k->typed_parts)) return false;
+/* Is a reply being decoded, part way, into a call's own memory (a raw part's or a carving
+ * call's rg_raw_result)? The decoder keeps pointers into it: that call cannot move yet. */
+static bool decoding_in_batch(const rg_cc *cc) {
+    const char *lo = (const char *)cc->cfg.calls,
+               *hi = (const char *)(cc->cfg.calls + cc->cfg.ncalls);
+    for (size_t i = 0; i < cc->map.nnodes; i++) {
+        const rg_cc_node *nd = &cc->node[i];
+        const char *at = nd->open && nd->inflight ? rg_conn_decoding(nd->link.conn) : NULL;
+        if (at && at >= lo && at < hi) return true;
+    }
+    return false;
+}
+
+/* Can pending fan-out k be carried? Its parts' replies are views into input let go at the roll:
+ * one that only reads has its complete parts sent again; one that writes must not run twice, so
+ * each complete part's reply is copied into the arena over the part's own request (not needed
+ * again), which must have room for it (ALL_SHARDS parts share the call's). Typed parts (no
+ * window) keep lists decoded into the arena: not carried. */
+static bool carriable(const rg_cc *cc, const rg_cc_call *k) {
+    if (k->typed_parts) return false;
+    for (size_t j = 0; !k->reads_only && j < k->nparts; j++) {
+        const rg_cc_call *p = part_of(cc, k, j);
+        if (p->state == C_DONE && (p->off == k->off || p->raw.value.len > p->len)) return false;
     }
     return true;
+}
+
+/* Can the batch roll: some call complete (else nothing is freed), no callback waiting, every
+ * pending fan-out carriable, no reply half decoded into a call's own memory? */
+static bool rollable(const rg_cc *cc) {
+    if (cc->notify || !cc->done) return false;
+    for (size_t j = 0; j < cc->n; j++) {
+        const rg_cc_call *k = &cc->cfg.calls[j];
+        if (k->state != C_DONE && k->nparts && !carriable(cc, k)) return false;
+    }
+    return !cc->flying || !decoding_in_batch(cc);
+}
+
+/* Where each call still pending goes (its `to`): the calls to the batch's start in their order,
+ * their fan-outs' parts to the array's end; returns how many calls stay. */
+static size_t plan(rg_cc *cc, size_t *tail) {
+    size_t w = 0;
+    for (size_t j = 0; j < cc->n; j++) {
+        rg_cc_call *k = &cc->cfg.calls[j];
+        if (k->state == C_DONE) continue;
+        k->to = w++;
+        for (size_t p = 0; p < k->nparts; p++) cc->cfg.calls[k->first_part - p].to = (*tail)--;
+    }
+    return w;
+}
+
+/* A node's call on the wire (plan made): its ud and result follow the call to where it goes. */
+static void repoint(void *ctx, rg_call *call) {
+    rg_cc *cc = ctx;
+    if (call->cb != on_done && call->cb != tx_piece_done) return; /* (ASKING: no call) */
+    rg_cc_call *was = call->ud, *to = &cc->cfg.calls[was->to];
+    call->ud = to;
+    if (call->result == &was->raw) call->result = &to->raw;
 }
 
 /* Moves len bytes at arena offset *off to *at (never after where they are: calls and their
@@ -477,24 +527,41 @@ static void slide(rg_cc *cc, size_t *off, size_t len, size_t *at) {
     *at += len;
 }
 
-/* Moves call k to index w (k itself, or a fan-out's part to the end of the array). */
-static rg_cc_call *move_call(rg_cc *cc, rg_cc_call *k, size_t w) {
+/* Moves call k to its planned index; a call on the wire (not a fan-out: its parts are) counts
+ * on its node again. */
+static rg_cc_call *move_call(rg_cc *cc, rg_cc_call *k) {
     k->redirect_at.host = (rg_view){NULL, 0}; /* (a view into a reply let go) */
-    rg_cc_call *to = &cc->cfg.calls[w];
+    rg_cc_call *to = &cc->cfg.calls[k->to];
     if (to != k) *to = *k;
     to->error = (rg_view){to->text, to->error.len};
+    if (to->state == C_FLIGHT && !to->nparts && (to->tx || !to->own)) cc->node[to->node].pins++;
     return to;
 }
 
-/* Carries a pending fan-out's parts (k is its new place) to the end of the array from index
- * *tail down: a part that completed is made again (it only read), as its reply is let go. */
-static void carry_parts(rg_cc *cc, rg_cc_call *k, size_t old_off, size_t *tail, size_t *at) {
+/* A complete part of a fan-out that writes keeps its reply: copied down the arena to *at, over
+ * its request (carriable: it fits), from the node's input, which is let go. */
+static void keep_reply(rg_cc *cc, rg_cc_call *p, size_t *at) {
+    const rg_view r = p->raw.value;
+    if (r.len) memmove(cc->cfg.arena + *at, r.ptr, r.len);
+    p->off = *at;
+    p->len = r.len;
+    *at += r.len;
+    p->raw.value = (rg_view){cc->cfg.arena + p->off, r.len};
+}
+
+/* Carries a pending fan-out's parts (k is its new place) to the end of the array: a part that
+ * completed keeps its reply (the fan-out writes) or is made again (it only reads). */
+static void carry_parts(rg_cc *cc, rg_cc_call *k, size_t old_off, size_t *at) {
     const size_t first = k->first_part;
-    k->first_part = *tail;
+    k->first_part = cc->cfg.calls[first].to;
     for (size_t j = 0; j < k->nparts; j++) {
-        rg_cc_call *p = move_call(cc, &cc->cfg.calls[first - j], (*tail)--);
+        rg_cc_call *p = move_call(cc, &cc->cfg.calls[first - j]);
         p->parent = (size_t)(k - cc->cfg.calls);
         p->result = &p->raw;
+        if (p->state == C_DONE && !k->reads_only) {
+            keep_reply(cc, p, at);
+            continue;
+        }
         if (p->off == old_off)
             p->off = k->off; /* (ALL_SHARDS: the call's own request) */
         else
@@ -516,38 +583,49 @@ static void carry_parts(rg_cc *cc, rg_cc_call *k, size_t old_off, size_t *tail, 
     }
 }
 
-/* Moves waiting call k to index w, its bytes down the arena to *at. */
-static void carry(rg_cc *cc, rg_cc_call *k, size_t w, size_t *tail, size_t *at) {
+/* Moves pending call k to its planned index, its bytes down the arena to *at. */
+static void carry(rg_cc *cc, rg_cc_call *k, size_t *at) {
     const size_t old_off = k->off;
     slide(cc, &k->off, k->len, at);
     if (k->ordered) slide(cc, &k->order, k->nkeys, at);
-    rg_cc_call *to = move_call(cc, k, w);
-    if (to->nparts) carry_parts(cc, to, old_off, tail, at);
+    rg_cc_call *to = move_call(cc, k);
+    if (to->nparts) carry_parts(cc, to, old_off, at);
 }
 
 bool rg_cc_roll(rg_cc *cc) {
     if (!rollable(cc)) return false;
-    size_t w = 0, at = 0, tail = cc->cfg.ncalls - 1;
+    size_t tail = cc->cfg.ncalls - 1, at = 0;
+    const size_t w = plan(cc, &tail);
+    for (size_t i = 0; cc->flying && i < cc->map.nnodes; i++)
+        if (cc->node[i].open && cc->node[i].inflight)
+            rg_conn_each_pending(cc->node[i].link.conn, repoint, cc);
+    release_replies(cc); /* (pins: the calls on the wire count again as they move) */
     for (size_t j = 0; j < cc->n; j++)
-        if (cc->cfg.calls[j].state != C_DONE) carry(cc, &cc->cfg.calls[j], w++, &tail, &at);
+        if (cc->cfg.calls[j].state != C_DONE) carry(cc, &cc->cfg.calls[j], &at);
     cc->nparts = cc->cfg.ncalls - 1 - tail;
-    next_ids(cc);
+    next_ids(cc, true);
     cc->stats.rolls++;
     cc->stats.carried += w;
+    cc->stats.carried_flying += cc->flying;
     cc->n = cc->carried = w;
     cc->arena_len = at;
     cc->done = cc->scan = 0;
     sync_front(cc);
-    release_replies(cc);
     return true;
 }
 
 const rg_cc_call *rg_cc_find(const rg_cc *cc, uint64_t id) {
     const uint64_t at = id - cc->id_base - 1;
     if (id > cc->id_base && at < cc->n && cc->cfg.calls[at].id == id) return &cc->cfg.calls[at];
-    for (size_t j = 0; j < cc->carried; j++)
-        if (cc->cfg.calls[j].id == id) return &cc->cfg.calls[j];
-    return NULL;
+    size_t lo = 0, hi = cc->carried; /* (carried in their order: their ids increase) */
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (cc->cfg.calls[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cc->carried && cc->cfg.calls[lo].id == id ? &cc->cfg.calls[lo] : NULL;
 }
 
 /* Are all of the call's keys read-only (so a replica may serve it)? */

@@ -125,6 +125,7 @@ typedef struct rg_cc_call {
     size_t parts;            /* a fan-out: parts not yet complete */
     size_t first_part;       /* a fan-out: where its parts start (they are at the batch's end) */
     size_t nparts;
+    size_t to;               /* rg_cc_roll: its index in the next batch */
     rg_raw_result raw;       /* a fan-out part's reply */
     rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */
     char text[112];          /* backs error; last: a new call does not clear it */
@@ -166,9 +167,10 @@ typedef struct rg_cc_config {
     /* The window per shard: at most this many calls of the batch for one master's slots (by
      * the map when they are added) without an outcome; a call beyond it is refused, nothing
      * added (the call returns 0, RG_FULL; rg_cc_window_full says which), so that a shard that is
-     * down or slow cannot fill the batch: calls for the others keep going. It also makes the
-     * batch roll (rg_cc_roll; the libuv driver does it by itself) and the calls' ids
-     * increase from batch to batch. 0: no window, no rolling; ids are batch index + 1. */
+     * down or slow cannot fill the batch: calls for the others keep going while the batch rolls
+     * (rg_cc_roll; the libuv driver rolls by itself) past the calls that wait. It also makes the
+     * calls' ids increase from batch to batch (rg_cc_find). 0: no window, and ids are the batch
+     * index + 1 until the batch first rolls. */
     size_t node_window;
     unsigned max_redirects;       /* 0: 5 */
     unsigned max_retries;         /* 0: 40 (about 4.5 s of backoff) */
@@ -204,6 +206,7 @@ typedef struct rg_cc_stats {
     uint64_t refreshes, refresh_failures, connects, lost_connections, refused;
     uint64_t window_full;    /* calls refused by their shard's window (cfg.node_window) */
     uint64_t rolls, carried; /* rg_cc_roll: batches rolled, calls carried into the next */
+    uint64_t carried_flying; /* of those, calls on the wire when they were carried */
 } rg_cc_stats;
 
 /* Sharded Pub/Sub: the channels listened to (rg_cc_ssubscribe). */
@@ -349,16 +352,29 @@ rg_error rg_cc_error(const rg_cc *cc);
 /* Starts a new batch: the previous batch's results are no longer valid. */
 void rg_cc_begin(rg_cc *cc);
 
-/* Starts a new batch that keeps the calls of this one still waiting for a node (a shard down or
- * failing over, a retry's backoff): they move to the new batch's start with their ids, results,
- * callbacks and deadlines, and the rest of the batch is free again. A pending fan-out that only
- * reads (MGET, EXISTS ...) is carried too, its parts that completed made again (their replies
- * are let go). Only when some call completed, no call is on the wire and no other fan-out (one
- * that writes, or with typed parts: no window) is pending: false else, nothing changed (the
- * calls on the wire are in within a round trip once no more are added). A carried call's index
- * changes (rg_cc_find finds it by id) and its rg_call_done.redirect.host is empty. The complete
- * calls' results are no longer valid, as after rg_cc_begin. */
+/* Starts a new batch that keeps the calls of this one without an outcome: those waiting for a
+ * node (a shard down or failing over, a retry's backoff) and those on the wire. They move to the
+ * new batch's start with their ids, results, callbacks and deadlines (the nodes' connections
+ * follow the calls on the wire), and the rest of the batch is free again: a caller that streams
+ * never waits for the batch to drain. A pending fan-out is carried with its parts: those that
+ * completed keep their replies, copied into the arena, when it writes (DEL, MSET: they must not
+ * run twice), and are made again when it only reads (MGET, EXISTS: their replies are let go).
+ * Only when some call completed and no callback waits, and not while a reply is half decoded
+ * into a call's own memory (a raw fan-out part's: within a round trip), a fan-out has typed parts
+ * (no window), or a complete part of a fan-out that writes has a reply longer than its request or
+ * shares the call's (ALL_SHARDS: FLUSHALL ...): false then, nothing changed. A carried call's
+ * index changes (rg_cc_find finds it by id) and its rg_call_done.redirect.host is empty. The
+ * complete calls' results are no longer valid, as after rg_cc_begin. */
 bool rg_cc_roll(rg_cc *cc);
+
+/* Is a roll worth its copies now (the libuv driver's rule)? Some call complete, and either none
+ * on the wire, or half of the batch complete while half of its calls or arena is used. */
+static inline bool rg_cc_roll_due(const rg_cc *cc) {
+    if (!cc->done) return false;
+    const bool used =
+        2 * (cc->n + cc->nparts) >= cc->cfg.ncalls || 2 * cc->arena_len >= cc->cfg.arena_cap;
+    return !cc->flying || (2 * cc->done >= cc->n && used);
+}
 
 /* After a call returned 0 (RG_FULL): true when its shard's window was full (cfg.node_window:
  * calls for other shards may still be added), false when the batch or the arena was. */

@@ -595,10 +595,11 @@ static void test_dead_shard(void **state) {
            "after %.2f s. Meanwhile the other shards completed %zu calls at full speed in %.2f s "
            "(%.0f/s; before the kill %.0f/s on all three), then %zu at 100 calls/ms; the longest "
            "pause between two of them %.3f s over %.2f s; %llu calls refused by the window and "
-           "made again, %llu rolls carrying %llu calls\n",
+           "made again, %llu rolls carrying %llu calls (%llu of them on the wire)\n",
            port, unavailable, l.healthy_full, full_s, (double)l.healthy_full / full_s, rate,
            l.healthy - l.healthy_full, l.healthy_gap, measured, (unsigned long long)s->window_full,
-           (unsigned long long)s->rolls, (unsigned long long)s->carried);
+           (unsigned long long)s->rolls, (unsigned long long)s->carried,
+           (unsigned long long)s->carried_flying);
     printf("  %zu INCRs: %zu reported failed (%zu written before the loss), completed twice %zu; "
            "read back %zu ok, %zu acknowledged but lost, %zu doubled, %zu other\n",
            l.total, v.failed, v.ambiguous, l.twice, v.ok, v.lost, v.dup, v.other);
