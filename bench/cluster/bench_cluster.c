@@ -20,7 +20,8 @@
  *   then N GETs of the same keys, generated calls kept `window` in flight from their callbacks,
  *   against redis-benchmark --cluster -t set / -t get -c 3 -P <depth> (one connection per
  *   master, as the client has), the window 3 x depth, at each depth of RG_BENCH_UV_DEPTH (a list,
- *   "256,2730"), in batches of RG_BENCH_UV_BATCH calls (65536). Then the client CPU per command
+ *   "256,2730"), in batches of RG_BENCH_UV_BATCH calls (65536; with RG_BENCH_UV_WINDOW, the
+ *   client's node_window, the batch rolls instead of draining). Then the client CPU per command
  *   (getrusage, user + sys; loads of N repeated until they took RG_BENCH_MIN_CPU_MS, 1000) of
  *   that client at the first depth's window and of the single-node libuv adapter (rg_uv) on one
  *   master with keys of its slots only, with the same window and with the cluster's window per
@@ -344,7 +345,11 @@ typedef struct uvload {
     const uint32_t *keys; /* indexes into r->key */
     size_t nkeys;
     size_t next, total, window, inflight, completed, failed;
-    bool blocked;      /* the batch is full: more after DRAINED */
+    size_t node_window; /* the cluster client's rg_cc_config.node_window (it rolls) */
+    bool blocked;       /* the batch is full: more after DRAINED */
+    double blocked_at;  /* when it became full */
+    double paused;      /* s spent with the batch full and calls to make (the drains' pauses) */
+    size_t pauses;
     rg_cc_call *calls; /* the cluster client's batch: ncalls */
     size_t ncalls;
     char *arena;
@@ -373,7 +378,7 @@ static void uv_fill(uvload *b) {
     while (b->inflight < b->window && b->next < b->total && !b->blocked) {
         const rg_view key = {b->r->key[b->keys[b->next % b->nkeys]], KEY_LEN};
         rg_conn *conn = b->cluster ? rg_cc_conn(&b->cu.cc) : &b->one.conn;
-        const size_t at = b->cluster ? rg_cc_size(&b->cu.cc) : b->next % UV_BATCH;
+        const size_t at = b->next % UV_BATCH; /* (fewer than UV_BATCH in flight) */
         const uint64_t id =
             b->get ? redis_get_call(conn, key, &b->got[at], uv_done, b)
                    : redis_set_call(conn, key, RG_LIT("value"), NULL, &b->set[at], uv_done, b);
@@ -383,6 +388,7 @@ static void uv_fill(uvload *b) {
                 exit(1);
             }
             b->blocked = b->cluster; /* the single node: again at the next completion */
+            b->blocked_at = now_s();
             return;
         }
         b->next++;
@@ -401,6 +407,8 @@ static void uv_cluster_event(rg_cc_uv *u, rg_cc_uv_event ev, void *ud) {
         exit(1);
     } else if (ev == RG_CC_UV_DRAINED && b->blocked) {
         b->blocked = false;
+        b->paused += now_s() - b->blocked_at;
+        b->pauses++;
         uv_fill(b);
     } else if (ev == RG_CC_UV_CLOSED) {
         b->closed = true;
@@ -443,8 +451,9 @@ static void uv_count(uv_check_t *h) {
 __attribute__((noinline)) static double uv_load(uvload *b, bool get, size_t total, double *cpu) {
     b->get = get;
     b->total = total;
-    b->next = b->inflight = b->completed = b->failed = b->iterations = 0;
+    b->next = b->inflight = b->completed = b->failed = b->iterations = b->pauses = 0;
     b->blocked = false;
+    b->paused = 0;
     const double t0 = now_s(), c0 = cpu_s(), s0 = sys_s();
     uv_timer_start(&b->start, uv_start, 0, 0);
     while (b->completed < total)
@@ -465,7 +474,8 @@ static void uv_cluster_open(uvload *b, const test_cluster *c) {
                               .ncalls = b->ncalls,
                               .arena = b->arena,
                               .arena_cap = ARENA,
-                              .protocol = 2};
+                              .protocol = 2,
+                              .node_window = b->node_window};
     b->cluster = true;
     b->ready = b->closed = false;
     if (rg_cc_uv_open(&b->cu, &b->loop, &cfg, "127.0.0.1", (uint16_t)c->node[0].port,
@@ -511,9 +521,10 @@ static double uv_row(uvload *b, bool get, size_t n) {
     double cpu;
     const double dt = uv_load(b, get, n, &cpu);
     printf("respgen rg_cc_uv (libuv cluster, generated calls, window %zu): %zu %s, %.0f ops/s, "
-           "client CPU %.0f ns/op, %.0f calls per loop iteration, %zu failed\n",
+           "client CPU %.0f ns/op, %.0f calls per loop iteration, %zu failed; batch full %zu "
+           "times, %.1f ms in all\n",
            b->window, n, get ? "GET" : "SET", (double)n / dt, cpu * 1e9 / (double)n,
-           (double)n / (double)b->iterations, b->failed);
+           (double)n / (double)b->iterations, b->failed, b->pauses, b->paused * 1e3);
     return (double)n / dt;
 }
 
@@ -638,6 +649,7 @@ int main(int argc, char **argv) {
     uv_unref((uv_handle_t *)&b.check);
     b.r = &r;
     b.ncalls = env_size("RG_BENCH_UV_BATCH", UV_BATCH);
+    b.node_window = env_size("RG_BENCH_UV_WINDOW", 0);
     b.calls = calloc(b.ncalls, sizeof *b.calls);
     b.arena = malloc(ARENA);
     b.in = malloc(NODE_IN);
