@@ -415,7 +415,9 @@ static void print_stats(const rg_cc_stats *s) {
 
 static void test_resharding(void **state) {
     fixture *f = *state;
+    f->node_window = BATCH; /* (never full: the batch rolls, carrying the calls on the wire) */
     open_client(f, NULL, NULL);
+    f->node_window = 0;
     static load l;
     memset(&l, 0, sizeof l);
     l.prefix = "uvrs";
@@ -447,9 +449,10 @@ static void test_resharding(void **state) {
     const long long keys = cl_dbsize_sum(&f->cluster) - keys_before;
     printf("resharding (libuv): %d slots moved while %zu INCRs ran in %.2f s (%.0f calls/s); "
            "completed twice %zu; read back %zu ok, %zu lost, %zu doubled, %zu other, %zu failed; "
-           "keys added %lld\n",
+           "keys added %lld; %llu rolls carrying %llu calls on the wire\n",
            moved, l.total, secs, (double)(l.total - 20000) / secs, l.twice, v.ok, v.lost, v.dup,
-           v.other, v.failed, keys);
+           v.other, v.failed, keys, (unsigned long long)f->u.cc.stats.rolls,
+           (unsigned long long)f->u.cc.stats.carried_flying);
     print_stats(&f->u.cc.stats);
     assert_true(moved >= 100);
     assert_int_equal(l.twice, 0);
@@ -458,6 +461,7 @@ static void test_resharding(void **state) {
     assert_int_equal(v.lost + v.dup + v.other, 0);
     assert_int_equal(keys, (long long)l.total);
     assert_true(f->u.cc.stats.moved + f->u.cc.stats.ask > 0);
+    assert_true(f->u.cc.stats.carried_flying > 0);
     close_client(f);
 }
 
