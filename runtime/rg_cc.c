@@ -1101,7 +1101,9 @@ static void charge(rg_cc *cc, rg_cc_call *k, uint16_t node) {
     if (node != RG_NODE_NONE) cc->node[node].charged++;
 }
 
-/* Starts call k on its route: sent by rg_cc_step, split, fanned out or refused. */
+static void send_now(rg_cc *cc, rg_cc_call *k);
+
+/* Starts call k on its route: sent (now, or by rg_cc_step), split, fanned out or refused. */
 static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     const char *req = cc->cfg.arena + k->off;
     k->slot = r->slot;
@@ -1126,6 +1128,7 @@ static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     else if (r->kind == RG_ROUTE_INVALID)
         refuse(k, RG_INVALID, "not one encoded call");
     cc->adding = false;
+    if (k->state == C_NEW) send_now(cc, k);
     sync_front(cc);
 }
 
@@ -1393,6 +1396,18 @@ static bool send_call(rg_cc *cc, rg_cc_call *k, uint16_t i) {
     k->asking = false; /* ASK holds for this one attempt */
     k->state = C_FLIGHT;
     return true;
+}
+
+/* A call added while every call before it is on the wire or complete goes out at once when its
+ * node is connected and takes it, as the next round of dispatch would (the node still gets its
+ * calls in the caller's order), without that round's pass over it. */
+static void send_now(rg_cc *cc, rg_cc_call *k) {
+    const size_t j = (size_t)(k - cc->cfg.calls);
+    if (cc->scan != j) return;
+    const uint16_t i = target(cc, k, (uint32_t)j);
+    if (i == RG_NODE_NONE || !cc->node[i].open || !send_call(cc, k, i)) return;
+    k->dead_ns = cc->now_ns + (int64_t)cc->cfg.wait_ms * 1000000;
+    cc->scan = j + 1;
 }
 
 /* Why a node takes no more calls in this round (dispatch's `held`). */
