@@ -386,6 +386,31 @@ static void score_texts(void **state) {
         if (point == digits) text[n++] = '.';
         check_score_text(text, n);
     }
+    /* long ones, 13 to 21 digits (8 at a time after the point, rg_decimal beyond its common
+     * case, too many for it), junk mixed in where the 8-digit steps look */
+    for (int k = 0; k < 300000; k++) {
+        size_t n = 0;
+        seed = seed * 1103515245u + 12345u;
+        if ((seed >> 30) == 3) text[n++] = '-';
+        const size_t digits = 13 + (seed >> 8) % 9, point = (seed >> 16) % (digits + 2);
+        const bool junk = (seed >> 4) % 10 == 0;
+        for (size_t i = 0; i < digits; i++) {
+            if (i == point) text[n++] = '.';
+            seed = seed * 1103515245u + 12345u;
+            text[n++] = junk && (seed >> 12) % 8 == 0 ? alphabet[(seed >> 16) % a]
+                                                      : (char)('0' + (seed >> 16) % 10);
+        }
+        check_score_text(text, n);
+    }
+    /* what Redis before 7.2 sends: "%.17g" of doubles of every magnitude a score has */
+    uint64_t x = 88172645463325252u;
+    for (int k = 0; k < 300000; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double d = (double)(x >> 11) * 0x1p-53 * 1e-4; /* (any double: strtod reads its text) */
+        for (uint64_t e = (x & 31) % 20; e; e--) d *= 10;
+        const int n = snprintf(text, sizeof text, "%.17g", (x >> 5 & 1) ? -d : d);
+        check_score_text(text, (size_t)n);
+    }
 }
 
 /* ---- nested arrays ---- */
