@@ -74,8 +74,9 @@ static inline double rg_decimal_bits(uint64_t bits) {
 #endif
 
 /* rg_decimal for m >= 2^53 and k >= 1 (16 to 19 digits: Redis before 7.2 sends "%.17g", e.g.
- * "0.10000000000000001"), where one division is no longer exact. Out of line: the common
- * short values keep their callers' loops small.
+ * "0.10000000000000001"), where one division is no longer exact. Out of line (rg_decimal_wide):
+ * the common short values keep their callers' loops small; inline for a caller that is itself
+ * the long values' way.
  *
  * w = m shifted to bit 63, times recip, is (m / 10^k) * 2^(lz + 63 + z + k) plus less than w
  * (recip is above the exact 2^(63 + z) / 5^k by less than 1). Its top 54 bits are the true
@@ -85,7 +86,7 @@ static inline double rg_decimal_bits(uint64_t bits) {
  * up is rounding to nearest (Eisel-Lemire's method, with one 64-bit product). All zero happens
  * for a multiple of 5^k, whose quotient is exact (converted, then scaled by 2^-k: one rounding),
  * and for about one in a thousand other values: false, for strtod. */
-static RG_DECIMAL_NOINLINE bool rg_decimal_wide(uint64_t m, unsigned k, bool neg, double *out) {
+static inline bool rg_decimal_wide_body(uint64_t m, unsigned k, bool neg, double *out) {
     const rg_pow5 *const c = &RG_POW5[k];
 #if defined(__SIZEOF_INT128__) && (defined(__GNUC__) || defined(__clang__))
     __extension__ typedef unsigned __int128 u128;
@@ -107,6 +108,10 @@ static RG_DECIMAL_NOINLINE bool rg_decimal_wide(uint64_t m, unsigned k, bool neg
     const double d = (double)q * rg_decimal_bits((uint64_t)(1023 - k) << 52); /* 2^-k */
     *out = neg ? -d : d;
     return true;
+}
+
+static RG_DECIMAL_NOINLINE bool rg_decimal_wide(uint64_t m, unsigned k, bool neg, double *out) {
+    return rg_decimal_wide_body(m, k, neg, out);
 }
 
 /* (neg ? -1 : 1) * m / 10^k, correctly rounded to nearest, ties to even: strtod's result for
