@@ -1199,6 +1199,7 @@ static void scale_stream(fixture *f) {
     uv_timer_stop(&f->op);
     f->p.total = f->p.next; /* the calls in flight complete */
     assert_true(run_until(f, pump_idle, 30));
+    if (!done) printf("  the operator's steps stopped at \"%s\"\n", PHASE[sop.phase]);
     assert_true(done);
 }
 
