@@ -68,6 +68,42 @@ static inline void cl_restart_in_sync(test_cluster *c, int i) {
     assert_string_equal(link, "up");
 }
 
+/* How many slots the master on port serves, as a running node says (-1: none answered). */
+static inline int cl_slots_served(const test_cluster *c, int port) {
+    static int owner[16384];
+    if (test_cluster_owners(c, owner) != 0) return -1;
+    int served = 0;
+    for (int s = 0; s < 16384; s++) served += owner[s] == port;
+    return served;
+}
+
+/* Node i (started alone, test_cluster_start_node) meets the first other running node, as
+ * `redis-cli --cluster add-node` has it do: gossip then tells every node of it. */
+static inline void cl_meet(const test_cluster *c, int i) {
+    int peer = 0;
+    while (peer < c->n && (peer == i || c->node[peer].pid <= 0)) peer++;
+    assert_true(peer < c->n);
+    char port[16], bus[16], out[64];
+    snprintf(port, sizeof port, "%d", c->node[peer].port);
+    snprintf(bus, sizeof bus, "%d", c->bus_port[peer]); /* (not port + 10000 here) */
+    const char *argv[] = {"CLUSTER", "MEET", "127.0.0.1", port, bus};
+    assert_int_equal(test_cluster_command(c->node[i].port, out, sizeof out, 5, argv), 0);
+    assert_string_equal(out, "+OK");
+}
+
+/* Every other running node forgets node i (CLUSTER FORGET, which also keeps gossip from
+ * bringing it back for a minute): what `redis-cli --cluster del-node` does before the shutdown. */
+static inline void cl_forget(const test_cluster *c, int i) {
+    char id[64], out[128];
+    cl_node_id(c->node[i].port, id, sizeof id);
+    const char *argv[] = {"CLUSTER", "FORGET", id};
+    for (int j = 0; j < c->n; j++) {
+        if (j == i || c->node[j].pid <= 0) continue;
+        assert_int_equal(test_cluster_command(c->node[j].port, out, sizeof out, 3, argv), 0);
+        assert_string_equal(out, "+OK");
+    }
+}
+
 /* The keys of the running masters (DBSIZE summed). */
 static inline long long cl_dbsize_sum(const test_cluster *c) {
     long long sum = 0;
@@ -100,6 +136,19 @@ static inline pid_t cl_reshard_ids(const test_cluster *c, int at_port, const cha
         _exit(127);
     }
     return pid;
+}
+
+/* Prints the end of the output of the last cl_reshard_ids (why a reshard failed). */
+static inline void cl_reshard_print_log(const test_cluster *c) {
+    char log[96], text[2048];
+    snprintf(log, sizeof log, "%s/reshard.log", c->node[0].dir);
+    FILE *in = fopen(log, "r");
+    if (!in) return;
+    if (fseek(in, -(long)sizeof text + 1, SEEK_END) != 0) rewind(in); /* (a shorter one: all) */
+    const size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    printf("  %s ends:\n%s\n", log, text);
 }
 
 /* The same from the master on from_port to the one on to_port. */

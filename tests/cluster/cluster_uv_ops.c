@@ -19,6 +19,12 @@
  *   batches of 2,000 MULTI / INCR {t}:a / INCR {t}:b / EXEC (rg_cc_tx_call, each outcome to its
  *   callback: EXEC's reply [1, 1]) added again after each DRAINED, 10,000 on a still cluster,
  *   then more while 100 slots move: none failed, each pair reads back 1 and 1;
+ * - scale out and in: a seventh node, started by the test, met (CLUSTER MEET), 300 slots moved
+ *   onto it from every master, then all of them back to one master, the node forgotten by every
+ *   other (CLUSTER FORGET) and shut down, each step from a uv timer while INCRs of 10,000
+ *   counters and GETs of 10,000 keys whose values name them stream 1,000 in flight: every call
+ *   completes exactly once, none fails, every GET reads its key's value, every counter reads the
+ *   count of its INCRs, the masters' DBSIZE adds up, and the client's map gives the node no slot;
  * - manual failover: CLUSTER FAILOVER on a replica (from a uv timer) while INCRs of distinct
  *   counters are kept 1,000 in flight: every call completes exactly once with 1, every counter
  *   reads back 1, the masters' DBSIZE adds up.
@@ -60,7 +66,10 @@ typedef struct pump {
     void (*seen)(fixture *f, size_t i, const rg_call_done *d);
     size_t next, total, window, inflight, completed;
     bool blocked;
-    double longest; /* the longest a call took, made to completed (s) */
+    double longest;   /* the longest a call took, made to completed (s) */
+    double last_done; /* when a call last completed (s) */
+    double gap;       /* the longest between two completions (s) */
+    double gap_end;   /* ... when it ended */
 } pump;
 
 struct fixture {
@@ -84,7 +93,7 @@ struct fixture {
     double made_at[BATCH];    /* ... and when it was made */
     pump p;                   /* the calls in flight */
     const char *prefix;       /* of the pump's keys */
-    uint8_t times[MAX_ITEMS]; /* completions of each item */
+    uint8_t times[MAX_ITEMS]; /* completions of each item (past MAX_ITEMS: of i % MAX_ITEMS) */
     int16_t got[MAX_ITEMS];   /* the number each GET read (nil: 0; not a number: -1) */
     size_t failed;            /* calls whose outcome was not the one wanted */
     long long one;            /* WAIT's answer (-1: it failed) */
@@ -169,9 +178,14 @@ static void call_done(void *ud, const rg_call_done *d) {
     fixture *f = ud;
     pump *p = &f->p;
     const size_t i = f->item_of[d->id - 1];
-    if (f->times[i] < 255) f->times[i]++;
-    const double took = now_s() - f->made_at[d->id - 1];
+    if (f->times[i % MAX_ITEMS] < 255) f->times[i % MAX_ITEMS]++;
+    const double at = now_s(), took = at - f->made_at[d->id - 1];
     if (took > p->longest) p->longest = took;
+    if (p->last_done > 0 && at - p->last_done > p->gap) {
+        p->gap = at - p->last_done;
+        p->gap_end = at;
+    }
+    p->last_done = at;
     p->seen(f, i, d);
     p->inflight--;
     p->completed++;
@@ -954,6 +968,315 @@ static void test_manual_failover(void **state) {
     close_client(f);
 }
 
+/* ---- scale out and in ----------------------------------------------------------------------- */
+
+/* The stream: even items INCR one of SCALE_COUNTERS counters in turn (uso:<k>), odd items GET one
+ * of SCALE_VALUES keys written first (usv:<j>, whose value names it: a reply handed to another
+ * call shows). SCALE_SLOTS move onto the new node; SCALE_AROUND calls complete before the first
+ * step and after the last. */
+enum { SCALE_COUNTERS = 10000, SCALE_VALUES = 10000, SCALE_SLOTS = 300, SCALE_AROUND = 20000 };
+
+/* The operator's steps, in order: each phase waits for what its comment says, then the next
+ * step is taken. */
+typedef enum scale_phase {
+    SP_LOAD,   /* the calls stream: SCALE_AROUND completed; then CLUSTER MEET */
+    SP_JOIN,   /* every node knows the new one and agrees on the slots; then reshard onto it */
+    SP_OUT,    /* redis-cli exited */
+    SP_SETTLE, /* the nodes agree; then reshard all of its slots back to one master */
+    SP_IN,     /* redis-cli exited */
+    SP_EMPTY,  /* the nodes agree it serves nothing; then CLUSTER FORGET everywhere, SHUTDOWN */
+    SP_GONE,   /* it exited */
+    SP_AFTER,  /* SCALE_AROUND more completed, and the client's map gives it no slot */
+    SP_DONE
+} scale_phase;
+
+static const char *const PHASE[] = {"load",  "join", "out",   "settle", "in",
+                                    "empty", "gone", "after", "done"};
+
+typedef struct scale_op {
+    scale_phase phase;
+    int node, port; /* the added node: its index, its port */
+    int home;       /* the master its slots go back to: its port */
+    char id[64], home_id[64];
+    pid_t cli;                       /* redis-cli reshard, in the background */
+    int served;                      /* slots the node served once scaled out */
+    double started_t, known_t;       /* the new node started; every node knew it */
+    size_t stale;                    /* slots the client's map still gave it when it exited */
+    double clean_t;                  /* the client's map gave it none */
+    double t[SP_DONE + 1];           /* when each phase began */
+    size_t at[SP_DONE + 1];          /* calls completed by then */
+    uint64_t redirects[SP_DONE + 1]; /* MOVED + ASK followed by then */
+} scale_op;
+
+static scale_op sop;
+
+static int key_scale(const fixture *f, size_t i, char *buf, size_t cap) {
+    (void)f;
+    return i % 2 ? snprintf(buf, cap, "usv:%zu", i / 2 % SCALE_VALUES)
+                 : snprintf(buf, cap, "uso:%zu", i / 2 % SCALE_COUNTERS);
+}
+
+/* The value of key: "v" and the key. */
+static rg_view named_value(rg_view key, char *buf, size_t cap) {
+    return (rg_view){buf, (size_t)snprintf(buf, cap, "v%.*s", (int)key.len, key.ptr)};
+}
+
+static uint64_t make_set_named(fixture *f, rg_view key) {
+    char v[64];
+    return redis_set_call(front(f), key, named_value(key, v, sizeof v), NULL, next_result(f),
+                          call_done, f);
+}
+
+static uint64_t make_scale(fixture *f, rg_view key) {
+    return memcmp(key.ptr, "uso:", 4) == 0 ? make_incr(f, key) : make_get(f, key);
+}
+
+/* An INCR reads at most the count of its counter's INCRs made so far (this one included); a GET
+ * reads the value that names its key. */
+static void seen_scale(fixture *f, size_t i, const rg_call_done *d) {
+    if (i % 2 == 0) {
+        const redis_incr_result *r = d->result;
+        const int64_t made = (int64_t)(i / 2 / SCALE_COUNTERS) + 1;
+        if (d->status != RG_OK || r->value < 1 || r->value > made) note(f, "INCR", i, d);
+        return;
+    }
+    char key[32], v[64];
+    const rg_view want =
+        named_value((rg_view){key, (size_t)key_scale(f, i, key, sizeof key)}, v, sizeof v);
+    const redis_get_result *r = d->result;
+    if (d->status != RG_OK || !r->value.ptr || !rg_view_eq(r->value, want)) note(f, "GET", i, d);
+}
+
+/* Slots the client's map gives to the node on port. */
+static size_t map_slots_of(const rg_cc *cc, int port) {
+    size_t n = 0;
+    for (int s = 0; s < RG_CLUSTER_SLOTS; s++) {
+        const uint16_t owner = rg_cluster_map_owner(&cc->map, (uint16_t)s);
+        n += owner != RG_NODE_NONE && cc->map.node[owner].port == port;
+    }
+    return n;
+}
+
+static void scale_next(fixture *f, scale_phase next) {
+    sop.phase = next;
+    sop.t[next] = now_s();
+    sop.at[next] = f->p.completed;
+    sop.redirects[next] = f->u.cc.stats.moved + f->u.cc.stats.ask;
+}
+
+/* redis-cli exited (successfully: else the test fails). */
+static bool cli_exited(const test_cluster *c) {
+    int status = 0;
+    if (waitpid(sop.cli, &status, WNOHANG) != sop.cli) return false;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) cl_reshard_print_log(c);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return true;
+}
+
+/* Forgotten by every other node, then shut down, as an operator takes a node out. */
+static void scale_remove(const test_cluster *c) {
+    cl_forget(c, sop.node);
+    const char *argv[] = {"SHUTDOWN", "NOSAVE"};
+    char out[64];
+    (void)test_cluster_command(sop.port, out, sizeof out, 2, argv); /* (no reply: it exits) */
+}
+
+/* The node exited: reaped, its directory removed. */
+static bool scale_reaped(test_cluster *c) {
+    test_redis *n = &c->node[sop.node];
+    int status;
+    if (waitpid(n->pid, &status, WNOHANG) != n->pid) return false;
+    n->pid = 0;
+    test_redis_stop(n);
+    return true;
+}
+
+/* Whether the phase's wait is over, looked at once (the loop is not held); if so its step. */
+static bool scale_phase_over(fixture *f) {
+    test_cluster *c = &f->cluster;
+    switch (sop.phase) {
+    case SP_LOAD:
+        if (f->p.completed < SCALE_AROUND) return false;
+        cl_meet(c, sop.node);
+        return true;
+    case SP_JOIN:
+        if (!sop.known_t && test_cluster_linked(c)) sop.known_t = now_s();
+        if (!sop.known_t || test_cluster_wait_ok(c, 0) != 0) return false;
+        sop.cli = cl_reshard_ids(c, sop.home, "all", sop.id, SCALE_SLOTS);
+        return true;
+    case SP_SETTLE:
+        if (test_cluster_wait_ok(c, 0) != 0) return false;
+        sop.served = cl_slots_served(c, sop.port);
+        sop.cli = cl_reshard_ids(c, sop.port, sop.id, sop.home_id, sop.served);
+        return true;
+    case SP_OUT:
+    case SP_IN: return cli_exited(c);
+    case SP_EMPTY:
+        if (test_cluster_wait_ok(c, 0) != 0 || cl_slots_served(c, sop.port) != 0) return false;
+        scale_remove(c);
+        return true;
+    case SP_GONE:
+        if (!scale_reaped(c)) return false;
+        sop.stale = map_slots_of(&f->u.cc, sop.port);
+        if (sop.stale == 0) sop.clean_t = now_s();
+        return true;
+    case SP_AFTER:
+        /* (a slot without keys that a refresh gave it keeps it until the refresh that its
+         * connection's loss asks for: no call there meets a MOVED) */
+        if (!sop.clean_t && map_slots_of(&f->u.cc, sop.port) == 0) sop.clean_t = now_s();
+        return sop.clean_t > 0 && f->p.completed >= sop.at[SP_AFTER] + SCALE_AROUND;
+    case SP_DONE: return false;
+    }
+    return false;
+}
+
+/* The operator, every 20 ms from the loop while the calls stream. */
+static void scale_step(uv_timer_t *t) {
+    fixture *f = t->data;
+    if (!scale_phase_over(f)) return;
+    scale_next(f, sop.phase + 1);
+    if (sop.phase == SP_DONE) uv_timer_stop(t);
+}
+
+static bool scale_done(fixture *f) {
+    (void)f;
+    return sop.phase == SP_DONE;
+}
+
+/* Every call completed exactly once. Past MAX_ITEMS, times[] counts the items of each residue
+ * (i, i + MAX_ITEMS, ...): each must have as many completions as it has items. Returns how many
+ * do not. */
+static size_t scale_not_once(const fixture *f) {
+    const size_t made = f->p.total, rounds = made / MAX_ITEMS, rest = made % MAX_ITEMS;
+    size_t bad = 0;
+    for (size_t s = 0; s < MAX_ITEMS; s++) bad += f->times[s] != rounds + (s < rest);
+    return bad;
+}
+
+/* Reads the counters back: how many are not the count of the INCRs made on them. */
+static size_t scale_counters_wrong(fixture *f, size_t incrs) {
+    f->prefix = "uso";
+    pump_start(f, key_plain, make_get, seen_number);
+    pump_run(f, SCALE_COUNTERS, 30);
+    assert_int_equal(f->failed, 0);
+    size_t wrong = 0;
+    for (size_t k = 0; k < SCALE_COUNTERS; k++)
+        wrong += f->got[k] != (int16_t)(incrs / SCALE_COUNTERS + (k < incrs % SCALE_COUNTERS));
+    return wrong;
+}
+
+/* The phase a time falls in. */
+static const char *phase_at(double t) {
+    int k = SP_LOAD;
+    while (k < SP_DONE && sop.t[k + 1] <= t) k++;
+    return PHASE[k];
+}
+
+/* The keys the GETs read, and the node to add, started alone. */
+static void scale_prepare(fixture *f) {
+    f->prefix = "usv";
+    pump_start(f, key_plain, make_set_named, seen_set);
+    pump_run(f, SCALE_VALUES, 30);
+    assert_int_equal(f->failed, 0);
+    test_cluster *c = &f->cluster;
+    sop = (scale_op){.home = cl_master_port(c, 0), .node = test_cluster_start_node(c)};
+    assert_true(sop.node >= 0);
+    sop.started_t = now_s();
+    sop.port = c->node[sop.node].port;
+    cl_node_id(sop.port, sop.id, sizeof sop.id);
+    cl_node_id(sop.home, sop.home_id, sizeof sop.home_id);
+}
+
+/* Streams the calls, 1,000 in flight, while the operator takes its steps from the loop. */
+static void scale_stream(fixture *f) {
+    pump_start(f, key_scale, make_scale, seen_scale);
+    f->p.total = SIZE_MAX; /* (until the operator is done) */
+    scale_next(f, SP_LOAD);
+    f->op.data = f;
+    uv_timer_start(&f->op, scale_step, 20, 20);
+    pump_fill(f);
+    const bool done = run_until(f, scale_done, 60);
+    uv_timer_stop(&f->op);
+    f->p.total = f->p.next; /* the calls in flight complete */
+    assert_true(run_until(f, pump_idle, 30));
+    if (!done) printf("  the operator's steps stopped at \"%s\"\n", PHASE[sop.phase]);
+    assert_true(done);
+}
+
+/* What the stream and the checks after it found. */
+typedef struct scale_result {
+    pump stream; /* as the stream left it */
+    rg_cc_stats st;
+    size_t not_once, failed, incrs;
+    size_t on_node; /* slots the client's map gives to the removed node */
+    bool listed;    /* ... which the map still lists */
+    size_t wrong;   /* counters not the count of their INCRs */
+    long long keys; /* the masters' DBSIZE added */
+} scale_result;
+
+static void scale_report(const scale_result *r) {
+    const double *t = sop.t;
+    const size_t *at = sop.at;
+    printf(
+        "scale out and in (libuv): node %d known to every node %.2f s after CLUSTER MEET, "
+        "all agreeing %.2f s after it started; %d slots moved onto it from every master in "
+        "%.2f s, agreed %.2f s later; moved back to %d in %.2f s, agreed %.2f s later; "
+        "forgotten and shut down, it exited %.3f s later. %zu calls (INCR and GET alternating) "
+        "in %.2f s, "
+        "completed per phase (load, join, out, settle, in, empty, gone, after): %zu, %zu, "
+        "%zu, %zu, %zu, %zu, %zu, %zu; %zu not completed exactly once, %zu failed; MOVED "
+        "%llu, ASK %llu, retries %llu, lost connections %llu; the longest gap between "
+        "completions %.3f s (%s), the longest call %.3f s; counters wrong %zu, keys added "
+        "%lld; the client's map: %zu slots on the node when it exited, none %.3f s later, %zu at "
+        "the end, the node %s\n",
+        sop.port, sop.known_t - t[SP_JOIN], t[SP_OUT] - sop.started_t, sop.served,
+        t[SP_SETTLE] - t[SP_OUT], t[SP_IN] - t[SP_SETTLE], sop.home, t[SP_EMPTY] - t[SP_IN],
+        t[SP_GONE] - t[SP_EMPTY], t[SP_AFTER] - t[SP_GONE], r->stream.total,
+        t[SP_DONE] - t[SP_LOAD], at[SP_JOIN] - at[SP_LOAD], at[SP_OUT] - at[SP_JOIN],
+        at[SP_SETTLE] - at[SP_OUT], at[SP_IN] - at[SP_SETTLE], at[SP_EMPTY] - at[SP_IN],
+        at[SP_GONE] - at[SP_EMPTY], at[SP_AFTER] - at[SP_GONE], r->stream.completed - at[SP_AFTER],
+        r->not_once, r->failed, (unsigned long long)r->st.moved, (unsigned long long)r->st.ask,
+        (unsigned long long)r->st.retries, (unsigned long long)r->st.lost_connections,
+        r->stream.gap, phase_at(r->stream.gap_end), r->stream.longest, r->wrong, r->keys, sop.stale,
+        sop.stale ? sop.clean_t - t[SP_AFTER] : 0.0, r->on_node,
+        r->listed ? "still listed" : "not listed");
+}
+
+/* Scale out: a node the test starts is met (CLUSTER MEET) and SCALE_SLOTS move onto it from every
+ * master; scale in: they all move back to one master, every other node forgets it and it shuts
+ * down. Each step is taken from the loop while INCRs and GETs stream 1,000 in flight: every call
+ * completes exactly once, none fails, every GET reads its key's value, every counter reads the
+ * count of its INCRs, no key is left astray, and the client's map ends with no slot on the node. */
+static void test_scale_out_in(void **state) {
+    fixture *f = *state;
+    const long long keys_before = cl_dbsize_sum(&f->cluster);
+    open_client(f);
+    scale_prepare(f);
+    scale_stream(f);
+    scale_result r = {.stream = f->p,
+                      .st = f->u.cc.stats,
+                      .not_once = scale_not_once(f),
+                      .failed = f->failed,
+                      .incrs = (f->p.total + 1) / 2,
+                      .on_node = map_slots_of(&f->u.cc, sop.port),
+                      .listed = map_index(&f->u.cc, sop.port) >= 0};
+    r.wrong = scale_counters_wrong(f, r.incrs);
+    r.keys = cl_dbsize_sum(&f->cluster) - keys_before;
+    scale_report(&r);
+    assert_int_equal(r.not_once, 0);
+    assert_int_equal(r.failed, 0);
+    assert_int_equal(r.wrong, 0);
+    assert_int_equal(r.keys, SCALE_VALUES + (r.incrs < SCALE_COUNTERS ? r.incrs : SCALE_COUNTERS));
+    assert_true(sop.served > SCALE_SLOTS - 10 && sop.served <= SCALE_SLOTS);
+    assert_true(sop.redirects[SP_SETTLE] > sop.redirects[SP_OUT]); /* it followed the slots */
+    assert_true(sop.redirects[SP_EMPTY] > sop.redirects[SP_IN]);   /* ... there and back */
+    assert_int_equal(r.on_node, 0);
+    assert_int_equal(rg_cluster_map_covered(&f->u.cc.map), RG_CLUSTER_SLOTS);
+    assert_int_equal(f->cluster.node[sop.node].pid, 0);
+    close_client(f);
+    assert_int_equal(test_cluster_wait_ok(&f->cluster, 15000), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_modes),
@@ -961,6 +1284,7 @@ int main(void) {
         cmocka_unit_test(test_scan_resharding),
         cmocka_unit_test(test_transactions),
         cmocka_unit_test(test_transactions_resharding),
+        cmocka_unit_test(test_scale_out_in),
         cmocka_unit_test(test_manual_failover), /* last: the roles stay swapped */
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -143,11 +143,12 @@ int test_cluster_wait_ok(const test_cluster *c, int timeout_ms) {
     int *first = malloc(sizeof(int) * 16384 * 2);
     if (!first) return -1;
     int r = -1;
-    for (int waited = 0; waited <= timeout_ms; waited += 50) {
+    for (int waited = 0;; waited += 50) {
         if (agreed(c, first, first + 16384)) {
             r = 0;
             break;
         }
+        if (waited >= timeout_ms) break; /* (no sleep after the last look: 0 is a poll) */
         test_sleep_ms(50);
     }
     free(first);
@@ -253,8 +254,7 @@ static int running(const test_cluster *c) {
     return n;
 }
 
-/* Every replica's link to its master is up, and every running node knows all the others. */
-static bool linked(const test_cluster *c) {
+bool test_cluster_linked(const test_cluster *c) {
     char v[32], known[16];
     snprintf(known, sizeof known, "%d", running(c));
     for (int i = 0; i < c->n; i++) {
@@ -278,7 +278,7 @@ static int start(test_cluster *c, test_certs *certs) {
         if (start_node(c, c->n) != 0) goto fail;
     if (create(c) != 0) goto fail;
     int waited = 0;
-    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) test_sleep_ms(50);
+    for (; waited < READY_TIMEOUT_MS && !test_cluster_linked(c); waited += 50) test_sleep_ms(50);
     if (waited >= READY_TIMEOUT_MS || test_cluster_wait_ok(c, READY_TIMEOUT_MS) != 0) {
         fprintf(stderr, "test_cluster_start: the cluster did not settle\n");
         goto fail;
@@ -304,16 +304,22 @@ static int other_than(const test_cluster *c, int i) {
     return -1;
 }
 
-int test_cluster_add_master(test_cluster *c) {
-    const int i = c->n, peer = other_than(c, -1);
-    if (i >= TEST_CLUSTER_MAX_NODES || peer < 0 || start_node(c, i) != 0) return -1;
+int test_cluster_start_node(test_cluster *c) {
+    const int i = c->n;
+    if (i >= TEST_CLUSTER_MAX_NODES || start_node(c, i) != 0) return -1;
     c->n++;
+    return i;
+}
+
+int test_cluster_add_master(test_cluster *c) {
+    const int peer = other_than(c, -1), i = peer < 0 ? -1 : test_cluster_start_node(c);
+    if (i < 0) return -1;
     char addr[32], at[32];
     snprintf(addr, sizeof addr, "127.0.0.1:%d", c->node[i].port);
     snprintf(at, sizeof at, "127.0.0.1:%d", c->node[peer].port);
     if (cli(c, i, "add-node", addr, at) != 0) return -1;
     int waited = 0;
-    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) test_sleep_ms(50);
+    for (; waited < READY_TIMEOUT_MS && !test_cluster_linked(c); waited += 50) test_sleep_ms(50);
     /* it knows every slot's owner too (redis-cli refuses to reshard while nodes disagree) */
     return waited < READY_TIMEOUT_MS && test_cluster_wait_ok(c, READY_TIMEOUT_MS) == 0 ? i : -1;
 }
@@ -327,7 +333,7 @@ int test_cluster_del_node(test_cluster *c, int i) {
     if (cli(c, i, "del-node", at, id) != 0) return -1;
     test_redis_stop(&c->node[i]); /* it shut down: reaped, its directory removed */
     int waited = 0;
-    for (; waited < READY_TIMEOUT_MS && !linked(c); waited += 50) test_sleep_ms(50);
+    for (; waited < READY_TIMEOUT_MS && !test_cluster_linked(c); waited += 50) test_sleep_ms(50);
     return waited < READY_TIMEOUT_MS ? 0 : -1;
 }
 

@@ -44,6 +44,10 @@ int test_cluster_start_tls(test_cluster *c, test_certs *certs);
  * or -1. */
 int test_cluster_restart(test_cluster *c, int i);
 
+/* Starts one more node, cluster-enabled and alone: no other node knows it until the caller joins
+ * it (CLUSTER MEET). Returns its index, or -1 (no room, or it did not start). */
+int test_cluster_start_node(test_cluster *c);
+
 /* Starts one more node, an empty master, and joins it (`redis-cli --cluster add-node`), waiting
  * until every running node knows it. Returns its index, or -1 (no room, or it did not join). */
 int test_cluster_add_master(test_cluster *c);
@@ -56,8 +60,13 @@ int test_cluster_del_node(test_cluster *c, int i);
 void test_cluster_stop(test_cluster *c);
 
 /* Waits until every running node (pid > 0) reports cluster_state:ok and agrees on who serves
- * all 16384 slots (CLUSTER SHARDS masters seen alike). Returns 0, or -1 after timeout_ms. */
+ * all 16384 slots (CLUSTER SHARDS masters seen alike). Returns 0, or -1 after timeout_ms (0:
+ * one look, no wait). */
 int test_cluster_wait_ok(const test_cluster *c, int timeout_ms);
+
+/* Every running node knows all the running nodes (cluster_known_nodes) and every replica's link
+ * to its master is up: one look. */
+bool test_cluster_linked(const test_cluster *c);
 
 /* One command on a node, its reply rendered as test_conn_reply does. Returns 0 or -1. */
 int test_cluster_command(int port, char *out, size_t cap, size_t argc, const char *const *argv);
