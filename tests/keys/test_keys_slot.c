@@ -37,13 +37,25 @@ static void every_table_entry(void **state) {
     }
 }
 
-/* Every two-byte input: the CRC of the first byte and a zero byte is the second table's entry,
- * so this checks that table whole (and the pair step against the definition). */
+/* Every two-byte input (the single steps one after the other). */
 static void every_byte_pair(void **state) {
     (void)state;
     for (unsigned v = 0; v < 65536; v++) {
         const char c[2] = {(char)(v >> 8), (char)v};
         assert_int_equal(rg_crc16(c, 2), crc16_bitwise(c, 2));
+    }
+}
+
+/* Four bytes, all zero but byte i, b: the CRC of b followed by 3 - i zero bytes is table 3 - i's
+ * entry b, so this checks the four tables whole through the four-byte step. */
+static void every_byte_among_zeros(void **state) {
+    (void)state;
+    for (unsigned i = 0; i < 4; i++) {
+        for (unsigned b = 0; b < 256; b++) {
+            char c[4] = {0};
+            c[i] = (char)b;
+            assert_int_equal(rg_crc16(c, 4), crc16_bitwise(c, 4));
+        }
     }
 }
 
@@ -136,10 +148,15 @@ static void braces_at_the_edges(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(check_value),     cmocka_unit_test(every_table_entry),
-        cmocka_unit_test(every_byte_pair), cmocka_unit_test(long_inputs_match_bitwise),
-        cmocka_unit_test(known_slots),     cmocka_unit_test(hashtag_rules),
-        cmocka_unit_test(binary_keys),     cmocka_unit_test(braces_at_the_edges),
+        cmocka_unit_test(check_value),
+        cmocka_unit_test(every_table_entry),
+        cmocka_unit_test(every_byte_pair),
+        cmocka_unit_test(every_byte_among_zeros),
+        cmocka_unit_test(long_inputs_match_bitwise),
+        cmocka_unit_test(known_slots),
+        cmocka_unit_test(hashtag_rules),
+        cmocka_unit_test(binary_keys),
+        cmocka_unit_test(braces_at_the_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
