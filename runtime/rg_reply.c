@@ -1259,23 +1259,24 @@ static RG_NOINLINE bool score_rest(const char *s, size_t len, double *out) {
 
 /* quick_score's long texts (more than SCORE_SHORT bytes: "%.17g" scores such as
  * "0.33333333333333331"), out of line. q is past the integer digits (their value m), at a '.'
- * when point. The digits after it go 8 at a time while 8 are left: a chain of 8 dependent
+ * if there is one. The digits after it go 8 at a time while 8 are left: a chain of 8 dependent
  * multiply-adds per 8 digits becomes one multiply-add on a value of three independent multiplies
  * (the digits of 8 bytes are checked and combined at once), then rg_decimal beyond its common
  * case (16 to 19 digits). The byte after the text is a CR (the callers checked), which ends the
  * digit loop. */
-static RG_NOINLINE bool score_long(const char *s, size_t len, const char *q, uint64_t m, bool point,
+static RG_NOINLINE bool score_long(const char *s, const char *e, const char *q, uint64_t m,
                                    double *out) {
-    const char *const e = s + len;
-    const char *r = q + point;
-    for (; point && e - r >= 8; r += 8) {
-        const uint64_t x = rg_fast_load64(r) ^ (RG_FAST_ONES * '0');
-        if ((x | (x + RG_FAST_ONES * (0x80 - 10))) & RG_FAST_HIGHS) break; /* not 8 digits */
-        m = m * 100000000 + rg_fast_eight_digits(x); /* (wraps past 19 digits: refused below) */
+    const char *r = q;
+    if (*q == '.') {
+        for (r++; e - r >= 8; r += 8) {
+            const uint64_t x = rg_fast_load64(r) ^ (RG_FAST_ONES * '0');
+            if ((x | (x + RG_FAST_ONES * (0x80 - 10))) & RG_FAST_HIGHS) break; /* not 8 digits */
+            m = m * 100000000 + rg_fast_eight_digits(x); /* (wraps past 19 digits: refused) */
+        }
+        for (unsigned d; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
     }
-    for (unsigned d; point && (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
-    if (r != e || (size_t)(r - s) - point > RG_DECIMAL_DIGITS) return false;
-    const unsigned k = point ? (unsigned)(r - q - 1) : 0;
+    const unsigned k = r == q ? 0 : (unsigned)(r - q - 1);
+    if (r != e || (size_t)(q - s) + k > RG_DECIMAL_DIGITS) return false;
     if (m >> 53 && k) return rg_decimal_wide_body(m, k, false, out);
     return rg_decimal(m, k, false, out);
 }
@@ -1289,10 +1290,10 @@ RG_FAST_INLINE bool score_rest_to(const char *s, size_t len, double *out) {
     return true;
 }
 
-RG_FAST_INLINE bool score_long_to(const char *s, size_t len, const char *q, uint64_t m, bool point,
+RG_FAST_INLINE bool score_long_to(const char *s, const char *e, const char *q, uint64_t m,
                                   double *out) {
     double w;
-    if (!score_long(s, len, q, m, point, &w)) return false;
+    if (!score_long(s, e, q, m, &w)) return false;
     *out = w;
     return true;
 }
@@ -1307,8 +1308,8 @@ RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
     const char *q = s;
     for (; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
     if (RG_FAST_RARE(q == s)) return score_rest_to(s, len, out); /* '-', '.', ... */
+    if (RG_FAST_RARE(len > SCORE_SHORT)) return score_long_to(s, s + len, q, m, out);
     const bool point = d == (unsigned)('.' - '0');
-    if (RG_FAST_RARE(len > SCORE_SHORT)) return score_long_to(s, len, q, m, point, out);
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;
     if (r != s + len) return false;
