@@ -264,6 +264,34 @@ static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, 
     memcpy((char *)out + root->offset, &v, sizeof v);
     return true;
 }
+/* Internal, not API: SET's reply, "+OK": a whole '+' line of under 32 bytes for a root view that
+ * takes one (a table with RG_RF_VIEW whose root accepts simple strings), read as the decoder's
+ * fast path reads it (rg_fast_simple: the line ends at its first byte below 0x0e, which must be
+ * the CR of a CRLF, within max_line), with the reader idle at depth 0 before and after, as
+ * rg_reply_quick_bulk. False when it is anything else; nothing consumed then. */
+static inline bool rg_reply_quick_simple(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
+                                         size_t len, size_t *pos, void *out) {
+    const rg_rnode *const root = &t->nodes[0];
+    const size_t at = *pos;
+    if (at + 3 > len || buf[at] != '+' || rr->ready != RG_REPLY_QUICK || !(t->flags & RG_RF_VIEW) ||
+        !(root->accept & RG_RA(RG_EV_SIMPLE))) {
+        return false;
+    }
+    const char *const p = buf + at, *const stop = buf + (len - at > 32 ? at + 32 : len) - 1;
+    const char *q = p + 1;
+    while (q < stop && (unsigned char)*q >= 0x0e) q++;
+    if (q >= stop || !rg_fast_crlf(q) || (uint64_t)(q - p) + 2 > rr->rd.limits.max_line) {
+        return false;
+    }
+    const size_t end = (size_t)(q - buf) + 2;
+    rr->start = rr->rd.offset;
+    rr->rd.offset += end - at;
+    rr->rd.values++;
+    *pos = end;
+    const rg_view v = {p + 1, (size_t)(q - p - 1)};
+    memcpy((char *)out + root->offset, &v, sizeof v);
+    return true;
+}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -271,10 +299,11 @@ static inline bool rg_reply_quick_bulk(rg_reply_reader *rr, const rg_rtable *t, 
 /* Decodes one reply of table t from buf[*pos..len) into out (a struct of t->result_size bytes,
  * caller-owned). Same input rule as rg_next: on RG_NEED_MORE keep buf[*pos..len) (and the
  * reply's earlier bytes, see above), append, call again with the same t and out. (Inline: GET's
- * reply is read in the caller, everything else by the library.) */
+ * and SET's replies are read in the caller, everything else by the library.) */
 static inline rg_status rg_reply_decode(rg_reply_reader *rr, const rg_rtable *t, const char *buf,
                                         size_t len, size_t *pos, void *out) {
     if (rg_reply_quick_bulk(rr, t, buf, len, pos, out)) return RG_OK;
+    if (rg_reply_quick_simple(rr, t, buf, len, pos, out)) return RG_OK;
     return rg_reply_decode_rest(rr, t, buf, len, pos, out);
 }
 

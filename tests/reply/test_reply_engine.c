@@ -597,6 +597,56 @@ static void get_path(void **state) {
     }
 }
 
+/* ---- SET's own path agrees with the general one ---- */
+
+/* One reply of table t at buf[0..n), read with rg_reply_decode (its inline paths first) and with
+ * rg_reply_decode_rest alone, from fresh readers with limits lim: the same status, position,
+ * reader offset and value. */
+static void same_both_ways(const rg_rtable *t, const char *buf, size_t n, const rg_limits *lim) {
+    rg_reply_reader a, b;
+    rg_reply_reader_init(&a, lim);
+    rg_reply_reader_init(&b, lim);
+    redis_set_result ra = {{NULL, 7}}, rb = {{NULL, 7}};
+    size_t pa = 0, pb = 0;
+    const rg_status sa = rg_reply_decode(&a, t, buf, n, &pa, &ra);
+    const rg_status sb = rg_reply_decode_rest(&b, t, buf, n, &pb, &rb);
+    if (sa != sb || pa != pb || rg_reader_offset(&a.rd) != rg_reader_offset(&b.rd))
+        fail_msg("\"%.*s\" (%zu bytes): %s at %zu, the general path %s at %zu", (int)n, buf, n,
+                 rg_status_name(sa), pa, rg_status_name(sb), pb);
+    if (sa != RG_OK) return;
+    assert_int_equal(ra.value.len, rb.value.len);
+    assert_ptr_equal(ra.value.ptr, rb.value.ptr);
+}
+
+/* '+' lines of 0 to 40 bytes (control bytes, CR and LF among them), whole and cut, under the
+ * default limits and a max_line of 6, for SET (which takes a simple string: the inline path) and
+ * GET (which takes a bulk: not). */
+static void set_path(void **state) {
+    (void)state;
+    rg_limits small = rg_limits_default();
+    small.max_line = 6;
+    static const char bytes[] = {'O', 'K', 'a', '\r', '\n', '\t', 0x0d, 0x0e, 0x01, ' ', 0x7f};
+    unsigned seed = 11;
+    char buf[64];
+    for (int k = 0; k < 200000; k++) {
+        seed = seed * 1103515245u + 12345u;
+        const size_t body = (seed >> 8) % 41;
+        buf[0] = '+';
+        for (size_t i = 0; i < body; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[1 + i] = (seed >> 16) % 4 ? (char)('A' + (seed >> 20) % 26)
+                                          : bytes[(seed >> 20) % sizeof bytes];
+        }
+        size_t n = 1 + body;
+        if ((seed >> 4) % 4) buf[n++] = '\r', buf[n++] = '\n'; /* (mostly ended) */
+        const size_t cut = (seed >> 6) % 3 ? n : (seed >> 9) % (n + 1);
+        const rg_limits *lim = (seed >> 12) % 3 ? NULL : &small;
+        same_both_ways(&redis_set_reply_table, buf, cut, lim);
+        same_both_ways(&redis_get_reply_table, buf, cut, lim);
+    }
+    same_both_ways(&redis_set_reply_table, "+OK\r\n", 5, NULL); /* (the common reply) */
+}
+
 /* ---- root lists read by the engine's own path (root_list): every element a short bulk, or the
  * loops stopped by a long bulk, a null, a bad score, the end of the input; storage poisoned, so
  * elements the loops did not reach must have been zeroed ---- */
@@ -1474,6 +1524,7 @@ int main(void) {
         cmocka_unit_test(callbacks),
         cmocka_unit_test(pushes),
         cmocka_unit_test(get_path),
+        cmocka_unit_test(set_path),
         cmocka_unit_test(scores),
         cmocka_unit_test(root_lists),
         cmocka_unit_test(list_scores),
