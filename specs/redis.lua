@@ -5347,6 +5347,7 @@ command "MEMORY USAGE" {
             { description = "Key does not exist.", type = "null" },
         },
     },
+    cacheable = false,
     key "key" { key_spec_index = 0 },
     integer "count" { token = "SAMPLES", optional = true },
 }
@@ -9149,6 +9150,7 @@ command "XINFO GROUPS" {
             },
         },
     },
+    cacheable = false,
     key "key" { key_spec_index = 0 },
 }
 
@@ -9441,6 +9443,7 @@ command "XINFO STREAM" {
         },
     },
     syntax_error = "subcommand",
+    cacheable = false,
     key "key" { key_spec_index = 0 },
     block "full-block" {
         optional = true,

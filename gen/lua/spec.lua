@@ -320,6 +320,9 @@ local COMMAND_FIELDS = {
     end,
     late_numbers = check_bool,
     unknown_error = check_error_text,
+    -- client-side caching (emit_client): true or false overrides what the flags, tips and key
+    -- specs say (a read-only, deterministic command of one key is cacheable)
+    cacheable = check_bool,
     -- what a string reply is on the wire, which the reply schema's "string" cannot say
     reply_string = check_member({ simple = true, verbatim = true },
         "reply string form (\"simple\" or \"verbatim\")"),

@@ -15,6 +15,8 @@
 --   late_numbers      numbers are converted after the whole request was read (a syntax error
 --                     anywhere wins over a bad number), where Redis does so
 --   unknown_error     the text for a word that is none of the options, "%s" standing for it
+--   cacheable         true or false: whether a client-side cache may answer it (its _cached
+--                     call, docs/cacheable.md), against what the flags, tips and key specs say
 --   reply_string      "simple" or "verbatim": how the command's string reply goes on the wire
 --                     (the JSON's "string" cannot tell either from a bulk)
 --   reply             the reply schema: { why = text, set = { [path] = schema },
@@ -429,7 +431,13 @@ return {
     ["PUBSUB SHARDCHANNELS"] = SUBCOMMAND,
     ["XGROUP CREATE"] = SUBCOMMAND,
     ["XGROUP SETID"] = SUBCOMMAND,
-    ["XINFO STREAM"] = SUBCOMMAND,
+    -- Not cacheable although read-only, deterministic and of one key (docs/cacheable.md): the
+    -- reply changes without a write that invalidates the key. XINFO STREAM and GROUPS tell a
+    -- group's pending count, lag and (FULL) consumers' seen-time, which XREADGROUP and time
+    -- change; MEMORY USAGE the allocator's view of the value.
+    ["XINFO STREAM"] = { syntax_error = "subcommand", cacheable = false },
+    ["XINFO GROUPS"] = { cacheable = false },
+    ["MEMORY USAGE"] = { cacheable = false },
 
     ["TYPE"] = SIMPLE,
     ["BGREWRITEAOF"] = SIMPLE,

@@ -6,6 +6,7 @@
 #include "kinds.h"
 #include "kinds_keys.h"
 #include "kinds_reply.h"
+#include "rg_cache.h"
 #include "rg_conn.h"
 
 #include <stdint.h>
@@ -25,7 +26,12 @@ extern "C" {
  * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
  *
  * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
- * from it, not from the request bytes, what the command does to the connection. */
+ * from it, not from the request bytes, what the command does to the connection.
+ *
+ * A cacheable command C (one key, read-only, deterministic: docs/cacheable.md) also gets
+ * C_cached(cache, <C's encoder parameters>, result, cb, ud): the same call through a client-side
+ * cache (runtime/rg_cache.h), answered from it when it holds the reply (returns RG_CACHE_HIT,
+ * the callback called inside) or sent to the cache's connection. */
 
 static inline uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts,
@@ -107,6 +113,60 @@ static inline uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view valu
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+static inline uint64_t kinds_lookup_call(rg_conn *conn, rg_view key, rg_view field,
+                                         kinds_lookup_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+static inline uint64_t kinds_lookup_cached(rg_cache *cache, rg_view key, rg_view field,
+                                           kinds_lookup_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_cache_call(cache, dst, n, &desc, key, result, cb, ud);
+}
+
 static inline uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                                   kinds_object_encoding_result *result,
                                                   rg_call_fn cb, void *ud) {
@@ -129,6 +189,34 @@ static inline uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
             return 0;
         }
         n = kinds_object_encoding_encode(dst, n, key);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+static inline uint64_t kinds_peek_call(rg_conn *conn, rg_view key, kinds_peek_result *result,
+                                       rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "PEEK",
+        .reply = &kinds_peek_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_PEEK,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_peek_encode(dst, cap, key);
+    }
+    if (n == 0) {
+        n = kinds_peek_size(key);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_peek_encode(dst, n, key);
     }
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }

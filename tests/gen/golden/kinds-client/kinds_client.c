@@ -86,6 +86,60 @@ uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pat
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+uint64_t kinds_lookup_call(rg_conn *conn, rg_view key, rg_view field, kinds_lookup_result *result,
+                           rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+uint64_t kinds_lookup_cached(rg_cache *cache, rg_view key, rg_view field,
+                             kinds_lookup_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_cache_call(cache, dst, n, &desc, key, result, cb, ud);
+}
+
 uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                     kinds_object_encoding_result *result, rg_call_fn cb, void *ud) {
     static const rg_cmd desc = {
@@ -107,6 +161,34 @@ uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
             return 0;
         }
         n = kinds_object_encoding_encode(dst, n, key);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+uint64_t kinds_peek_call(rg_conn *conn, rg_view key, kinds_peek_result *result, rg_call_fn cb,
+                         void *ud) {
+    static const rg_cmd desc = {
+        .name = "PEEK",
+        .reply = &kinds_peek_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_PEEK,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_peek_encode(dst, cap, key);
+    }
+    if (n == 0) {
+        n = kinds_peek_size(key);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_peek_encode(dst, n, key);
     }
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }

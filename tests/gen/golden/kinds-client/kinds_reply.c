@@ -54,6 +54,27 @@ rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, si
     return rg_reply_decode(rr, &kinds_kinds_reply_table, buf, len, pos, out);
 }
 
+static const rg_rnode kinds_lookup_reply_nodes[] = {
+    {
+        .accept = RG_RA_STR | RG_RA_NULL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+        .offset = offsetof(kinds_lookup_result, value),
+    },
+};
+
+const rg_rtable kinds_lookup_reply_table = {
+    .command = "LOOKUP",
+    .nodes = kinds_lookup_reply_nodes,
+    .result_size = sizeof(kinds_lookup_result),
+    .flags = RG_RF_VIEW,
+};
+
+rg_status kinds_lookup_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_lookup_result *out) {
+    return rg_reply_decode(rr, &kinds_lookup_reply_table, buf, len, pos, out);
+}
+
 /* Nodes: the same shape as an earlier command's. */
 const rg_rtable kinds_object_encoding_reply_table = {
     .command = "OBJECT ENCODING",
@@ -64,6 +85,26 @@ const rg_rtable kinds_object_encoding_reply_table = {
 rg_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                       kinds_object_encoding_result *out) {
     return rg_reply_decode(rr, &kinds_object_encoding_reply_table, buf, len, pos, out);
+}
+
+static const rg_rnode kinds_peek_reply_nodes[] = {
+    {
+        .accept = RG_RA_INT,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_I64,
+        .offset = offsetof(kinds_peek_result, value),
+    },
+};
+
+const rg_rtable kinds_peek_reply_table = {
+    .command = "PEEK",
+    .nodes = kinds_peek_reply_nodes,
+    .result_size = sizeof(kinds_peek_result),
+};
+
+rg_status kinds_peek_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                           kinds_peek_result *out) {
+    return rg_reply_decode(rr, &kinds_peek_reply_table, buf, len, pos, out);
 }
 
 static const rg_rnode kinds_time_reply_nodes[] = {

@@ -52,11 +52,13 @@ extern "C" {
     X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
     X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
     X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
+    X(lookup, LOOKUP, "LOOKUP", 3, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)             \
     X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
+    X(peek, PEEK, "PEEK", 2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)                   \
     X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
     X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
-#define KINDS_NCOMMANDS 6
+#define KINDS_NCOMMANDS 8
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
 #define KINDS_BOUNDED_FIXED_SIZE 13
@@ -81,8 +83,14 @@ typedef struct kinds_escapes_opts {
 /* KINDS key value pattern count score at FLAG */
 #define KINDS_KINDS_FIXED_SIZE 25
 
+/* LOOKUP key field */
+#define KINDS_LOOKUP_FIXED_SIZE 16
+
 /* OBJECT ENCODING key */
 #define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
+
+/* PEEK key */
+#define KINDS_PEEK_FIXED_SIZE 14
 
 /* TIME */
 #define KINDS_TIME_FIXED_SIZE 14
@@ -313,6 +321,48 @@ static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, 
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+static inline size_t kinds_lookup_measure(rg_meas *m, rg_view key, rg_view field) {
+    rg_meas_start(m, 1, KINDS_LOOKUP_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, field);
+    return rg_meas_total(m);
+}
+
+static inline char *kinds_lookup_put(char *dst, rg_view key, rg_view field) {
+    dst = rg_put_raw(dst, "*3\r\n$6\r\nLOOKUP\r\n", 16);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, field.ptr, field.len);
+    return dst;
+}
+
+static inline size_t kinds_lookup_pipe_write(rg_pipe *p, rg_view key, rg_view field) {
+    rg_meas m;
+    const size_t n = kinds_lookup_measure(&m, key, field);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_lookup_put(rg_pipe_end(p), key, field);
+    return n;
+}
+
+static inline size_t kinds_lookup_try_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_lookup_pipe_write(&p, key, field);
+}
+
+static inline size_t kinds_lookup_size(rg_view key, rg_view field) {
+    return kinds_lookup_try_encode(NULL, 0, key, field);
+}
+
+static inline size_t kinds_lookup_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_try_encode(dst, cap, key, field);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_lookup_append(rg_pipe *p, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_pipe_write(p, key, field);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 static inline size_t kinds_object_encoding_measure(rg_meas *m, rg_view key) {
     rg_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
     rg_meas_view(m, key);
@@ -350,6 +400,46 @@ static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view
 
 static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
     const size_t n = kinds_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
+static inline size_t kinds_peek_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, KINDS_PEEK_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
+}
+
+static inline char *kinds_peek_put(char *dst, rg_view key) {
+    dst = rg_put_raw(dst, "*2\r\n$4\r\nPEEK\r\n", 14);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    return dst;
+}
+
+static inline size_t kinds_peek_pipe_write(rg_pipe *p, rg_view key) {
+    rg_meas m;
+    const size_t n = kinds_peek_measure(&m, key);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_peek_put(rg_pipe_end(p), key);
+    return n;
+}
+
+static inline size_t kinds_peek_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_peek_pipe_write(&p, key);
+}
+
+static inline size_t kinds_peek_size(rg_view key) {
+    return kinds_peek_try_encode(NULL, 0, key);
+}
+
+static inline size_t kinds_peek_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = kinds_peek_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_peek_append(rg_pipe *p, rg_view key) {
+    const size_t n = kinds_peek_pipe_write(p, key);
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
