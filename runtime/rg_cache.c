@@ -15,11 +15,14 @@
 
 enum { R_LIVE = 1, R_DEAD, R_PENDING, R_KILLED, R_DONE };
 
-/* An entry's header; the key, the request and the reply follow. */
+/* An entry's header; the key, the request and the reply follow. An entry of one key of a
+ * command cached per key (MGET) has no request: its tag (the command's id + 1) and its key name
+ * it, and its reply is the key's element of the command's array. */
 typedef struct entry {
     uint32_t size; /* the record's bytes, header included, a multiple of 8 */
     uint8_t state; /* R_LIVE or R_DEAD */
-    uint8_t pad[3];
+    uint8_t pad;
+    uint16_t tag; /* 0: a whole request's reply; else per key, of command tag - 1 */
     uint32_t req_hash, key_hash;
     uint32_t next, prev; /* the key's chain: references, 0 none */
     uint32_t key_len, req_len, reply_len;
@@ -27,13 +30,17 @@ typedef struct entry {
     uint64_t expires; /* 0: never */
 } entry;
 
-/* A read in flight: its key and request follow. The engine's callback argument points here. */
+/* A read in flight: its key and request follow (per key: its keys, each a 32-bit length and the
+ * name, and no request). The engine's callback argument points here. */
 typedef struct flight {
     uint32_t size;
     uint8_t state; /* R_PENDING, R_KILLED (its reply is not to be stored), R_DONE */
-    uint8_t pad[3];
+    uint8_t pad;
+    uint16_t tag; /* the entries' (see entry) */
     uint32_t key_hash, req_hash;
-    uint32_t key_len, req_len;
+    uint32_t key_len, req_len; /* per key: key_len is the list's bytes */
+    uint32_t nkeys;
+    uint32_t pad2;
     uint64_t epoch; /* the cache's at the send: a flush since makes it stale */
     rg_cache *cache;
     rg_call_fn cb;
@@ -146,15 +153,24 @@ static const char *ent_reply(const entry *e) {
     return ent_req(e) + e->req_len;
 }
 
-/* Where the request's entry is (true, *at its slot), or the empty slot it would take. */
-static bool req_find(const rg_cache *k, uint32_t h, const char *req, size_t n, size_t *at) {
+/* Where the request's entry is (true, *at its slot), or the empty slot it would take. With a
+ * tag, req is the key of an entry of one key (its request hash: per_key_hash). */
+static bool req_find(const rg_cache *k, uint32_t h, const char *req, size_t n, uint16_t tag,
+                     size_t *at) {
     for (size_t i = h & k->mask;; i = (i + 1) & k->mask) {
         const uint32_t ref = k->req_slots[i];
         *at = i;
         if (!ref) return false;
         const entry *e = ent(k, ref);
-        if (e->req_hash == h && e->req_len == n && memcmp(ent_req(e), req, n) == 0) return true;
+        if (e->req_hash != h || e->tag != tag) continue;
+        const char *bytes = tag ? ent_key(e) : ent_req(e);
+        if ((tag ? e->key_len : e->req_len) == n && memcmp(bytes, req, n) == 0) return true;
     }
+}
+
+/* The request hash of the entry of one key of a command cached per key. */
+static uint32_t per_key_hash(uint32_t key_hash, uint16_t tag) {
+    return key_hash ^ (uint32_t)(tag * UINT32_C(0x9e3779b1));
 }
 
 static bool key_find(const rg_cache *k, uint32_t h, const char *key, size_t n, size_t *at) {
@@ -240,10 +256,21 @@ static void flights_kill(rg_cache *k, uint32_t h, const char *key, size_t n) {
     for (size_t i = 0; i < r->nrec; i++) {
         if (r->wrapped && at == r->wrap) at = 0;
         flight *f = (flight *)(void *)(r->base + at);
-        if (f->state == R_PENDING && f->key_hash == h && f->key_len == n &&
-            memcmp(flight_key(f), key, n) == 0)
-            f->state = R_KILLED;
         at += f->size;
+        if (f->state != R_PENDING) continue;
+        if (!f->tag) {
+            if (f->key_hash == h && f->key_len == n && memcmp(flight_key(f), key, n) == 0)
+                f->state = R_KILLED;
+            continue;
+        }
+        /* one of its keys: none of its elements is stored (the flight is one reply) */
+        const char *p = flight_key(f);
+        for (uint32_t j = 0; j < f->nkeys && f->state == R_PENDING; j++) {
+            uint32_t len;
+            memcpy(&len, p, 4);
+            if (len == n && memcmp(p + 4, key, n) == 0) f->state = R_KILLED;
+            p += 4 + len;
+        }
     }
 }
 
@@ -393,16 +420,17 @@ static bool trackable(const rg_cache *k, rg_view key) {
     return false; /* no invalidation would come for it */
 }
 
-/* Stores the reply of a flight that was not invalidated. */
-static void store(rg_cache *k, const flight *f, rg_view reply) {
-    const char *key = flight_key(f), *req = key + f->key_len;
-    const size_t size = align8(sizeof(entry) + f->key_len + f->req_len + reply.len);
+/* Stores one entry (tag 0: the request's reply; else the element of one key). */
+static void store(rg_cache *k, uint16_t tag, rg_view key, uint32_t key_hash, rg_view req,
+                  uint32_t req_hash, rg_view reply) {
+    const size_t size = align8(sizeof(entry) + key.len + req.len + reply.len);
+    const rg_view probe = tag ? key : req;
     size_t at;
     if (size > k->ring.cap / 8 || reply.len > UINT32_MAX) {
         k->stats.dropped++;
         return;
     }
-    if (req_find(k, f->req_hash, req, f->req_len, &at)) unlink_entry(k, k->req_slots[at]);
+    if (req_find(k, req_hash, probe.ptr, probe.len, tag, &at)) unlink_entry(k, k->req_slots[at]);
     while (k->stats.entries >= k->max_entries && k->ring.nrec) {
         evict_entry(k, k->ring.base + k->ring.tail);
         ring_pop(&k->ring);
@@ -416,23 +444,57 @@ static void store(rg_cache *k, const flight *f, rg_view reply) {
     const uint32_t ref = (uint32_t)(rec - k->ring.base) + 1;
     *e = (entry){.size = (uint32_t)size,
                  .state = R_LIVE,
-                 .req_hash = f->req_hash,
-                 .key_hash = f->key_hash,
-                 .key_len = f->key_len,
-                 .req_len = f->req_len,
+                 .tag = tag,
+                 .req_hash = req_hash,
+                 .key_hash = key_hash,
+                 .key_len = (uint32_t)key.len,
+                 .req_len = (uint32_t)req.len,
                  .reply_len = (uint32_t)reply.len,
                  .expires = k->cfg.ttl_ms ? now(k) + k->cfg.ttl_ms : 0};
-    memcpy(rec + sizeof(entry), key, f->key_len + f->req_len);
-    memcpy(rec + sizeof(entry) + f->key_len + f->req_len, reply.ptr, reply.len);
-    req_find(k, f->req_hash, req, f->req_len, &at);
+    char *p = rec + sizeof(entry);
+    memcpy(p, key.ptr, key.len);
+    if (req.len) memcpy(p + key.len, req.ptr, req.len);
+    memcpy(p + key.len + req.len, reply.ptr, reply.len);
+    req_find(k, req_hash, probe.ptr, probe.len, tag, &at);
     k->req_slots[at] = ref;
-    if (key_find(k, f->key_hash, key, f->key_len, &at)) {
+    if (key_find(k, key_hash, key.ptr, key.len, &at)) {
         e->next = k->key_slots[at];
         ent(k, e->next)->prev = ref;
     }
     k->key_slots[at] = ref;
     k->stats.entries++;
     k->stats.stored++;
+}
+
+/* A per-key flight's reply: an array of one element per key, each stored as the key's entry.
+ * Anything else (another count, an aggregate element) stores nothing. */
+static void store_keys(rg_cache *k, const flight *f, rg_view reply) {
+    rg_reader rd;
+    rg_event ev;
+    size_t pos = 0;
+    rg_reader_init(&rd, NULL);
+    if (rg_next(&rd, reply.ptr, reply.len, &pos, &ev) != RG_OK || ev.kind != RG_EV_ARRAY ||
+        ev.u.i != (int64_t)f->nkeys) {
+        k->stats.dropped++;
+        return;
+    }
+    const char *p = flight_key(f);
+    for (uint32_t j = 0; j < f->nkeys; j++) {
+        const size_t from = pos;
+        if (rg_next(&rd, reply.ptr, reply.len, &pos, &ev) != RG_OK || ev.depth != 1 ||
+            ev.kind == RG_EV_ARRAY || ev.kind == RG_EV_MAP || ev.kind == RG_EV_SET ||
+            ev.kind == RG_EV_ATTR || ev.kind == RG_EV_PUSH || ev.kind == RG_EV_STR_BEGIN) {
+            k->stats.dropped++;
+            return;
+        }
+        uint32_t len;
+        memcpy(&len, p, 4);
+        const rg_view key = {p + 4, len};
+        const uint32_t kh = hash32(key.ptr, key.len);
+        store(k, f->tag, key, kh, (rg_view){NULL, 0}, per_key_hash(kh, f->tag),
+              (rg_view){reply.ptr + from, pos - from});
+        p += 4 + len;
+    }
 }
 
 /* The engine's callback of a cached read: store its reply unless it went stale in flight,
@@ -447,7 +509,13 @@ static void flight_done(void *ud, const rg_call_done *d) {
         const bool heard = k->redirect || rg_conn_protocol(k->conn) == 3;
         if (f->state == R_PENDING && f->epoch == k->epoch && k->track == RG_CACHE_TRACK_ON &&
             heard) {
-            store(k, f, d->reply);
+            if (f->tag) {
+                store_keys(k, f, d->reply);
+            } else {
+                const char *key = flight_key(f);
+                store(k, 0, (rg_view){key, f->key_len}, f->key_hash,
+                      (rg_view){key + f->key_len, f->req_len}, f->req_hash, d->reply);
+            }
         } else {
             k->stats.dropped++;
         }
@@ -457,37 +525,52 @@ static void flight_done(void *ud, const rg_call_done *d) {
     if (cb) cb(cb_ud, d);
 }
 
-static flight *flight_new(rg_cache *k, rg_view key, uint32_t key_hash, const char *req, size_t n,
-                          uint32_t req_hash, rg_call_fn cb, void *ud) {
-    const size_t size = align8(sizeof(flight) + key.len + n);
+/* A flight for the read of n request bytes: of one key (tag 0) or of nkeys keys, cached per key
+ * (their list kept: each a 32-bit length and the name). NULL when there is no room. */
+static flight *flight_new(rg_cache *k, uint16_t tag, const rg_view *keys, size_t nkeys,
+                          const char *req, size_t n, uint32_t req_hash, rg_call_fn cb, void *ud) {
+    size_t list = tag ? 0 : keys[0].len;
+    for (size_t i = 0; tag && i < nkeys; i++) list += 4 + keys[i].len;
+    const size_t size = align8(sizeof(flight) + list + n);
     if (size > k->flights.cap / 2) return NULL;
     char *rec = ring_take(k, &k->flights, size, flight_over);
     if (!rec) return NULL;
     flight *f = (flight *)(void *)rec;
     *f = (flight){.size = (uint32_t)size,
                   .state = R_PENDING,
-                  .key_hash = key_hash,
+                  .tag = tag,
+                  .key_hash = tag ? 0 : hash32(keys[0].ptr, keys[0].len),
                   .req_hash = req_hash,
-                  .key_len = (uint32_t)key.len,
+                  .key_len = (uint32_t)list,
                   .req_len = (uint32_t)n,
+                  .nkeys = (uint32_t)nkeys,
                   .epoch = k->epoch,
                   .cache = k,
                   .cb = cb,
                   .ud = ud};
-    memcpy(rec + sizeof(flight), key.ptr, key.len);
-    memcpy(rec + sizeof(flight) + key.len, req, n);
+    char *p = rec + sizeof(flight);
+    if (!tag) {
+        memcpy(p, keys[0].ptr, keys[0].len);
+        p += keys[0].len;
+    }
+    for (size_t i = 0; tag && i < nkeys; i++) {
+        const uint32_t len = (uint32_t)keys[i].len;
+        memcpy(p, &len, 4);
+        memcpy(p + 4, keys[i].ptr, len);
+        p += 4 + len;
+    }
+    memcpy(p, req, n);
     return f;
 }
 
-/* A hit: the stored reply decoded with the command's table. False when it does not decode here
- * (its arrays do not fit the hit storage): the caller asks the server. */
-static bool answer(rg_cache *k, const entry *e, const rg_cmd *cmd, void *result, rg_call_fn cb,
-                   void *ud) {
-    const rg_view reply = {ent_reply(e), e->reply_len};
+/* A hit: reply (whole RESP bytes) decoded with the command's table, arrays in mem. False when it
+ * does not decode here (its arrays do not fit): the caller asks the server. */
+static bool answer(rg_cache *k, rg_view reply, void *mem, size_t cap, const rg_cmd *cmd,
+                   void *result, rg_call_fn cb, void *ud) {
     if (result) {
         size_t at = 0;
         if (k->rr_dirty) rg_reply_reader_init(&k->rr, NULL);
-        rg_reply_set_storage(&k->rr, k->hit_mem, k->hit_cap);
+        rg_reply_set_storage(&k->rr, mem, cap);
         const rg_status st = rg_reply_decode(&k->rr, cmd->reply, reply.ptr, reply.len, &at, result);
         k->rr_dirty = st != RG_OK || at != reply.len;
         if (k->rr_dirty) return false;
@@ -505,36 +588,23 @@ static bool answer(rg_cache *k, const entry *e, const rg_cmd *cmd, void *result,
     return true;
 }
 
-uint64_t rg_cache_call(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd, rg_view key,
-                       void *result, rg_call_fn cb, void *ud) {
+/* The live entry at slot at, or NULL when it expired (and is dropped). */
+static const entry *fresh(rg_cache *k, size_t at) {
+    const uint32_t ref = k->req_slots[at];
+    const entry *e = ent(k, ref);
+    if (!e->expires || now(k) < e->expires) return e;
+    unlink_entry(k, ref);
+    k->stats.expired++;
+    return NULL;
+}
+
+/* A miss: the read goes out behind CLIENT TRACKING when it is to be sent and CLIENT CACHING YES
+ * in OPTIN (it is encoded already, so it is written again behind them from the flight's copy,
+ * at the end of the flight: the output may move), with the flight as its callback's argument. */
+static uint64_t send_read(rg_cache *k, flight *f, size_t n, const rg_cmd *cmd, void *result) {
     rg_conn *const c = k->conn;
-    if (!trackable(k, key) || key.len > UINT32_MAX || n > UINT32_MAX) {
-        k->stats.uncached++;
-        return rg_conn_commit(c, n, cmd, result, cb, ud);
-    }
-    const uint32_t rh = hash32(req, n);
-    size_t at;
-    if (req_find(k, rh, req, n, &at)) {
-        const uint32_t ref = k->req_slots[at];
-        const entry *e = ent(k, ref);
-        if (e->expires && now(k) >= e->expires) {
-            unlink_entry(k, ref);
-            k->stats.expired++;
-        } else if (answer(k, e, cmd, result, cb, ud)) {
-            return RG_CACHE_HIT;
-        } else {
-            unlink_entry(k, ref);
-        }
-    }
-    flight *f = flight_new(k, key, hash32(key.ptr, key.len), req, n, rh, cb, ud);
-    if (!f) {
-        k->stats.uncached++;
-        return rg_conn_commit(c, n, cmd, result, cb, ud);
-    }
     k->stats.misses++;
     if (k->track == RG_CACHE_TRACK_OFF || k->cfg.mode == RG_CACHE_OPTIN) {
-        /* CLIENT TRACKING and CLIENT CACHING go before the read, which is encoded already: it is
-         * written again behind them, from the flight's copy (the output may move). */
         static const rg_view caching[] = {{"CLIENT", 6}, {"CACHING", 7}, {"YES", 3}};
         bool ok = k->track == RG_CACHE_TRACK_ON || send_tracking(k);
         if (ok && k->cfg.mode == RG_CACHE_OPTIN) ok = send_argv(k, 3, caching, NULL);
@@ -544,7 +614,7 @@ uint64_t rg_cache_call(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd
             flights_release(k);
             return 0;
         }
-        memcpy(dst, flight_key(f) + key.len, n);
+        memcpy(dst, flight_key(f) + f->key_len, n);
     }
     const uint64_t id = rg_conn_commit(c, n, cmd, result, flight_done, f);
     if (!id) {
@@ -552,6 +622,83 @@ uint64_t rg_cache_call(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd
         flights_release(k);
     }
     return id;
+}
+
+uint64_t rg_cache_call(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd, rg_view key,
+                       void *result, rg_call_fn cb, void *ud) {
+    rg_conn *const c = k->conn;
+    if (!trackable(k, key) || key.len > UINT32_MAX || n > UINT32_MAX) {
+        k->stats.uncached++;
+        return rg_conn_commit(c, n, cmd, result, cb, ud);
+    }
+    const uint32_t rh = hash32(req, n);
+    size_t at;
+    if (req_find(k, rh, req, n, 0, &at)) {
+        const entry *e = fresh(k, at);
+        if (e && answer(k, (rg_view){ent_reply(e), e->reply_len}, k->hit_mem, k->hit_cap, cmd,
+                        result, cb, ud))
+            return RG_CACHE_HIT;
+        if (e) unlink_entry(k, k->req_slots[at]);
+    }
+    flight *f = flight_new(k, 0, &key, 1, req, n, rh, cb, ud);
+    if (!f) {
+        k->stats.uncached++;
+        return rg_conn_commit(c, n, cmd, result, cb, ud);
+    }
+    return send_read(k, f, n, cmd, result);
+}
+
+/* Every key's element held: the array the server would send, assembled at the end of the hit
+ * storage ("*<nkeys>" and the elements), decoded into result with the rest of it. */
+static bool answer_keys(rg_cache *k, uint16_t tag, const rg_view *keys, size_t nkeys,
+                        const rg_cmd *cmd, void *result, rg_call_fn cb, void *ud) {
+    char head[32];
+    const size_t hl = (size_t)snprintf(head, sizeof head, "*%zu\r\n", nkeys);
+    size_t total = hl, at;
+    for (int pass = 0; pass < 2; pass++) {
+        char *bytes = (char *)k->hit_mem + k->hit_cap - total, *p = bytes + hl;
+        if (pass) memcpy(bytes, head, hl);
+        for (size_t i = 0; i < nkeys; i++) {
+            const uint32_t kh = hash32(keys[i].ptr, keys[i].len);
+            if (!req_find(k, per_key_hash(kh, tag), keys[i].ptr, keys[i].len, tag, &at))
+                return false;
+            const entry *e = pass ? ent(k, k->req_slots[at]) : fresh(k, at);
+            if (!e) return false;
+            if (pass) {
+                memcpy(p, ent_reply(e), e->reply_len);
+                p += e->reply_len;
+            } else {
+                total += e->reply_len;
+            }
+        }
+        if (!pass && total > k->hit_cap / 2) return false;
+        if (pass) {
+            const size_t cap = (k->hit_cap - total) & ~(size_t)15;
+            return answer(k, (rg_view){bytes, total}, k->hit_mem, cap, cmd, result, cb, ud);
+        }
+    }
+    return false;
+}
+
+uint64_t rg_cache_call_keys(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd,
+                            const rg_view *keys, size_t nkeys, void *result, rg_call_fn cb,
+                            void *ud) {
+    rg_conn *const c = k->conn;
+    const uint16_t tag = (uint16_t)(cmd->id + 1);
+    bool usable = nkeys > 0 && nkeys <= UINT32_MAX && n <= UINT32_MAX && cmd->id < UINT16_MAX;
+    for (size_t i = 0; usable && i < nkeys; i++)
+        usable = trackable(k, keys[i]) && keys[i].len <= UINT32_MAX;
+    if (!usable) {
+        k->stats.uncached++;
+        return rg_conn_commit(c, n, cmd, result, cb, ud);
+    }
+    if (answer_keys(k, tag, keys, nkeys, cmd, result, cb, ud)) return RG_CACHE_HIT;
+    flight *f = flight_new(k, tag, keys, nkeys, req, n, 0, cb, ud);
+    if (!f) {
+        k->stats.uncached++;
+        return rg_conn_commit(c, n, cmd, result, cb, ud);
+    }
+    return send_read(k, f, n, cmd, result);
 }
 
 /* ---- setup ---------------------------------------------------------------------------------- */

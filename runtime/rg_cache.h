@@ -155,6 +155,14 @@ static inline rg_conn *rg_cache_conn(const rg_cache *k);
  * 0 when nothing was queued). */
 uint64_t rg_cache_call(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd, rg_view key,
                        void *result, rg_call_fn cb, void *ud);
+/* rg_cache_call for a command cached per key (MGET: the spec's cacheable = "per_key"): its reply
+ * is an array of one element per key, in order, and each key's element is stored apart, so
+ * that an invalidation of one key drops only its own. A hit needs every key's element: the
+ * array is assembled in the hit storage (its views point there, valid until the next hit) and
+ * decoded with the command's table; else the whole request is sent and every element stored. */
+uint64_t rg_cache_call_keys(rg_cache *k, const char *req, size_t n, const rg_cmd *cmd,
+                            const rg_view *keys, size_t nkeys, void *result, rg_call_fn cb,
+                            void *ud);
 
 /* A ring of variable records in the cache's memory. Fields private. */
 typedef struct rg_cache_ring {

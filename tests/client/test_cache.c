@@ -49,6 +49,18 @@ static const rg_rnode LIST_NODES[] = {
 static const rg_rtable LIST_TABLE = {"LRANGE", LIST_NODES, sizeof(list_result), 0};
 static const rg_cmd LRANGE_CMD = {.name = "LRANGE", .reply = &LIST_TABLE};
 
+/* MGET's shape: an array of strings or nulls; cached per key. */
+static const rg_rnode MLIST_NODES[] = {
+    {.accept = RG_RA_ARR,
+     .shape = RG_RS_ARRAY,
+     .child = 1,
+     .nchildren = 1,
+     .offset = offsetof(list_result, value),
+     .elem_size = sizeof(rg_view)},
+    {.accept = RG_RA_STR | RG_RA_NULL, .shape = RG_RS_SCALAR, .store = RG_RT_VIEW, .offset = 0}};
+static const rg_rtable MLIST_TABLE = {"MGET", MLIST_NODES, sizeof(list_result), 0};
+static const rg_cmd MGET_CMD = {.name = "MGET", .reply = &MLIST_TABLE, .id = 7};
+
 typedef struct bed {
     rg_conn c, l; /* the cached connection, and a REDIRECT listener */
     char in[8192], out[8192], lin[4096], lout[4096], storage[2048];
@@ -160,6 +172,30 @@ static uint64_t cached(bed *b, const rg_cmd *cmd, const char *words, void *r) {
     assert_non_null(dst);
     assert_int_equal(rg_argv_encode(dst, size, n, argv), size);
     return rg_cache_call(&b->k, dst, size, cmd, argv[1], r, on_done, b);
+}
+
+/* MGET of the keys (words), cached per key. */
+static uint64_t mget(bed *b, const char *words, list_result *r) {
+    rg_view argv[8];
+    size_t n = 0;
+    argv[n++] = (rg_view){"MGET", 4};
+    for (const char *p = words; *p && n < 8;) {
+        const char *e = strchr(p, ' ');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        argv[n++] = (rg_view){p, len};
+        p += len + (e != NULL);
+    }
+    const size_t size = rg_argv_size(n, argv);
+    char *dst = rg_conn_reserve(&b->c, size);
+    assert_non_null(dst);
+    assert_int_equal(rg_argv_encode(dst, size, n, argv), size);
+    memset(r, 0, sizeof *r);
+    return rg_cache_call_keys(&b->k, dst, size, &MGET_CMD, argv + 1, n - 1, r, NULL, NULL);
+}
+
+static bool item_is(const list_result *r, size_t i, const char *s) {
+    if (!s) return r->value.items[i].ptr == NULL;
+    return r->value.items[i].len == strlen(s) && memcmp(r->value.items[i].ptr, s, strlen(s)) == 0;
 }
 
 static uint64_t get(bed *b, const char *key, view_result *r) {
@@ -428,6 +464,46 @@ static void redir_broken(void **state) {
     rg_cache_free(&b.k);
 }
 
+/* MGET key by key: a hit needs every key's element, in any order and subset; one key's
+ * invalidation drops its element only; GET's entries are apart. */
+static void per_key(void **state) {
+    (void)state;
+    static bed b;
+    list_result l;
+    view_result r;
+    bed_init(&b, (rg_cache_config){0}, 3);
+    assert_true(mget(&b, "a b", &l) != RG_CACHE_HIT);
+    assert_string_equal(drain(&b.c), TRACK_ON "*3\r\n$4\r\nMGET\r\n$1\r\na\r\n$1\r\nb\r\n");
+    feed(&b.c, "+OK\r\n*2\r\n$1\r\nx\r\n_\r\n");
+    assert_int_equal(rg_cache_stats_of(&b.k).entries, 2);
+    assert_int_equal(mget(&b, "a b", &l), RG_CACHE_HIT);
+    assert_true(l.value.count == 2 && item_is(&l, 0, "x") && item_is(&l, 1, NULL));
+    assert_int_equal(mget(&b, "b a a", &l), RG_CACHE_HIT);
+    assert_true(l.value.count == 3 && item_is(&l, 0, NULL) && item_is(&l, 1, "x") &&
+                item_is(&l, 2, "x"));
+    assert_true(get(&b, "a", &r) != RG_CACHE_HIT); /* GET a is not MGET a's element */
+    drain(&b.c);
+    feed(&b.c, "$1\r\nx\r\n");
+    assert_true(mget(&b, "a c", &l) != RG_CACHE_HIT); /* c is not held: all of it is sent */
+    drain(&b.c);
+    feed(&b.c, "*2\r\n$1\r\nx\r\n$1\r\nz\r\n");
+    assert_int_equal(mget(&b, "c", &l), RG_CACHE_HIT);
+    feed(&b.c, ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\na\r\n");
+    assert_int_equal(mget(&b, "b c", &l), RG_CACHE_HIT);
+    assert_true(mget(&b, "a b", &l) != RG_CACHE_HIT);
+    /* an invalidation of one key in flight: none of the reply's elements is stored */
+    drain(&b.c);
+    feed(&b.c, ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nb\r\n*2\r\n$1\r\nx\r\n_\r\n");
+    assert_int_equal(rg_cache_stats_of(&b.k).dropped, 1);
+    assert_true(mget(&b, "a", &l) != RG_CACHE_HIT);
+    drain(&b.c);
+    /* a reply of another count stores nothing */
+    feed(&b.c, "*2\r\n$1\r\nx\r\n$1\r\ny\r\n");
+    assert_int_equal(rg_cache_stats_of(&b.k).dropped, 2);
+    assert_true(mget(&b, "a", &l) != RG_CACHE_HIT);
+    rg_cache_free(&b.k);
+}
+
 static void ttl(void **state) {
     (void)state;
     static bed b;
@@ -542,6 +618,7 @@ int main(void) {
         cmocka_unit_test(optin_and_bcast),
         cmocka_unit_test(redirect_listener),
         cmocka_unit_test(redir_broken),
+        cmocka_unit_test(per_key),
         cmocka_unit_test(ttl),
         cmocka_unit_test(eviction_model),
         cmocka_unit_test(one_allocation),
