@@ -5374,6 +5374,7 @@ command "MGET" {
         minItems = 1,
         items = { oneOf = { { type = "string" }, { type = "null" } } },
     },
+    cacheable = "per_key",
     key "key" { multiple = true, key_spec_index = 0 },
 }
 

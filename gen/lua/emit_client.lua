@@ -302,6 +302,14 @@ local function cacheability(cm)
     local terms = key_terms(cm)
     local key = terms and #terms == 1 and terms[1].expr or nil
     if cm.cacheable == false then return nil, "the spec says not cacheable" end
+    if cm.cacheable == "per_key" then
+        local t = terms and #terms == 1 and terms[1].list and terms[1].member == "" and terms[1]
+        if not t then
+            error(string.format("%s: command '%s': cacheable = \"per_key\" needs one list of " ..
+                "keys", cm.line and tostring(cm.line) or "?", cm.name), 0)
+        end
+        return { list = t.list, count = t.count }, "the spec says cacheable per key"
+    end
     if cm.cacheable == true then
         if not key then
             error(string.format("%s: command '%s': cacheable = true needs one key argument",
@@ -365,8 +373,12 @@ local function cached_definition(model, cm, static, key)
         IND .. IND .. "}",
         call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.n }, ");"),
         IND .. "}",
-        layout.call({ indent = 4, lead = "return ", name = "rg_cache_call", args = {
-            o.cache, o.dst, o.n, "&" .. o.desc, key, o.result, o.cb, o.ud }, tail = ");" }),
+        type(key) == "table" and
+            layout.call({ indent = 4, lead = "return ", name = "rg_cache_call_keys", args = {
+                o.cache, o.dst, o.n, "&" .. o.desc, key.list, key.count, o.result, o.cb, o.ud },
+                tail = ");" }) or
+            layout.call({ indent = 4, lead = "return ", name = "rg_cache_call", args = {
+                o.cache, o.dst, o.n, "&" .. o.desc, key, o.result, o.cb, o.ud }, tail = ");" }),
         "}",
     }
     return table.concat(lines, "\n")
@@ -379,7 +391,8 @@ local function cacheable_text(model)
     for _, cm in ipairs(model.commands) do
         local key, why = cacheability(cm)
         if key then
-            yes[#yes + 1] = "| " .. cm.name .. " | " .. key .. " | " .. why .. " |"
+            local name = type(key) == "table" and key.list .. " (each)" or key
+            yes[#yes + 1] = "| " .. cm.name .. " | " .. name .. " | " .. why .. " |"
         elseif has(cm.flags, "READONLY") then
             no[#no + 1] = "| " .. cm.name .. " | " .. why .. " |"
         end
@@ -391,7 +404,8 @@ local function cacheable_text(model)
         "(runtime/rg_cache.h) may answer from a client-side cache, and the read-only commands",
         "that may not. Cacheable: READONLY and not BLOCKING, no NONDETERMINISTIC_OUTPUT tip, one",
         "key spec that only reads (RO), that key an argument of the call; a command's `cacheable`",
-        "in the spec overrides it either way.",
+        "in the spec overrides it either way, or makes a command of a list of keys whose reply is",
+        "one element per key (MGET) cacheable per key.",
         "",
         string.format("- cacheable: %d", #yes),
         string.format("- read-only, not cacheable: %d", #no),

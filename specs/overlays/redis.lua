@@ -16,7 +16,8 @@
 --                     anywhere wins over a bad number), where Redis does so
 --   unknown_error     the text for a word that is none of the options, "%s" standing for it
 --   cacheable         true or false: whether a client-side cache may answer it (its _cached
---                     call, docs/cacheable.md), against what the flags, tips and key specs say
+--                     call, docs/cacheable.md), against what the flags, tips and key specs say;
+--                     "per_key": cached key by key (MGET: one element of the reply per key)
 --   reply_string      "simple" or "verbatim": how the command's string reply goes on the wire
 --                     (the JSON's "string" cannot tell either from a bulk)
 --   reply             the reply schema: { why = text, set = { [path] = schema },
@@ -438,6 +439,9 @@ return {
     ["XINFO STREAM"] = { syntax_error = "subcommand", cacheable = false },
     ["XINFO GROUPS"] = { cacheable = false },
     ["MEMORY USAGE"] = { cacheable = false },
+    -- MGET's reply is one element per key, each what GET of that key would give but for a key of
+    -- another type (nil, not WRONGTYPE): cached key by key, apart from GET's entries.
+    ["MGET"] = { cacheable = "per_key" },
 
     ["TYPE"] = SIMPLE,
     ["BGREWRITEAOF"] = SIMPLE,

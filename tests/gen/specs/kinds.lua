@@ -56,6 +56,18 @@ command "PEEK" {
     key "key" { key_spec_index = 0 },
 }
 
+command "GATHER" {
+    summary = "One element per key: cacheable key by key (GATHER_cached, rg_cache_call_keys).",
+    flags = { "READONLY", "FAST" },
+    key_specs = {
+        { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = -1, step = 1, limit = 0 } } },
+    },
+    cacheable = "per_key",
+    reply = { type = "array", items = { oneOf = { { type = "string" }, { type = "null" } } } },
+    key "key" { multiple = true, key_spec_index = 0 },
+}
+
 command "BOUNDED" {
     summary = "Strings with max_len: the request has a compile-time maximum size.",
     arity = -3,

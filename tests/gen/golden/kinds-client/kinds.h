@@ -50,6 +50,7 @@ extern "C" {
 #define KINDS_COMMANDS(X)                                                             \
     X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
     X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
+    X(gather, GATHER, "GATHER", -2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)            \
     X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
     X(lookup, LOOKUP, "LOOKUP", 3, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)             \
     X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
@@ -57,11 +58,12 @@ extern "C" {
     X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
     X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
-#define KINDS_NCOMMANDS 8
+#define KINDS_NCOMMANDS 9
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is fixed).
  * The commands' _pipe_write, in the header, call them. */
+size_t kinds_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count);
 size_t kinds_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2);
 size_t kinds_shape_v(rg_pipe *p, rg_view head, rg_view a1);
 size_t kinds_shape_words(rg_pipe *p, rg_view head);
@@ -133,6 +135,35 @@ static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_esc
 
 static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *opts) {
     const size_t n = kinds_escapes_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
+/* GATHER key [key ...] */
+#define KINDS_GATHER_FIXED_SIZE 12
+
+static inline size_t kinds_gather_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    return kinds_shape_w1_L(p, (rg_view){"$6\r\nGATHER\r\n", 12}, key, key_count);
+}
+
+static inline size_t kinds_gather_try_encode(char *dst, size_t cap, const rg_view *key,
+                                             size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_gather_pipe_write(&p, key, key_count);
+}
+
+static inline size_t kinds_gather_size(const rg_view *key, size_t key_count) {
+    return kinds_gather_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t kinds_gather_encode(char *dst, size_t cap, const rg_view *key,
+                                         size_t key_count) {
+    const size_t n = kinds_gather_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_gather_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t n = kinds_gather_pipe_write(p, key, key_count);
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 

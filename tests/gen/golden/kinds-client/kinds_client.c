@@ -57,6 +57,64 @@ uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+uint64_t kinds_gather_call(rg_conn *conn, const rg_view *key, size_t key_count,
+                           kinds_gather_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "GATHER",
+        .reply = &kinds_gather_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_GATHER,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        int slot = RG_SLOT_NONE;
+        for (size_t i = 0; i < key_count; i++) {
+            slot = rg_slot_join(slot, key[i]);
+        }
+        rg_conn_relay_slot(conn, slot);
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_gather_encode(dst, cap, key, key_count);
+    }
+    if (n == 0) {
+        n = kinds_gather_size(key, key_count);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_gather_encode(dst, n, key, key_count);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+uint64_t kinds_gather_cached(rg_cache *cache, const rg_view *key, size_t key_count,
+                             kinds_gather_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "GATHER",
+        .reply = &kinds_gather_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_GATHER,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_gather_encode(dst, cap, key, key_count);
+    }
+    if (n == 0) {
+        n = kinds_gather_size(key, key_count);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_gather_encode(dst, n, key, key_count);
+    }
+    return rg_cache_call_keys(cache, dst, n, &desc, key, key_count, result, cb, ud);
+}
+
 uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern, int64_t count,
                           double score, int64_t at, kinds_kinds_result *result, rg_call_fn cb,
                           void *ud) {

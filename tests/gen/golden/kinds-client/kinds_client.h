@@ -42,6 +42,12 @@ uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
 uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
                             kinds_escapes_result *result, rg_call_fn cb, void *ud);
 
+/* GATHER */
+uint64_t kinds_gather_call(rg_conn *conn, const rg_view *key, size_t key_count,
+                           kinds_gather_result *result, rg_call_fn cb, void *ud);
+uint64_t kinds_gather_cached(rg_cache *cache, const rg_view *key, size_t key_count,
+                             kinds_gather_result *result, rg_call_fn cb, void *ud);
+
 /* KINDS */
 uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern, int64_t count,
                           double score, int64_t at, kinds_kinds_result *result, rg_call_fn cb,

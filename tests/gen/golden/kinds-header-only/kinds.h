@@ -51,6 +51,7 @@ extern "C" {
 #define KINDS_COMMANDS(X)                                                             \
     X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
     X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
+    X(gather, GATHER, "GATHER", -2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)            \
     X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
     X(lookup, LOOKUP, "LOOKUP", 3, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)             \
     X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
@@ -58,7 +59,7 @@ extern "C" {
     X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
     X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
-#define KINDS_NCOMMANDS 8
+#define KINDS_NCOMMANDS 9
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
 #define KINDS_BOUNDED_FIXED_SIZE 13
@@ -79,6 +80,9 @@ typedef struct kinds_bounded_opts {
 typedef struct kinds_escapes_opts {
     rg_view value;
 } kinds_escapes_opts;
+
+/* GATHER key [key ...] */
+#define KINDS_GATHER_FIXED_SIZE 12
 
 /* KINDS key value pattern count score at FLAG */
 #define KINDS_KINDS_FIXED_SIZE 25
@@ -259,6 +263,54 @@ static inline size_t kinds_escapes_encode(char *dst, size_t cap, const kinds_esc
 
 static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *opts) {
     const size_t n = kinds_escapes_pipe_write(p, opts);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
+static inline size_t kinds_gather_measure(rg_meas *m, const rg_view *key, size_t key_count) {
+    rg_meas_start(m, 1, KINDS_GATHER_FIXED_SIZE);
+    if (key_count == 0) m->bad = true;
+    if (!key && key_count != 0) {
+        m->bad = true;
+        return 0;
+    }
+    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
+    return rg_meas_total_array(m);
+}
+
+static inline char *kinds_gather_put(char *dst, size_t argc, const rg_view *key, size_t key_count) {
+    dst = rg_put_array_header(dst, argc);
+    dst = rg_put_raw(dst, "$6\r\nGATHER\r\n", 12);
+    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
+    return dst;
+}
+
+static inline size_t kinds_gather_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    rg_meas m;
+    const size_t n = kinds_gather_measure(&m, key, key_count);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_gather_put(rg_pipe_end(p), m.argc, key, key_count);
+    return n;
+}
+
+static inline size_t kinds_gather_try_encode(char *dst, size_t cap, const rg_view *key,
+                                             size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_gather_pipe_write(&p, key, key_count);
+}
+
+static inline size_t kinds_gather_size(const rg_view *key, size_t key_count) {
+    return kinds_gather_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t kinds_gather_encode(char *dst, size_t cap, const rg_view *key,
+                                         size_t key_count) {
+    const size_t n = kinds_gather_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_gather_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t n = kinds_gather_pipe_write(p, key, key_count);
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 

@@ -33,6 +33,33 @@ rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &kinds_escapes_reply_table, buf, len, pos, out);
 }
 
+static const rg_rnode kinds_gather_reply_nodes[] = {
+    {
+        .accept = RG_RA_ARR,
+        .shape = RG_RS_ARRAY,
+        .child = 1,
+        .nchildren = 1,
+        .offset = offsetof(kinds_gather_result, value),
+        .elem_size = sizeof(rg_view),
+    },
+    {
+        .accept = RG_RA_STR | RG_RA_NULL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+    },
+};
+
+const rg_rtable kinds_gather_reply_table = {
+    .command = "GATHER",
+    .nodes = kinds_gather_reply_nodes,
+    .result_size = sizeof(kinds_gather_result),
+};
+
+rg_status kinds_gather_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_gather_result *out) {
+    return rg_reply_decode(rr, &kinds_gather_reply_table, buf, len, pos, out);
+}
+
 static const rg_rnode kinds_kinds_reply_nodes[] = {
     {
         .accept = RG_RA_CONST,

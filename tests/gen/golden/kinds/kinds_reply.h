@@ -46,6 +46,17 @@ extern const rg_rtable kinds_escapes_reply_table;
 rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                               kinds_escapes_result *out);
 
+/* GATHER: array of string or null. */
+typedef struct kinds_gather_result {
+    struct {
+        rg_view *items;
+        size_t count;
+    } value;
+} kinds_gather_result;
+extern const rg_rtable kinds_gather_reply_table;
+rg_status kinds_gather_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_gather_result *out);
+
 /* KINDS: "OK". */
 typedef struct kinds_kinds_result {
     rg_view value;
