@@ -7,7 +7,8 @@
  * and no key's reads go back in version. In RESP3 (default, OPTIN and BCAST tracking), in RESP2
  * with REDIRECT to a listener (whose invalidations are read while the reads are in flight, so
  * that the race of an invalidation before its stale reply happens), and through a server killed
- * and restarted (RESP3, and REDIRECT with a new listener id). */
+ * and restarted (RESP3, and REDIRECT with a new listener id). And a hit's typed result is the
+ * server reply's, for every shape of reply (hit_same_result). */
 #include "redis_client.h"
 #include "rg_blocking.h"
 #include "test_redis.h"
@@ -466,11 +467,177 @@ static void through_reconnect(void **state) {
     }
 }
 
+/* ---- a hit's typed result is the reply's ------------------------------------------------------
+ */
+
+/* Runs a command given as words (split at spaces) and waits for it. */
+static void command(client *c, const char *words) {
+    rg_view argv[16];
+    size_t n = 0;
+    for (const char *p = words; *p && n < 16;) {
+        const char *e = strchr(p, ' ');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        argv[n++] = (rg_view){p, len};
+        p += len + (e != NULL);
+    }
+    rg_call_record rec = {0};
+    const uint64_t id = rg_conn_call_argv(&c->b.conn, n, argv, NULL, NULL, rg_call_record_fn, &rec);
+    assert_true(id != 0);
+    assert_int_equal(rg_bconn_wait(&c->b, id), RG_OK);
+    assert_int_equal(rec.status, RG_OK);
+}
+
+enum { R_VIEWS, R_PAIRS, R_SCORE, R_INT, R_STREAM };
+
+/* A rendering of a typed result, made in its callback (where its views are valid). */
+typedef struct rendered {
+    int shape;
+    bool hit;
+    char text[256];
+} rendered;
+
+static void put_view(char *out, size_t cap, rg_view v) {
+    const size_t n = strlen(out);
+    if (v.ptr) {
+        snprintf(out + n, cap - n, "%.*s,", (int)v.len, v.ptr);
+    } else {
+        snprintf(out + n, cap - n, "(nil),");
+    }
+}
+
+static void on_render(void *ud, const rg_call_done *d) {
+    rendered *x = ud;
+    x->hit = d->id == RG_CACHE_HIT;
+    x->text[0] = '\0';
+    if (d->status != RG_OK) {
+        snprintf(x->text, sizeof x->text, "status %s", rg_status_name(d->status));
+        return;
+    }
+    const size_t cap = sizeof x->text;
+    switch (x->shape) {
+    case R_VIEWS: {
+        const redis_lrange_result *r = d->result; /* LRANGE, SMEMBERS, HMGET: one layout */
+        for (size_t i = 0; i < r->value.count; i++) put_view(x->text, cap, r->value.items[i]);
+        break;
+    }
+    case R_PAIRS: {
+        const redis_hgetall_result *r = d->result;
+        for (size_t i = 0; i < r->value.count; i++) {
+            put_view(x->text, cap, r->value.items[i].key);
+            put_view(x->text, cap, r->value.items[i].value);
+        }
+        break;
+    }
+    case R_SCORE: {
+        const redis_zscore_result *r = d->result;
+        snprintf(x->text, cap, "%d:%g", r->value.which, r->value.number);
+        break;
+    }
+    case R_INT: snprintf(x->text, cap, "%lld", (long long)((const int64_t *)d->result)[0]); break;
+    default: {
+        const redis_xrange_result *r = d->result;
+        for (size_t i = 0; i < r->value.count; i++) {
+            put_view(x->text, cap, r->value.items[i].key);
+            for (size_t j = 0; j < r->value.items[i].value.count; j++)
+                put_view(x->text, cap, r->value.items[i].value.items[j]);
+        }
+        break;
+    }
+    }
+}
+
+/* Each command twice through the cache: a miss (the server's reply), then a hit that renders the
+ * same typed result, for lists, pairs (a RESP3 map, or RESP2's flat array), nullable elements,
+ * a double, an integer and nested arrays; over RESP3 and RESP2 with REDIRECT. */
+static void hit_same_result(void **state) {
+    (void)state;
+    client *w = open_client(server.port, 3);
+    command(w, "DEL hl hh hz hs hx");
+    command(w, "RPUSH hl a b c");
+    command(w, "HSET hh f1 v1 f2 v2");
+    command(w, "ZADD hz 1.5 m");
+    command(w, "SADD hs x y z");
+    command(w, "XADD hx 1-1 f v g w");
+    for (int redirect = 0; redirect <= 1; redirect++) {
+        reader *r = open_reader(server.port, redirect ? 2 : 3, (rg_cache_config){0});
+        if (redirect) {
+            r->listener = open_client(server.port, 2);
+            assert_int_equal(rg_cache_listen(&r->cache, &r->listener->b.conn), RG_OK);
+            listen_on(r, r->listener);
+        }
+        const rg_view fields[] = {RG_LIT("f2"), RG_LIT("nope"), RG_LIT("f1")};
+        const char *expect[] = {"a,b,c,", "f1,v1,f2,v2,", "v2,(nil),v1,", "1:1.5",
+                                "3",      "1-1,f,v,g,w,", "x,y,z,"};
+        for (int cmd = 0; cmd < 7; cmd++) {
+            rendered got[2];
+            union {
+                redis_lrange_result l;
+                redis_hgetall_result h;
+                redis_hmget_result m;
+                redis_zscore_result z;
+                redis_llen_result n;
+                redis_xrange_result x;
+                redis_smembers_result s;
+            } res[2];
+            for (int k = 0; k < 2; k++) {
+                rendered *x = &got[k];
+                uint64_t id = 0;
+                switch (cmd) {
+                case 0:
+                    x->shape = R_VIEWS;
+                    id = redis_lrange_cached(&r->cache, RG_LIT("hl"), 0, -1, &res[k].l, on_render,
+                                             x);
+                    break;
+                case 1:
+                    x->shape = R_PAIRS;
+                    id = redis_hgetall_cached(&r->cache, RG_LIT("hh"), &res[k].h, on_render, x);
+                    break;
+                case 2:
+                    x->shape = R_VIEWS;
+                    id = redis_hmget_cached(&r->cache, RG_LIT("hh"), fields, 3, &res[k].m,
+                                            on_render, x);
+                    break;
+                case 3:
+                    x->shape = R_SCORE;
+                    id = redis_zscore_cached(&r->cache, RG_LIT("hz"), RG_LIT("m"), &res[k].z,
+                                             on_render, x);
+                    break;
+                case 4:
+                    x->shape = R_INT;
+                    id = redis_llen_cached(&r->cache, RG_LIT("hl"), &res[k].n, on_render, x);
+                    break;
+                case 5:
+                    x->shape = R_STREAM;
+                    id = redis_xrange_cached(&r->cache, RG_LIT("hx"), RG_LIT("-"), RG_LIT("+"),
+                                             NULL, &res[k].x, on_render, x);
+                    break;
+                default:
+                    x->shape = R_VIEWS;
+                    id = redis_smembers_cached(&r->cache, RG_LIT("hs"), &res[k].s, on_render, x);
+                    break;
+                }
+                assert_true(id != 0);
+                if (id != RG_CACHE_HIT) assert_int_equal(rg_bconn_wait(&r->c->b, id), RG_OK);
+            }
+            assert_false(got[0].hit);
+            assert_true(got[1].hit);
+            assert_string_equal(got[1].text, got[0].text);
+            if (cmd != 6) {
+                assert_string_equal(got[0].text, expect[cmd]);
+            } else {
+                assert_int_equal(strlen(got[0].text), strlen(expect[cmd])); /* any order */
+            }
+        }
+        close_reader(r);
+    }
+    close_client(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stale_resp3_default), cmocka_unit_test(stale_resp3_optin),
         cmocka_unit_test(stale_resp3_bcast),   cmocka_unit_test(stale_resp2_redirect),
-        cmocka_unit_test(through_reconnect),
+        cmocka_unit_test(through_reconnect),   cmocka_unit_test(hit_same_result),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
