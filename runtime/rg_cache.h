@@ -31,7 +31,8 @@
  * Lifetimes: a hit's views point into the cache's memory and stay valid until the next
  * rg_conn_feed or rg_conn_closed on the connection (where replies are stored, so entries may be
  * overwritten) or cached call; its arrays are in the cache's hit storage, valid until the next
- * hit. A miss's result is the engine's as usual (rg_conn.h).
+ * hit, as are the values of a hit cached per key (rg_cache_call_keys assembles the reply there).
+ * A miss's result is the engine's as usual (rg_conn.h).
  */
 #ifndef RG_CACHE_H
 #define RG_CACHE_H

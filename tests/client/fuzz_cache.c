@@ -4,14 +4,16 @@
  *
  * Input: a first byte choosing the mode (default, OPTIN, BCAST with the prefix "a") and whether
  * entries live 0 or 1 ms of a clock that ticks per operation; then operations, one byte each:
- *   0x00..0x7f  a cached GET of key "a" + (byte & 3)
+ *   0x00..0x3f  a cached GET of key "a" + (byte & 3)
+ *   0x40..0x7f  a cached MGET (per key) of keys "a" + (byte & 3) and "a" + (byte >> 2 & 3)
  *   0x80..0xef  feed the next (byte & 0x3f) + 1 input bytes to the engine
  *   0xf0        the connection is lost (rg_conn_closed), then reset and its HELLO answered
  *   0xf1        rg_cache_flush
  *   else        the clock ticks
- * The check (besides ASan and UBSan): a hit returns only a value the server replied to a read of
- * that key that was sent after the key's last invalidation (as the push handler saw it), flush
- * or loss, and completed before the next one; every call completes once. */
+ * The check (besides ASan and UBSan): a hit returns only values the server replied to a read of
+ * their key (GET, or its element of an MGET) that was sent after the key's last invalidation (as
+ * the push handler saw it), flush or loss, and completed before the next one; every call
+ * completes once. */
 #include "rg_cache.h"
 #include "rg_enc.h"
 
@@ -26,18 +28,30 @@ enum { MAX_CALLS = 256, KEYS = 4, VALUES = 32 };
 typedef struct view_result {
     rg_view value;
 } view_result;
+typedef struct list_result {
+    struct {
+        rg_view *items;
+        size_t count;
+    } value;
+} list_result;
 
 static const rg_rnode VIEW_NODES[] = {
     {RG_RA_STR | RG_RA_NULL, RG_RS_SCALAR, RG_RT_VIEW, 0, 0, 0, 0, 0, NULL}};
 static const rg_rtable VIEW_TABLE = {"GET", VIEW_NODES, sizeof(view_result), RG_RF_VIEW};
 static const rg_cmd GET_CMD = {.name = "GET", .reply = &VIEW_TABLE, .flags = RG_CMD_F_READONLY};
+static const rg_rnode LIST_NODES[] = {
+    {RG_RA_ARR, RG_RS_ARRAY, RG_RT_NONE, 1, 1, 0, 0, sizeof(rg_view), NULL},
+    {RG_RA_STR | RG_RA_NULL, RG_RS_SCALAR, RG_RT_VIEW, 0, 0, 0, 0, 0, NULL}};
+static const rg_rtable LIST_TABLE = {"MGET", LIST_NODES, sizeof(list_result), 0};
+static const rg_cmd MGET_CMD = {.name = "MGET", .reply = &LIST_TABLE, .id = 3};
 
 typedef struct run run;
 
 typedef struct call_ctx {
     run *r;
-    int key;
-    uint64_t gen; /* the key's generation when it was sent */
+    int nkeys; /* 1: GET; 2: MGET */
+    int key[2];
+    uint64_t gen[2]; /* the keys' generations when it was sent */
     bool done;
 } call_ctx;
 
@@ -47,7 +61,10 @@ struct run {
     rg_call calls[64];
     rg_cache k;
     char mem[32 << 10];
-    view_result results[MAX_CALLS];
+    union {
+        view_result v;
+        list_result l;
+    } results[MAX_CALLS];
     call_ctx ctx[MAX_CALLS];
     size_t ncalls;
     uint64_t gen[KEYS];            /* bumped by every invalidation, flush and loss of the key */
@@ -85,21 +102,34 @@ static void on_push(void *ud, const rg_push *p) {
             forget(r, key.ptr[0] - 'a');
 }
 
+/* One value of key i read by x: a hit's must be one a fresh reply gave; a reply's becomes one
+ * when its key was not invalidated since the read was sent. */
+static void value(run *r, const call_ctx *x, int i, rg_view v, bool hit) {
+    const int key = x->key[i];
+    const uint64_t h = hash(v);
+    if (hit) {
+        for (size_t k = 0; k < r->nvalues[key]; k++)
+            if (r->values[key][k] == h) return;
+        abort(); /* a value no fresh reply gave: stale */
+    }
+    if (x->gen[i] == r->gen[key] && r->nvalues[key] < VALUES) r->values[key][r->nvalues[key]++] = h;
+}
+
 static void on_done(void *ud, const rg_call_done *d) {
     call_ctx *x = ud;
     run *r = x->r;
     if (x->done) abort(); /* completed twice */
     x->done = true;
     if (d->status != RG_OK) return;
-    const uint64_t h = hash(((const view_result *)d->result)->value);
-    if (d->id == RG_CACHE_HIT) {
-        for (size_t i = 0; i < r->nvalues[x->key]; i++)
-            if (r->values[x->key][i] == h) return;
-        abort(); /* a value no fresh reply gave: stale */
+    const bool hit = d->id == RG_CACHE_HIT;
+    if (x->nkeys == 1) {
+        value(r, x, 0, ((const view_result *)d->result)->value, hit);
+        return;
     }
-    /* a reply to a read sent since the key's last invalidation: a hit may return it */
-    if (x->gen == r->gen[x->key] && r->nvalues[x->key] < VALUES)
-        r->values[x->key][r->nvalues[x->key]++] = h;
+    const list_result *l = d->result;
+    if (hit && (l->value.count != 2 || !l->value.items)) abort(); /* a hit is whole */
+    for (int i = 0; i < 2 && l->value.items && l->value.count == 2; i++)
+        value(r, x, i, l->value.items[i], hit);
 }
 
 static uint64_t tick(void *ud) {
@@ -114,18 +144,23 @@ static void start(run *r) {
     rg_conn_feed_copy(&r->c, HELLO3, sizeof HELLO3 - 1, NULL);
 }
 
-static void get(run *r, int key) {
+/* A cached GET (nkeys 1) or MGET of keys a and b. */
+static void read_keys(run *r, int nkeys, int a, int b) {
     if (r->ncalls == MAX_CALLS) return;
     const size_t i = r->ncalls++;
-    const char name[1] = {(char)('a' + key)};
-    const rg_view argv[] = {{"GET", 3}, {name, 1}};
-    const size_t n = rg_argv_size(2, argv);
+    const char names[2] = {(char)('a' + a), (char)('a' + b)};
+    const rg_view argv[] = {
+        {nkeys == 1 ? "GET" : "MGET", nkeys == 1 ? 3u : 4u}, {names, 1}, {names + 1, 1}};
+    const size_t argc = (size_t)nkeys + 1;
+    const size_t n = rg_argv_size(argc, argv);
     char *dst = rg_conn_reserve(&r->c, n);
-    r->ctx[i] = (call_ctx){r, key, r->gen[key], dst == NULL};
+    r->ctx[i] = (call_ctx){r, nkeys, {a, b}, {r->gen[a], r->gen[b]}, dst == NULL};
     if (!dst) return;
-    rg_argv_encode(dst, n, 2, argv);
-    const uint64_t id =
-        rg_cache_call(&r->k, dst, n, &GET_CMD, argv[1], &r->results[i], on_done, &r->ctx[i]);
+    rg_argv_encode(dst, n, argc, argv);
+    const uint64_t id = nkeys == 1 ? rg_cache_call(&r->k, dst, n, &GET_CMD, argv[1], &r->results[i],
+                                                   on_done, &r->ctx[i])
+                                   : rg_cache_call_keys(&r->k, dst, n, &MGET_CMD, argv + 1, 2,
+                                                        &r->results[i], on_done, &r->ctx[i]);
     if (id == 0) r->ctx[i].done = true; /* not made */
     size_t out;
     while (rg_conn_output(&r->c, &out)) rg_conn_written(&r->c, out);
@@ -162,8 +197,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rg_cache_init(&r.k, &kc) != RG_OK || rg_cache_attach(&r.k, &r.c) != RG_OK) abort();
     for (size_t at = 1; at < size;) {
         const uint8_t op = data[at++];
-        if (op < 0x80) {
-            get(&r, op & 3);
+        if (op < 0x40) {
+            read_keys(&r, 1, op & 3, op & 3);
+        } else if (op < 0x80) {
+            read_keys(&r, 2, op & 3, (op >> 2) & 3);
         } else if (op < 0xf0) {
             size_t n = (size_t)(op & 0x3f) + 1;
             if (n > size - at) n = size - at;
