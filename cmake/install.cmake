@@ -23,7 +23,7 @@ if(BUILD_SHARED_LIBS)
   set_target_properties(respgen PROPERTIES INSTALL_RPATH "$ORIGIN/${RG_BIN_TO_LIB}")
 endif()
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
-              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h runtime/rg_cc.h runtime/rg_backoff.h
+              runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cache.h runtime/rg_cluster.h runtime/rg_cc.h runtime/rg_backoff.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 # The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, respgen::tls
 # when OpenSSL was found (blocking and uv link it; the package config then looks OpenSSL up

@@ -147,9 +147,11 @@ static void complete(rg_conn *c, rg_call *call, rg_status st, rg_view error, con
     if (call->done) return;
     if (call->flags & RG_CALL_F_PUBSUB) pubsub_done(c, call);
     call->done = true;
+    const rg_view reply = c->done_reply; /* this call's only: not a later one's in its callback */
+    c->done_reply = (rg_view){NULL, 0};
     if (!call->cb) return;
     rg_call_done d = {st, call->id, call->result, error, {RG_REDIRECT_NONE, -1, {NULL, 0}, 0},
-                      0,  push,     true};
+                      0,  push,     true,         reply};
     if (st != RG_OK) {
         complete_failed(c, call, &d);
         return;
@@ -184,16 +186,19 @@ static void set_error(rg_conn *c, rg_status st, const char *what, rg_view detail
     c->error = (rg_view){c->msg, strlen(c->msg)};
 }
 
-/* After a loss a client-side cache cannot know what it missed: one synthetic "flush all". */
+/* After a loss a client-side cache cannot know what it missed: one synthetic "flush all", to
+ * on_push when tracking was seen, and always to an invalidation hook (rg_conn_on_invalidate). */
 static void tracking_reset(rg_conn *c) {
     rg_push p;
-    if (!c->tracking || !c->cfg.on_push) return;
+    const bool seen = c->tracking;
+    c->tracking = false;
+    if ((!seen || !c->cfg.on_push) && !c->inval_fn) return;
     memset(&p, 0, sizeof p);
     p.kind = RG_PUSH_INVALIDATE;
     p.name = RG_LIT("invalidate");
     p.flush_all = true;
-    c->tracking = false;
-    c->cfg.on_push(c->cfg.push_ud, &p);
+    if (c->inval_fn) c->inval_fn(c->inval_ud, &p);
+    if (seen && c->cfg.on_push) c->cfg.on_push(c->cfg.push_ud, &p);
 }
 
 /* The connection fails with st (what rg_conn_error tells); pending calls end with st when the
@@ -1602,6 +1607,8 @@ static int try_push(rg_conn *c) {
     if (rg_push_is_confirmation(p.kind)) subs_note(c, &p);
     if (rg_push_is_confirmation(p.kind) && confirm(c, &p)) return P_HANDLED;
     if (p.kind == RG_PUSH_INVALIDATE) c->tracking = true;
+    if (c->inval_fn && (p.kind == RG_PUSH_INVALIDATE || p.kind == RG_PUSH_TRACKING_REDIR_BROKEN))
+        c->inval_fn(c->inval_ud, &p);
     if (c->cfg.on_push) c->cfg.on_push(c->cfg.push_ud, &p);
     return P_HANDLED;
 }
@@ -1794,6 +1801,7 @@ static bool plain_reply(rg_conn *c, rg_call *call) {
     }
     c->mid_reply = false;
     c->head++;
+    c->done_reply = (rg_view){c->cfg.in + c->reply_from, c->in_pos - c->reply_from};
     complete(c, call, RG_OK, (rg_view){NULL, 0}, NULL);
     release(c);
     return true;
@@ -1816,7 +1824,10 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
     if (st == RG_SHORT) {
         skip_short(c, call, grew);
     } else {
+        if (st == RG_OK && call->kind == K_PLAIN)
+            c->done_reply = (rg_view){c->cfg.in + c->reply_from, c->in_pos - c->reply_from};
         call_reply(c, call, st, raw);
+        c->done_reply = (rg_view){NULL, 0};
     }
     release(c);
     return true;

@@ -129,6 +129,10 @@ typedef struct rg_call_done {
      * false (a CLOSED or TIMEOUT call whose request never fully left), it certainly did not, and
      * the call is safe to send again. Always true for a call that got its reply. */
     bool written;
+    /* RG_OK of a plain call read from the stream: the reply's RESP bytes as they came (a view
+     * into the input, as the result's), what a client-side cache stores (rg_cache.h); else
+     * empty. */
+    rg_view reply;
 } rg_call_done;
 
 typedef void (*rg_call_fn)(void *ud, const rg_call_done *d);
@@ -315,6 +319,9 @@ struct rg_conn {
     int relay_slot; /* the next relayed call's slot */
     char msg[160];
     rg_view error;
+    rg_view done_reply;  /* the RESP bytes of the reply being completed (rg_call_done.reply) */
+    rg_push_fn inval_fn; /* rg_conn_on_invalidate's: a client-side cache */
+    void *inval_ud;
     /* EXEC's array (and RESP2 subscribe mode's PING pair) read one element at a time */
     uint64_t unwrap_left; /* its elements still to come (0: none is being read) */
     uint64_t unwrap_i;    /* the next element's index */
@@ -530,6 +537,19 @@ static inline const rg_conn_config *rg_conn_config_of(const rg_conn *c) {
 static inline void rg_conn_on_push(rg_conn *c, rg_push_fn fn, void *ud) {
     c->cfg.on_push = fn;
     c->cfg.push_ud = ud;
+}
+/* Hands every invalidation (RG_PUSH_INVALIDATE: the server's, and the synthetic flush_all of a
+ * loss or a RESET, whose raw is empty) and every RG_PUSH_TRACKING_REDIR_BROKEN to fn(ud, push)
+ * before on_push (fn NULL: none): a client-side cache's hook (rg_cache.h), kept across
+ * rg_conn_reset. With a hook set, a loss always tells it (flush_all), whether or not tracking
+ * was seen on this connection: it may be the one a REDIRECT sends invalidations to. */
+static inline void rg_conn_on_invalidate(rg_conn *c, rg_push_fn fn, void *ud) {
+    c->inval_fn = fn;
+    c->inval_ud = ud;
+}
+/* Is a MULTI open (the calls made now are queued in a transaction)? */
+static inline bool rg_conn_in_multi(const rg_conn *c) {
+    return c->in_multi;
 }
 /* Calls queued and not completed (internal ones included). */
 static inline size_t rg_conn_pending(const rg_conn *c) {

@@ -5347,6 +5347,7 @@ command "MEMORY USAGE" {
             { description = "Key does not exist.", type = "null" },
         },
     },
+    cacheable = false,
     key "key" { key_spec_index = 0 },
     integer "count" { token = "SAMPLES", optional = true },
 }
@@ -5373,6 +5374,7 @@ command "MGET" {
         minItems = 1,
         items = { oneOf = { { type = "string" }, { type = "null" } } },
     },
+    cacheable = "per_key",
     key "key" { multiple = true, key_spec_index = 0 },
 }
 
@@ -9149,6 +9151,7 @@ command "XINFO GROUPS" {
             },
         },
     },
+    cacheable = false,
     key "key" { key_spec_index = 0 },
 }
 
@@ -9441,6 +9444,7 @@ command "XINFO STREAM" {
         },
     },
     syntax_error = "subcommand",
+    cacheable = false,
     key "key" { key_spec_index = 0 },
     block "full-block" {
         optional = true,

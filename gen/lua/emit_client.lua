@@ -23,6 +23,7 @@ local M = {}
 
 M.options = {
     ["--client"] = { field = "client" },
+    ["--cacheable-list"] = { field = "cacheable_list" },
 }
 
 local IND = "    "
@@ -123,7 +124,8 @@ local function own_names(cm)
     local taken = {}
     for _, name in ipairs(emit_c.arg_names(cm)) do taken[name] = true end
     local names = {}
-    for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n", "desc", "slot", "i" }) do
+    for _, n in ipairs({ "conn", "result", "cb", "ud", "dst", "cap", "n", "desc", "slot", "i",
+        "cache" }) do
         local v = n
         while taken[v] do v = v .. "_" end
         taken[v] = true
@@ -279,6 +281,146 @@ local function definition(model, cm, static)
     return table.concat(lines, "\n")
 end
 
+---------------------------------------------------------------------------------------------
+-- Client-side caching (runtime/rg_cache.h): a command is cacheable when its reply depends on
+-- one key's value alone, so that the server's invalidation of that key is all a cache needs to
+-- hear. From the spec: the READONLY flag (and not BLOCKING), no NONDETERMINISTIC_OUTPUT tip (an
+-- order that is nondeterministic is fine: a cached SMEMBERS is one of the orders the server
+-- could send), one key spec that only reads (RO), and that key a parameter of the call. The
+-- spec's `cacheable` says otherwise either way. Returns the key's parameter name or nil, and why.
+
+local WRITES = { RW = true, OW = true, RM = true, INSERT = true, DELETE = true, UPDATE = true }
+
+local function has(list, word)
+    for _, w in ipairs(list or {}) do
+        if w == word then return true end
+    end
+    return false
+end
+
+local function cacheability(cm)
+    local terms = key_terms(cm)
+    local key = terms and #terms == 1 and terms[1].expr or nil
+    if cm.cacheable == false then return nil, "the spec says not cacheable" end
+    if cm.cacheable == "per_key" then
+        local t = terms and #terms == 1 and terms[1].list and terms[1].member == "" and terms[1]
+        if not t then
+            error(string.format("%s: command '%s': cacheable = \"per_key\" needs one list of " ..
+                "keys", cm.line and tostring(cm.line) or "?", cm.name), 0)
+        end
+        return { list = t.list, count = t.count }, "the spec says cacheable per key"
+    end
+    if cm.cacheable == true then
+        if not key then
+            error(string.format("%s: command '%s': cacheable = true needs one key argument",
+                cm.line and tostring(cm.line) or "?", cm.name), 0)
+        end
+        return key, "the spec says cacheable"
+    end
+    if not has(cm.flags, "READONLY") then return nil, "not READONLY" end
+    if has(cm.flags, "BLOCKING") then return nil, "BLOCKING" end
+    if has(cm.keys.tips, "NONDETERMINISTIC_OUTPUT") then
+        return nil, "NONDETERMINISTIC_OUTPUT"
+    end
+    if #cm.keys.specs ~= 1 then
+        return nil, #cm.keys.specs == 0 and "no key" or "more than one key spec"
+    end
+    local ks = cm.keys.specs[1]
+    if not has(ks.flags, "RO") then return nil, "its key spec is not RO" end
+    for _, f in ipairs(ks.flags or {}) do
+        if WRITES[f] then return nil, "its key spec writes (" .. f .. ")" end
+    end
+    if not key then return nil, "not one key argument" end
+    return key, "READONLY, deterministic, one RO key"
+end
+
+local function cached_signature(cm, lead, tail)
+    local o = own_names(cm)
+    local texts = { "rg_cache *" .. o.cache }
+    for _, t in ipairs(emit_c.param_texts(cm)) do texts[#texts + 1] = t end
+    texts[#texts + 1] = cm.reply_result .. " *" .. o.result
+    texts[#texts + 1] = "rg_call_fn " .. o.cb
+    texts[#texts + 1] = "void *" .. o.ud
+    return layout.call({ indent = 0, lead = lead, name = cm.fn .. "_cached", args = texts,
+        tail = tail, decl = true })
+end
+
+-- C_cached: the request encoded as C_call does, then handed to the cache (rg_cache_call), which
+-- answers it or commits it.
+local function cached_definition(model, cm, static, key)
+    local o = own_names(cm)
+    local args = emit_c.arg_names(cm)
+    local function call(indent, lead, name, first, tail)
+        local a = {}
+        for _, x in ipairs(first) do a[#a + 1] = x end
+        for _, x in ipairs(args) do a[#a + 1] = x end
+        return layout.call({ indent = indent, lead = lead, name = name, args = a, tail = tail })
+    end
+    local lines = {
+        cached_signature(cm, static .. "uint64_t ", ") {"),
+        descriptor(model, cm, o.desc),
+        IND .. "rg_conn *" .. o.conn .. " = rg_cache_conn(" .. o.cache .. ");",
+        IND .. "size_t " .. o.cap .. " = 0, " .. o.n .. " = 0;",
+        IND .. "char *" .. o.dst .. " = rg_conn_room(" .. o.conn .. ", &" .. o.cap .. ");",
+        IND .. "if (" .. o.dst .. ") {",
+        call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.cap }, ");"),
+        IND .. "}",
+        IND .. "if (" .. o.n .. " == 0) {",
+        call(8, o.n .. " = ", cm.fn .. "_size", {}, ");"),
+        IND .. IND .. o.dst .. " = rg_conn_reserve(" .. o.conn .. ", " .. o.n .. ");",
+        IND .. IND .. "if (!" .. o.dst .. ") {",
+        IND .. IND .. IND .. "return 0;",
+        IND .. IND .. "}",
+        call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.n }, ");"),
+        IND .. "}",
+        type(key) == "table" and
+            layout.call({ indent = 4, lead = "return ", name = "rg_cache_call_keys", args = {
+                o.cache, o.dst, o.n, "&" .. o.desc, key.list, key.count, o.result, o.cb, o.ud },
+                tail = ");" }) or
+            layout.call({ indent = 4, lead = "return ", name = "rg_cache_call", args = {
+                o.cache, o.dst, o.n, "&" .. o.desc, key, o.result, o.cb, o.ud }, tail = ");" }),
+        "}",
+    }
+    return table.concat(lines, "\n")
+end
+
+-- <stem>_cacheable.md (--cacheable-list): the commands with a C_cached call and why, and the
+-- read-only ones without, for review (docs/cacheable.md is specs/redis.lua's).
+local function cacheable_text(model)
+    local yes, no = {}, {}
+    for _, cm in ipairs(model.commands) do
+        local key, why = cacheability(cm)
+        if key then
+            local name = type(key) == "table" and key.list .. " (each)" or key
+            yes[#yes + 1] = "| " .. cm.name .. " | " .. name .. " | " .. why .. " |"
+        elseif has(cm.flags, "READONLY") then
+            no[#no + 1] = "| " .. cm.name .. " | " .. why .. " |"
+        end
+    end
+    return table.concat({
+        "# Cacheable commands: " .. model.file,
+        "",
+        "Generated by `respgen --cacheable-list`: the commands whose `_cached` call",
+        "(runtime/rg_cache.h) may answer from a client-side cache, and the read-only commands",
+        "that may not. Cacheable: READONLY and not BLOCKING, no NONDETERMINISTIC_OUTPUT tip, one",
+        "key spec that only reads (RO), that key an argument of the call; a command's `cacheable`",
+        "in the spec overrides it either way, or makes a command of a list of keys whose reply is",
+        "one element per key (MGET) cacheable per key.",
+        "",
+        string.format("- cacheable: %d", #yes),
+        string.format("- read-only, not cacheable: %d", #no),
+        "",
+        "| command | key | why |",
+        "|---|---|---|",
+        table.concat(yes, "\n"),
+        "",
+        "| read-only command | why not |",
+        "|---|---|",
+        table.concat(no, "\n"),
+        "",
+    }, "\n")
+end
+
 local HEADER_DOC = [[
 /* For each command C: C_call(conn, <C's encoder parameters>, result, cb, ud) encodes C into the
  * connection's output and queues it; the typed reply goes to *result (caller-owned, written when
@@ -287,7 +429,12 @@ local HEADER_DOC = [[
  * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
  *
  * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
- * from it, not from the request bytes, what the command does to the connection. */]]
+ * from it, not from the request bytes, what the command does to the connection.
+ *
+ * A cacheable command C (one key, read-only, deterministic: docs/cacheable.md) also gets
+ * C_cached(cache, <C's encoder parameters>, result, cb, ud): the same call through a client-side
+ * cache (runtime/rg_cache.h), answered from it when it holds the reply (returns RG_CACHE_HIT,
+ * the callback called inside) or sent to the cache's connection. */]]
 
 -- The header: the definitions themselves (header-only output) or a prototype per command.
 local function header_text(model, defs)
@@ -296,35 +443,44 @@ local function header_text(model, defs)
         body[1] = defs
     else
         for _, cm in ipairs(model.commands) do
-            body[#body + 1] = layout.comment(0, resp.comment_escape(cm.name)) .. "\n" ..
-                signature(cm, "uint64_t ", ");")
+            local proto = signature(cm, "uint64_t ", ");")
+            if cacheability(cm) then
+                proto = proto .. "\n" .. cached_signature(cm, "uint64_t ", ");")
+            end
+            body[#body + 1] = layout.comment(0, resp.comment_escape(cm.name)) .. "\n" .. proto
         end
     end
     return frame.header({
         model = model, suffix = "_client.h", what = "client calls",
         includes = { model.stem .. ".h", model.stem .. "_keys.h", model.stem .. "_reply.h",
-            "rg_conn.h" },
+            "rg_cache.h", "rg_conn.h" },
         system = { "stdint.h" },
         body = HEADER_DOC .. "\n\n" .. table.concat(body, "\n\n"),
     })
 end
 
 function M.emit(model, opts)
-    if not opts.client then return {} end
+    local list = opts.cacheable_list and
+        { suffix = "_cacheable.md", text = cacheable_text(model) } or nil
+    if not opts.client then return { list } end
     local header_only = opts.header_only
     local defs = {}
     if not header_only and #flag_checks(model) > 0 then defs[1] = flag_checks(model) end
+    local static = header_only and "static inline " or ""
     for _, cm in ipairs(model.commands) do
-        defs[#defs + 1] = definition(model, cm, header_only and "static inline " or "")
+        defs[#defs + 1] = definition(model, cm, static)
+        local key = cacheability(cm)
+        if key then defs[#defs + 1] = cached_definition(model, cm, static, key) end
     end
     if header_only then
         local text = header_text(model, table.concat(defs, "\n\n"))
-        return { { suffix = "_client.h", text = text } }
+        return { { suffix = "_client.h", text = text }, list }
     end
     return {
         { suffix = "_client.h", text = header_text(model, nil) },
         { suffix = "_client.c", text = frame.source({ model = model, suffix = "_client.c",
             what = "client calls", body = table.concat(defs, "\n\n") }) },
+        list,
     }
 end
 

@@ -323,9 +323,10 @@ end
 -- argument path ("timeout", "by.circle.unit"). Entries that match nothing are errors, so the
 -- overlay cannot silently outlive the specs it corrects.
 local OVERLAY_COMMAND_KEYS = { args = true, reply_string = true, syntax_error = true,
-    late_numbers = true, unknown_error = true, reply = true }
+    late_numbers = true, unknown_error = true, reply = true, cacheable = true }
 -- The fields an overlay adds to a command, in the order they are written.
-local OVERLAY_COMMAND_FIELDS = { "reply_string", "syntax_error", "late_numbers", "unknown_error" }
+local OVERLAY_COMMAND_FIELDS = { "reply_string", "syntax_error", "late_numbers", "unknown_error",
+    "cacheable" }
 local OVERLAY_ARG_KEYS = { type = true, why = true, invalid = true, min = true, min_error = true,
     count_error = true }
 -- The options an overlay adds to an argument, in the order they are written.

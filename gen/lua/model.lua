@@ -572,7 +572,7 @@ end
 
 local function build_command(c, prefix, PREFIX, module_prefix)
     local cm = { name = c.name, line = c.line, arity = c.arity, flags = c.flags or {},
-        words = c.words, args = arg_nodes(c.args) }
+        words = c.words, args = arg_nodes(c.args), cacheable = c.cacheable }
     cm.id = M.command_id(c.words, module_prefix)
     cm.fn = prefix .. "_" .. cm.id
     cm.ID = naming.upper(cm.id)

@@ -320,6 +320,13 @@ local COMMAND_FIELDS = {
     end,
     late_numbers = check_bool,
     unknown_error = check_error_text,
+    -- client-side caching (emit_client): true or false overrides what the flags, tips and key
+    -- specs say (a read-only, deterministic command of one key is cacheable); "per_key": a
+    -- command of a list of keys whose reply is one element per key (MGET), cached key by key
+    cacheable = function(v)
+        if v == true or v == false or v == "per_key" then return nil end
+        return "must be true, false or \"per_key\""
+    end,
     -- what a string reply is on the wire, which the reply schema's "string" cannot say
     reply_string = check_member({ simple = true, verbatim = true },
         "reply string form (\"simple\" or \"verbatim\")"),

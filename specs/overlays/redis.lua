@@ -15,6 +15,9 @@
 --   late_numbers      numbers are converted after the whole request was read (a syntax error
 --                     anywhere wins over a bad number), where Redis does so
 --   unknown_error     the text for a word that is none of the options, "%s" standing for it
+--   cacheable         true or false: whether a client-side cache may answer it (its _cached
+--                     call, docs/cacheable.md), against what the flags, tips and key specs say;
+--                     "per_key": cached key by key (MGET: one element of the reply per key)
 --   reply_string      "simple" or "verbatim": how the command's string reply goes on the wire
 --                     (the JSON's "string" cannot tell either from a bulk)
 --   reply             the reply schema: { why = text, set = { [path] = schema },
@@ -429,7 +432,16 @@ return {
     ["PUBSUB SHARDCHANNELS"] = SUBCOMMAND,
     ["XGROUP CREATE"] = SUBCOMMAND,
     ["XGROUP SETID"] = SUBCOMMAND,
-    ["XINFO STREAM"] = SUBCOMMAND,
+    -- Not cacheable although read-only, deterministic and of one key (docs/cacheable.md): the
+    -- reply changes without a write that invalidates the key. XINFO STREAM and GROUPS tell a
+    -- group's pending count, lag and (FULL) consumers' seen-time, which XREADGROUP and time
+    -- change; MEMORY USAGE the allocator's view of the value.
+    ["XINFO STREAM"] = { syntax_error = "subcommand", cacheable = false },
+    ["XINFO GROUPS"] = { cacheable = false },
+    ["MEMORY USAGE"] = { cacheable = false },
+    -- MGET's reply is one element per key, each what GET of that key would give but for a key of
+    -- another type (nil, not WRONGTYPE): cached key by key, apart from GET's entries.
+    ["MGET"] = { cacheable = "per_key" },
 
     ["TYPE"] = SIMPLE,
     ["BGREWRITEAOF"] = SIMPLE,

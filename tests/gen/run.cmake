@@ -65,6 +65,18 @@ if(MODE STREQUAL "golden")
   generate("${WORK}" ${FLAGS} "${SPEC}")
   compare_dirs("${GOLDEN}" "${WORK}")
 
+elseif(MODE STREQUAL "cacheable_doc")
+  # docs/cacheable.md is what respgen --cacheable-list says of specs/redis.lua.
+  fresh_dir("${WORK}")
+  generate("${WORK}" --cacheable-list "${SOURCE_DIR}/specs/redis.lua")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${SOURCE_DIR}/docs/cacheable.md"
+                          "${WORK}/redis_cacheable.md" RESULT_VARIABLE same)
+  if(NOT same EQUAL 0)
+    execute_process(COMMAND diff -u "${SOURCE_DIR}/docs/cacheable.md" "${WORK}/redis_cacheable.md"
+                    OUTPUT_VARIABLE d)
+    fail("docs/cacheable.md is not current (respgen --cacheable-list specs/redis.lua):\n${d}")
+  endif()
+
 elseif(MODE STREQUAL "determinism")
   # Two runs (each its own Lua state, so its own hash seeds) write identical files. These modes
   # generate the client calls too (--client).

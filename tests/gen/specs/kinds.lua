@@ -1,5 +1,6 @@
 -- Golden-test spec: every argument kind, required, optional and with tokens; bounded strings;
--- subcommands, containers, commands without arguments, and tokens that need C escapes.
+-- subcommands, containers, commands without arguments, and tokens that need C escapes; a
+-- cacheable command and one the spec says is not (emit_client's _cached calls).
 
 command "KINDS" {
     summary = "Every argument kind, required, in order.",
@@ -30,6 +31,41 @@ command "TOKENS" {
     double "score" { token = "SCORE", optional = true },
     unix_time "at" { token = "EXAT", optional = true },
     pure_token "flag" { token = "FLAG", optional = true },
+}
+
+local ONE_RO_KEY = {
+    { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 1 } },
+      find_keys = { range = { lastkey = 0, step = 1, limit = 0 } } },
+}
+
+command "LOOKUP" {
+    summary = "Read-only, deterministic, one read-only key: cacheable (LOOKUP_cached).",
+    flags = { "READONLY", "FAST" },
+    key_specs = ONE_RO_KEY,
+    reply = { oneOf = { { type = "string" }, { type = "null" } } },
+    key "key" { key_spec_index = 0 },
+    string "field",
+}
+
+command "PEEK" {
+    summary = "Cacheable by its flags, but not by the spec's word.",
+    flags = { "READONLY", "FAST" },
+    key_specs = ONE_RO_KEY,
+    cacheable = false,
+    reply = { type = "integer" },
+    key "key" { key_spec_index = 0 },
+}
+
+command "GATHER" {
+    summary = "One element per key: cacheable key by key (GATHER_cached, rg_cache_call_keys).",
+    flags = { "READONLY", "FAST" },
+    key_specs = {
+        { flags = { "RO", "ACCESS" }, begin_search = { index = { pos = 1 } },
+          find_keys = { range = { lastkey = -1, step = 1, limit = 0 } } },
+    },
+    cacheable = "per_key",
+    reply = { type = "array", items = { oneOf = { { type = "string" }, { type = "null" } } } },
+    key "key" { multiple = true, key_spec_index = 0 },
 }
 
 command "BOUNDED" {

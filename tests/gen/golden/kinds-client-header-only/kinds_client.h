@@ -6,6 +6,7 @@
 #include "kinds.h"
 #include "kinds_keys.h"
 #include "kinds_reply.h"
+#include "rg_cache.h"
 #include "rg_conn.h"
 
 #include <stdint.h>
@@ -25,7 +26,12 @@ extern "C" {
  * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
  *
  * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
- * from it, not from the request bytes, what the command does to the connection. */
+ * from it, not from the request bytes, what the command does to the connection.
+ *
+ * A cacheable command C (one key, read-only, deterministic: docs/cacheable.md) also gets
+ * C_cached(cache, <C's encoder parameters>, result, cb, ud): the same call through a client-side
+ * cache (runtime/rg_cache.h), answered from it when it holds the reply (returns RG_CACHE_HIT,
+ * the callback called inside) or sent to the cache's connection. */
 
 static inline uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
                                           const kinds_bounded_opts *opts,
@@ -78,6 +84,64 @@ static inline uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opt
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+static inline uint64_t kinds_gather_call(rg_conn *conn, const rg_view *key, size_t key_count,
+                                         kinds_gather_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "GATHER",
+        .reply = &kinds_gather_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_GATHER,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        int slot = RG_SLOT_NONE;
+        for (size_t i = 0; i < key_count; i++) {
+            slot = rg_slot_join(slot, key[i]);
+        }
+        rg_conn_relay_slot(conn, slot);
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_gather_encode(dst, cap, key, key_count);
+    }
+    if (n == 0) {
+        n = kinds_gather_size(key, key_count);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_gather_encode(dst, n, key, key_count);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+static inline uint64_t kinds_gather_cached(rg_cache *cache, const rg_view *key, size_t key_count,
+                                           kinds_gather_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "GATHER",
+        .reply = &kinds_gather_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_GATHER,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_gather_encode(dst, cap, key, key_count);
+    }
+    if (n == 0) {
+        n = kinds_gather_size(key, key_count);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_gather_encode(dst, n, key, key_count);
+    }
+    return rg_cache_call_keys(cache, dst, n, &desc, key, key_count, result, cb, ud);
+}
+
 static inline uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern,
                                         int64_t count, double score, int64_t at,
                                         kinds_kinds_result *result, rg_call_fn cb, void *ud) {
@@ -107,6 +171,60 @@ static inline uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view valu
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+static inline uint64_t kinds_lookup_call(rg_conn *conn, rg_view key, rg_view field,
+                                         kinds_lookup_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+static inline uint64_t kinds_lookup_cached(rg_cache *cache, rg_view key, rg_view field,
+                                           kinds_lookup_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_cache_call(cache, dst, n, &desc, key, result, cb, ud);
+}
+
 static inline uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                                   kinds_object_encoding_result *result,
                                                   rg_call_fn cb, void *ud) {
@@ -129,6 +247,34 @@ static inline uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
             return 0;
         }
         n = kinds_object_encoding_encode(dst, n, key);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+static inline uint64_t kinds_peek_call(rg_conn *conn, rg_view key, kinds_peek_result *result,
+                                       rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "PEEK",
+        .reply = &kinds_peek_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_PEEK,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_peek_encode(dst, cap, key);
+    }
+    if (n == 0) {
+        n = kinds_peek_size(key);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_peek_encode(dst, n, key);
     }
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }

@@ -50,16 +50,21 @@ extern "C" {
 #define KINDS_COMMANDS(X)                                                             \
     X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
     X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
+    X(gather, GATHER, "GATHER", -2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)            \
     X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
+    X(lookup, LOOKUP, "LOOKUP", 3, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)             \
     X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
+    X(peek, PEEK, "PEEK", 2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)                   \
     X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
     X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
-#define KINDS_NCOMMANDS 6
+#define KINDS_NCOMMANDS 9
 
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is fixed).
  * The commands' _pipe_write, in the header, call them. */
+size_t kinds_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count);
+size_t kinds_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2);
 size_t kinds_shape_v(rg_pipe *p, rg_view head, rg_view a1);
 size_t kinds_shape_words(rg_pipe *p, rg_view head);
 
@@ -133,6 +138,35 @@ static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+/* GATHER key [key ...] */
+#define KINDS_GATHER_FIXED_SIZE 12
+
+static inline size_t kinds_gather_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    return kinds_shape_w1_L(p, (rg_view){"$6\r\nGATHER\r\n", 12}, key, key_count);
+}
+
+static inline size_t kinds_gather_try_encode(char *dst, size_t cap, const rg_view *key,
+                                             size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_gather_pipe_write(&p, key, key_count);
+}
+
+static inline size_t kinds_gather_size(const rg_view *key, size_t key_count) {
+    return kinds_gather_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t kinds_gather_encode(char *dst, size_t cap, const rg_view *key,
+                                         size_t key_count) {
+    const size_t n = kinds_gather_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_gather_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t n = kinds_gather_pipe_write(p, key, key_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 /* KINDS key value pattern count score at FLAG */
 #define KINDS_KINDS_FIXED_SIZE 25
 
@@ -164,6 +198,33 @@ static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, 
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+/* LOOKUP key field */
+#define KINDS_LOOKUP_FIXED_SIZE 16
+
+static inline size_t kinds_lookup_pipe_write(rg_pipe *p, rg_view key, rg_view field) {
+    return kinds_shape_vv(p, (rg_view){"*3\r\n$6\r\nLOOKUP\r\n", 16}, key, field);
+}
+
+static inline size_t kinds_lookup_try_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_lookup_pipe_write(&p, key, field);
+}
+
+static inline size_t kinds_lookup_size(rg_view key, rg_view field) {
+    return kinds_lookup_try_encode(NULL, 0, key, field);
+}
+
+static inline size_t kinds_lookup_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_try_encode(dst, cap, key, field);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_lookup_append(rg_pipe *p, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_pipe_write(p, key, field);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 /* OBJECT ENCODING key */
 #define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
 
@@ -188,6 +249,33 @@ static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view
 
 static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
     const size_t n = kinds_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
+/* PEEK key */
+#define KINDS_PEEK_FIXED_SIZE 14
+
+static inline size_t kinds_peek_pipe_write(rg_pipe *p, rg_view key) {
+    return kinds_shape_v(p, (rg_view){"*2\r\n$4\r\nPEEK\r\n", 14}, key);
+}
+
+static inline size_t kinds_peek_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_peek_pipe_write(&p, key);
+}
+
+static inline size_t kinds_peek_size(rg_view key) {
+    return kinds_peek_try_encode(NULL, 0, key);
+}
+
+static inline size_t kinds_peek_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = kinds_peek_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_peek_append(rg_pipe *p, rg_view key) {
+    const size_t n = kinds_peek_pipe_write(p, key);
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 

@@ -57,6 +57,64 @@ uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+uint64_t kinds_gather_call(rg_conn *conn, const rg_view *key, size_t key_count,
+                           kinds_gather_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "GATHER",
+        .reply = &kinds_gather_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_GATHER,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        int slot = RG_SLOT_NONE;
+        for (size_t i = 0; i < key_count; i++) {
+            slot = rg_slot_join(slot, key[i]);
+        }
+        rg_conn_relay_slot(conn, slot);
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_gather_encode(dst, cap, key, key_count);
+    }
+    if (n == 0) {
+        n = kinds_gather_size(key, key_count);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_gather_encode(dst, n, key, key_count);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+uint64_t kinds_gather_cached(rg_cache *cache, const rg_view *key, size_t key_count,
+                             kinds_gather_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "GATHER",
+        .reply = &kinds_gather_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_GATHER,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_gather_encode(dst, cap, key, key_count);
+    }
+    if (n == 0) {
+        n = kinds_gather_size(key, key_count);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_gather_encode(dst, n, key, key_count);
+    }
+    return rg_cache_call_keys(cache, dst, n, &desc, key, key_count, result, cb, ud);
+}
+
 uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern, int64_t count,
                           double score, int64_t at, kinds_kinds_result *result, rg_call_fn cb,
                           void *ud) {
@@ -86,6 +144,60 @@ uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pat
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }
 
+uint64_t kinds_lookup_call(rg_conn *conn, rg_view key, rg_view field, kinds_lookup_result *result,
+                           rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+uint64_t kinds_lookup_cached(rg_cache *cache, rg_view key, rg_view field,
+                             kinds_lookup_result *result, rg_call_fn cb, void *ud) {
+    static const rg_cmd desc = {
+        .name = "LOOKUP",
+        .reply = &kinds_lookup_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_LOOKUP,
+        .kind = RG_CMD_PLAIN,
+    };
+    rg_conn *conn = rg_cache_conn(cache);
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_lookup_encode(dst, cap, key, field);
+    }
+    if (n == 0) {
+        n = kinds_lookup_size(key, field);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_lookup_encode(dst, n, key, field);
+    }
+    return rg_cache_call(cache, dst, n, &desc, key, result, cb, ud);
+}
+
 uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                     kinds_object_encoding_result *result, rg_call_fn cb, void *ud) {
     static const rg_cmd desc = {
@@ -107,6 +219,34 @@ uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
             return 0;
         }
         n = kinds_object_encoding_encode(dst, n, key);
+    }
+    return rg_conn_commit(conn, n, &desc, result, cb, ud);
+}
+
+uint64_t kinds_peek_call(rg_conn *conn, rg_view key, kinds_peek_result *result, rg_call_fn cb,
+                         void *ud) {
+    static const rg_cmd desc = {
+        .name = "PEEK",
+        .reply = &kinds_peek_reply_table,
+        .flags = KINDS_FLAG_READONLY | KINDS_FLAG_FAST,
+        .id = KINDS_KEYS_CMD_PEEK,
+        .kind = RG_CMD_PLAIN,
+    };
+    if (rg_conn_relayed(conn)) {
+        rg_conn_relay_slot(conn, rg_slot_join(RG_SLOT_NONE, key));
+    }
+    size_t cap = 0, n = 0;
+    char *dst = rg_conn_room(conn, &cap);
+    if (dst) {
+        n = kinds_peek_encode(dst, cap, key);
+    }
+    if (n == 0) {
+        n = kinds_peek_size(key);
+        dst = rg_conn_reserve(conn, n);
+        if (!dst) {
+            return 0;
+        }
+        n = kinds_peek_encode(dst, n, key);
     }
     return rg_conn_commit(conn, n, &desc, result, cb, ud);
 }

@@ -6,6 +6,7 @@
 #include "kinds.h"
 #include "kinds_keys.h"
 #include "kinds_reply.h"
+#include "rg_cache.h"
 #include "rg_conn.h"
 
 #include <stdint.h>
@@ -25,7 +26,12 @@ extern "C" {
  * is queued then). See runtime/rg_conn.h for the engine and the lifetimes of results.
  *
  * Each call hands the engine its command's descriptor (runtime/rg_cmd.h): the engine learns
- * from it, not from the request bytes, what the command does to the connection. */
+ * from it, not from the request bytes, what the command does to the connection.
+ *
+ * A cacheable command C (one key, read-only, deterministic: docs/cacheable.md) also gets
+ * C_cached(cache, <C's encoder parameters>, result, cb, ud): the same call through a client-side
+ * cache (runtime/rg_cache.h), answered from it when it holds the reply (returns RG_CACHE_HIT,
+ * the callback called inside) or sent to the cache's connection. */
 
 /* BOUNDED */
 uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
@@ -36,14 +42,30 @@ uint64_t kinds_bounded_call(rg_conn *conn, rg_view key, rg_view value,
 uint64_t kinds_escapes_call(rg_conn *conn, const kinds_escapes_opts *opts,
                             kinds_escapes_result *result, rg_call_fn cb, void *ud);
 
+/* GATHER */
+uint64_t kinds_gather_call(rg_conn *conn, const rg_view *key, size_t key_count,
+                           kinds_gather_result *result, rg_call_fn cb, void *ud);
+uint64_t kinds_gather_cached(rg_cache *cache, const rg_view *key, size_t key_count,
+                             kinds_gather_result *result, rg_call_fn cb, void *ud);
+
 /* KINDS */
 uint64_t kinds_kinds_call(rg_conn *conn, rg_view key, rg_view value, rg_view pattern, int64_t count,
                           double score, int64_t at, kinds_kinds_result *result, rg_call_fn cb,
                           void *ud);
 
+/* LOOKUP */
+uint64_t kinds_lookup_call(rg_conn *conn, rg_view key, rg_view field, kinds_lookup_result *result,
+                           rg_call_fn cb, void *ud);
+uint64_t kinds_lookup_cached(rg_cache *cache, rg_view key, rg_view field,
+                             kinds_lookup_result *result, rg_call_fn cb, void *ud);
+
 /* OBJECT ENCODING */
 uint64_t kinds_object_encoding_call(rg_conn *conn, rg_view key,
                                     kinds_object_encoding_result *result, rg_call_fn cb, void *ud);
+
+/* PEEK */
+uint64_t kinds_peek_call(rg_conn *conn, rg_view key, kinds_peek_result *result, rg_call_fn cb,
+                         void *ud);
 
 /* TIME */
 uint64_t kinds_time_call(rg_conn *conn, kinds_time_result *result, rg_call_fn cb, void *ud);

@@ -46,6 +46,17 @@ extern const rg_rtable kinds_escapes_reply_table;
 rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                               kinds_escapes_result *out);
 
+/* GATHER: array of string or null. */
+typedef struct kinds_gather_result {
+    struct {
+        rg_view *items;
+        size_t count;
+    } value;
+} kinds_gather_result;
+extern const rg_rtable kinds_gather_reply_table;
+rg_status kinds_gather_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_gather_result *out);
+
 /* KINDS: "OK". */
 typedef struct kinds_kinds_result {
     rg_view value;
@@ -54,6 +65,14 @@ extern const rg_rtable kinds_kinds_reply_table;
 rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                             kinds_kinds_result *out);
 
+/* LOOKUP: string or null. */
+typedef struct kinds_lookup_result {
+    rg_view value;
+} kinds_lookup_result;
+extern const rg_rtable kinds_lookup_reply_table;
+rg_status kinds_lookup_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_lookup_result *out);
+
 /* OBJECT ENCODING: any value (raw RESP). */
 typedef struct kinds_object_encoding_result {
     rg_view value;
@@ -61,6 +80,14 @@ typedef struct kinds_object_encoding_result {
 extern const rg_rtable kinds_object_encoding_reply_table;
 rg_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                       kinds_object_encoding_result *out);
+
+/* PEEK: integer. */
+typedef struct kinds_peek_result {
+    int64_t value;
+} kinds_peek_result;
+extern const rg_rtable kinds_peek_reply_table;
+rg_status kinds_peek_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                           kinds_peek_result *out);
 
 /* TIME: [string, string]. */
 typedef struct kinds_time_result {

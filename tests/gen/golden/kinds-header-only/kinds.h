@@ -51,12 +51,15 @@ extern "C" {
 #define KINDS_COMMANDS(X)                                                             \
     X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
     X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
+    X(gather, GATHER, "GATHER", -2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)            \
     X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
+    X(lookup, LOOKUP, "LOOKUP", 3, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)             \
     X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
+    X(peek, PEEK, "PEEK", 2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)                   \
     X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
     X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
-#define KINDS_NCOMMANDS 6
+#define KINDS_NCOMMANDS 9
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
 #define KINDS_BOUNDED_FIXED_SIZE 13
@@ -78,11 +81,20 @@ typedef struct kinds_escapes_opts {
     rg_view value;
 } kinds_escapes_opts;
 
+/* GATHER key [key ...] */
+#define KINDS_GATHER_FIXED_SIZE 12
+
 /* KINDS key value pattern count score at FLAG */
 #define KINDS_KINDS_FIXED_SIZE 25
 
+/* LOOKUP key field */
+#define KINDS_LOOKUP_FIXED_SIZE 16
+
 /* OBJECT ENCODING key */
 #define KINDS_OBJECT_ENCODING_FIXED_SIZE 30
+
+/* PEEK key */
+#define KINDS_PEEK_FIXED_SIZE 14
 
 /* TIME */
 #define KINDS_TIME_FIXED_SIZE 14
@@ -254,6 +266,54 @@ static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+static inline size_t kinds_gather_measure(rg_meas *m, const rg_view *key, size_t key_count) {
+    rg_meas_start(m, 1, KINDS_GATHER_FIXED_SIZE);
+    if (key_count == 0) m->bad = true;
+    if (!key && key_count != 0) {
+        m->bad = true;
+        return 0;
+    }
+    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
+    return rg_meas_total_array(m);
+}
+
+static inline char *kinds_gather_put(char *dst, size_t argc, const rg_view *key, size_t key_count) {
+    dst = rg_put_array_header(dst, argc);
+    dst = rg_put_raw(dst, "$6\r\nGATHER\r\n", 12);
+    for (size_t i = 0; i < key_count; i++) dst = rg_put_bulk(dst, key[i].ptr, key[i].len);
+    return dst;
+}
+
+static inline size_t kinds_gather_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    rg_meas m;
+    const size_t n = kinds_gather_measure(&m, key, key_count);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_gather_put(rg_pipe_end(p), m.argc, key, key_count);
+    return n;
+}
+
+static inline size_t kinds_gather_try_encode(char *dst, size_t cap, const rg_view *key,
+                                             size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_gather_pipe_write(&p, key, key_count);
+}
+
+static inline size_t kinds_gather_size(const rg_view *key, size_t key_count) {
+    return kinds_gather_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t kinds_gather_encode(char *dst, size_t cap, const rg_view *key,
+                                         size_t key_count) {
+    const size_t n = kinds_gather_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_gather_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t n = kinds_gather_pipe_write(p, key, key_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
                                          int64_t count, double score, int64_t at) {
     rg_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
@@ -313,6 +373,48 @@ static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, 
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+static inline size_t kinds_lookup_measure(rg_meas *m, rg_view key, rg_view field) {
+    rg_meas_start(m, 1, KINDS_LOOKUP_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, field);
+    return rg_meas_total(m);
+}
+
+static inline char *kinds_lookup_put(char *dst, rg_view key, rg_view field) {
+    dst = rg_put_raw(dst, "*3\r\n$6\r\nLOOKUP\r\n", 16);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    dst = rg_put_bulk(dst, field.ptr, field.len);
+    return dst;
+}
+
+static inline size_t kinds_lookup_pipe_write(rg_pipe *p, rg_view key, rg_view field) {
+    rg_meas m;
+    const size_t n = kinds_lookup_measure(&m, key, field);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_lookup_put(rg_pipe_end(p), key, field);
+    return n;
+}
+
+static inline size_t kinds_lookup_try_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_lookup_pipe_write(&p, key, field);
+}
+
+static inline size_t kinds_lookup_size(rg_view key, rg_view field) {
+    return kinds_lookup_try_encode(NULL, 0, key, field);
+}
+
+static inline size_t kinds_lookup_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_try_encode(dst, cap, key, field);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_lookup_append(rg_pipe *p, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_pipe_write(p, key, field);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 static inline size_t kinds_object_encoding_measure(rg_meas *m, rg_view key) {
     rg_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
     rg_meas_view(m, key);
@@ -350,6 +452,46 @@ static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view
 
 static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
     const size_t n = kinds_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
+static inline size_t kinds_peek_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, KINDS_PEEK_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
+}
+
+static inline char *kinds_peek_put(char *dst, rg_view key) {
+    dst = rg_put_raw(dst, "*2\r\n$4\r\nPEEK\r\n", 14);
+    dst = rg_put_bulk(dst, key.ptr, key.len);
+    return dst;
+}
+
+static inline size_t kinds_peek_pipe_write(rg_pipe *p, rg_view key) {
+    rg_meas m;
+    const size_t n = kinds_peek_measure(&m, key);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_peek_put(rg_pipe_end(p), key);
+    return n;
+}
+
+static inline size_t kinds_peek_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_peek_pipe_write(&p, key);
+}
+
+static inline size_t kinds_peek_size(rg_view key) {
+    return kinds_peek_try_encode(NULL, 0, key);
+}
+
+static inline size_t kinds_peek_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = kinds_peek_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_peek_append(rg_pipe *p, rg_view key) {
+    const size_t n = kinds_peek_pipe_write(p, key);
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 

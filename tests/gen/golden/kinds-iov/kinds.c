@@ -203,6 +203,55 @@ size_t kinds_escapes_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size
     return kinds_iov_finish(&w, end, &m);
 }
 
+static inline size_t kinds_gather_measure(rg_meas *m, const rg_view *key, size_t key_count) {
+    rg_meas_start(m, 1, KINDS_GATHER_FIXED_SIZE);
+    if (key_count == 0) m->bad = true;
+    if (!key && key_count != 0) {
+        m->bad = true;
+        return 0;
+    }
+    for (size_t i = 0; i < key_count; i++) rg_meas_view(m, key[i]);
+    return rg_meas_total_array(m);
+}
+
+static inline char *kinds_gather_put(char *dst, kinds_iovw *w, size_t argc, const rg_view *key,
+                                     size_t key_count) {
+    dst = rg_put_array_header(dst, argc);
+    dst = rg_put_raw(dst, "$6\r\nGATHER\r\n", 12);
+    for (size_t i = 0; i < key_count; i++) dst = kinds_put_view(dst, w, key[i]);
+    return dst;
+}
+
+size_t kinds_gather_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count) {
+    rg_meas m;
+    const size_t n = kinds_gather_measure(&m, key, key_count);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_gather_put(rg_pipe_end(p), NULL, m.argc, key, key_count);
+    return n;
+}
+
+size_t kinds_gather_iov_count(const rg_view *key, size_t key_count) {
+    rg_meas m;
+    const size_t n = kinds_gather_measure(&m, key, key_count);
+    return n ? 2 * m.views + 1 : 0;
+}
+
+size_t kinds_gather_scratch_size(const rg_view *key, size_t key_count) {
+    rg_meas m;
+    const size_t n = kinds_gather_measure(&m, key, key_count);
+    return n ? n - m.payload : 0;
+}
+
+size_t kinds_gather_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                               const rg_view *key, size_t key_count) {
+    rg_meas m;
+    const size_t n = kinds_gather_measure(&m, key, key_count);
+    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
+    kinds_iovw w = {iov, 0, scratch};
+    const char *end = kinds_gather_put(scratch, &w, m.argc, key, key_count);
+    return kinds_iov_finish(&w, end, &m);
+}
+
 static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
                                          int64_t count, double score, int64_t at) {
     rg_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
@@ -262,6 +311,50 @@ size_t kinds_kinds_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t
     return kinds_iov_finish(&w, end, &m);
 }
 
+static inline size_t kinds_lookup_measure(rg_meas *m, rg_view key, rg_view field) {
+    rg_meas_start(m, 1, KINDS_LOOKUP_FIXED_SIZE);
+    rg_meas_view(m, key);
+    rg_meas_view(m, field);
+    return rg_meas_total(m);
+}
+
+static inline char *kinds_lookup_put(char *dst, kinds_iovw *w, rg_view key, rg_view field) {
+    dst = rg_put_raw(dst, "*3\r\n$6\r\nLOOKUP\r\n", 16);
+    dst = kinds_put_view(dst, w, key);
+    dst = kinds_put_view(dst, w, field);
+    return dst;
+}
+
+size_t kinds_lookup_pipe_write(rg_pipe *p, rg_view key, rg_view field) {
+    rg_meas m;
+    const size_t n = kinds_lookup_measure(&m, key, field);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_lookup_put(rg_pipe_end(p), NULL, key, field);
+    return n;
+}
+
+size_t kinds_lookup_iov_count(rg_view key, rg_view field) {
+    rg_meas m;
+    const size_t n = kinds_lookup_measure(&m, key, field);
+    return n ? 2 * m.views + 1 : 0;
+}
+
+size_t kinds_lookup_scratch_size(rg_view key, rg_view field) {
+    rg_meas m;
+    const size_t n = kinds_lookup_measure(&m, key, field);
+    return n ? n - m.payload : 0;
+}
+
+size_t kinds_lookup_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                               rg_view key, rg_view field) {
+    rg_meas m;
+    const size_t n = kinds_lookup_measure(&m, key, field);
+    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
+    kinds_iovw w = {iov, 0, scratch};
+    const char *end = kinds_lookup_put(scratch, &w, key, field);
+    return kinds_iov_finish(&w, end, &m);
+}
+
 static inline size_t kinds_object_encoding_measure(rg_meas *m, rg_view key) {
     rg_meas_start(m, 2, KINDS_OBJECT_ENCODING_FIXED_SIZE);
     rg_meas_view(m, key);
@@ -301,6 +394,48 @@ size_t kinds_object_encoding_encode_iov(rg_iov *iov, size_t iov_cap, char *scrat
     if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
     kinds_iovw w = {iov, 0, scratch};
     const char *end = kinds_object_encoding_put(scratch, &w, key);
+    return kinds_iov_finish(&w, end, &m);
+}
+
+static inline size_t kinds_peek_measure(rg_meas *m, rg_view key) {
+    rg_meas_start(m, 1, KINDS_PEEK_FIXED_SIZE);
+    rg_meas_view(m, key);
+    return rg_meas_total(m);
+}
+
+static inline char *kinds_peek_put(char *dst, kinds_iovw *w, rg_view key) {
+    dst = rg_put_raw(dst, "*2\r\n$4\r\nPEEK\r\n", 14);
+    dst = kinds_put_view(dst, w, key);
+    return dst;
+}
+
+size_t kinds_peek_pipe_write(rg_pipe *p, rg_view key) {
+    rg_meas m;
+    const size_t n = kinds_peek_measure(&m, key);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    kinds_peek_put(rg_pipe_end(p), NULL, key);
+    return n;
+}
+
+size_t kinds_peek_iov_count(rg_view key) {
+    rg_meas m;
+    const size_t n = kinds_peek_measure(&m, key);
+    return n ? 2 * m.views + 1 : 0;
+}
+
+size_t kinds_peek_scratch_size(rg_view key) {
+    rg_meas m;
+    const size_t n = kinds_peek_measure(&m, key);
+    return n ? n - m.payload : 0;
+}
+
+size_t kinds_peek_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                             rg_view key) {
+    rg_meas m;
+    const size_t n = kinds_peek_measure(&m, key);
+    if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
+    kinds_iovw w = {iov, 0, scratch};
+    const char *end = kinds_peek_put(scratch, &w, key);
     return kinds_iov_finish(&w, end, &m);
 }
 

@@ -56,12 +56,15 @@ extern "C" {
 #define KINDS_COMMANDS(X)                                                             \
     X(bounded, BOUNDED, "BOUNDED", -3, 0)                                             \
     X(escapes, ESCAPES, "ESCAPES", -3, 0)                                             \
+    X(gather, GATHER, "GATHER", -2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)            \
     X(kinds, KINDS, "KINDS", 8, KINDS_FLAG_WRITE)                                     \
+    X(lookup, LOOKUP, "LOOKUP", 3, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)             \
     X(object_encoding, OBJECT_ENCODING, "OBJECT ENCODING", 3, 0)                      \
+    X(peek, PEEK, "PEEK", 2, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)                   \
     X(time, TIME, "TIME", 1, KINDS_FLAG_LOADING | KINDS_FLAG_STALE | KINDS_FLAG_FAST) \
     X(tokens, TOKENS, "TOKENS", -1, KINDS_FLAG_READONLY | KINDS_FLAG_FAST)
 
-#define KINDS_NCOMMANDS 6
+#define KINDS_NCOMMANDS 9
 
 /* BOUNDED key value [EX ttl] [WEIGHT weight] */
 #define KINDS_BOUNDED_FIXED_SIZE  13
@@ -145,6 +148,37 @@ static inline size_t kinds_escapes_append(rg_pipe *p, const kinds_escapes_opts *
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+/* GATHER key [key ...] */
+#define KINDS_GATHER_FIXED_SIZE 12
+
+size_t kinds_gather_pipe_write(rg_pipe *p, const rg_view *key, size_t key_count);
+size_t kinds_gather_iov_count(const rg_view *key, size_t key_count);
+size_t kinds_gather_scratch_size(const rg_view *key, size_t key_count);
+size_t kinds_gather_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                               const rg_view *key, size_t key_count);
+
+static inline size_t kinds_gather_try_encode(char *dst, size_t cap, const rg_view *key,
+                                             size_t key_count) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_gather_pipe_write(&p, key, key_count);
+}
+
+static inline size_t kinds_gather_size(const rg_view *key, size_t key_count) {
+    return kinds_gather_try_encode(NULL, 0, key, key_count);
+}
+
+static inline size_t kinds_gather_encode(char *dst, size_t cap, const rg_view *key,
+                                         size_t key_count) {
+    const size_t n = kinds_gather_try_encode(dst, cap, key, key_count);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_gather_append(rg_pipe *p, const rg_view *key, size_t key_count) {
+    const size_t n = kinds_gather_pipe_write(p, key, key_count);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 /* KINDS key value pattern count score at FLAG */
 #define KINDS_KINDS_FIXED_SIZE  25
 #define KINDS_KINDS_IOV_MAX     7
@@ -185,6 +219,37 @@ static inline size_t kinds_kinds_append(rg_pipe *p, rg_view key, rg_view value, 
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
+/* LOOKUP key field */
+#define KINDS_LOOKUP_FIXED_SIZE  16
+#define KINDS_LOOKUP_IOV_MAX     5
+#define KINDS_LOOKUP_SCRATCH_MAX (64 + 2 * RG_IOV_COPY_MIN)
+
+size_t kinds_lookup_pipe_write(rg_pipe *p, rg_view key, rg_view field);
+size_t kinds_lookup_iov_count(rg_view key, rg_view field);
+size_t kinds_lookup_scratch_size(rg_view key, rg_view field);
+size_t kinds_lookup_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                               rg_view key, rg_view field);
+
+static inline size_t kinds_lookup_try_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_lookup_pipe_write(&p, key, field);
+}
+
+static inline size_t kinds_lookup_size(rg_view key, rg_view field) {
+    return kinds_lookup_try_encode(NULL, 0, key, field);
+}
+
+static inline size_t kinds_lookup_encode(char *dst, size_t cap, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_try_encode(dst, cap, key, field);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_lookup_append(rg_pipe *p, rg_view key, rg_view field) {
+    const size_t n = kinds_lookup_pipe_write(p, key, field);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
 /* OBJECT ENCODING key */
 #define KINDS_OBJECT_ENCODING_FIXED_SIZE  30
 #define KINDS_OBJECT_ENCODING_IOV_MAX     3
@@ -213,6 +278,37 @@ static inline size_t kinds_object_encoding_encode(char *dst, size_t cap, rg_view
 
 static inline size_t kinds_object_encoding_append(rg_pipe *p, rg_view key) {
     const size_t n = kinds_object_encoding_pipe_write(p, key);
+    return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
+}
+
+/* PEEK key */
+#define KINDS_PEEK_FIXED_SIZE  14
+#define KINDS_PEEK_IOV_MAX     3
+#define KINDS_PEEK_SCRATCH_MAX (38 + RG_IOV_COPY_MIN)
+
+size_t kinds_peek_pipe_write(rg_pipe *p, rg_view key);
+size_t kinds_peek_iov_count(rg_view key);
+size_t kinds_peek_scratch_size(rg_view key);
+size_t kinds_peek_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
+                             rg_view key);
+
+static inline size_t kinds_peek_try_encode(char *dst, size_t cap, rg_view key) {
+    rg_pipe p;
+    rg_pipe_init(&p, dst, cap);
+    return kinds_peek_pipe_write(&p, key);
+}
+
+static inline size_t kinds_peek_size(rg_view key) {
+    return kinds_peek_try_encode(NULL, 0, key);
+}
+
+static inline size_t kinds_peek_encode(char *dst, size_t cap, rg_view key) {
+    const size_t n = kinds_peek_try_encode(dst, cap, key);
+    return n <= cap ? n : 0;
+}
+
+static inline size_t kinds_peek_append(rg_pipe *p, rg_view key) {
+    const size_t n = kinds_peek_pipe_write(p, key);
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 

@@ -33,6 +33,33 @@ rg_status kinds_escapes_reply(rg_reply_reader *rr, const char *buf, size_t len, 
     return rg_reply_decode(rr, &kinds_escapes_reply_table, buf, len, pos, out);
 }
 
+static const rg_rnode kinds_gather_reply_nodes[] = {
+    {
+        .accept = RG_RA_ARR,
+        .shape = RG_RS_ARRAY,
+        .child = 1,
+        .nchildren = 1,
+        .offset = offsetof(kinds_gather_result, value),
+        .elem_size = sizeof(rg_view),
+    },
+    {
+        .accept = RG_RA_STR | RG_RA_NULL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+    },
+};
+
+const rg_rtable kinds_gather_reply_table = {
+    .command = "GATHER",
+    .nodes = kinds_gather_reply_nodes,
+    .result_size = sizeof(kinds_gather_result),
+};
+
+rg_status kinds_gather_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_gather_result *out) {
+    return rg_reply_decode(rr, &kinds_gather_reply_table, buf, len, pos, out);
+}
+
 static const rg_rnode kinds_kinds_reply_nodes[] = {
     {
         .accept = RG_RA_CONST,
@@ -54,6 +81,27 @@ rg_status kinds_kinds_reply(rg_reply_reader *rr, const char *buf, size_t len, si
     return rg_reply_decode(rr, &kinds_kinds_reply_table, buf, len, pos, out);
 }
 
+static const rg_rnode kinds_lookup_reply_nodes[] = {
+    {
+        .accept = RG_RA_STR | RG_RA_NULL,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_VIEW,
+        .offset = offsetof(kinds_lookup_result, value),
+    },
+};
+
+const rg_rtable kinds_lookup_reply_table = {
+    .command = "LOOKUP",
+    .nodes = kinds_lookup_reply_nodes,
+    .result_size = sizeof(kinds_lookup_result),
+    .flags = RG_RF_VIEW,
+};
+
+rg_status kinds_lookup_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                             kinds_lookup_result *out) {
+    return rg_reply_decode(rr, &kinds_lookup_reply_table, buf, len, pos, out);
+}
+
 /* Nodes: the same shape as an earlier command's. */
 const rg_rtable kinds_object_encoding_reply_table = {
     .command = "OBJECT ENCODING",
@@ -64,6 +112,26 @@ const rg_rtable kinds_object_encoding_reply_table = {
 rg_status kinds_object_encoding_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
                                       kinds_object_encoding_result *out) {
     return rg_reply_decode(rr, &kinds_object_encoding_reply_table, buf, len, pos, out);
+}
+
+static const rg_rnode kinds_peek_reply_nodes[] = {
+    {
+        .accept = RG_RA_INT,
+        .shape = RG_RS_SCALAR,
+        .store = RG_RT_I64,
+        .offset = offsetof(kinds_peek_result, value),
+    },
+};
+
+const rg_rtable kinds_peek_reply_table = {
+    .command = "PEEK",
+    .nodes = kinds_peek_reply_nodes,
+    .result_size = sizeof(kinds_peek_result),
+};
+
+rg_status kinds_peek_reply(rg_reply_reader *rr, const char *buf, size_t len, size_t *pos,
+                           kinds_peek_result *out) {
+    return rg_reply_decode(rr, &kinds_peek_reply_table, buf, len, pos, out);
 }
 
 static const rg_rnode kinds_time_reply_nodes[] = {

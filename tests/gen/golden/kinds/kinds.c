@@ -7,6 +7,35 @@
 /* Commands without options whose arguments are single words or lists of strings share an encoder
  * per shape: head holds their constant words (the array header too when their word count is fixed).
  * The commands' _pipe_write, in the header, call them. */
+size_t kinds_shape_w1_L(rg_pipe *p, rg_view head, const rg_view *a1, size_t a1_count) {
+    if (a1_count == 0) return 0;
+    if (!a1 && a1_count != 0) return 0;
+    rg_meas m;
+    rg_meas_start(&m, 1, head.len);
+    for (size_t i = 0; i < a1_count; i++) rg_meas_view(&m, a1[i]);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    for (size_t i = 0; i < a1_count; i++) dst = rg_put_bulk(dst, a1[i].ptr, a1[i].len);
+    return n;
+}
+
+size_t kinds_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
+    rg_meas m;
+    rg_meas_start(&m, 0, head.len);
+    rg_meas_view(&m, a1);
+    rg_meas_view(&m, a2);
+    const size_t n = rg_meas_total(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk(dst, a2.ptr, a2.len);
+    return n;
+}
+
 size_t kinds_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     rg_meas m;
     rg_meas_start(&m, 0, head.len);

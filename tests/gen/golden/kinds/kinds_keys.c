@@ -2,8 +2,38 @@
  * Do not edit: change the spec and regenerate. */
 #include "kinds_keys.h"
 
+static const rg_keyspec kinds_keyspecs_gather[] = {
+    {.flags = RG_KEY_RO | RG_KEY_ACCESS,
+     .begin = RG_KS_INDEX,
+     .index = 1,
+     .find = RG_KS_RANGE,
+     .lastkey = -1,
+     .step = 1,
+     .limit = 0},
+};
+
 static const rg_keyspec kinds_keyspecs_kinds[] = {
     {.flags = RG_KEY_RW | RG_KEY_UPDATE,
+     .begin = RG_KS_INDEX,
+     .index = 1,
+     .find = RG_KS_RANGE,
+     .lastkey = 0,
+     .step = 1,
+     .limit = 0},
+};
+
+static const rg_keyspec kinds_keyspecs_lookup[] = {
+    {.flags = RG_KEY_RO | RG_KEY_ACCESS,
+     .begin = RG_KS_INDEX,
+     .index = 1,
+     .find = RG_KS_RANGE,
+     .lastkey = 0,
+     .step = 1,
+     .limit = 0},
+};
+
+static const rg_keyspec kinds_keyspecs_peek[] = {
+    {.flags = RG_KEY_RO | RG_KEY_ACCESS,
      .begin = RG_KS_INDEX,
      .index = 1,
      .find = RG_KS_RANGE,
@@ -15,8 +45,11 @@ static const rg_keyspec kinds_keyspecs_kinds[] = {
 const kinds_keys_entry kinds_keys_table[] = {
     [KINDS_KEYS_CMD_BOUNDED] = {"BOUNDED", NULL, 0},
     [KINDS_KEYS_CMD_ESCAPES] = {"ESCAPES", NULL, 0},
+    [KINDS_KEYS_CMD_GATHER] = {"GATHER", kinds_keyspecs_gather, 1},
     [KINDS_KEYS_CMD_KINDS] = {"KINDS", kinds_keyspecs_kinds, 1},
+    [KINDS_KEYS_CMD_LOOKUP] = {"LOOKUP", kinds_keyspecs_lookup, 1},
     [KINDS_KEYS_CMD_OBJECT_ENCODING] = {"OBJECT ENCODING", NULL, 0},
+    [KINDS_KEYS_CMD_PEEK] = {"PEEK", kinds_keyspecs_peek, 1},
     [KINDS_KEYS_CMD_TIME] = {"TIME", NULL, 0},
     [KINDS_KEYS_CMD_TOKENS] = {"TOKENS", NULL, 0},
 };
