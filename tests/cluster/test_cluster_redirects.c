@@ -642,6 +642,16 @@ static void other_key(char *key, size_t cap, int i) {
     }
 }
 
+/* Steps the batch until `pending` of its calls are left, then rolls it; false when that never
+ * came (about 400 ms). */
+static bool roll_at(fixture *x, size_t pending) {
+    for (int t = 0; t < 400; t++) {
+        rg_cc_step(&x->cc, t ? 1 : 0);
+        if (rg_cc_pending(&x->cc) == pending && rg_cc_roll(&x->cc)) return true;
+    }
+    return false;
+}
+
 /* The window per shard and the roll: GET k meets TRYAGAIN over and over, so its calls wait for
  * their shard; a third call for it is refused at once (nothing added) while calls for the other
  * shard go on; the batch rolls past them once the others completed, carrying the waiting calls
@@ -664,13 +674,8 @@ static void test_window_roll(void **state) {
     }
     assert_false(rg_cc_window_full(&x->cc));
     assert_false(rg_cc_roll(&x->cc)); /* none complete: nothing to free */
-    bool rolled = false;
-    for (int t = 0; t < 400 && !rolled; t++) {
-        rg_cc_step(&x->cc, t ? 1 : 0);
-        rolled = rg_cc_pending(&x->cc) == 2 && rg_cc_roll(&x->cc);
-        if (rolled) assert_int_equal(x->cc.stats.rolls, 1);
-    }
-    assert_true(rolled);
+    assert_true(roll_at(x, 2));
+    assert_int_equal(x->cc.stats.rolls, 1);
     assert_int_equal(rg_cc_size(&x->cc), 2);
     assert_int_equal(rg_cc_pending(&x->cc), 2);
     assert_int_equal(x->cc.stats.carried, 2);
@@ -728,12 +733,7 @@ static void test_roll_fan_out(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "MGET", "k", other);
     ADD(x, "GET", get);
-    bool rolled = false;
-    for (int t = 0; t < 400 && !rolled; t++) {
-        rg_cc_step(&x->cc, t ? 1 : 0);
-        rolled = rg_cc_pending(&x->cc) == 1 && rg_cc_roll(&x->cc);
-    }
-    assert_true(rolled);
+    assert_true(roll_at(x, 1));
     assert_int_equal(rg_cc_size(&x->cc), 1);
     run(x, 0);
     char want[128];
@@ -769,12 +769,7 @@ static void test_roll_write_fan_out(void **state) {
     rg_cc_begin(&x->cc);
     ADD(x, "DEL", "k", other);
     ADD(x, "GET", get);
-    bool rolled = false;
-    for (int t = 0; t < 400 && !rolled; t++) {
-        rg_cc_step(&x->cc, t ? 1 : 0);
-        rolled = rg_cc_pending(&x->cc) == 1 && rg_cc_roll(&x->cc);
-    }
-    assert_true(rolled);
+    assert_true(roll_at(x, 1));
     assert_int_equal(rg_cc_size(&x->cc), 1);
     run(x, 0);
     expect_call(x, 0, RG_OK, ":2\r\n");
