@@ -800,12 +800,14 @@ end
 -- kept out of line without a warning, and the caller's compiler decides anyway).
 -- _pipe_write as the fixed-shape path, and the general path (body general) out of line in
 -- _pipe_write_opts, introduced by comment.
-local function split_defs(cm, ops, lead, plain, general, comment)
+-- attr: the general path's attribute (RG_OPTS_PATH by default).
+local function split_defs(cm, ops, lead, plain, general, comment, attr)
     local params = concat(PIPE_WRITE, param_texts(cm))
     local opts_fn = cm.fn .. "_pipe_write_opts"
     local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
     return layout.comment(0, comment) .. "\n" ..
-        func("static RG_OPTS_PATH size_t ", opts_fn, params, general) .. "\n\n" ..
+        func("static " .. (attr or "RG_OPTS_PATH") .. " size_t ", opts_fn, params, general) ..
+        "\n\n" ..
         func(lead, cm.fn .. "_pipe_write", params, {
             fast,
             call("return ", opts_fn, concat({ "p" }, arg_names(cm))),
@@ -882,12 +884,13 @@ local STATIC = "static inline"
 -- types as tables too (enum types keep their functions, which the fixed-shape path may call,
 -- and add a bulk table), the struct of its required arguments, and a _pipe_write_opts that
 -- fills that struct and calls the interpreter (rg_ops_pipe_write, runtime/rg_ops.c).
-local function table_defs(cm, ops, plain)
+local function table_defs(cm, ops, plain, form)
     local used, type_parts = {}, {}
     for k, t in ipairs(cm.types) do
         if not t.enum then type_parts[k] = tables.type_table(t, used) end
     end
-    local cmd_table = tables.command_table(cm, guard_opts(cm.ops), used)
+    local guarded = guard_opts(cm.ops)
+    local cmd_table, opts_at = tables.command_table(cm, guarded, used)
     -- The enum types the fixed-shape path measures and writes through their functions.
     local fast_enums = {}
     for _, o in ipairs(plain.ops) do
@@ -903,12 +906,24 @@ local function table_defs(cm, ops, plain)
         end
     end
     local body, req = {}, "NULL"
+    -- The option words' path (emit_shape.lua, M.tail): one run of options, last.
+    local last = guarded[#guarded]
+    if #opts_at == 1 and last.op == "if" and last.test == "opts" then
+        local name, args = shape.tail(form.shapes, { table.unpack(guarded, 1, #guarded - 1) },
+            SHAPE_C)
+        if name then
+            body[1] = text("rg_words w;")
+            body[2] = call("const bool words = ", "rg_ops_words",
+                { "&w", "&" .. tables.ops_name(cm.fn) .. "[" .. opts_at[1] .. "]", "opts" })
+            body[3] = { t = "if", cond = "words", body = { call("return ", name, args) } }
+        end
+    end
     if #cm.params > 0 then
         local name = tables.req_name(cm)
         parts[#parts + 1] = layout.comment(0, "The required arguments of " ..
             resp.comment_escape(cm.name) .. ", where " .. tables.ops_name(cm.fn) ..
             " finds them.") .. "\n" .. struct_decl(name, member_lines(cm.params, IND))
-        body[1] = text(name .. " req;")
+        body[#body + 1] = text(name .. " req;")
         for _, d in ipairs(cm.params) do
             body[#body + 1] = text(layout.assign(IND, "req." .. d.name, d.name):sub(IND + 1))
         end
@@ -917,8 +932,16 @@ local function table_defs(cm, ops, plain)
     parts[#parts + 1] = cmd_table
     body[#body + 1] = call("return ", "rg_ops_pipe_write", { "p", tables.ops_name(cm.fn), req,
         cm.has_opts and "opts" or "NULL" })
-    parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
-        "table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).")
+    if body[1] and body[1].text == "rg_words w;" then
+        parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
+            "options' words (rg_ops_words) after the required arguments (the tail shape), or " ..
+            "when it cannot take them, the table's request, measured and written by " ..
+            "rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).")
+    else
+        parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
+            "table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH: " ..
+            "rg_enc.h).")
+    end
     return table.concat(parts, "\n\n")
 end
 
@@ -927,7 +950,7 @@ local function command_defs(cm, ops, form)
     local plain = form.table and plain_ops(cm)
     local shared = form.shapes and
         shape.write(form.shapes, cm, WRAPPER_LEAD, concat(PIPE_WRITE, param_texts(cm)), SHAPE_C)
-    if plain and not shared then return table_defs(cm, ops, plain) end
+    if plain and not shared then return table_defs(cm, ops, plain, form) end
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     if shared then

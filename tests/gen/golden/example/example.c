@@ -48,6 +48,76 @@ size_t example_shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t example_shape_w1_vi_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                     rg_view a1, int64_t a2) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_i64(&m, a2);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk_i64(dst, a2);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t example_shape_w1_words_tail(rg_pipe *p, rg_view head,
+                                                        const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t example_shape_w1_vv_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                     rg_view a1, rg_view a2) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_view(&m, a2);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk(dst, a2.ptr, a2.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t example_shape_w1_vdd_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                      rg_view a1, double a2, double a3) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_double(&m, a2);
+    rg_meas_double(&m, a3);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk_double(dst, a2);
+    dst = rg_put_bulk_double(dst, a3);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_client_kill_client_type_bulk(example_client_kill_client_type v) {
     static const rg_view bulks[] = {
@@ -227,10 +297,15 @@ static const rg_op example_expire_op_table[] = {
     RG_OP_ENUM(RG_OP_OPTS, example_expire_opts, condition, example_expire_condition_bulks),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t example_expire_pipe_write_opts(rg_pipe *p, rg_view key, int64_t seconds,
                                                           const example_expire_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &example_expire_op_table[4], opts);
+    if (words)
+        return example_shape_w1_vi_tail(p, (rg_view){"$6\r\nEXPIRE\r\n", 12}, &w, key, seconds);
     example_expire_req_args req;
     req.key = key;
     req.seconds = seconds;
@@ -557,9 +632,13 @@ static const rg_op example_ping_op_table[] = {
     RG_OP_VIEW(RG_OP_OPTS, example_ping_opts, message, 64),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t example_ping_pipe_write_opts(rg_pipe *p, const example_ping_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &example_ping_op_table[2], opts);
+    if (words) return example_shape_w1_words_tail(p, (rg_view){"$4\r\nPING\r\n", 10}, &w);
     return rg_ops_pipe_write(p, example_ping_op_table, NULL, opts);
 }
 
@@ -622,10 +701,14 @@ static const rg_op example_set_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, example_set_opts, expiration, example_set_expiration_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t example_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                        const example_set_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &example_set_op_table[4], opts);
+    if (words) return example_shape_w1_vv_tail(p, (rg_view){"$3\r\nSET\r\n", 9}, &w, key, value);
     example_set_req_args req;
     req.key = key;
     req.value = value;
@@ -847,10 +930,16 @@ static const rg_op example_zrangebyscore_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, example_zrangebyscore_opts, limit, example_zrangebyscore_limit_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t example_zrangebyscore_pipe_write_opts(
     rg_pipe *p, rg_view key, double min, double max, const example_zrangebyscore_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &example_zrangebyscore_op_table[5], opts);
+    if (words)
+        return example_shape_w1_vdd_tail(p, (rg_view){"$13\r\nZRANGEBYSCORE\r\n", 20}, &w, key, min,
+                                         max);
     example_zrangebyscore_req_args req;
     req.key = key;
     req.min = min;

@@ -29,6 +29,29 @@ size_t mod_shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t mod_shape_w1_vvv_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                  rg_view a1, rg_view a2, rg_view a3) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_view(&m, a2);
+    rg_meas_view(&m, a3);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk(dst, a2.ptr, a2.len);
+    dst = rg_put_bulk(dst, a3.ptr, a3.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 static const rg_view mod_set_condition_bulks[] = {
     {NULL, 0},
     {"$2\r\nNX\r\n", 8},
@@ -53,10 +76,15 @@ static const rg_op mod_set_op_table[] = {
     RG_OP_ENUM(RG_OP_OPTS, mod_set_opts, condition, mod_set_condition_bulks),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
                                                    rg_view json, const mod_set_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &mod_set_op_table[5], opts);
+    if (words)
+        return mod_shape_w1_vvv_tail(p, (rg_view){"$7\r\nMOD.SET\r\n", 13}, &w, key, path, json);
     mod_set_req_args req;
     req.key = key;
     req.path = path;

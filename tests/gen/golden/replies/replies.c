@@ -73,6 +73,89 @@ size_t replies_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t replies_shape_w1_words_tail(rg_pipe *p, rg_view head,
+                                                        const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t replies_shape_w1_vv_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                     rg_view a1, rg_view a2) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_view(&m, a2);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk(dst, a2.ptr, a2.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t replies_shape_w1_i_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                    int64_t a1) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_i64(&m, a1);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk_i64(dst, a1);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t replies_shape_w1_vvv_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                      rg_view a1, rg_view a2, rg_view a3) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_view(&m, a2);
+    rg_meas_view(&m, a3);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk(dst, a2.ptr, a2.len);
+    dst = rg_put_bulk(dst, a3.ptr, a3.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t replies_shape_w1_v_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                    rg_view a1) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 static const rg_op replies_command_docs_op_table[] = {
     RG_OP_COMMAND(6, RG_OP_ARRAY),
     RG_OP_IF_OPTS(1),
@@ -130,10 +213,14 @@ static const rg_op replies_hello_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, replies_hello_opts, arguments, replies_hello_arguments_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_hello_pipe_write_opts(rg_pipe *p,
                                                          const replies_hello_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_hello_op_table[2], opts);
+    if (words) return replies_shape_w1_words_tail(p, (rg_view){"$5\r\nHELLO\r\n", 11}, &w);
     return rg_ops_pipe_write(p, replies_hello_op_table, NULL, opts);
 }
 
@@ -174,10 +261,15 @@ static const rg_op replies_lpos_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_lpos_opts, len),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
                                                         const replies_lpos_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_lpos_op_table[4], opts);
+    if (words)
+        return replies_shape_w1_vv_tail(p, (rg_view){"$4\r\nLPOS\r\n", 10}, &w, key, element);
     replies_lpos_req_args req;
     req.key = key;
     req.element = element;
@@ -226,10 +318,14 @@ static const rg_op replies_scan_op_table[] = {
     RG_OP_VIEW(RG_OP_OPTS, replies_scan_opts, type, SIZE_MAX),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_scan_pipe_write_opts(rg_pipe *p, int64_t cursor,
                                                         const replies_scan_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_scan_op_table[3], opts);
+    if (words) return replies_shape_w1_i_tail(p, (rg_view){"$4\r\nSCAN\r\n", 10}, &w, cursor);
     replies_scan_req_args req;
     req.cursor = cursor;
     return rg_ops_pipe_write(p, replies_scan_op_table, &req, opts);
@@ -296,10 +392,14 @@ static const rg_op replies_set_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, replies_set_opts, expiration, replies_set_expiration_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                        const replies_set_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_set_op_table[4], opts);
+    if (words) return replies_shape_w1_vv_tail(p, (rg_view){"$3\r\nSET\r\n", 9}, &w, key, value);
     replies_set_req_args req;
     req.key = key;
     req.value = value;
@@ -346,11 +446,17 @@ static const rg_op replies_xrange_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_xrange_opts, count),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
                                                           rg_view end_,
                                                           const replies_xrange_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_xrange_op_table[5], opts);
+    if (words)
+        return replies_shape_w1_vvv_tail(p, (rg_view){"$6\r\nXRANGE\r\n", 12}, &w, key, start,
+                                         end_);
     replies_xrange_req_args req;
     req.key = key;
     req.start = start;
@@ -395,10 +501,14 @@ static const rg_op replies_zpopmin_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_zpopmin_opts, count),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
                                                            const replies_zpopmin_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_zpopmin_op_table[3], opts);
+    if (words) return replies_shape_w1_v_tail(p, (rg_view){"$7\r\nZPOPMIN\r\n", 13}, &w, key);
     replies_zpopmin_req_args req;
     req.key = key;
     return rg_ops_pipe_write(p, replies_zpopmin_op_table, &req, opts);
@@ -459,11 +569,17 @@ static const rg_op replies_zrange_op_table[] = {
     RG_OP_LIT("$10\r\nWITHSCORES\r\n", 17, 1),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
                                                           rg_view stop,
                                                           const replies_zrange_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_zrange_op_table[5], opts);
+    if (words)
+        return replies_shape_w1_vvv_tail(p, (rg_view){"$6\r\nZRANGE\r\n", 12}, &w, key, start,
+                                         stop);
     replies_zrange_req_args req;
     req.key = key;
     req.start = start;
