@@ -166,6 +166,29 @@ static inline size_t rg_bulk_i64_size(int64_t v) {
     return rg_bulk_size(rg_i64_len(v));
 }
 char *rg_put_bulk_i64(char *dst, int64_t v);
+/* rg_put_bulk_i64 with 0-9999 (seconds, counts, limits) inline: the writer of option words
+ * (rg_ops_words and the generated <command>_words), where SET k v EX 100 spent a quarter of its
+ * instructions in the general one's calls. */
+static inline char *rg_put_bulk_i64_short(char *dst, int64_t v) {
+    if ((uint64_t)v >= 10000) return rg_put_bulk_i64(dst, v);
+    unsigned u = (unsigned)v;
+    const unsigned n = 1 + (u >= 10) + (u >= 100) + (u >= 1000);
+    dst[0] = '$';
+    dst[1] = (char)('0' + n);
+    char *const end = rg_put_crlf(dst + 2) + n;
+    char *q = end;
+    if (u >= 100) {
+        q -= 2;
+        memcpy(q, rg_digit_pairs + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        memcpy(q - 2, rg_digit_pairs + 2 * u, 2);
+    } else {
+        q[-1] = (char)('0' + u);
+    }
+    return rg_put_crlf(end);
+}
 
 /* A double argument as a bulk, in rg_fmt_double's form. Both functions format the number, so an
  * encoder that needs the size of many doubles may format each once into a local

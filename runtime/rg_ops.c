@@ -355,28 +355,6 @@ typedef struct words_at {
     size_t argc;
 } words_at;
 
-/* An integer as a bulk: below 1000 (counts, seconds, limits) without the general formatter's
- * calls. */
-static char *put_bulk_int(char *dst, int64_t v) {
-    if (v < 0 || v >= 1000) return rg_put_bulk_i64(dst, v);
-    const uint32_t u = (uint32_t)v;
-    dst[0] = '$';
-    if (u < 10) {
-        memcpy(dst + 1, "1\r\n", 3);
-        dst[4] = (char)('0' + u);
-        return rg_put_crlf(dst + 5);
-    }
-    if (u < 100) {
-        memcpy(dst + 1, "2\r\n", 3);
-        memcpy(dst + 4, rg_digit_pairs + 2 * u, 2);
-        return rg_put_crlf(dst + 6);
-    }
-    memcpy(dst + 1, "3\r\n", 3);
-    dst[4] = (char)('0' + u / 100);
-    memcpy(dst + 5, rg_digit_pairs + 2 * (u % 100), 2);
-    return rg_put_crlf(dst + 7);
-}
-
 /* The walk keeps where it writes in locals (dst, argc), in w only across a recursion. */
 static bool words(words_at *w, const rg_op *o, const rg_op *end, const frame *f) {
     char *dst = w->dst;
@@ -401,7 +379,7 @@ static bool words(words_at *w, const rg_op *o, const rg_op *end, const frame *f)
         case RG_OP_INT:
         case RG_OP_NUM:
             if (!ROOM(WORDS_I64_MAX)) return false;
-            dst = put_bulk_int(dst, o->code == RG_OP_INT ? i64_at(f, o) : count_of(f, o));
+            dst = rg_put_bulk_i64_short(dst, o->code == RG_OP_INT ? i64_at(f, o) : count_of(f, o));
             argc++;
             break;
         case RG_OP_DOUBLE: {

@@ -52,6 +52,20 @@ static RG_WORDS_PATH size_t mod_shape_w1_vvv_tail(rg_pipe *p, rg_view head, cons
     return n;
 }
 
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view mod_set_condition_bulk(mod_set_condition v) {
+    static const rg_view bulks[] = {
+        [MOD_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
+        [MOD_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *mod_set_condition_put(char *dst, mod_set_condition v) {
+    const rg_view b = mod_set_condition_bulk(v);
+    return rg_put_bulk_lit(dst, b);
+}
+
 static const rg_view mod_set_condition_bulks[] = {
     {NULL, 0},
     {"$2\r\nNX\r\n", 8},
@@ -76,13 +90,29 @@ static const rg_op mod_set_op_table[] = {
     RG_OP_ENUM(RG_OP_OPTS, mod_set_opts, condition, mod_set_condition_bulks),
 };
 
-/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
- * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
- * (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
-                                                   rg_view json, const mod_set_opts *opts) {
+/* The words of MOD.SET's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 8 bytes). False where measuring refuses. */
+static inline bool mod_set_words(rg_words *w, const mod_set_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->condition != MOD_SET_CONDITION_NONE) {
+            if ((size_t)opts->condition - 1 >= 2) return false;
+            dst = mod_set_condition_put(dst, opts->condition);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the options' words (mod_set_words) after the required arguments (the tail shape),
+ * or when they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
+                                                  rg_view json, const mod_set_opts *opts) {
     rg_words w;
-    const bool words = rg_ops_words(&w, &mod_set_op_table[5], opts);
+    const bool words = mod_set_words(&w, opts);
     if (words)
         return mod_shape_w1_vvv_tail(p, (rg_view){"$7\r\nMOD.SET\r\n", 13}, &w, key, path, json);
     mod_set_req_args req;

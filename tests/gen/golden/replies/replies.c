@@ -261,13 +261,40 @@ static const rg_op replies_lpos_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_lpos_opts, len),
 };
 
-/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
- * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
- * (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
-                                                        const replies_lpos_opts *opts) {
+/* The words of LPOS's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 114 bytes). False where measuring refuses. */
+static inline bool replies_lpos_words(rg_words *w, const replies_lpos_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_rank) {
+            dst = rg_put_raw(dst, "$4\r\nRANK\r\n", 10);
+            dst = rg_put_bulk_i64_short(dst, opts->rank);
+            argc += 2;
+        }
+        if (opts->has_num_matches) {
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64_short(dst, opts->num_matches);
+            argc += 2;
+        }
+        if (opts->has_len) {
+            dst = rg_put_raw(dst, "$6\r\nMAXLEN\r\n", 12);
+            dst = rg_put_bulk_i64_short(dst, opts->len);
+            argc += 2;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the options' words (replies_lpos_words) after the required arguments (the tail
+ * shape), or when they cannot be, the table's request, measured and written by
+ * rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
+                                                       const replies_lpos_opts *opts) {
     rg_words w;
-    const bool words = rg_ops_words(&w, &replies_lpos_op_table[4], opts);
+    const bool words = replies_lpos_words(&w, opts);
     if (words)
         return replies_shape_w1_vv_tail(p, (rg_view){"$4\r\nLPOS\r\n", 10}, &w, key, element);
     replies_lpos_req_args req;
@@ -347,6 +374,20 @@ size_t replies_scan_pipe_write(rg_pipe *p, int64_t cursor, const replies_scan_op
     return replies_scan_pipe_write_opts(p, cursor, opts);
 }
 
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view replies_set_condition_bulk(replies_set_condition v) {
+    static const rg_view bulks[] = {
+        [REPLIES_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
+        [REPLIES_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *replies_set_condition_put(char *dst, replies_set_condition v) {
+    const rg_view b = replies_set_condition_bulk(v);
+    return rg_put_bulk_lit(dst, b);
+}
+
 static const rg_view replies_set_condition_bulks[] = {
     {NULL, 0},
     {"$2\r\nNX\r\n", 8},
@@ -392,13 +433,64 @@ static const rg_op replies_set_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, replies_set_opts, expiration, replies_set_expiration_op_table),
 };
 
-/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
- * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
- * (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
-                                                       const replies_set_opts *opts) {
+/* The words of SET's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 54 bytes). False where measuring refuses. */
+static inline bool replies_set_words(rg_words *w, const replies_set_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->condition != REPLIES_SET_CONDITION_NONE) {
+            if ((size_t)opts->condition - 1 >= 2) return false;
+            dst = replies_set_condition_put(dst, opts->condition);
+            argc += 1;
+        }
+        if (opts->get) {
+            dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
+            argc += 1;
+        }
+        if (opts->expiration.kind != REPLIES_SET_EXPIRATION_NONE) {
+            const replies_set_expiration *v = &opts->expiration;
+            switch (v->kind) {
+            case REPLIES_SET_EXPIRATION_SECONDS:
+                dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+                dst = rg_put_bulk_i64_short(dst, v->seconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_MILLISECONDS:
+                dst = rg_put_raw(dst, "$2\r\nPX\r\n", 8);
+                dst = rg_put_bulk_i64_short(dst, v->milliseconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS:
+                dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
+                dst = rg_put_bulk_i64_short(dst, v->unix_time_seconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
+                dst = rg_put_raw(dst, "$4\r\nPXAT\r\n", 10);
+                dst = rg_put_bulk_i64_short(dst, v->unix_time_milliseconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_KEEPTTL:
+                dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13);
+                argc += 1;
+                break;
+            default: return false;
+            }
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the options' words (replies_set_words) after the required arguments (the tail
+ * shape), or when they cannot be, the table's request, measured and written by
+ * rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                      const replies_set_opts *opts) {
     rg_words w;
-    const bool words = rg_ops_words(&w, &replies_set_op_table[4], opts);
+    const bool words = replies_set_words(&w, opts);
     if (words) return replies_shape_w1_vv_tail(p, (rg_view){"$3\r\nSET\r\n", 9}, &w, key, value);
     replies_set_req_args req;
     req.key = key;
@@ -446,14 +538,31 @@ static const rg_op replies_xrange_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_xrange_opts, count),
 };
 
-/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
- * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
- * (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
-                                                          rg_view end_,
-                                                          const replies_xrange_opts *opts) {
+/* The words of XRANGE's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 38 bytes). False where measuring refuses. */
+static inline bool replies_xrange_words(rg_words *w, const replies_xrange_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_count) {
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64_short(dst, opts->count);
+            argc += 2;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the options' words (replies_xrange_words) after the required arguments (the tail
+ * shape), or when they cannot be, the table's request, measured and written by
+ * rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
+                                                         rg_view end_,
+                                                         const replies_xrange_opts *opts) {
     rg_words w;
-    const bool words = rg_ops_words(&w, &replies_xrange_op_table[5], opts);
+    const bool words = replies_xrange_words(&w, opts);
     if (words)
         return replies_shape_w1_vvv_tail(p, (rg_view){"$6\r\nXRANGE\r\n", 12}, &w, key, start,
                                          end_);
@@ -501,13 +610,29 @@ static const rg_op replies_zpopmin_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_zpopmin_opts, count),
 };
 
-/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
- * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
- * (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
-                                                           const replies_zpopmin_opts *opts) {
+/* The words of ZPOPMIN's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 27 bytes). False where measuring refuses. */
+static inline bool replies_zpopmin_words(rg_words *w, const replies_zpopmin_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_count) {
+            dst = rg_put_bulk_i64_short(dst, opts->count);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the options' words (replies_zpopmin_words) after the required arguments (the tail
+ * shape), or when they cannot be, the table's request, measured and written by
+ * rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
+                                                          const replies_zpopmin_opts *opts) {
     rg_words w;
-    const bool words = rg_ops_words(&w, &replies_zpopmin_op_table[3], opts);
+    const bool words = replies_zpopmin_words(&w, opts);
     if (words) return replies_shape_w1_v_tail(p, (rg_view){"$7\r\nZPOPMIN\r\n", 13}, &w, key);
     replies_zpopmin_req_args req;
     req.key = key;
@@ -530,6 +655,20 @@ size_t replies_zpopmin_pipe_write(rg_pipe *p, rg_view key, const replies_zpopmin
         }
     }
     return replies_zpopmin_pipe_write_opts(p, key, opts);
+}
+
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view replies_zrange_sortby_bulk(replies_zrange_sortby v) {
+    static const rg_view bulks[] = {
+        [REPLIES_ZRANGE_SORTBY_BYSCORE] = {"$7\r\nBYSCORE\r\n", 13},
+        [REPLIES_ZRANGE_SORTBY_BYLEX] = {"$5\r\nBYLEX\r\n", 11},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *replies_zrange_sortby_put(char *dst, replies_zrange_sortby v) {
+    const rg_view b = replies_zrange_sortby_bulk(v);
+    return rg_put_bulk_lit(dst, b);
 }
 
 static const rg_view replies_zrange_sortby_bulks[] = {
@@ -569,14 +708,49 @@ static const rg_op replies_zrange_op_table[] = {
     RG_OP_LIT("$10\r\nWITHSCORES\r\n", 17, 1),
 };
 
-/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
- * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
- * (RG_OPTS_PATH: rg_enc.h). */
-static RG_OPTS_PATH size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
-                                                          rg_view stop,
-                                                          const replies_zrange_opts *opts) {
+/* The words of ZRANGE's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 104 bytes). False where measuring refuses. */
+static inline bool replies_zrange_words(rg_words *w, const replies_zrange_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->sortby != REPLIES_ZRANGE_SORTBY_NONE) {
+            if ((size_t)opts->sortby - 1 >= 2) return false;
+            dst = replies_zrange_sortby_put(dst, opts->sortby);
+            argc += 1;
+        }
+        if (opts->rev) {
+            dst = rg_put_raw(dst, "$3\r\nREV\r\n", 9);
+            argc += 1;
+        }
+        if (opts->has_limit) {
+            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
+            argc += 1;
+            {
+                const replies_zrange_limit *v = &opts->limit;
+                dst = rg_put_bulk_i64_short(dst, v->offset);
+                dst = rg_put_bulk_i64_short(dst, v->count);
+                argc += 2;
+            }
+        }
+        if (opts->withscores) {
+            dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the options' words (replies_zrange_words) after the required arguments (the tail
+ * shape), or when they cannot be, the table's request, measured and written by
+ * rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
+                                                         rg_view stop,
+                                                         const replies_zrange_opts *opts) {
     rg_words w;
-    const bool words = rg_ops_words(&w, &replies_zrange_op_table[5], opts);
+    const bool words = replies_zrange_words(&w, opts);
     if (words)
         return replies_shape_w1_vvv_tail(p, (rg_view){"$6\r\nZRANGE\r\n", 12}, &w, key, start,
                                          stop);
