@@ -992,6 +992,27 @@ words_ops = function(ops, st, out, indent)
     return most
 end
 
+-- The most words flat options send.
+local function words_argc(ops)
+    local n = 0
+    for _, o in ipairs(ops) do
+        if o.op == "lit" then
+            n = n + o.argc
+        elseif o.op == "if" then
+            n = n + words_argc(o.body)
+        elseif o.op == "call" then
+            n = n + words_argc(o.arg.ops)
+        elseif o.op == "switch" then
+            local most = 0
+            for _, c in ipairs(o.cases) do most = math.max(most, words_argc(c.body)) end
+            n = n + most
+        else
+            n = n + 1
+        end
+    end
+    return n
+end
+
 -- The definition of <cmd>_words for the options' run (the `if (opts)` op), or nil when its
 -- options are not flat; and the enum types whose _put it calls (by cname).
 local function words_def(cm, run)
@@ -1007,6 +1028,47 @@ local function words_def(cm, run)
         "(at most " .. most .. " bytes). False where measuring refuses.") .. "\n" ..
         func("static inline bool ", cm.fn .. "_words",
             { "rg_words *w", "const " .. cm.opts_type .. " *opts" }, body), st.enums
+end
+
+-- The required part of a command whose options' words are compiled: its constant words, then
+-- at most FIX_VIEWS_MAX views and any integers and doubles, summed with rg_fix; nil otherwise.
+local function fix_req(req)
+    local lits, values, views = {}, {}, 0
+    for _, o in ipairs(req) do
+        if o.op == "lit" and #values == 0 then
+            lits[#lits + 1] = o
+        elseif FIX[o.op] then
+            values[#values + 1] = o
+            views = views + (o.op == "view" and 1 or 0)
+        else
+            return nil
+        end
+    end
+    if #lits == 0 or views > FIX_VIEWS_MAX then return nil end
+    local head, argc = "", 0
+    for _, o in ipairs(lits) do head, argc = head .. o.bytes, argc + o.argc end
+    return { req = req, head = head, argc = argc + #values, values = values }
+end
+
+-- _pipe_write_opts's path through the compiled words: the request as the fixed-shape path
+-- writes it, with the words' count in its array header and their bytes after the arguments.
+-- Inline, not a shared shape: a call and its saved registers were 35 of E5's instructions.
+local function words_path(cm, ops, inline, run)
+    local fix = { text("rg_fix f;"),
+        call("", "rg_fix_start", { "&f", #inline.head .. " + w.len" }) }
+    for _, o in ipairs(inline.values) do fix[#fix + 1] = FIX[o.op](o) end
+    fix[#fix + 1] = text("const size_t argc = " .. inline.argc .. " + w.argc;")
+    -- "*<argc>\r\n": 4 bytes while at most 9 words.
+    local header = inline.argc + words_argc({ run }) < 10 and "4" or "rg_array_header_size(argc)"
+    local enc = { text("const size_t n = f.bytes + " .. header .. ";"),
+        { t = "if", cond = "!rg_pipe_fits(p, n)", body = { text("return n;") } }, DST,
+        text("dst = rg_put_array_header(dst, argc);") }
+    ops:with("&m", "NULL"):put(inline.req, 3 * IND, enc)
+    enc[#enc + 1] = text("rg_put_bytes(dst, w.bytes, w.len);")
+    enc[#enc + 1] = text("return n;")
+    fix[#fix + 1] = { t = "if", cond = "rg_fix_ok(&f)", body = enc }
+    return { text("rg_words w;"), call("const bool words = ", cm.fn .. "_words", { "&w", "opts" }),
+        { t = "if", cond = "words", body = fix } }
 end
 
 -- The general path of a command with a fixed-shape path as an op table (emit_table.lua): its
@@ -1025,11 +1087,15 @@ local function table_defs(cm, ops, plain, form)
     local last, tail, tail_args, words, put_enums = guarded[#guarded], nil, nil, nil, nil
     -- The enum types the fixed-shape path and the words measure and write through their
     -- functions.
-    local fast_enums = {}
+    local fast_enums, inline = {}, nil
     if #opts_at == 1 and last.op == "if" and last.test == "opts" then
-        tail, tail_args = shape.tail(form.shapes, { table.unpack(guarded, 1, #guarded - 1) },
-            SHAPE_C)
-        if tail then words, put_enums = words_def(cm, last) end
+        local req_ops = { table.unpack(guarded, 1, #guarded - 1) }
+        inline = fix_req(req_ops)
+        if inline then words, put_enums = words_def(cm, last) end
+        if not words then
+            inline = nil
+            tail, tail_args = shape.tail(form.shapes, req_ops, SHAPE_C)
+        end
     end
     put_enums = put_enums or {}
     for _, o in ipairs(plain.ops) do
@@ -1047,7 +1113,9 @@ local function table_defs(cm, ops, plain, form)
         end
     end
     local body, req = {}, "NULL"
-    if tail then
+    if inline then
+        body = words_path(cm, ops, inline, last)
+    elseif tail then
         body[1] = text("rg_words w;")
         body[2] = words and call("const bool words = ", cm.fn .. "_words", { "&w", "opts" })
             or call("const bool words = ", "rg_ops_words",
@@ -1072,9 +1140,9 @@ local function table_defs(cm, ops, plain, form)
     if words then
         -- Not cold: the options' words are compiled into it.
         parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
-            "options' words (" .. cm.fn .. "_words) after the required arguments (the tail " ..
-            "shape), or when they cannot be, the table's request, measured and written by " ..
-            "rg_ops_pipe_write.", "RG_NOINLINE")
+            "required arguments, then the options' words (" .. cm.fn .. "_words), or when " ..
+            "they cannot be, the table's request, measured and written by rg_ops_pipe_write.",
+            "RG_NOINLINE")
     elseif body[1] and body[1].text == "rg_words w;" then
         parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
             "options' words (rg_ops_words) after the required arguments (the tail shape), or " ..

@@ -52,23 +52,6 @@ size_t example_shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2) {
  * encoder per shape for their requests with options: head holds their constant words after the
  * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
  * them. */
-static RG_WORDS_PATH size_t example_shape_w1_vi_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                     rg_view a1, int64_t a2) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    rg_meas_i64(&m, a2);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
-    dst = rg_put_bulk_i64(dst, a2);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
 static RG_WORDS_PATH size_t example_shape_w1_words_tail(rg_pipe *p, rg_view head,
                                                         const rg_words *w) {
     rg_meas m;
@@ -78,42 +61,6 @@ static RG_WORDS_PATH size_t example_shape_w1_words_tail(rg_pipe *p, rg_view head
     char *dst = rg_pipe_end(p);
     dst = rg_put_array_header(dst, m.argc);
     dst = rg_put_bytes(dst, head.ptr, head.len);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
-static RG_WORDS_PATH size_t example_shape_w1_vv_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                     rg_view a1, rg_view a2) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    rg_meas_view(&m, a2);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
-    dst = rg_put_bulk(dst, a2.ptr, a2.len);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
-static RG_WORDS_PATH size_t example_shape_w1_vdd_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                      rg_view a1, double a2, double a3) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    rg_meas_double(&m, a2);
-    rg_meas_double(&m, a3);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
-    dst = rg_put_bulk_double(dst, a2);
-    dst = rg_put_bulk_double(dst, a3);
     rg_put_bytes(dst, w->bytes, w->len);
     return n;
 }
@@ -330,15 +277,30 @@ static inline bool example_expire_words(rg_words *w, const example_expire_opts *
     return true;
 }
 
-/* With options: the options' words (example_expire_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (example_expire_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t example_expire_pipe_write_opts(rg_pipe *p, rg_view key, int64_t seconds,
                                                          const example_expire_opts *opts) {
     rg_words w;
     const bool words = example_expire_words(&w, opts);
-    if (words)
-        return example_shape_w1_vi_tail(p, (rg_view){"$6\r\nEXPIRE\r\n", 12}, &w, key, seconds);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 12 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_i64(&f, seconds);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nEXPIRE\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_i64(dst, seconds);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     example_expire_req_args req;
     req.key = key;
     req.seconds = seconds;
@@ -799,14 +761,30 @@ static inline bool example_set_words(rg_words *w, const example_set_opts *opts) 
     return true;
 }
 
-/* With options: the options' words (example_set_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (example_set_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t example_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                       const example_set_opts *opts) {
     rg_words w;
     const bool words = example_set_words(&w, opts);
-    if (words) return example_shape_w1_vv_tail(p, (rg_view){"$3\r\nSET\r\n", 9}, &w, key, value);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 9 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, value);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     example_set_req_args req;
     req.key = key;
     req.value = value;
@@ -1055,16 +1033,32 @@ static inline bool example_zrangebyscore_words(rg_words *w,
     return true;
 }
 
-/* With options: the options' words (example_zrangebyscore_words) after the required arguments (the
- * tail shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (example_zrangebyscore_words), or
+ * when they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t example_zrangebyscore_pipe_write_opts(
     rg_pipe *p, rg_view key, double min, double max, const example_zrangebyscore_opts *opts) {
     rg_words w;
     const bool words = example_zrangebyscore_words(&w, opts);
-    if (words)
-        return example_shape_w1_vdd_tail(p, (rg_view){"$13\r\nZRANGEBYSCORE\r\n", 20}, &w, key, min,
-                                         max);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 20 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_double(&f, min);
+        rg_fix_double(&f, max);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$13\r\nZRANGEBYSCORE\r\n", 20);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_double(dst, min);
+            dst = rg_put_bulk_double(dst, max);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     example_zrangebyscore_req_args req;
     req.key = key;
     req.min = min;

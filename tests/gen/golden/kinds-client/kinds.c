@@ -77,10 +77,53 @@ static const rg_op kinds_bounded_op_table[] = {
     RG_OP_DBL(RG_OP_OPTS, kinds_bounded_opts, weight),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
-                                                         const kinds_bounded_opts *opts) {
+/* The words of BOUNDED's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 78 bytes). False where measuring refuses. */
+static inline bool kinds_bounded_words(rg_words *w, const kinds_bounded_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_ttl) {
+            dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+            dst = rg_put_bulk_i64_short(dst, opts->ttl);
+            argc += 2;
+        }
+        if (opts->has_weight) {
+            dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
+            if (opts->weight != opts->weight) return false;
+            dst = rg_put_bulk_double(dst, opts->weight);
+            argc += 2;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (kinds_bounded_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                        const kinds_bounded_opts *opts) {
+    rg_words w;
+    const bool words = kinds_bounded_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 13 + w.len);
+        rg_fix_view_max(&f, key, 16);
+        rg_fix_view_max(&f, value, 64);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     kinds_bounded_req_args req;
     req.key = key;
     req.value = value;

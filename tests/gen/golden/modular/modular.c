@@ -29,29 +29,6 @@ size_t mod_shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
-/* Commands with options whose required arguments are single words, the options after them, share an
- * encoder per shape for their requests with options: head holds their constant words after the
- * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
- * them. */
-static RG_WORDS_PATH size_t mod_shape_w1_vvv_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                  rg_view a1, rg_view a2, rg_view a3) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    rg_meas_view(&m, a2);
-    rg_meas_view(&m, a3);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
-    dst = rg_put_bulk(dst, a2.ptr, a2.len);
-    dst = rg_put_bulk(dst, a3.ptr, a3.len);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view mod_set_condition_bulk(mod_set_condition v) {
     static const rg_view bulks[] = {
@@ -107,14 +84,32 @@ static inline bool mod_set_words(rg_words *w, const mod_set_opts *opts) {
     return true;
 }
 
-/* With options: the options' words (mod_set_words) after the required arguments (the tail shape),
- * or when they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (mod_set_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
                                                   rg_view json, const mod_set_opts *opts) {
     rg_words w;
     const bool words = mod_set_words(&w, opts);
-    if (words)
-        return mod_shape_w1_vvv_tail(p, (rg_view){"$7\r\nMOD.SET\r\n", 13}, &w, key, path, json);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 13 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, path);
+        rg_fix_view(&f, json);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$7\r\nMOD.SET\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, path.ptr, path.len);
+            dst = rg_put_bulk(dst, json.ptr, json.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     mod_set_req_args req;
     req.key = key;
     req.path = path;

@@ -90,23 +90,6 @@ static RG_WORDS_PATH size_t replies_shape_w1_words_tail(rg_pipe *p, rg_view head
     return n;
 }
 
-static RG_WORDS_PATH size_t replies_shape_w1_vv_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                     rg_view a1, rg_view a2) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    rg_meas_view(&m, a2);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
-    dst = rg_put_bulk(dst, a2.ptr, a2.len);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
 static RG_WORDS_PATH size_t replies_shape_w1_i_tail(rg_pipe *p, rg_view head, const rg_words *w,
                                                     int64_t a1) {
     rg_meas m;
@@ -118,40 +101,6 @@ static RG_WORDS_PATH size_t replies_shape_w1_i_tail(rg_pipe *p, rg_view head, co
     dst = rg_put_array_header(dst, m.argc);
     dst = rg_put_bytes(dst, head.ptr, head.len);
     dst = rg_put_bulk_i64(dst, a1);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
-static RG_WORDS_PATH size_t replies_shape_w1_vvv_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                      rg_view a1, rg_view a2, rg_view a3) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    rg_meas_view(&m, a2);
-    rg_meas_view(&m, a3);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
-    dst = rg_put_bulk(dst, a2.ptr, a2.len);
-    dst = rg_put_bulk(dst, a3.ptr, a3.len);
-    rg_put_bytes(dst, w->bytes, w->len);
-    return n;
-}
-
-static RG_WORDS_PATH size_t replies_shape_w1_v_tail(rg_pipe *p, rg_view head, const rg_words *w,
-                                                    rg_view a1) {
-    rg_meas m;
-    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
-    rg_meas_view(&m, a1);
-    const size_t n = rg_meas_total_array(&m);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    char *dst = rg_pipe_end(p);
-    dst = rg_put_array_header(dst, m.argc);
-    dst = rg_put_bytes(dst, head.ptr, head.len);
-    dst = rg_put_bulk(dst, a1.ptr, a1.len);
     rg_put_bytes(dst, w->bytes, w->len);
     return n;
 }
@@ -288,15 +237,30 @@ static inline bool replies_lpos_words(rg_words *w, const replies_lpos_opts *opts
     return true;
 }
 
-/* With options: the options' words (replies_lpos_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (replies_lpos_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
                                                        const replies_lpos_opts *opts) {
     rg_words w;
     const bool words = replies_lpos_words(&w, opts);
-    if (words)
-        return replies_shape_w1_vv_tail(p, (rg_view){"$4\r\nLPOS\r\n", 10}, &w, key, element);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 10 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, element);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$4\r\nLPOS\r\n", 10);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, element.ptr, element.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_lpos_req_args req;
     req.key = key;
     req.element = element;
@@ -484,14 +448,30 @@ static inline bool replies_set_words(rg_words *w, const replies_set_opts *opts) 
     return true;
 }
 
-/* With options: the options' words (replies_set_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (replies_set_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                       const replies_set_opts *opts) {
     rg_words w;
     const bool words = replies_set_words(&w, opts);
-    if (words) return replies_shape_w1_vv_tail(p, (rg_view){"$3\r\nSET\r\n", 9}, &w, key, value);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 9 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, value);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_set_req_args req;
     req.key = key;
     req.value = value;
@@ -555,17 +535,33 @@ static inline bool replies_xrange_words(rg_words *w, const replies_xrange_opts *
     return true;
 }
 
-/* With options: the options' words (replies_xrange_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (replies_xrange_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
                                                          rg_view end_,
                                                          const replies_xrange_opts *opts) {
     rg_words w;
     const bool words = replies_xrange_words(&w, opts);
-    if (words)
-        return replies_shape_w1_vvv_tail(p, (rg_view){"$6\r\nXRANGE\r\n", 12}, &w, key, start,
-                                         end_);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 12 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, start);
+        rg_fix_view(&f, end_);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nXRANGE\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, start.ptr, start.len);
+            dst = rg_put_bulk(dst, end_.ptr, end_.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_xrange_req_args req;
     req.key = key;
     req.start = start;
@@ -626,14 +622,28 @@ static inline bool replies_zpopmin_words(rg_words *w, const replies_zpopmin_opts
     return true;
 }
 
-/* With options: the options' words (replies_zpopmin_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (replies_zpopmin_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
                                                           const replies_zpopmin_opts *opts) {
     rg_words w;
     const bool words = replies_zpopmin_words(&w, opts);
-    if (words) return replies_shape_w1_v_tail(p, (rg_view){"$7\r\nZPOPMIN\r\n", 13}, &w, key);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 13 + w.len);
+        rg_fix_view(&f, key);
+        const size_t argc = 2 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$7\r\nZPOPMIN\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_zpopmin_req_args req;
     req.key = key;
     return rg_ops_pipe_write(p, replies_zpopmin_op_table, &req, opts);
@@ -743,17 +753,33 @@ static inline bool replies_zrange_words(rg_words *w, const replies_zrange_opts *
     return true;
 }
 
-/* With options: the options' words (replies_zrange_words) after the required arguments (the tail
- * shape), or when they cannot be, the table's request, measured and written by
- * rg_ops_pipe_write. */
+/* With options: the required arguments, then the options' words (replies_zrange_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
 static RG_NOINLINE size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
                                                          rg_view stop,
                                                          const replies_zrange_opts *opts) {
     rg_words w;
     const bool words = replies_zrange_words(&w, opts);
-    if (words)
-        return replies_shape_w1_vvv_tail(p, (rg_view){"$6\r\nZRANGE\r\n", 12}, &w, key, start,
-                                         stop);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 12 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, start);
+        rg_fix_view(&f, stop);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + rg_array_header_size(argc);
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nZRANGE\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, start.ptr, start.len);
+            dst = rg_put_bulk(dst, stop.ptr, stop.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_zrange_req_args req;
     req.key = key;
     req.start = start;
