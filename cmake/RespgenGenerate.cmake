@@ -18,8 +18,8 @@
 #   per command a call queued on a connection engine (respgen --client, docs/client.md);
 # - with IOV also the iovec functions (respgen --iov: _iov_count, _scratch_size, _encode_iov);
 #   NO_IOV, once needed to leave them out, is the default and still accepted;
-# - with FAST_OPTIONS requests with options as compiled code instead of op tables (respgen
-#   --fast-options: 1.8x fewer instructions, a longer compile; docs/spec-language.md);
+# - with FAST_OPTIONS requests with options as compiled general paths instead of option words
+#   and op tables (respgen --fast-options; docs/spec-language.md);
 # - with COMMANDS only those commands (respgen --commands: "CLIENT INFO" a subcommand, a
 #   container's name all its subcommands; a name in none of the specs fails the build);
 # - the outputs are regenerated when a spec, a DEPENDS file (list the specs that SPECS include:

@@ -340,3 +340,115 @@ size_t rg_ops_pipe_write(rg_pipe *p, const rg_op *ops, const void *req, const vo
     }
     return n;
 }
+
+/* ---- option words (rg_ops_words) ---------------------------------------------------------------
+ * One walk of the options' ops that writes as it goes, into a buffer of RG_WORDS_MAX bytes: each
+ * piece checks its room first (its longest form), and anything measuring would refuse ends the
+ * walk with false, for the general path to refuse. */
+
+/* The longest bulks of an integer ("$20\r\n" + 20 digits + "\r\n") and of a double. */
+enum { WORDS_I64_MAX = 5 + RG_I64_MAX_LEN + 2, WORDS_DOUBLE_MAX = 5 + RG_DOUBLE_MAX_LEN + 2 };
+
+typedef struct words_at {
+    char *dst;
+    char *lim;
+    size_t argc;
+} words_at;
+
+/* The walk keeps where it writes in locals (dst, argc), in w only across a recursion. */
+static bool words(words_at *w, const rg_op *o, const rg_op *end, const frame *f) {
+    char *dst = w->dst;
+    char *const lim = w->lim;
+    size_t argc = w->argc;
+#define ROOM(n) ((size_t)(lim - dst) >= (n))
+    while (o < end) {
+        switch ((rg_op_code)o->code) {
+        case RG_OP_LITERAL:
+            if (!ROOM(o->n)) return false;
+            dst = rg_put_bytes(dst, o->ptr, o->n);
+            argc += o->aux;
+            break;
+        case RG_OP_BULK: {
+            const rg_view v = view_at(f, o);
+            if ((!v.ptr && v.len) || v.len > o->n || v.len > RG_WORDS_MAX) return false;
+            if (!ROOM(rg_bulk_size(v.len))) return false;
+            dst = rg_put_bulk(dst, v.ptr, v.len);
+            argc++;
+            break;
+        }
+        case RG_OP_INT:
+        case RG_OP_NUM:
+            if (!ROOM(WORDS_I64_MAX)) return false;
+            dst = rg_put_bulk_i64_short(dst, o->code == RG_OP_INT ? i64_at(f, o) : count_of(f, o));
+            argc++;
+            break;
+        case RG_OP_DOUBLE: {
+            const double v = double_at(f, o);
+            if (v != v || !ROOM(WORDS_DOUBLE_MAX)) return false;
+            dst = rg_put_bulk_double(dst, v);
+            argc++;
+            break;
+        }
+        case RG_OP_CHOICE: {
+            const rg_view b = choice_of(f, o);
+            if (!b.ptr || !ROOM(b.len)) return false;
+            dst = rg_put_bytes(dst, b.ptr, b.len);
+            argc++;
+            break;
+        }
+        case RG_OP_TABLE: {
+            const rg_op *t = o->ptr;
+            const frame g = value_frame(f, o);
+            *w = (words_at){dst, lim, argc};
+            if (!words(w, t + 1, t + 1 + t->n, &g)) return false;
+            dst = w->dst;
+            argc = w->argc;
+            break;
+        }
+        case RG_OP_IF:
+            if (!holds(f, o)) o += o->n;
+            break;
+        case RG_OP_CHECK:
+            if (holds(f, o)) return false;
+            break;
+        case RG_OP_EACH: {
+            frame g = *f;
+            const size_t count = size_at(f, o, o->off);
+            *w = (words_at){dst, lim, argc};
+            for (g.i = 0; g.i < count; g.i++) {
+                if (!words(w, o + 1, o + 1 + o->n, &g)) return false;
+            }
+            dst = w->dst;
+            argc = w->argc;
+            o += o->n;
+            break;
+        }
+        case RG_OP_SWITCH: {
+            const rg_op *c = case_of(f, o);
+            if (!c) return false;
+            o = c;
+            break;
+        }
+        case RG_OP_CASE: o += o->off - 1; break;
+        case RG_OP_END_:
+        case RG_OP_HEAD: break;
+        }
+        o++;
+    }
+#undef ROOM
+    *w = (words_at){dst, lim, argc};
+    return true;
+}
+
+bool rg_ops_words(rg_words *w, const rg_op *ops, const void *opts) {
+    const frame f = {{NULL, opts, NULL}, 0};
+    words_at at = {w->bytes, w->bytes + RG_WORDS_MAX, 0};
+    if (!opts) { /* the fixed-shape path passed the request on: no options, no words */
+        w->len = w->argc = 0;
+        return true;
+    }
+    if (!words(&at, ops + 1, ops + 1 + ops->n, &f)) return false;
+    w->len = (size_t)(at.dst - w->bytes);
+    w->argc = at.argc;
+    return true;
+}

@@ -8,7 +8,7 @@
 #   --callgrind       after the timing tables, count instructions per reply / request
 #   --callgrind-only  only the callgrind counts
 #   other options go to both programs: --runs N, --min-run-ms MS, and --case D1..D4 (decoder
-#   only) or --case E1..E5 (encoder only)
+#   only) or --case E1..E8 (encoder only)
 #
 # Environment: RG_BENCH_BUILD (build dir, default <repo>/build-bench), CC (compiler).
 set -euo pipefail
@@ -123,7 +123,7 @@ if ((enc)); then
     echo
     echo "callgrind: instructions (Ir) per encoded request, one batch after a warm-up batch"
     printf '%-8s %-14s %14s %8s %12s\n' case variant Ir requests Ir/request
-    for cas in e1 e2 e3 e4 e5; do
+    for cas in e1 e2 e3 e4 e5 e6 e7 e8; do
         for variant in gen gen-size gen-pipe hand hand-pipe argv hiredis; do
             if ! valgrind --tool=callgrind "${collect[@]}" --callgrind-out-file="$tmp/cg.out" \
                 "$enc_bin" --callgrind "$cas:$variant" >"$tmp/out" 2>"$tmp/err"; then

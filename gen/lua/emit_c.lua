@@ -80,6 +80,10 @@ local function render_one(s, indent, out)
             render_list(s.body, indent + IND, out)
             out[#out + 1] = ind .. "}"
         end
+    elseif s.t == "block" then
+        out[#out + 1] = ind .. "{"
+        render_list(s.body, indent + IND, out)
+        out[#out + 1] = ind .. "}"
     elseif s.t == "loop" then
         out[#out + 1] = ind .. "for (;;) {"
         render_list(s.body, indent + IND, out)
@@ -574,7 +578,8 @@ local function bulk_entries(t)
 end
 
 -- A pure-token oneof: a table of its values' bulks, and measure and put through it.
-local function enum_defs(t, ops, static)
+-- put_only: the bulk and put functions only (the option words').
+local function enum_defs(t, ops, static, put_only)
     local body = concat({ text("static const rg_view bulks[] = {") }, bulk_entries(t), {
         text("};"),
         text("return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};"),
@@ -582,14 +587,15 @@ local function enum_defs(t, ops, static)
     local bulk = t.cname .. "_bulk"
     local lookup = call("const rg_view b = ", bulk, { "v" })
     local value = t.cname .. " v"
-    return table.concat({
-        layout.comment(0, "The bulk of each choice; {NULL, 0} for none or out of range.") .. "\n" ..
-            func(static .. " rg_view ", bulk, { value }, body),
-        func(static .. " void ", t.cname .. "_measure", { "rg_meas *m", value },
-            { lookup, call("", ops:rt("meas_bulk"), { "m", "b" }) }),
-        func(static .. " char *", t.cname .. "_put", { "char *dst", value },
-            { lookup, call("return ", "rg_put_bulk_lit", { "dst", "b" }) }),
-    }, "\n\n")
+    local defs = { layout.comment(0, "The bulk of each choice; {NULL, 0} for none or out of " ..
+        "range.") .. "\n" .. func(static .. " rg_view ", bulk, { value }, body) }
+    if not put_only then
+        defs[#defs + 1] = func(static .. " void ", t.cname .. "_measure",
+            { "rg_meas *m", value }, { lookup, call("", ops:rt("meas_bulk"), { "m", "b" }) })
+    end
+    defs[#defs + 1] = func(static .. " char *", t.cname .. "_put", { "char *dst", value },
+        { lookup, call("return ", "rg_put_bulk_lit", { "dst", "b" }) })
+    return table.concat(defs, "\n\n")
 end
 
 local function type_defs(t, ops, static)
@@ -800,12 +806,14 @@ end
 -- kept out of line without a warning, and the caller's compiler decides anyway).
 -- _pipe_write as the fixed-shape path, and the general path (body general) out of line in
 -- _pipe_write_opts, introduced by comment.
-local function split_defs(cm, ops, lead, plain, general, comment)
+-- attr: the general path's attribute (RG_OPTS_PATH by default).
+local function split_defs(cm, ops, lead, plain, general, comment, attr)
     local params = concat(PIPE_WRITE, param_texts(cm))
     local opts_fn = cm.fn .. "_pipe_write_opts"
     local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
     return layout.comment(0, comment) .. "\n" ..
-        func("static RG_OPTS_PATH size_t ", opts_fn, params, general) .. "\n\n" ..
+        func("static " .. (attr or "RG_OPTS_PATH") .. " size_t ", opts_fn, params, general) ..
+        "\n\n" ..
         func(lead, cm.fn .. "_pipe_write", params, {
             fast,
             call("return ", opts_fn, concat({ "p" }, arg_names(cm))),
@@ -878,47 +886,273 @@ end
 -- static inline anyway.
 local STATIC = "static inline"
 
+-- The option words of a command as compiled code: what rg_ops_words (runtime/rg_ops.c) does
+-- with the options' part of the command's table, for options that are flat: tokens, choices,
+-- integers and doubles, blocks and oneofs of them (no string, no list, no check, no type inside
+-- a type), at most RG_WORDS_MAX bytes in all (so no room checks). Returns false where measuring
+-- would refuse (a choice outside its enum, a NaN, a oneof of no known kind), and the general path
+-- then refuses. One walk that writes, instead of the table's walk: bench/enc E5 (SET k v EX 100).
+local WORDS_MAX = 128 -- RG_WORDS_MAX
+local WORDS_I64, WORDS_DBL = 5 + 20 + 2, 5 + 24 + 2
+
+-- The statements of ops into out; returns the most bytes they write, or nil when not flat.
+-- st.argc: the words written since the last flush (added to argc once, before control flow).
+local words_ops
+
+local function flush(st, out)
+    if st.argc > 0 then out[#out + 1] = text("argc += " .. st.argc .. ";") end
+    st.argc = 0
+end
+
+local WORDS = {
+    lit = function(o, st, out, indent)
+        put_lit(o, indent, out)
+        st.argc = st.argc + o.argc
+        return #o.bytes
+    end,
+    i64 = function(o, st, out)
+        out[#out + 1] = call("dst = ", "rg_put_bulk_i64_short", { "dst", i64_of(o) })
+        st.argc = st.argc + 1
+        return WORDS_I64
+    end,
+    dbl = function(o, st, out)
+        local x = value_of(o)
+        out[#out + 1] = { t = "if", cond = x .. " != " .. x, body = { text("return false;") } }
+        out[#out + 1] = call("dst = ", "rg_put_bulk_double", { "dst", x })
+        st.argc = st.argc + 1
+        return WORDS_DBL
+    end,
+    enum = function(o, st, out)
+        local x, t = value_of(o), o.arg
+        -- 0 (none) wraps to SIZE_MAX: none and out of range alike.
+        out[#out + 1] = { t = "if", cond = "(size_t)" .. x .. " - 1 >= " .. #t.alts,
+            body = { text("return false;") } }
+        out[#out + 1] = call("dst = ", t.cname .. "_put", { "dst", x })
+        st.enums[t.cname] = true
+        st.argc = st.argc + 1
+        local most = 0
+        for _, alt in ipairs(t.alts) do most = math.max(most, #alt.bulk) end
+        return most
+    end,
+    ["if"] = function(o, st, out, indent)
+        flush(st, out)
+        local body = {}
+        -- A type alone in the body needs no block of its own.
+        local unwrap = #o.body == 1 and o.body[1].op == "call"
+        st.unwrapped = unwrap
+        local most = words_ops(o.body, st, body, indent + IND)
+        flush(st, body)
+        st.unwrapped = false
+        if not most then return nil end
+        if unwrap then body = body[1].body end
+        out[#out + 1] = { t = "if", cond = TEST[o.test](o), body = body }
+        return most
+    end,
+    call = function(o, st, out, indent)
+        if st.in_type then return nil end
+        flush(st, out)
+        local at = st.unwrapped and indent or indent + IND
+        st.unwrapped = false
+        local body = { text(layout.assign(at, "const " .. o.arg.cname .. " *v", "&" ..
+            value_of(o)):sub(at + 1)) }
+        st.in_type = true
+        local most = words_ops(o.arg.ops, st, body, at)
+        st.in_type = false
+        flush(st, body)
+        if not most then return nil end
+        out[#out + 1] = { t = "block", body = body }
+        return most
+    end,
+    switch = function(o, st, out, indent)
+        flush(st, out)
+        local cases, most = {}, 0
+        for _, c in ipairs(o.cases) do
+            local body = {}
+            local n = words_ops(c.body, st, body, indent + IND)
+            if not n then return nil end
+            flush(st, body)
+            body[#body + 1] = text("break;")
+            cases[#cases + 1] = { label = c.label, body = body }
+            most = math.max(most, n)
+        end
+        cases[#cases + 1] = { label = "default", body = { text("return false;") } }
+        out[#out + 1] = { t = "switch", expr = "v->kind", cases = cases }
+        return most
+    end,
+}
+
+words_ops = function(ops, st, out, indent)
+    local most = 0
+    for _, o in ipairs(ops) do
+        local f = WORDS[o.op]
+        local n = f and f(o, st, out, indent)
+        if not n then return nil end
+        most = most + n
+    end
+    return most
+end
+
+-- The most words flat options send.
+local function words_argc(ops)
+    local n = 0
+    for _, o in ipairs(ops) do
+        if o.op == "lit" then
+            n = n + o.argc
+        elseif o.op == "if" then
+            n = n + words_argc(o.body)
+        elseif o.op == "call" then
+            n = n + words_argc(o.arg.ops)
+        elseif o.op == "switch" then
+            local most = 0
+            for _, c in ipairs(o.cases) do most = math.max(most, words_argc(c.body)) end
+            n = n + most
+        else
+            n = n + 1
+        end
+    end
+    return n
+end
+
+-- The definition of <cmd>_words for the options' run (the `if (opts)` op), or nil when its
+-- options are not flat; and the enum types whose _put it calls (by cname).
+local function words_def(cm, run)
+    local st = { argc = 0, enums = {} }
+    local body = { text("char *dst = w->bytes;"), text("size_t argc = 0;") }
+    local most = words_ops({ run }, st, body, IND)
+    if not most or most > WORDS_MAX then return nil end
+    body[#body + 1] = text("w->len = (size_t)(dst - w->bytes);")
+    body[#body + 1] = text("w->argc = argc;")
+    body[#body + 1] = text("return true;")
+    return layout.comment(0, "The words of " .. resp.comment_escape(cm.name) .. "'s " ..
+        "options, as rg_ops_words writes them from its table: compiled, as they are flat " ..
+        "(at most " .. most .. " bytes). False where measuring refuses.") .. "\n" ..
+        func("static inline bool ", cm.fn .. "_words",
+            { "rg_words *w", "const " .. cm.opts_type .. " *opts" }, body), st.enums
+end
+
+-- The required part of a command whose options' words are compiled: its constant words, then
+-- at most FIX_VIEWS_MAX views and any integers and doubles, summed with rg_fix; nil otherwise.
+local function fix_req(req)
+    local lits, values, views = {}, {}, 0
+    for _, o in ipairs(req) do
+        if o.op == "lit" and #values == 0 then
+            lits[#lits + 1] = o
+        elseif FIX[o.op] then
+            values[#values + 1] = o
+            views = views + (o.op == "view" and 1 or 0)
+        else
+            return nil
+        end
+    end
+    if #lits == 0 or views > FIX_VIEWS_MAX then return nil end
+    local head, argc = "", 0
+    for _, o in ipairs(lits) do head, argc = head .. o.bytes, argc + o.argc end
+    return { req = req, head = head, argc = argc + #values, values = values }
+end
+
+-- _pipe_write_opts's path through the compiled words: the request as the fixed-shape path
+-- writes it, with the words' count in its array header and their bytes after the arguments.
+-- Inline, not a shared shape: a call and its saved registers were 35 of E5's instructions.
+local function words_path(cm, ops, inline, run)
+    local fix = { text("rg_fix f;"),
+        call("", "rg_fix_start", { "&f", #inline.head .. " + w.len" }) }
+    for _, o in ipairs(inline.values) do fix[#fix + 1] = FIX[o.op](o) end
+    fix[#fix + 1] = text("const size_t argc = " .. inline.argc .. " + w.argc;")
+    -- "*<argc>\r\n": 4 bytes while at most 9 words.
+    local header = inline.argc + words_argc({ run }) < 10 and "4" or "rg_array_header_size(argc)"
+    local enc = { text("const size_t n = f.bytes + " .. header .. ";"),
+        { t = "if", cond = "!rg_pipe_fits(p, n)", body = { text("return n;") } }, DST,
+        text("dst = rg_put_array_header(dst, argc);") }
+    ops:with("&m", "NULL"):put(inline.req, 3 * IND, enc)
+    enc[#enc + 1] = text("rg_put_bytes(dst, w.bytes, w.len);")
+    enc[#enc + 1] = text("return n;")
+    fix[#fix + 1] = { t = "if", cond = "rg_fix_ok(&f)", body = enc }
+    return { text("rg_words w;"), call("const bool words = ", cm.fn .. "_words", { "&w", "opts" }),
+        { t = "if", cond = "words", body = fix } }
+end
+
 -- The general path of a command with a fixed-shape path as an op table (emit_table.lua): its
 -- types as tables too (enum types keep their functions, which the fixed-shape path may call,
 -- and add a bulk table), the struct of its required arguments, and a _pipe_write_opts that
 -- fills that struct and calls the interpreter (rg_ops_pipe_write, runtime/rg_ops.c).
-local function table_defs(cm, ops, plain)
+local function table_defs(cm, ops, plain, form)
     local used, type_parts = {}, {}
     for k, t in ipairs(cm.types) do
         if not t.enum then type_parts[k] = tables.type_table(t, used) end
     end
-    local cmd_table = tables.command_table(cm, guard_opts(cm.ops), used)
-    -- The enum types the fixed-shape path measures and writes through their functions.
-    local fast_enums = {}
+    local guarded = guard_opts(cm.ops)
+    local cmd_table, opts_at = tables.command_table(cm, guarded, used)
+    -- The option words' path (emit_shape.lua, M.tail): one run of options, last; compiled when
+    -- its options are flat (words_def).
+    local last, tail, tail_args, words, put_enums = guarded[#guarded], nil, nil, nil, nil
+    -- The enum types the fixed-shape path and the words measure and write through their
+    -- functions.
+    local fast_enums, inline = {}, nil
+    if #opts_at == 1 and last.op == "if" and last.test == "opts" then
+        local req_ops = { table.unpack(guarded, 1, #guarded - 1) }
+        inline = fix_req(req_ops)
+        if inline then words, put_enums = words_def(cm, last) end
+        if not words then
+            inline = nil
+            tail, tail_args = shape.tail(form.shapes, req_ops, SHAPE_C)
+        end
+    end
+    put_enums = put_enums or {}
     for _, o in ipairs(plain.ops) do
         if o.op == "enum" then fast_enums[o.arg.cname] = true end
     end
     local parts = {}
     for k, t in ipairs(cm.types) do
         if t.enum then
-            if fast_enums[t.cname] then parts[#parts + 1] = enum_defs(t, ops, STATIC) end
+            if fast_enums[t.cname] or put_enums[t.cname] then
+                parts[#parts + 1] = enum_defs(t, ops, STATIC, not fast_enums[t.cname])
+            end
             if used[t.cname] then parts[#parts + 1] = tables.bulks(t) end
         else
             parts[#parts + 1] = type_parts[k]
         end
     end
     local body, req = {}, "NULL"
+    if inline then
+        body = words_path(cm, ops, inline, last)
+    elseif tail then
+        body[1] = text("rg_words w;")
+        body[2] = words and call("const bool words = ", cm.fn .. "_words", { "&w", "opts" })
+            or call("const bool words = ", "rg_ops_words",
+                { "&w", "&" .. tables.ops_name(cm.fn) .. "[" .. opts_at[1] .. "]", "opts" })
+        body[3] = { t = "if", cond = "words", body = { call("return ", tail, tail_args) } }
+    end
     if #cm.params > 0 then
         local name = tables.req_name(cm)
         parts[#parts + 1] = layout.comment(0, "The required arguments of " ..
             resp.comment_escape(cm.name) .. ", where " .. tables.ops_name(cm.fn) ..
             " finds them.") .. "\n" .. struct_decl(name, member_lines(cm.params, IND))
-        body[1] = text(name .. " req;")
+        body[#body + 1] = text(name .. " req;")
         for _, d in ipairs(cm.params) do
             body[#body + 1] = text(layout.assign(IND, "req." .. d.name, d.name):sub(IND + 1))
         end
         req = "&req"
     end
     parts[#parts + 1] = cmd_table
+    parts[#parts + 1] = words
     body[#body + 1] = call("return ", "rg_ops_pipe_write", { "p", tables.ops_name(cm.fn), req,
         cm.has_opts and "opts" or "NULL" })
-    parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
-        "table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).")
+    if words then
+        -- Not cold: the options' words are compiled into it.
+        parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
+            "required arguments, then the options' words (" .. cm.fn .. "_words), or when " ..
+            "they cannot be, the table's request, measured and written by rg_ops_pipe_write.",
+            "RG_NOINLINE")
+    elseif body[1] and body[1].text == "rg_words w;" then
+        parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
+            "options' words (rg_ops_words) after the required arguments (the tail shape), or " ..
+            "when it cannot take them, the table's request, measured and written by " ..
+            "rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).")
+    else
+        parts[#parts + 1] = split_defs(cm, ops, "size_t ", plain, body, "With options: the " ..
+            "table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH: " ..
+            "rg_enc.h).")
+    end
     return table.concat(parts, "\n\n")
 end
 
@@ -927,7 +1161,7 @@ local function command_defs(cm, ops, form)
     local plain = form.table and plain_ops(cm)
     local shared = form.shapes and
         shape.write(form.shapes, cm, WRAPPER_LEAD, concat(PIPE_WRITE, param_texts(cm)), SHAPE_C)
-    if plain and not shared then return table_defs(cm, ops, plain) end
+    if plain and not shared then return table_defs(cm, ops, plain, form) end
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     if shared then

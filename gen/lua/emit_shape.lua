@@ -49,13 +49,14 @@ end
 -- before the ops must be exactly those of its lists. cx spells the C of an op's data
 -- (emit_c.lua): value(o), i64(o), count(arg, via).
 local function ops_shape(ops, cx)
-    local head, kinds, exprs, checks = "", {}, {}, {}
+    local head, head_argc, kinds, exprs, checks = "", 0, {}, {}, {}
     for _, o in ipairs(ops) do
         if o.op == "check" then
             checks[o.arg] = checks[o.arg] or {}
             checks[o.arg][o.test] = true
         elseif o.op == "lit" and #kinds == 0 then
             head = head .. o.bytes
+            head_argc = head_argc + o.argc
         elseif KINDS[o.op] and not o.arg.max_len then
             kinds[#kinds + 1] = o.op
             exprs[#exprs + 1] = o.op == "i64" and cx.i64(o) or cx.value(o)
@@ -72,7 +73,7 @@ local function ops_shape(ops, cx)
         end
     end
     if head == "" or next(checks) then return nil end
-    return { head = head, kinds = kinds, exprs = exprs }
+    return { head = head, head_argc = head_argc, kinds = kinds, exprs = exprs }
 end
 
 local function shape_of(cm, cx)
@@ -88,7 +89,7 @@ local function shape_name(prefix, s)
     local letters = {}
     for i, k in ipairs(s.kinds) do letters[i] = KINDS[k].letter end
     local name = prefix .. "_shape_" .. (s.words and "w" .. s.words .. "_" or "")
-    return name .. (#letters > 0 and table.concat(letters) or "words")
+    return name .. (#letters > 0 and table.concat(letters) or "words") .. (s.tail and "_tail" or "")
 end
 
 -- A registry of the shapes a file uses, in order of first use. taken: the names the model's
@@ -107,9 +108,10 @@ local function use(reg, s, indent)
     if reg.taken[name] then return nil end
     if not reg.seen[name] then
         reg.seen[name] = true
-        reg.list[#reg.list + 1] = { name = name, kinds = s.kinds, words = s.words }
+        reg.list[#reg.list + 1] = { name = name, kinds = s.kinds, words = s.words, tail = s.tail }
     end
     local args = { "p", head }
+    if s.tail then args[3] = "&w" end
     for _, e in ipairs(s.exprs) do args[#args + 1] = e end
     return name, args
 end
@@ -128,12 +130,29 @@ function M.write(reg, cm, lead, params, cx)
             tail = ");" }) .. "\n}"
 end
 
+-- The option words' path of a command with options (emit_c.lua, the op tables): when its ops
+-- are required ops (req: constant words, then single words) and one run of options after them,
+-- the options go into an rg_words (rg_ops_words, runtime/rg_ops.c) and a tail shape measures
+-- and writes the request: the array header (the head's words, the arguments' and w->argc),
+-- head, the arguments, then w's bytes. Returns the shape's name and the arguments of its call
+-- (the words as &w), or nil when req has no shape or the call's head would not fit on a line.
+function M.tail(reg, req, cx)
+    local s = ops_shape(req, cx)
+    if not s then return nil end
+    for _, k in ipairs(s.kinds) do
+        if KINDS[k].list then return nil end
+    end
+    s.words, s.tail = s.head_argc, true
+    return use(reg, s, 2 * layout.INDENT)
+end
+
 local DOC = "Commands without options whose arguments are single words or lists of strings " ..
     "share an encoder per shape: head holds their constant words (the array header too when " ..
     "their word count is fixed). The commands' _pipe_write, in the header, call them."
 
 local function shape_params(s)
     local params = { "rg_pipe *p", "rg_view head" }
+    if s.tail then params[3] = "const rg_words *w" end
     for i, k in ipairs(s.kinds) do
         local a, kind = "a" .. i, KINDS[k]
         if kind.list then
@@ -166,7 +185,11 @@ local function shape_def(s)
     local body = {}
     for _, c in ipairs(checks) do body[#body + 1] = c end
     body[#body + 1] = "rg_meas m;"
-    body[#body + 1] = "rg_meas_start(&m, " .. (s.words or 0) .. ", head.len);"
+    if s.tail then
+        body[#body + 1] = "rg_meas_start(&m, " .. s.words .. " + w->argc, head.len + w->len);"
+    else
+        body[#body + 1] = "rg_meas_start(&m, " .. (s.words or 0) .. ", head.len);"
+    end
     for _, x in ipairs(meas) do body[#body + 1] = x end
     body[#body + 1] = "const size_t n = rg_meas_total" .. (s.words and "_array" or "") .. "(&m);"
     body[#body + 1] = "if (n == 0 || !rg_pipe_fits(p, n)) return n;"
@@ -174,31 +197,51 @@ local function shape_def(s)
     if s.words then body[#body + 1] = "dst = rg_put_array_header(dst, m.argc);" end
     body[#body + 1] = "dst = rg_put_bytes(dst, head.ptr, head.len);"
     for _, x in ipairs(puts) do body[#body + 1] = x end
+    if s.tail then body[#body + 1] = "rg_put_bytes(dst, w->bytes, w->len);" end
     body[#body + 1] = "return n;"
     for i, line in ipairs(body) do body[i] = IND .. line end
-    return layout.call({ indent = 0, lead = "size_t ", name = s.name, args = params,
-        tail = ") {", decl = true }) .. "\n" .. table.concat(body, "\n") .. "\n}"
+    -- A tail shape serves the option paths of this file only.
+    return layout.call({ indent = 0, lead = s.tail and "static RG_WORDS_PATH size_t " or "size_t ",
+        name = s.name, args = params, tail = ") {", decl = true }) .. "\n" ..
+        table.concat(body, "\n") .. "\n}"
 end
 
 -- The definitions of the shapes used, to precede the commands (a source file); nil when none.
+local TAIL_DOC = "Commands with options whose required arguments are single words, the " ..
+    "options after them, share an encoder per shape for their requests with options: head " ..
+    "holds their constant words after the array header, w the words of the options " ..
+    "(rg_ops_words). The commands' _pipe_write_opts call them."
+
 function M.defs(reg)
-    if #reg.list == 0 then return nil end
-    local out = { layout.comment(0, DOC) }
-    for i, s in ipairs(reg.list) do
-        out[#out + 1] = (i == 1 and "" or "\n") .. shape_def(s)
+    local out = {}
+    for _, tail in ipairs({ false, true }) do
+        local first = true
+        for _, s in ipairs(reg.list) do
+            if (s.tail or false) == tail then
+                if first then
+                    out[#out + 1] = (#out > 0 and "\n" or "") ..
+                        layout.comment(0, tail and TAIL_DOC or DOC)
+                end
+                out[#out + 1] = (first and "" or "\n") .. shape_def(s)
+                first = false
+            end
+        end
     end
+    if #out == 0 then return nil end
     return table.concat(out, "\n")
 end
 
 -- Their prototypes, for the header, before the commands whose _pipe_write calls them; nil when
 -- none.
 function M.protos(reg)
-    if #reg.list == 0 then return nil end
     local out = { layout.comment(0, DOC) }
     for _, s in ipairs(reg.list) do
-        out[#out + 1] = layout.call({ indent = 0, lead = "size_t ", name = s.name,
-            args = shape_params(s), tail = ");", decl = true })
+        if not s.tail then
+            out[#out + 1] = layout.call({ indent = 0, lead = "size_t ", name = s.name,
+                args = shape_params(s), tail = ");", decl = true })
+        end
     end
+    if #out == 1 then return nil end
     return table.concat(out, "\n")
 end
 

@@ -108,7 +108,10 @@ local function body_entries(head, body, ctx, out)
 end
 
 local function if_entry(o, ctx, out)
-    if o.test == "opts" then return body_entries(entry("RG_OP_IF_OPTS", {}), o.body, ctx, out) end
+    if o.test == "opts" then
+        ctx.opts_at[#ctx.opts_at + 1] = #out + 1
+        return body_entries(entry("RG_OP_IF_OPTS", {}), o.body, ctx, out)
+    end
     local b, T = where(ctx, o.via)
     local test, member
     if o.test == "present" then
@@ -167,17 +170,18 @@ end
 -- The table of a block or oneof type t. used: the enum types whose bulk tables it names (by
 -- cname) are added.
 function M.type_table(t, used)
-    local ctx = { member = t.cname, used = used }
+    local ctx = { member = t.cname, used = used, opts_at = {} }
     local entries = render(t.ops, ctx, {})
     return table_text(M.ops_name(t.cname), entry("RG_OP_TYPE", { tostring(#entries) }), entries)
 end
 
--- The table of command cm from its ops (options guarded, emit_c.lua).
+-- The table of command cm from its ops (options guarded, emit_c.lua), and the index in it of
+-- its RG_OP_IF_OPTS entries (the head is entry 0).
 function M.command_table(cm, ops, used)
-    local ctx = { param = M.req_name(cm), opts = cm.opts_type, used = used }
+    local ctx = { param = M.req_name(cm), opts = cm.opts_type, used = used, opts_at = {} }
     local entries = render(ops, ctx, {})
     return table_text(M.ops_name(cm.fn), entry("RG_OP_COMMAND", { tostring(#entries),
-        cm.const_argc and "0" or "RG_OP_ARRAY" }), entries)
+        cm.const_argc and "0" or "RG_OP_ARRAY" }), entries), ctx.opts_at
 end
 
 -- The column of a table's entries after its head (layout.array_decl's text).

@@ -26,8 +26,9 @@ local PENALTY = {
     open_call = 40 + 19,   -- after '(' of a call (PenaltyBreakBeforeFirstCallParameter)
     open_decl = 160,       -- after '(' of a function declaration (fitted to clang-format 14)
     return_type = 100,     -- between return type and name (fitted to clang-format 14)
-    -- Between "static RG_NOINLINE size_t" (or RG_OPTS_PATH) and the name: clang-format 14 reads the
-    -- macro as the type and size_t as a declared name, and a break after a name costs 110 (+ 20).
+    -- Between "static RG_NOINLINE size_t" (or RG_OPTS_PATH, RG_WORDS_PATH) and the name:
+    -- clang-format 14 reads the macro as the type and size_t as a declared name, and a break after
+    -- a name costs 110 (+ 20).
     return_type_macro = 130,
     assignment = 20 + 2,   -- after '=' (PenaltyBreakAssignment)
     sum = 40,              -- after a '+' inside an argument (more than open_call - comma)
@@ -122,7 +123,7 @@ function M.call(s)
     local function add(layout) candidates[#candidates + 1] = layout or false end
     add(aligned(head, s.args, s.tail, 0))
     local macro = s.decl and (s.lead:find("RG_NOINLINE", 1, true)
-        or s.lead:find("RG_OPTS_PATH", 1, true))
+        or s.lead:find("RG_OPTS_PATH", 1, true) or s.lead:find("RG_WORDS_PATH", 1, true))
     if s.decl then
         -- The return type alone on a line, the name at the statement's column.
         local rtype, name_line = ind .. s.lead:gsub(" $", ""), ind .. s.name

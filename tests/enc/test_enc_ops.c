@@ -187,6 +187,75 @@ static void refuses_values(void **state) {
     assert_int_equal(rg_ops_pipe_write(&p, paint_table, &null_key, NULL), 0);
 }
 
+/* rg_ops_words: the options' words of paint_table (its RG_OP_IF_OPTS is entry 4) as RESP, and
+ * false for everything measuring refuses and for words past RG_WORDS_MAX bytes. */
+static void words_are(const paint_opts *opts, size_t argc, const rg_view *words) {
+    char want[CAP];
+    const size_t n = rg_argv_encode(want, CAP, argc, words);
+    const size_t header = argc < 10 ? 4 : 5; /* "*<argc>\r\n" */
+    rg_words w;
+    assert_true(rg_ops_words(&w, &paint_table[4], opts));
+    assert_int_equal(w.argc, argc);
+    assert_int_equal(w.len, n - header);
+    assert_memory_equal(w.bytes, want + header, w.len);
+}
+
+static void words_of_options(void **state) {
+    (void)state;
+    const paint_opts none = {0};
+    words_are(&none, 0, NULL);
+    const item items[] = {{RG_LIT("a"), xy, 2}, {RG_LIT("b"), NULL, 0}};
+    paint_opts all = {.color = COLOR_BLUE, .items = items, .items_count = 2};
+    all.shape.kind = SHAPE_BOX;
+    all.shape.w = 2;
+    all.shape.h = -3;
+    const rg_view words[] = {RG_LIT("BLUE"), RG_LIT("a"), RG_LIT("TAGS"),
+                             RG_LIT("x"),    RG_LIT("y"), RG_LIT("b"),
+                             RG_LIT("BOX"),  RG_LIT("2"), RG_LIT("-3")};
+    words_are(&all, 9, words);
+    paint_opts circle = {.color = COLOR_RED};
+    circle.shape.kind = SHAPE_CIRCLE;
+    circle.shape.radius = 1.5;
+    const rg_view round[] = {RG_LIT("RED"), RG_LIT("CIRCLE"), RG_LIT("1.5")};
+    words_are(&circle, 3, round);
+    /* Integers of every digit count, and past the small-number path. */
+    const int64_t sides[] = {0, 7, 42, 999, 1000, -1, INT64_MAX, INT64_MIN};
+    const char *const text[] = {
+        "0", "7", "42", "999", "1000", "-1", "9223372036854775807", "-9223372036854775808"};
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        paint_opts box = {0};
+        box.shape.kind = SHAPE_BOX;
+        box.shape.w = sides[i];
+        box.shape.h = 1;
+        const rg_view three[] = {RG_LIT("BOX"), {text[i], strlen(text[i])}, RG_LIT("1")};
+        words_are(&box, 3, three);
+    }
+    rg_words w;
+    assert_false(rg_ops_words(&w, &paint_table[4], &(paint_opts){.color = (color)3}));
+    paint_opts nan = {0};
+    nan.shape.kind = SHAPE_CIRCLE;
+    nan.shape.radius = NAN;
+    assert_false(rg_ops_words(&w, &paint_table[4], &nan));
+    paint_opts kind = {0};
+    kind.shape.kind = (shape_kind)9;
+    assert_false(rg_ops_words(&w, &paint_table[4], &kind));
+    assert_false(rg_ops_words(&w, &paint_table[4], &(paint_opts){.items = NULL, .items_count = 3}));
+    const item long_name[] = {{RG_LIT("123456789"), NULL, 0}};
+    assert_false(
+        rg_ops_words(&w, &paint_table[4], &(paint_opts){.items = long_name, .items_count = 1}));
+    const rg_view bad_tag[] = {{NULL, 1}};
+    const item bad[] = {{RG_LIT("a"), bad_tag, 1}};
+    assert_false(rg_ops_words(&w, &paint_table[4], &(paint_opts){.items = bad, .items_count = 1}));
+    /* 20 items of 7 bytes each: 140 bytes, past RG_WORDS_MAX; the table path still encodes it. */
+    item many[20];
+    for (size_t i = 0; i < 20; i++) many[i] = (item){RG_LIT("a"), NULL, 0};
+    assert_false(
+        rg_ops_words(&w, &paint_table[4], &(paint_opts){.items = many, .items_count = 20}));
+    /* 18 of them, 126 bytes, fit. */
+    assert_true(rg_ops_words(&w, &paint_table[4], &(paint_opts){.items = many, .items_count = 18}));
+    assert_int_equal(w.len, 18 * 7);
+}
+
 /* MIX <count of ids> id... [WEIGHTS w...] [color...]: lists of every element type, a required list
  * (refused empty), checks of NULL lists with and without a count. */
 typedef struct mix_req {
@@ -272,7 +341,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(encodes_every_op),        cmocka_unit_test(refuses_inside_nested_loops),
         cmocka_unit_test(refuses_values),          cmocka_unit_test(lists_of_every_type),
-        cmocka_unit_test(short_and_long_requests),
+        cmocka_unit_test(short_and_long_requests), cmocka_unit_test(words_of_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,30 @@
 
 #include <assert.h>
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t combinators_shape_w1_viv_tail(rg_pipe *p, rg_view head,
+                                                          const rg_words *w, rg_view a1, int64_t a2,
+                                                          rg_view a3) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_i64(&m, a2);
+    rg_meas_view(&m, a3);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk_i64(dst, a2);
+    dst = rg_put_bulk(dst, a3.ptr, a3.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 static inline void combinators_blocks_range_measure(rg_meas *m, const combinators_blocks_range *v) {
     rg_meas_i64(m, v->start);
     rg_meas_i64(m, v->stop);
@@ -232,11 +256,17 @@ static const rg_op combinators_keywords_op_table[] = {
                combinators_keywords_struct_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t
 combinators_keywords_pipe_write_opts(rg_pipe *p, rg_view default_, int64_t int_, rg_view unix_time,
                                      const combinators_keywords_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &combinators_keywords_op_table[5], opts);
+    if (words)
+        return combinators_shape_w1_viv_tail(p, (rg_view){"$8\r\nKEYWORDS\r\n", 14}, &w, default_,
+                                             int_, unix_time);
     combinators_keywords_req_args req;
     req.default_ = default_;
     req.int_ = int_;

@@ -48,6 +48,23 @@ size_t example_shape_vi(rg_pipe *p, rg_view head, rg_view a1, int64_t a2) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t example_shape_w1_words_tail(rg_pipe *p, rg_view head,
+                                                        const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_client_kill_client_type_bulk(example_client_kill_client_type v) {
     static const rg_view bulks[] = {
@@ -207,6 +224,22 @@ size_t example_client_kill_pipe_write(rg_pipe *p, example_client_kill_filter fil
     return n;
 }
 
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view example_expire_condition_bulk(example_expire_condition v) {
+    static const rg_view bulks[] = {
+        [EXAMPLE_EXPIRE_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
+        [EXAMPLE_EXPIRE_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
+        [EXAMPLE_EXPIRE_CONDITION_GT] = {"$2\r\nGT\r\n", 8},
+        [EXAMPLE_EXPIRE_CONDITION_LT] = {"$2\r\nLT\r\n", 8},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *example_expire_condition_put(char *dst, example_expire_condition v) {
+    const rg_view b = example_expire_condition_bulk(v);
+    return rg_put_bulk_lit(dst, b);
+}
+
 static const rg_view example_expire_condition_bulks[] = {
     {NULL, 0}, {"$2\r\nNX\r\n", 8}, {"$2\r\nXX\r\n", 8}, {"$2\r\nGT\r\n", 8}, {"$2\r\nLT\r\n", 8},
 };
@@ -227,10 +260,47 @@ static const rg_op example_expire_op_table[] = {
     RG_OP_ENUM(RG_OP_OPTS, example_expire_opts, condition, example_expire_condition_bulks),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t example_expire_pipe_write_opts(rg_pipe *p, rg_view key, int64_t seconds,
-                                                          const example_expire_opts *opts) {
+/* The words of EXPIRE's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 8 bytes). False where measuring refuses. */
+static inline bool example_expire_words(rg_words *w, const example_expire_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->condition != EXAMPLE_EXPIRE_CONDITION_NONE) {
+            if ((size_t)opts->condition - 1 >= 4) return false;
+            dst = example_expire_condition_put(dst, opts->condition);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (example_expire_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t example_expire_pipe_write_opts(rg_pipe *p, rg_view key, int64_t seconds,
+                                                         const example_expire_opts *opts) {
+    rg_words w;
+    const bool words = example_expire_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 12 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_i64(&f, seconds);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nEXPIRE\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_i64(dst, seconds);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     example_expire_req_args req;
     req.key = key;
     req.seconds = seconds;
@@ -557,9 +627,13 @@ static const rg_op example_ping_op_table[] = {
     RG_OP_VIEW(RG_OP_OPTS, example_ping_opts, message, 64),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t example_ping_pipe_write_opts(rg_pipe *p, const example_ping_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &example_ping_op_table[2], opts);
+    if (words) return example_shape_w1_words_tail(p, (rg_view){"$4\r\nPING\r\n", 10}, &w);
     return rg_ops_pipe_write(p, example_ping_op_table, NULL, opts);
 }
 
@@ -575,6 +649,20 @@ size_t example_ping_pipe_write(rg_pipe *p, const example_ping_opts *opts) {
         return n;
     }
     return example_ping_pipe_write_opts(p, opts);
+}
+
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view example_set_condition_bulk(example_set_condition v) {
+    static const rg_view bulks[] = {
+        [EXAMPLE_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
+        [EXAMPLE_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *example_set_condition_put(char *dst, example_set_condition v) {
+    const rg_view b = example_set_condition_bulk(v);
+    return rg_put_bulk_lit(dst, b);
 }
 
 static const rg_view example_set_condition_bulks[] = {
@@ -622,10 +710,81 @@ static const rg_op example_set_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, example_set_opts, expiration, example_set_expiration_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t example_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
-                                                       const example_set_opts *opts) {
+/* The words of SET's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 54 bytes). False where measuring refuses. */
+static inline bool example_set_words(rg_words *w, const example_set_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->condition != EXAMPLE_SET_CONDITION_NONE) {
+            if ((size_t)opts->condition - 1 >= 2) return false;
+            dst = example_set_condition_put(dst, opts->condition);
+            argc += 1;
+        }
+        if (opts->get) {
+            dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
+            argc += 1;
+        }
+        if (opts->expiration.kind != EXAMPLE_SET_EXPIRATION_NONE) {
+            const example_set_expiration *v = &opts->expiration;
+            switch (v->kind) {
+            case EXAMPLE_SET_EXPIRATION_SECONDS:
+                dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+                dst = rg_put_bulk_i64_short(dst, v->seconds);
+                argc += 2;
+                break;
+            case EXAMPLE_SET_EXPIRATION_MILLISECONDS:
+                dst = rg_put_raw(dst, "$2\r\nPX\r\n", 8);
+                dst = rg_put_bulk_i64_short(dst, v->milliseconds);
+                argc += 2;
+                break;
+            case EXAMPLE_SET_EXPIRATION_UNIX_TIME_SECONDS:
+                dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
+                dst = rg_put_bulk_i64_short(dst, v->unix_time_seconds);
+                argc += 2;
+                break;
+            case EXAMPLE_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
+                dst = rg_put_raw(dst, "$4\r\nPXAT\r\n", 10);
+                dst = rg_put_bulk_i64_short(dst, v->unix_time_milliseconds);
+                argc += 2;
+                break;
+            case EXAMPLE_SET_EXPIRATION_KEEPTTL:
+                dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13);
+                argc += 1;
+                break;
+            default: return false;
+            }
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (example_set_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t example_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                      const example_set_opts *opts) {
+    rg_words w;
+    const bool words = example_set_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 9 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, value);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     example_set_req_args req;
     req.key = key;
     req.value = value;
@@ -847,10 +1006,59 @@ static const rg_op example_zrangebyscore_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, example_zrangebyscore_opts, limit, example_zrangebyscore_limit_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t example_zrangebyscore_pipe_write_opts(
+/* The words of ZRANGEBYSCORE's options, as rg_ops_words writes them from its table: compiled, as
+ * they are flat (at most 82 bytes). False where measuring refuses. */
+static inline bool example_zrangebyscore_words(rg_words *w,
+                                               const example_zrangebyscore_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->withscores) {
+            dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
+            argc += 1;
+        }
+        if (opts->has_limit) {
+            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
+            argc += 1;
+            {
+                const example_zrangebyscore_limit *v = &opts->limit;
+                dst = rg_put_bulk_i64_short(dst, v->offset);
+                dst = rg_put_bulk_i64_short(dst, v->count);
+                argc += 2;
+            }
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (example_zrangebyscore_words), or
+ * when they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t example_zrangebyscore_pipe_write_opts(
     rg_pipe *p, rg_view key, double min, double max, const example_zrangebyscore_opts *opts) {
+    rg_words w;
+    const bool words = example_zrangebyscore_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 20 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_double(&f, min);
+        rg_fix_double(&f, max);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$13\r\nZRANGEBYSCORE\r\n", 20);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk_double(dst, min);
+            dst = rg_put_bulk_double(dst, max);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     example_zrangebyscore_req_args req;
     req.key = key;
     req.min = min;

@@ -19,6 +19,47 @@ size_t keyspecs_shape_v(rg_pipe *p, rg_view head, rg_view a1) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t keyspecs_shape_w1_vivii_tail(rg_pipe *p, rg_view head,
+                                                         const rg_words *w, rg_view a1, int64_t a2,
+                                                         rg_view a3, int64_t a4, int64_t a5) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_view(&m, a1);
+    rg_meas_i64(&m, a2);
+    rg_meas_view(&m, a3);
+    rg_meas_i64(&m, a4);
+    rg_meas_i64(&m, a5);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk(dst, a1.ptr, a1.len);
+    dst = rg_put_bulk_i64(dst, a2);
+    dst = rg_put_bulk(dst, a3.ptr, a3.len);
+    dst = rg_put_bulk_i64(dst, a4);
+    dst = rg_put_bulk_i64(dst, a5);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t keyspecs_shape_w1_words_tail(rg_pipe *p, rg_view head,
+                                                         const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 /* The required arguments of EVAL, where keyspecs_eval_op_table finds them. */
 typedef struct keyspecs_eval_req_args {
     rg_view script;
@@ -92,12 +133,18 @@ static const rg_op keyspecs_migrate_op_table[] = {
     RG_OP_VIEW_EL(RG_OP_OPTS, keyspecs_migrate_opts, keys, SIZE_MAX),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t keyspecs_migrate_pipe_write_opts(rg_pipe *p, rg_view host, int64_t port,
                                                             rg_view key, int64_t destination_db,
                                                             int64_t timeout,
                                                             const keyspecs_migrate_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &keyspecs_migrate_op_table[7], opts);
+    if (words)
+        return keyspecs_shape_w1_vivii_tail(p, (rg_view){"$7\r\nMIGRATE\r\n", 13}, &w, host, port,
+                                            key, destination_db, timeout);
     keyspecs_migrate_req_args req;
     req.host = host;
     req.port = port;
@@ -143,10 +190,14 @@ static const rg_op keyspecs_ping_op_table[] = {
     RG_OP_VIEW(RG_OP_OPTS, keyspecs_ping_opts, message, SIZE_MAX),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t keyspecs_ping_pipe_write_opts(rg_pipe *p,
                                                          const keyspecs_ping_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &keyspecs_ping_op_table[2], opts);
+    if (words) return keyspecs_shape_w1_words_tail(p, (rg_view){"$4\r\nPING\r\n", 10}, &w);
     return rg_ops_pipe_write(p, keyspecs_ping_op_table, NULL, opts);
 }
 

@@ -58,6 +58,34 @@ size_t kinds_shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t kinds_shape_w3_words_tail(rg_pipe *p, rg_view head, const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 3 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t kinds_shape_w1_words_tail(rg_pipe *p, rg_view head, const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 /* The required arguments of BOUNDED, where kinds_bounded_op_table finds them. */
 typedef struct kinds_bounded_req_args {
     rg_view key;
@@ -78,10 +106,53 @@ static const rg_op kinds_bounded_op_table[] = {
     RG_OP_DBL(RG_OP_OPTS, kinds_bounded_opts, weight),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
-                                                         const kinds_bounded_opts *opts) {
+/* The words of BOUNDED's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 78 bytes). False where measuring refuses. */
+static inline bool kinds_bounded_words(rg_words *w, const kinds_bounded_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_ttl) {
+            dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+            dst = rg_put_bulk_i64_short(dst, opts->ttl);
+            argc += 2;
+        }
+        if (opts->has_weight) {
+            dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
+            if (opts->weight != opts->weight) return false;
+            dst = rg_put_bulk_double(dst, opts->weight);
+            argc += 2;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (kinds_bounded_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                        const kinds_bounded_opts *opts) {
+    rg_words w;
+    const bool words = kinds_bounded_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 13 + w.len);
+        rg_fix_view_max(&f, key, 16);
+        rg_fix_view_max(&f, value, 64);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     kinds_bounded_req_args req;
     req.key = key;
     req.value = value;
@@ -118,10 +189,16 @@ static const rg_op kinds_escapes_op_table[] = {
     RG_OP_VIEW(RG_OP_OPTS, kinds_escapes_opts, value, SIZE_MAX),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t kinds_escapes_pipe_write_opts(rg_pipe *p,
                                                          const kinds_escapes_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &kinds_escapes_op_table[2], opts);
+    if (words)
+        return kinds_shape_w3_words_tail(
+            p, (rg_view){"$7\r\nESCAPES\r\n$12\r\na\"b\\c?\?d\r\n\t\310\r\n$0\r\n\r\n", 38}, &w);
     return rg_ops_pipe_write(p, kinds_escapes_op_table, NULL, opts);
 }
 
@@ -200,9 +277,13 @@ static const rg_op kinds_tokens_op_table[] = {
     RG_OP_LIT("$4\r\nFLAG\r\n", 10, 1),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t kinds_tokens_pipe_write_opts(rg_pipe *p, const kinds_tokens_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &kinds_tokens_op_table[2], opts);
+    if (words) return kinds_shape_w1_words_tail(p, (rg_view){"$6\r\nTOKENS\r\n", 12}, &w);
     return rg_ops_pipe_write(p, kinds_tokens_op_table, NULL, opts);
 }
 

@@ -29,6 +29,20 @@ size_t mod_shape_words(rg_pipe *p, rg_view head) {
     return n;
 }
 
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view mod_set_condition_bulk(mod_set_condition v) {
+    static const rg_view bulks[] = {
+        [MOD_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
+        [MOD_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *mod_set_condition_put(char *dst, mod_set_condition v) {
+    const rg_view b = mod_set_condition_bulk(v);
+    return rg_put_bulk_lit(dst, b);
+}
+
 static const rg_view mod_set_condition_bulks[] = {
     {NULL, 0},
     {"$2\r\nNX\r\n", 8},
@@ -53,10 +67,49 @@ static const rg_op mod_set_op_table[] = {
     RG_OP_ENUM(RG_OP_OPTS, mod_set_opts, condition, mod_set_condition_bulks),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
-                                                   rg_view json, const mod_set_opts *opts) {
+/* The words of MOD.SET's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 8 bytes). False where measuring refuses. */
+static inline bool mod_set_words(rg_words *w, const mod_set_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->condition != MOD_SET_CONDITION_NONE) {
+            if ((size_t)opts->condition - 1 >= 2) return false;
+            dst = mod_set_condition_put(dst, opts->condition);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (mod_set_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t mod_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view path,
+                                                  rg_view json, const mod_set_opts *opts) {
+    rg_words w;
+    const bool words = mod_set_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 13 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, path);
+        rg_fix_view(&f, json);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$7\r\nMOD.SET\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, path.ptr, path.len);
+            dst = rg_put_bulk(dst, json.ptr, json.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     mod_set_req_args req;
     req.key = key;
     req.path = path;

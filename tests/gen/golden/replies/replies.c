@@ -73,6 +73,38 @@ size_t replies_shape_vv(rg_pipe *p, rg_view head, rg_view a1, rg_view a2) {
     return n;
 }
 
+/* Commands with options whose required arguments are single words, the options after them, share an
+ * encoder per shape for their requests with options: head holds their constant words after the
+ * array header, w the words of the options (rg_ops_words). The commands' _pipe_write_opts call
+ * them. */
+static RG_WORDS_PATH size_t replies_shape_w1_words_tail(rg_pipe *p, rg_view head,
+                                                        const rg_words *w) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
+static RG_WORDS_PATH size_t replies_shape_w1_i_tail(rg_pipe *p, rg_view head, const rg_words *w,
+                                                    int64_t a1) {
+    rg_meas m;
+    rg_meas_start(&m, 1 + w->argc, head.len + w->len);
+    rg_meas_i64(&m, a1);
+    const size_t n = rg_meas_total_array(&m);
+    if (n == 0 || !rg_pipe_fits(p, n)) return n;
+    char *dst = rg_pipe_end(p);
+    dst = rg_put_array_header(dst, m.argc);
+    dst = rg_put_bytes(dst, head.ptr, head.len);
+    dst = rg_put_bulk_i64(dst, a1);
+    rg_put_bytes(dst, w->bytes, w->len);
+    return n;
+}
+
 static const rg_op replies_command_docs_op_table[] = {
     RG_OP_COMMAND(6, RG_OP_ARRAY),
     RG_OP_IF_OPTS(1),
@@ -130,10 +162,14 @@ static const rg_op replies_hello_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, replies_hello_opts, arguments, replies_hello_arguments_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_hello_pipe_write_opts(rg_pipe *p,
                                                          const replies_hello_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_hello_op_table[2], opts);
+    if (words) return replies_shape_w1_words_tail(p, (rg_view){"$5\r\nHELLO\r\n", 11}, &w);
     return rg_ops_pipe_write(p, replies_hello_op_table, NULL, opts);
 }
 
@@ -174,10 +210,57 @@ static const rg_op replies_lpos_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_lpos_opts, len),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
-                                                        const replies_lpos_opts *opts) {
+/* The words of LPOS's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 114 bytes). False where measuring refuses. */
+static inline bool replies_lpos_words(rg_words *w, const replies_lpos_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_rank) {
+            dst = rg_put_raw(dst, "$4\r\nRANK\r\n", 10);
+            dst = rg_put_bulk_i64_short(dst, opts->rank);
+            argc += 2;
+        }
+        if (opts->has_num_matches) {
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64_short(dst, opts->num_matches);
+            argc += 2;
+        }
+        if (opts->has_len) {
+            dst = rg_put_raw(dst, "$6\r\nMAXLEN\r\n", 12);
+            dst = rg_put_bulk_i64_short(dst, opts->len);
+            argc += 2;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (replies_lpos_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_lpos_pipe_write_opts(rg_pipe *p, rg_view key, rg_view element,
+                                                       const replies_lpos_opts *opts) {
+    rg_words w;
+    const bool words = replies_lpos_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 10 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, element);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$4\r\nLPOS\r\n", 10);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, element.ptr, element.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_lpos_req_args req;
     req.key = key;
     req.element = element;
@@ -226,10 +309,14 @@ static const rg_op replies_scan_op_table[] = {
     RG_OP_VIEW(RG_OP_OPTS, replies_scan_opts, type, SIZE_MAX),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
+/* With options: the options' words (rg_ops_words) after the required arguments (the tail shape), or
+ * when it cannot take them, the table's request, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t replies_scan_pipe_write_opts(rg_pipe *p, int64_t cursor,
                                                         const replies_scan_opts *opts) {
+    rg_words w;
+    const bool words = rg_ops_words(&w, &replies_scan_op_table[3], opts);
+    if (words) return replies_shape_w1_i_tail(p, (rg_view){"$4\r\nSCAN\r\n", 10}, &w, cursor);
     replies_scan_req_args req;
     req.cursor = cursor;
     return rg_ops_pipe_write(p, replies_scan_op_table, &req, opts);
@@ -249,6 +336,20 @@ size_t replies_scan_pipe_write(rg_pipe *p, int64_t cursor, const replies_scan_op
         return n;
     }
     return replies_scan_pipe_write_opts(p, cursor, opts);
+}
+
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view replies_set_condition_bulk(replies_set_condition v) {
+    static const rg_view bulks[] = {
+        [REPLIES_SET_CONDITION_NX] = {"$2\r\nNX\r\n", 8},
+        [REPLIES_SET_CONDITION_XX] = {"$2\r\nXX\r\n", 8},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *replies_set_condition_put(char *dst, replies_set_condition v) {
+    const rg_view b = replies_set_condition_bulk(v);
+    return rg_put_bulk_lit(dst, b);
 }
 
 static const rg_view replies_set_condition_bulks[] = {
@@ -296,10 +397,81 @@ static const rg_op replies_set_op_table[] = {
     RG_OP_CALL(RG_OP_OPTS, replies_set_opts, expiration, replies_set_expiration_op_table),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
-                                                       const replies_set_opts *opts) {
+/* The words of SET's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 54 bytes). False where measuring refuses. */
+static inline bool replies_set_words(rg_words *w, const replies_set_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->condition != REPLIES_SET_CONDITION_NONE) {
+            if ((size_t)opts->condition - 1 >= 2) return false;
+            dst = replies_set_condition_put(dst, opts->condition);
+            argc += 1;
+        }
+        if (opts->get) {
+            dst = rg_put_raw(dst, "$3\r\nGET\r\n", 9);
+            argc += 1;
+        }
+        if (opts->expiration.kind != REPLIES_SET_EXPIRATION_NONE) {
+            const replies_set_expiration *v = &opts->expiration;
+            switch (v->kind) {
+            case REPLIES_SET_EXPIRATION_SECONDS:
+                dst = rg_put_raw(dst, "$2\r\nEX\r\n", 8);
+                dst = rg_put_bulk_i64_short(dst, v->seconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_MILLISECONDS:
+                dst = rg_put_raw(dst, "$2\r\nPX\r\n", 8);
+                dst = rg_put_bulk_i64_short(dst, v->milliseconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_UNIX_TIME_SECONDS:
+                dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
+                dst = rg_put_bulk_i64_short(dst, v->unix_time_seconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_UNIX_TIME_MILLISECONDS:
+                dst = rg_put_raw(dst, "$4\r\nPXAT\r\n", 10);
+                dst = rg_put_bulk_i64_short(dst, v->unix_time_milliseconds);
+                argc += 2;
+                break;
+            case REPLIES_SET_EXPIRATION_KEEPTTL:
+                dst = rg_put_raw(dst, "$7\r\nKEEPTTL\r\n", 13);
+                argc += 1;
+                break;
+            default: return false;
+            }
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (replies_set_words), or when they
+ * cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_set_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
+                                                      const replies_set_opts *opts) {
+    rg_words w;
+    const bool words = replies_set_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 9 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, value);
+        const size_t argc = 3 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$3\r\nSET\r\n", 9);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, value.ptr, value.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_set_req_args req;
     req.key = key;
     req.value = value;
@@ -346,11 +518,50 @@ static const rg_op replies_xrange_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_xrange_opts, count),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
-                                                          rg_view end_,
-                                                          const replies_xrange_opts *opts) {
+/* The words of XRANGE's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 38 bytes). False where measuring refuses. */
+static inline bool replies_xrange_words(rg_words *w, const replies_xrange_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_count) {
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64_short(dst, opts->count);
+            argc += 2;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (replies_xrange_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_xrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
+                                                         rg_view end_,
+                                                         const replies_xrange_opts *opts) {
+    rg_words w;
+    const bool words = replies_xrange_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 12 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, start);
+        rg_fix_view(&f, end_);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nXRANGE\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, start.ptr, start.len);
+            dst = rg_put_bulk(dst, end_.ptr, end_.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_xrange_req_args req;
     req.key = key;
     req.start = start;
@@ -395,10 +606,44 @@ static const rg_op replies_zpopmin_op_table[] = {
     RG_OP_I64(RG_OP_OPTS, replies_zpopmin_opts, count),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
-                                                           const replies_zpopmin_opts *opts) {
+/* The words of ZPOPMIN's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 27 bytes). False where measuring refuses. */
+static inline bool replies_zpopmin_words(rg_words *w, const replies_zpopmin_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->has_count) {
+            dst = rg_put_bulk_i64_short(dst, opts->count);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (replies_zpopmin_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_zpopmin_pipe_write_opts(rg_pipe *p, rg_view key,
+                                                          const replies_zpopmin_opts *opts) {
+    rg_words w;
+    const bool words = replies_zpopmin_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 13 + w.len);
+        rg_fix_view(&f, key);
+        const size_t argc = 2 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + 4;
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$7\r\nZPOPMIN\r\n", 13);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_zpopmin_req_args req;
     req.key = key;
     return rg_ops_pipe_write(p, replies_zpopmin_op_table, &req, opts);
@@ -420,6 +665,20 @@ size_t replies_zpopmin_pipe_write(rg_pipe *p, rg_view key, const replies_zpopmin
         }
     }
     return replies_zpopmin_pipe_write_opts(p, key, opts);
+}
+
+/* The bulk of each choice; {NULL, 0} for none or out of range. */
+static inline rg_view replies_zrange_sortby_bulk(replies_zrange_sortby v) {
+    static const rg_view bulks[] = {
+        [REPLIES_ZRANGE_SORTBY_BYSCORE] = {"$7\r\nBYSCORE\r\n", 13},
+        [REPLIES_ZRANGE_SORTBY_BYLEX] = {"$5\r\nBYLEX\r\n", 11},
+    };
+    return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
+}
+
+static inline char *replies_zrange_sortby_put(char *dst, replies_zrange_sortby v) {
+    const rg_view b = replies_zrange_sortby_bulk(v);
+    return rg_put_bulk_lit(dst, b);
 }
 
 static const rg_view replies_zrange_sortby_bulks[] = {
@@ -459,11 +718,68 @@ static const rg_op replies_zrange_op_table[] = {
     RG_OP_LIT("$10\r\nWITHSCORES\r\n", 17, 1),
 };
 
-/* With options: the table's request, measured and written by rg_ops_pipe_write (RG_OPTS_PATH:
- * rg_enc.h). */
-static RG_OPTS_PATH size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
-                                                          rg_view stop,
-                                                          const replies_zrange_opts *opts) {
+/* The words of ZRANGE's options, as rg_ops_words writes them from its table: compiled, as they are
+ * flat (at most 104 bytes). False where measuring refuses. */
+static inline bool replies_zrange_words(rg_words *w, const replies_zrange_opts *opts) {
+    char *dst = w->bytes;
+    size_t argc = 0;
+    if (opts) {
+        if (opts->sortby != REPLIES_ZRANGE_SORTBY_NONE) {
+            if ((size_t)opts->sortby - 1 >= 2) return false;
+            dst = replies_zrange_sortby_put(dst, opts->sortby);
+            argc += 1;
+        }
+        if (opts->rev) {
+            dst = rg_put_raw(dst, "$3\r\nREV\r\n", 9);
+            argc += 1;
+        }
+        if (opts->has_limit) {
+            dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
+            argc += 1;
+            {
+                const replies_zrange_limit *v = &opts->limit;
+                dst = rg_put_bulk_i64_short(dst, v->offset);
+                dst = rg_put_bulk_i64_short(dst, v->count);
+                argc += 2;
+            }
+        }
+        if (opts->withscores) {
+            dst = rg_put_raw(dst, "$10\r\nWITHSCORES\r\n", 17);
+            argc += 1;
+        }
+    }
+    w->len = (size_t)(dst - w->bytes);
+    w->argc = argc;
+    return true;
+}
+
+/* With options: the required arguments, then the options' words (replies_zrange_words), or when
+ * they cannot be, the table's request, measured and written by rg_ops_pipe_write. */
+static RG_NOINLINE size_t replies_zrange_pipe_write_opts(rg_pipe *p, rg_view key, rg_view start,
+                                                         rg_view stop,
+                                                         const replies_zrange_opts *opts) {
+    rg_words w;
+    const bool words = replies_zrange_words(&w, opts);
+    if (words) {
+        rg_fix f;
+        rg_fix_start(&f, 12 + w.len);
+        rg_fix_view(&f, key);
+        rg_fix_view(&f, start);
+        rg_fix_view(&f, stop);
+        const size_t argc = 4 + w.argc;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + rg_array_header_size(argc);
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nZRANGE\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bulk(dst, start.ptr, start.len);
+            dst = rg_put_bulk(dst, stop.ptr, stop.len);
+            rg_put_bytes(dst, w.bytes, w.len);
+            return n;
+        }
+    }
     replies_zrange_req_args req;
     req.key = key;
     req.start = start;
