@@ -24,11 +24,12 @@ if(BUILD_SHARED_LIBS)
 endif()
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
               runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cluster.h runtime/rg_cc.h runtime/rg_backoff.h
+              runtime/rg_sentinel.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
 # The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, respgen::tls
 # when OpenSSL was found (blocking and uv link it; the package config then looks OpenSSL up
 # again), and respgen::uv when libuv was found (the package config then looks libuv up again).
-set(RG_ADAPTERS blocking cluster_client)
+set(RG_ADAPTERS blocking cluster_client sentinel_client)
 if(TARGET respgen_tls)
   list(APPEND RG_ADAPTERS tls)
   set(RG_INSTALL_TLS ON)

@@ -112,6 +112,10 @@ int rg_sentinel_next(rg_sentinel *s) {
     return -1;
 }
 
+int rg_sentinel_first(const rg_sentinel *s) {
+    return s->order[0];
+}
+
 const rg_sentinel_addr *rg_sentinel_at(const rg_sentinel *s, int i) {
     return i >= 0 && (size_t)i < s->n ? &s->sentinels[i] : NULL;
 }

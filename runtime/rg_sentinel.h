@@ -100,6 +100,8 @@ rg_status rg_sentinel_init(rg_sentinel *s, const rg_sentinel_config *cfg);
 void rg_sentinel_begin(rg_sentinel *s);
 /* The sentinel to ask next (an index for rg_sentinel_at), or -1 when all were asked. */
 int rg_sentinel_next(rg_sentinel *s);
+/* The sentinel at the front of the list (the last to answer): the one to watch. */
+int rg_sentinel_first(const rg_sentinel *s);
 /* Sentinel i's address (i from rg_sentinel_next; NULL when out of range). */
 const rg_sentinel_addr *rg_sentinel_at(const rg_sentinel *s, int i);
 /* Sentinel i could not be asked (connect, AUTH, a timeout): to the back. */
