@@ -33,10 +33,6 @@ extern "C" {
 
 /* The longest turn of rg_sentinel_wait on one connection before it looks at the other. */
 #define RG_SENTINEL_SLICE_MS 20
-/* The reconnect policy when the config gives none: 10 ms doubling to 500 ms, 40 attempts
- * (about 15 s: a failover takes seconds). */
-#define RG_SENTINEL_ATTEMPTS 40
-#define RG_SENTINEL_MAX_MS   500
 /* How often a lost watch link is opened again (ms). */
 #define RG_SENTINEL_REWATCH_MS 1000
 
@@ -52,8 +48,8 @@ typedef struct rg_sentinel_client_config {
      * set to RG_ROLE_MASTER, its alloc NULL means rg_conn_std_alloc. */
     const rg_conn_config *data;
     /* Timeouts and the reconnect policy of the data connection (where is the client's own);
-     * the sentinel links take connect_ms and io_ms too. reconnect.attempts 0: the defaults
-     * above. */
+     * the sentinel links take connect_ms and io_ms too. reconnect.attempts 0: RG_SENTINEL_ATTEMPTS
+     * (rg_sentinel.h). */
     rg_bconn_options options;
     /* Replicas kept from each SENTINEL REPLICAS answer (caller-owned storage; NULL: not asked). */
     rg_sentinel_addr *replicas;

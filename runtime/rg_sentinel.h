@@ -50,6 +50,11 @@ extern "C" {
 /* The longest master name. */
 #define RG_SENTINEL_NAME_MAX 128
 
+/* The reconnect policy the drivers take when given none: 10 ms doubling to 500 ms, 40 attempts
+ * (about 15 s: a failover takes seconds, and every attempt asks the sentinels again). */
+#define RG_SENTINEL_ATTEMPTS 40
+#define RG_SENTINEL_MAX_MS   500
+
 /* An address: host NUL-terminated. */
 typedef struct rg_sentinel_addr {
     char host[RG_SENTINEL_HOST_MAX];
