@@ -18,6 +18,9 @@
  */
 #include "rg_sentinel_client.h"
 #include "test_redis.h"
+#ifdef RG_TEST_UV
+#include "rg_sentinel_uv.h"
+#endif
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,8 +144,18 @@ static int setup(void **state) {
     return 0;
 }
 
+static void stop_liar(pid_t pid);
+static pid_t liar_running;
+#ifdef RG_TEST_UV
+static void close_uv_left(void);
+#endif
+
 static int teardown(void **state) {
     (void)state;
+    stop_liar(liar_running);
+#ifdef RG_TEST_UV
+    close_uv_left();
+#endif
     for (int i = 0; i < 3; i++) test_redis_stop(&T.sent[i]);
     for (int i = 0; i < 3; i++) test_redis_stop(&T.node[i]);
     char cmd[96];
@@ -276,13 +289,16 @@ static pid_t start_liar(int *port, int lie) {
     }
     setpgid(pid, pid);
     close(lfd);
+    liar_running = pid;
     return pid;
 }
 
 static void stop_liar(pid_t pid) {
+    if (pid <= 0) return;
     kill(-pid, SIGKILL);
     int status;
     waitpid(pid, &status, 0);
+    liar_running = 0;
 }
 
 static void lying_sentinel(void **state) {
@@ -339,7 +355,11 @@ typedef struct write_slot {
 } write_slot;
 
 typedef struct writer {
-    rg_sentinel_client *s;
+    rg_sentinel_client *s; /* the blocking client, or */
+#ifdef RG_TEST_UV
+    rg_sentinel_uv *u; /* the libuv one */
+#endif
+    rg_conn *conn; /* its data connection's engine */
     write_slot *slots;
     size_t n, inflight;
     size_t acked, maybe, unwritten, refused;
@@ -366,10 +386,26 @@ static long long int_of(const rg_raw_result *raw) {
                                                           : -1;
 }
 
-/* An ack, counted against the server that sent it (the data connection's port). */
+/* The port of the server the data connection is on: the blocking adapter's own; libuv's is the
+ * address the last resolution dialled (a move drops the connection before it changes). */
+static int data_port(const writer *w) {
+#ifdef RG_TEST_UV
+    if (w->u) return rg_sentinel_uv_master(w->u)->port;
+#endif
+    return w->s->data.port;
+}
+
+static uint64_t resolves_of(const writer *w) {
+#ifdef RG_TEST_UV
+    if (w->u) return rg_sentinel_uv_resolves(w->u);
+#endif
+    return rg_sentinel_client_resolves(w->s);
+}
+
+/* An ack, counted against the server that sent it. */
 static void acked(writer *w, long long v) {
     w->acked++;
-    if (w->s->data.port == w->old_port) {
+    if (data_port(w) == w->old_port) {
         w->old_last = v;
         return;
     }
@@ -405,8 +441,7 @@ static bool write_one(writer *w, const char *key) {
     if (w->n == MAX_WRITES) return false;
     const rg_view argv[] = {RG_LIT("INCR"), rg_cstr(key)};
     ctxs[w->n] = (incr_ctx){w, w->n, {{NULL, 0}}};
-    if (!rg_conn_call_argv(&w->s->data.conn, 2, argv, NULL, &ctxs[w->n].raw, incr_done,
-                           &ctxs[w->n])) {
+    if (!rg_conn_call_argv(w->conn, 2, argv, NULL, &ctxs[w->n].raw, incr_done, &ctxs[w->n])) {
         w->refused++;
         return false;
     }
@@ -456,10 +491,9 @@ static void check_writes(writer *w, const char *key, const char *what) {
            "acks of the old master the failover dropped (asynchronous replication): %lld\n",
            what, w->n, w->acked, w->new_acked, w->maybe, w->unwritten, w->refused, final,
            (unsigned long long)(w->new_at ? w->new_at - w->event_at : 0),
-           (unsigned long long)rg_sentinel_client_resolves(w->s), w->cause, lost);
+           (unsigned long long)resolves_of(w), w->cause, lost);
     assert_true(w->new_at != 0);
-    assert_int_equal(w->s->data.port, port);
-    assert_int_equal(rg_sentinel_client_master(w->s)->port, port);
+    assert_int_equal(data_port(w), port);
     assert_true(w->new_in_order);
     assert_int_equal(w->new_last - w->new_first + 1, (long long)w->new_acked);
     assert_int_equal(final, w->new_last);
@@ -480,6 +514,7 @@ static void run_move(const char *key, void (*event)(void), const char *what) {
         .options = {.connect_ms = 1000, .io_ms = 2000, .on_event = on_event, .event_ud = &w}};
     assert_int_equal(rg_sentinel_connect(&s, &cfg), RG_OK);
     w.old_port = s.data.port;
+    w.conn = &s.data.conn;
     w.slots = calloc(MAX_WRITES, sizeof *w.slots);
     ctxs = calloc(MAX_WRITES, sizeof *ctxs);
     assert_non_null(w.slots);
@@ -526,12 +561,212 @@ static void kill_master(void **state) {
     assert_int_not_equal(sentinel_master_port(), killed_port);
 }
 
+#ifdef RG_TEST_UV
+/* ---- the libuv client ------------------------------------------------------------------------ */
+
+static uv_loop_t loop;
+static rg_sentinel_uv U;
+
+typedef struct uv_run_state {
+    writer *w;
+    const char *key;
+    void (*event)(void);
+    uint64_t start;
+    bool ready, closed, stop;
+    int events[RG_UV_GAVE_UP + 1];
+} uv_run_state;
+
+static void uv_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    uv_run_state *r = ud;
+    (void)u;
+    r->events[ev]++;
+    if (ev == RG_UV_READY) r->ready = true;
+    if (ev == RG_UV_CLOSED) r->closed = true;
+    if (ev == RG_UV_DISCONNECTED && r->w && !r->w->cause[0]) {
+        const rg_error e = rg_uv_reconnect_info(u)->cause;
+        snprintf(r->w->cause, sizeof r->w->cause, "%.*s", (int)e.msg.len,
+                 e.msg.ptr ? e.msg.ptr : "");
+    }
+}
+
+/* Runs the loop until *flag or limit_ms. */
+static bool run_until(const bool *flag, int limit_ms) {
+    const uint64_t end = ms_now() + (uint64_t)limit_ms;
+    while (!*flag && ms_now() < end) uv_run(&loop, UV_RUN_ONCE);
+    return *flag;
+}
+
+/* A failed test may leave the client open: closed (and the loop run until it is) first. */
+static void close_uv_left(void) {
+    if (!U.loop || U.told_closed) return;
+    U.on_event = NULL; /* its state died with the failed test */
+    rg_sentinel_uv_close(&U);
+    const uint64_t end = ms_now() + 5000;
+    while (!U.told_closed && ms_now() < end) uv_run(&loop, UV_RUN_ONCE);
+}
+
+static rg_status connect_uv(uv_run_state *r, const int *ports, size_t n) {
+    close_uv_left();
+    rg_sentinel_addr addrs[RG_SENTINEL_MAX];
+    for (size_t i = 0; i < n; i++) sentinel_addr(&addrs[i], ports[i]);
+    const rg_sentinel_uv_config cfg = {.master_name = RG_LIT(NAME),
+                                       .sentinels = addrs,
+                                       .nsentinels = n,
+                                       .replicas = replicas,
+                                       .replicas_cap = 8};
+    return rg_sentinel_uv_connect(&U, &loop, &cfg, uv_event, r);
+}
+
+static void close_uv(uv_run_state *r) {
+    rg_sentinel_uv_close(&U);
+    assert_true(run_until(&r->closed, 5000));
+    assert_int_equal(r->events[RG_UV_CLOSED], 1);
+}
+
+static void resolve_uv(void **state) {
+    (void)state;
+    uv_run_state r = {0};
+    int ports[3];
+    const uint64_t t0 = ms_now();
+    assert_int_equal(connect_uv(&r, ports, (size_t)all_sentinels(ports)), RG_OK);
+    assert_true(run_until(&r.ready, 10000));
+    printf("resolve_uv: on the master in %llu ms\n", (unsigned long long)(ms_now() - t0));
+    assert_int_equal(rg_sentinel_uv_master(&U)->port, sentinel_master_port());
+    size_t n;
+    rg_sentinel_uv_replicas(&U, &n);
+    assert_int_equal(n, 2);
+    rg_call_record rec = {0};
+    const rg_view argv[] = {RG_LIT("INCR"), RG_LIT("resolve_uv")};
+    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
+    assert_true(run_until(&rec.done, 5000));
+    assert_int_equal(rec.status, RG_OK);
+    close_uv(&r);
+}
+
+static void lying_sentinel_uv(void **state) {
+    (void)state;
+    const int master = sentinel_master_port();
+    const int replica = master == T.node[1].port ? T.node[2].port : T.node[1].port;
+    int liar_port = 0;
+    const pid_t liar = start_liar(&liar_port, replica);
+    assert_true(liar > 0);
+    int ports[4] = {liar_port};
+    for (int i = 0; i < 3; i++) ports[1 + i] = T.sent[i].port;
+    uv_run_state r = {0};
+    assert_int_equal(connect_uv(&r, ports, 4), RG_OK);
+    assert_true(run_until(&r.ready, 10000));
+    printf("lying_sentinel_uv: %llu resolutions\n",
+           (unsigned long long)rg_sentinel_uv_resolves(&U));
+    assert_int_equal(rg_sentinel_uv_master(&U)->port, master);
+    assert_true(rg_sentinel_uv_resolves(&U) >= 2);
+    close_uv(&r);
+    stop_liar(liar);
+}
+
+/* No sentinel answers: FAILED, then CLOSED, and the calls made complete. */
+static void no_sentinel_uv(void **state) {
+    (void)state;
+    int dead = test_free_port();
+    uv_run_state r = {0};
+    assert_int_equal(connect_uv(&r, &dead, 1), RG_OK);
+    rg_call_record rec = {0};
+    const rg_view argv[] = {RG_LIT("PING")};
+    assert_true(rg_conn_call_argv(&U.data.conn, 1, argv, NULL, NULL, rg_call_record_fn, &rec));
+    assert_true(run_until(&r.closed, 5000));
+    assert_int_equal(r.events[RG_UV_FAILED], 1);
+    assert_int_equal(r.events[RG_UV_CLOSED], 1);
+    assert_true(rec.done);
+    assert_int_equal(rec.status, RG_CLOSED);
+    assert_int_equal(rg_sentinel_uv_error(&U).status, RG_REFUSED);
+    printf("no_sentinel_uv: %s\n", rg_sentinel_uv_error(&U).msg.ptr);
+}
+
+/* Every millisecond: the event when due, the window topped up, the end when the new master
+ * acknowledged enough. */
+static void tick(uv_timer_t *t) {
+    uv_run_state *r = t->data;
+    writer *w = r->w;
+    if (!w->event_at && ms_now() - r->start >= 300) {
+        w->event_at = ms_now();
+        r->event();
+    }
+    while (!r->stop && w->inflight < WINDOW && write_one(w, r->key)) {
+    }
+    if (w->new_acked >= 2000 || ms_now() - r->start > 30000) r->stop = true;
+    if (r->stop && w->inflight == 0) uv_timer_stop(t);
+}
+
+static void run_move_uv(const char *key, void (*event)(void), const char *what) {
+    writer w = {.u = &U, .new_in_order = true};
+    uv_run_state r = {.w = &w, .key = key, .event = event};
+    int ports[3];
+    assert_int_equal(connect_uv(&r, ports, (size_t)all_sentinels(ports)), RG_OK);
+    assert_true(run_until(&r.ready, 10000));
+    w.old_port = rg_sentinel_uv_master(&U)->port;
+    w.conn = &U.data.conn;
+    w.slots = calloc(MAX_WRITES, sizeof *w.slots);
+    ctxs = calloc(MAX_WRITES, sizeof *ctxs);
+    assert_non_null(w.slots);
+    assert_non_null(ctxs);
+    uv_timer_t t;
+    uv_timer_init(&loop, &t);
+    t.data = &r;
+    r.start = ms_now();
+    uv_timer_start(&t, tick, 1, 1);
+    while (uv_is_active((uv_handle_t *)&t) && ms_now() - r.start < 60000)
+        uv_run(&loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&t, NULL);
+    check_writes(&w, key, what);
+    close_uv(&r);
+    free(w.slots);
+    free(ctxs);
+}
+#endif
+
+#ifdef RG_TEST_UV
+static void failover_uv(void **state) {
+    (void)state;
+    test_sleep_ms(4500); /* the failover-timeout's guard since the last one */
+    run_move_uv("failover_uv", do_failover, "failover_uv");
+    assert_true(wait_for(failover_settled, 20000));
+}
+
+/* The node killed last comes back: Sentinel makes it a replica of the new master. */
+static void restart_killed(void) {
+    for (int i = 0; i < 3; i++)
+        if (T.node[i].port == killed_port)
+            assert_int_equal(test_redis_restart(&T.node[i], NULL), 0);
+    assert_true(wait_for(failover_settled, 30000));
+}
+
+static void kill_master_uv(void **state) {
+    (void)state;
+    restart_killed();
+    test_sleep_ms(4500);
+    run_move_uv("killed_uv", do_kill, "kill_master_uv");
+    assert_int_not_equal(sentinel_master_port(), killed_port);
+}
+#endif
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(resolve),       cmocka_unit_test(lying_sentinel),
-        cmocka_unit_test(sentinel_down), cmocka_unit_test(failover),
+        cmocka_unit_test(resolve),        cmocka_unit_test(lying_sentinel),
+#ifdef RG_TEST_UV
+        cmocka_unit_test(resolve_uv),     cmocka_unit_test(lying_sentinel_uv),
+        cmocka_unit_test(no_sentinel_uv),
+#endif
+        cmocka_unit_test(sentinel_down),  cmocka_unit_test(failover),
+#ifdef RG_TEST_UV
+        cmocka_unit_test(failover_uv),
+#endif
         cmocka_unit_test(kill_master),
+#ifdef RG_TEST_UV
+        cmocka_unit_test(kill_master_uv),
+#endif
     };
     setvbuf(stdout, NULL, _IOLBF, 0);
+#ifdef RG_TEST_UV
+    uv_loop_init(&loop);
+#endif
     return cmocka_run_group_tests(tests, setup, teardown);
 }
