@@ -668,10 +668,15 @@ rg_status rg_uv_dial_failed(rg_uv *u, rg_status st, const char *why) {
         lose(u, st, u->why); /* offline already, no stream open: the next attempt */
         return RG_OK;
     }
-    /* The first connect: no handle was opened, so none closes; both events told here. */
+    /* The first connect: no handle was opened, so none closes; both events told here, as
+     * handle_closed does (the engine's memory back first; a free from either event waits). */
     rg_conn_closed(&u->conn, rg_cstr(u->why));
+    u->in_closed = true;
     tell(u, RG_UV_FAILED);
+    rg_conn_free(&u->conn);
     tell(u, RG_UV_CLOSED);
+    u->in_closed = false;
+    if (u->doomed) free(u);
     return RG_OK;
 }
 
