@@ -175,8 +175,13 @@ rg_status rg_sentinel_connect(rg_sentinel_client *s, const rg_sentinel_client_co
     memset(s, 0, sizeof *s);
     s->data.fd = s->link.fd = s->watch.fd = -1;
     s->data.closed = s->link.closed = s->watch.closed = true;
+    s->why_status = RG_INVALID; /* until the config is taken */
     rg_status st = setup(s, cfg);
     if (st != RG_OK) return st;
+    if (cfg->options.tls) { /* its name would be the placeholder host: not wired yet */
+        snprintf(s->why, sizeof s->why, "sentinel: TLS is not supported yet");
+        return RG_INVALID;
+    }
     rg_conn_config data = {.protocol = 3, .queue_calls = 1024};
     if (cfg->data) data = *cfg->data;
     data.role = RG_ROLE_MASTER;
@@ -191,6 +196,7 @@ rg_status rg_sentinel_connect(rg_sentinel_client *s, const rg_sentinel_client_co
     o.where = where;
     o.where_ud = s;
     o.config = NULL;
+    s->why_status = RG_REFUSED; /* from here: no sentinel named a master */
     st = rg_bconn_connect(&s->data, "", 0, &data, &o);
     return st == RG_OK ? await_master(s) : st;
 }
@@ -243,7 +249,7 @@ const rg_sentinel_addr *rg_sentinel_client_replicas(const rg_sentinel_client *s,
 rg_error rg_sentinel_client_error(const rg_sentinel_client *s) {
     const rg_error e = rg_bconn_error(&s->data);
     if (e.status == RG_OK && s->why[0] && !rg_sentinel_master(&s->sm))
-        return (rg_error){RG_REFUSED, rg_cstr(s->why), 0};
+        return (rg_error){s->why_status, rg_cstr(s->why), 0};
     return e;
 }
 

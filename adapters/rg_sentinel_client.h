@@ -47,9 +47,9 @@ typedef struct rg_sentinel_client_config {
      * queue_calls ...; copied); NULL: HELLO 3 and 1,024 calls queued while moving. Its role is
      * set to RG_ROLE_MASTER, its alloc NULL means rg_conn_std_alloc. */
     const rg_conn_config *data;
-    /* Timeouts and the reconnect policy of the data connection (where is the client's own);
-     * the sentinel links take connect_ms and io_ms too. reconnect.attempts 0: RG_SENTINEL_ATTEMPTS
-     * (rg_sentinel.h). */
+    /* Timeouts and the reconnect policy of the data connection (where is the client's own, tls
+     * is refused: not supported yet); the sentinel links take connect_ms and io_ms too.
+     * reconnect.attempts 0: RG_SENTINEL_ATTEMPTS (rg_sentinel.h). */
     rg_bconn_options options;
     /* Replicas kept from each SENTINEL REPLICAS answer (caller-owned storage; NULL: not asked). */
     rg_sentinel_addr *replicas;
@@ -73,6 +73,7 @@ typedef struct rg_sentinel_client {
     void *user_event_ud;
     char user[128];
     char password[128];
+    rg_status why_status; /* what why says when the data connection never failed */
     char why[224];
 } rg_sentinel_client;
 

@@ -225,6 +225,26 @@ static void resolve(void **state) {
     assert_int_equal(incr(&s, "resolve"), 2);
     assert_int_equal(rg_sentinel_client_resolves(&s), 1);
     rg_sentinel_close(&s);
+    /* refused configs: no sentinels; TLS (not supported yet) */
+    rg_sentinel_client_config bad = {.master_name = RG_LIT(NAME)};
+    assert_int_equal(rg_sentinel_connect(&s, &bad), RG_INVALID);
+    assert_int_equal(rg_sentinel_client_error(&s).status, RG_INVALID);
+    rg_sentinel_close(&s);
+    rg_sentinel_addr one;
+    sentinel_addr(&one, ports[0]);
+    bad = (rg_sentinel_client_config){.master_name = RG_LIT(NAME),
+                                      .sentinels = &one,
+                                      .nsentinels = 1,
+                                      .options.tls = (const rg_tls_config *)&one};
+    assert_int_equal(rg_sentinel_connect(&s, &bad), RG_INVALID);
+    assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "TLS"));
+    rg_sentinel_close(&s);
+    /* a sentinel that does not know the name */
+    bad = (rg_sentinel_client_config){
+        .master_name = RG_LIT("nosuchmaster"), .sentinels = &one, .nsentinels = 1};
+    assert_int_equal(rg_sentinel_connect(&s, &bad), RG_REFUSED);
+    printf("resolve: unknown name: %s\n", rg_sentinel_client_error(&s).msg.ptr);
+    rg_sentinel_close(&s);
 }
 
 /* ---- a sentinel that lies -------------------------------------------------------------------- */
