@@ -109,7 +109,27 @@ fail:;
     return -1;
 }
 
+/* options.where, when given, says where this connect goes. */
+static rg_status ask_where(rg_bconn *b) {
+    if (!b->where) return RG_OK;
+    char host[sizeof b->host];
+    int port = 0;
+    host[0] = '\0';
+    const rg_error e = b->where(b->where_ud, host, sizeof host, &port);
+    if (e.status != RG_OK) {
+        char what[sizeof b->why];
+        snprintf(what, sizeof what, "%.*s", (int)e.msg.len, e.msg.ptr ? e.msg.ptr : "");
+        return socket_failed(b, e.status, what, 0);
+    }
+    memcpy(b->host, host, sizeof host);
+    b->host[sizeof b->host - 1] = '\0';
+    b->port = port;
+    return RG_OK;
+}
+
 static rg_status open_socket(rg_bconn *b) {
+    const rg_status st = ask_where(b);
+    if (st != RG_OK) return st;
     if (!b->host[0]) {
         struct sockaddr_un a = {.sun_family = AF_UNIX};
         if (strlen(b->path) >= sizeof a.sun_path)
@@ -348,6 +368,8 @@ static void no_reconnects(rg_bconn *b) {
     b->reconnect = (rg_backoff){0, 0, 0};
     b->on_event = NULL;
     b->event_ud = NULL;
+    b->where = NULL;
+    b->where_ud = NULL;
 }
 
 rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_conn_config *cfg,
@@ -360,6 +382,8 @@ rg_status rg_bconn_connect(rg_bconn *b, const char *host, int port, const rg_con
     b->reconnect = o->reconnect;
     b->on_event = o->on_event;
     b->event_ud = o->event_ud;
+    b->where = o->where;
+    b->where_ud = o->where_ud;
     const int connect_ms = o->connect_ms == 0  ? RG_BCONN_CONNECT_MS
                            : o->connect_ms < 0 ? 0
                                                : o->connect_ms;
@@ -688,6 +712,13 @@ bool rg_bconn_buffered(const rg_bconn *b) {
     (void)b;
     return false;
 #endif
+}
+
+rg_status rg_bconn_drop(rg_bconn *b, const char *why) {
+    if (usable(b) != RG_OK || b->reconnecting) return RG_INVALID;
+    const rg_status st = failed(b, RG_CLOSED, why, 0);
+    lost(b, st);
+    return RG_OK;
 }
 
 rg_status rg_bconn_poll(rg_bconn *b, int ms) {

@@ -62,6 +62,14 @@ typedef struct rg_tls_ctx rg_tls_ctx;
  * rg_bconn_wait or rg_bconn_poll: it may queue calls, not wait, poll, reconnect or close b. */
 typedef void (*rg_bconn_event_fn)(rg_bconn *b, const rg_reconnect_event *ev, void *ud);
 
+/* Where to connect, asked before every connect (rg_bconn_options.where): writes host
+ * (NUL-terminated, at most cap bytes) and *port and returns RG_OK, or an error (status and
+ * message, the message valid until the next call on ud) that fails this connect as a refused one
+ * would (the first connect returns it; a reconnect attempt schedules the next). It runs inside
+ * rg_bconn_connect, rg_bconn_wait and rg_bconn_poll, and may do blocking I/O of its own (not on
+ * b). */
+typedef rg_error (*rg_bconn_where_fn)(void *ud, char *host, size_t cap, int *port);
+
 /* The connect timeout when rg_bconn_options.connect_ms is 0. */
 #define RG_BCONN_CONNECT_MS 10000
 
@@ -80,6 +88,11 @@ typedef struct rg_bconn_options {
      * refuses it) and nothing else. Its alloc NULL means rg_conn_std_alloc. Unused by
      * rg_bconn_connect, which takes cfg. */
     const rg_conn_config *config;
+    /* NULL: connect to the host and port given, always. Else asked where before every connect,
+     * the first one included: the Sentinel client points the reconnects at the master it finds
+     * (rg_sentinel_client.h). TLS names stay the first host's. */
+    rg_bconn_where_fn where;
+    void *where_ud;
 } rg_bconn_options;
 
 /* A connection: queue calls on its conn; the rest is private. */
@@ -109,6 +122,8 @@ struct rg_bconn {
     bool reconnecting; /* down, attempts to come */
     bool ready_told;   /* RG_RECONNECT_READY was told for this connection */
     bool closed;       /* rg_bconn_close: no reconnects */
+    rg_bconn_where_fn where;
+    void *where_ud;
 };
 
 /* Connects to host:port as rg_bconn_connect_tcp does, with opt's timeouts and reconnect policy
@@ -201,6 +216,13 @@ rg_error rg_bconn_error(const rg_bconn *b);
 int rg_bconn_tls_cause(const rg_bconn *b);
 /* Did this connection's TLS handshake resume the previous session (rg_tls_config.resume)? */
 bool rg_bconn_tls_reused(const rg_bconn *b);
+
+/* Drops a connection that is up as a loss would (why: the cause told, copied): pending calls
+ * complete with RG_CLOSED (rg_call_done.written says whether each may have run) and, with a
+ * reconnect policy, the reconnect starts (options.where is asked again), inside the next
+ * rg_bconn_wait or rg_bconn_poll. For a layer that learns by other means that the server is no
+ * longer the one to talk to (Sentinel's +switch-master). RG_OK; RG_INVALID when b is not up. */
+rg_status rg_bconn_drop(rg_bconn *b, const char *why);
 
 /* Closes the socket; pending calls complete with RG_CLOSED; no reconnect follows. Frees the TLS
  * state: connect again (not rg_bconn_reconnect) after it. */

@@ -80,6 +80,7 @@ static void note_failure(rg_uv *u, rg_status st, const char *why) {
 static void shut(rg_uv *u, rg_status st, const char *why) {
     if (u->open == 0 || u->shutting) return;
     u->shutting = true;
+    u->asking = false; /* a late answer of the where hook finds nothing to do */
     note_failure(u, st, why);
     rg_conn_closed(&u->conn, rg_cstr(why)); /* nothing when the engine failed by itself */
     if (st != RG_OK) tell(u, RG_UV_FAILED);
@@ -133,6 +134,11 @@ static void retry_now(uv_timer_t *t) {
         return;
     }
 #endif
+    if (u->where) {
+        u->asking = true;
+        u->where(u->where_ud, u); /* it answers with rg_uv_dial_at or rg_uv_dial_failed */
+        return;
+    }
     const rg_status st = dial(u);
     if (st != RG_OK) lose(u, st, u->why);
 }
@@ -221,6 +227,11 @@ rg_error rg_uv_error(const rg_uv *u) {
 }
 
 void rg_uv_close(rg_uv *u) {
+    if (u->asking && u->open == 0) { /* a first connect still asking where: nothing is open */
+        u->asking = false;
+        rg_conn_closed(&u->conn, RG_LIT("closed by the client"));
+        rg_conn_free(&u->conn);
+    }
     u->tls_release = true;
     if (u->open == 0) tls_release(u); /* the handles are gone already */
     shut(u, RG_OK, "closed by the client");
@@ -624,13 +635,57 @@ rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int p
                         const rg_conn_config *cfg, const rg_uv_options *opt,
                         rg_uv_event_fn on_event, void *ud) {
     struct sockaddr_storage addr;
-    if (!resolve(host_or_ip, port, &addr)) return invalid(u, "cannot resolve host");
+    const bool asks = opt && opt->where;
+    if (!asks && !resolve(host_or_ip, port, &addr)) return invalid(u, "cannot resolve host");
     rg_status st = prepare(u, loop, cfg, on_event, ud);
     if (st != RG_OK) return st;
-    u->addr = addr;
+    if (!asks) u->addr = addr;
     if (opt) u->reconnect = opt->reconnect;
     if (opt && opt->tls && (st = tls_setup(u, host_or_ip, opt->tls)) != RG_OK) return st;
-    return dial(u);
+    if (!asks) return dial(u);
+    u->where = opt->where;
+    u->where_ud = opt->where_ud;
+    u->asking = true;
+    u->where(u->where_ud, u);
+    return RG_OK;
+}
+
+rg_status rg_uv_dial_at(rg_uv *u, const char *ip, int port) {
+    if (!u->asking || u->shutting) return RG_INVALID;
+    if (!resolve(ip, port, &u->addr)) return rg_uv_dial_failed(u, RG_IO, "cannot resolve host");
+    u->asking = false;
+    const rg_status st = dial(u); /* the first connect's failure: dial shuts u */
+    if (st != RG_OK && u->ever_connected) lose(u, st, u->why);
+    return st;
+}
+
+rg_status rg_uv_dial_failed(rg_uv *u, rg_status st, const char *why) {
+    if (!u->asking || u->shutting) return RG_INVALID;
+    u->asking = false;
+    u->err_status = st;
+    snprintf(u->why, sizeof u->why, "%s", why);
+    if (u->ever_connected) {
+        lose(u, st, u->why); /* offline already, no stream open: the next attempt */
+        return RG_OK;
+    }
+    /* The first connect: no handle was opened, so none closes; both events told here, as
+     * handle_closed does (the engine's memory back first; a free from either event waits). */
+    rg_conn_closed(&u->conn, rg_cstr(u->why));
+    u->in_closed = true;
+    tell(u, RG_UV_FAILED);
+    rg_conn_free(&u->conn);
+    tell(u, RG_UV_CLOSED);
+    u->in_closed = false;
+    if (u->doomed) free(u);
+    return RG_OK;
+}
+
+rg_status rg_uv_drop(rg_uv *u, const char *why) {
+    if (!u->connected || u->shutting || u->open == 0) return RG_INVALID;
+    char copy[sizeof u->why];
+    snprintf(copy, sizeof copy, "%s", why);
+    lose(u, RG_CLOSED, copy);
+    return RG_OK;
 }
 
 rg_status rg_uv_connect_tcp(rg_uv *u, uv_loop_t *loop, const char *ip, int port,

@@ -89,6 +89,12 @@ typedef enum rg_uv_event {
 } rg_uv_event;
 typedef void (*rg_uv_event_fn)(rg_uv *u, rg_uv_event event, void *ud);
 
+/* Where to connect, asked before every connect (rg_uv_options.where), the first one included:
+ * the hook finds out (now or later, on the loop: the Sentinel client asks its sentinels) and
+ * answers once with rg_uv_dial_at (connect there) or rg_uv_dial_failed (this attempt failed).
+ * Until it answers the engine waits (calls wait or are queued as for any connect). */
+typedef void (*rg_uv_where_fn)(void *ud, rg_uv *u);
+
 /* How rg_uv_connect and rg_uv_open connect and reconnect; NULL or zeroed: the defaults. */
 typedef struct rg_uv_options {
     /* NULL: plain TCP; else TLS with this config (rg_tls.h), read at connect only (kept for the
@@ -100,6 +106,10 @@ typedef struct rg_uv_options {
      * refuses it) and connect_timeout_ms RG_UV_CONNECT_MS. Its alloc NULL means
      * rg_conn_std_alloc. Unused by rg_uv_connect, which takes cfg. */
     const rg_conn_config *config;
+    /* NULL: connect to the host given, always. Else asked before every connect (see
+     * rg_uv_where_fn); rg_uv_connect's host is then unused. TLS names stay that host's. */
+    rg_uv_where_fn where;
+    void *where_ud;
 } rg_uv_options;
 
 /* A connection: queue calls on its conn; the rest is private. */
@@ -146,6 +156,9 @@ struct rg_uv {
     bool tls_wanted;         /* connected with TLS (also once rg_uv_close freed the filter) */
     bool tls_release;        /* rg_uv_close asked: free the TLS state once the handles are closed */
     size_t tls_writing;      /* ciphertext bytes of the write in flight */
+    rg_uv_where_fn where;    /* rg_uv_options.where */
+    void *where_ud;
+    bool asking; /* where was asked and has not answered */
 };
 
 /* rg_uv_open's connect timeout (TCP connect and connect sequence) without a config. */
@@ -189,6 +202,21 @@ const rg_reconnect_event *rg_uv_reconnect_info(const rg_uv *u);
 /* The same over a unix socket. */
 rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const rg_conn_config *cfg,
                              rg_uv_event_fn on_event, void *ud);
+
+/* The answer of a where hook: connect to ip (numeric; a name is resolved with getaddrinfo,
+ * blocking the loop) and port. RG_OK; RG_INVALID when no answer was asked for (or u is closing:
+ * nothing happens). A failure to start the connect counts as the attempt's. */
+rg_status rg_uv_dial_at(rg_uv *u, const char *ip, int port);
+/* The answer of a where hook: this connect fails with st and why (copied). The first connect's
+ * failure ends u (RG_UV_FAILED, then RG_UV_CLOSED, both from this call); a reconnect's schedules
+ * the next attempt. RG_OK, or RG_INVALID as rg_uv_dial_at. */
+rg_status rg_uv_dial_failed(rg_uv *u, rg_status st, const char *why);
+/* Drops a connection that is up as a loss would (why: the cause, copied): pending calls complete
+ * with RG_CLOSED (`written` says whether each may have run) and, with a reconnect policy, a
+ * reconnect follows (where is asked again). For a layer that learns by other means that the
+ * server is no longer the one to talk to (Sentinel's +switch-master). Safe from callbacks. RG_OK;
+ * RG_INVALID when u is not connected (down, connecting, closing). */
+rg_status rg_uv_drop(rg_uv *u, const char *why);
 
 /* After RG_UV_CLOSED (from its event callback too): connects again to the same address with the
  * same config; the engine starts over (rg_conn_reset: the connect sequence is queued again).

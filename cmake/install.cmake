@@ -24,11 +24,14 @@ if(BUILD_SHARED_LIBS)
 endif()
 install(FILES runtime/rg.h runtime/rg_dec.h runtime/rg_enc.h runtime/rg_keys.h runtime/rg_req.h runtime/rg_out.h
               runtime/rg_args.h runtime/rg_reply.h runtime/rg_push.h runtime/rg_cmd.h runtime/rg_conn.h runtime/rg_cache.h runtime/rg_cluster.h runtime/rg_cc.h runtime/rg_backoff.h
+              runtime/rg_sentinel.h
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/respgen")
-# The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client, respgen::tls
+# The client adapters (docs/client.md): respgen::blocking, respgen::cluster_client,
+# respgen::sentinel_client, respgen::tls
 # when OpenSSL was found (blocking and uv link it; the package config then looks OpenSSL up
-# again), and respgen::uv when libuv was found (the package config then looks libuv up again).
-set(RG_ADAPTERS blocking cluster_client)
+# again), and respgen::uv, cluster_uv and sentinel_uv when libuv was found (the package config
+# then looks libuv up again).
+set(RG_ADAPTERS blocking cluster_client sentinel_client)
 if(TARGET respgen_tls)
   list(APPEND RG_ADAPTERS tls)
   set(RG_INSTALL_TLS ON)
@@ -36,7 +39,7 @@ else()
   set(RG_INSTALL_TLS OFF)
 endif()
 if(TARGET respgen_uv)
-  list(APPEND RG_ADAPTERS uv cluster_uv)
+  list(APPEND RG_ADAPTERS uv cluster_uv sentinel_uv)
   set(RG_INSTALL_UV ON)
 else()
   set(RG_INSTALL_UV OFF)
@@ -72,9 +75,11 @@ file(RELATIVE_PATH RG_PC_TO_PREFIX "/prefix/${RG_PC_DIR}" "/prefix")
 string(REGEX REPLACE "/$" "" RG_PC_TO_PREFIX "${RG_PC_TO_PREFIX}")
 configure_file(cmake/respgen.pc.in "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/respgen.pc" DESTINATION "${RG_PC_DIR}")
-# One .pc per adapter (respgen-blocking, respgen-cluster-client, respgen-uv), requiring respgen.
+# One .pc per adapter (respgen-blocking, respgen-cluster-client, respgen-sentinel-client,
+# respgen-uv ...), requiring respgen.
 set(RG_PC_blocking_REQUIRES "respgen")
 set(RG_PC_cluster_client_REQUIRES "respgen-blocking")
+set(RG_PC_sentinel_client_REQUIRES "respgen-blocking")
 set(RG_PC_uv_REQUIRES "respgen libuv")
 set(RG_PC_tls_REQUIRES "respgen libssl libcrypto")
 if(RG_INSTALL_TLS)
@@ -82,8 +87,10 @@ if(RG_INSTALL_TLS)
   string(APPEND RG_PC_uv_REQUIRES " respgen-tls")
 endif()
 set(RG_PC_cluster_uv_REQUIRES "respgen-uv")
+set(RG_PC_sentinel_uv_REQUIRES "respgen-uv")
 set(RG_PC_uv_CFLAGS " -D_GNU_SOURCE")
 set(RG_PC_cluster_uv_CFLAGS " -D_GNU_SOURCE")
+set(RG_PC_sentinel_uv_CFLAGS " -D_GNU_SOURCE")
 foreach(a IN LISTS RG_ADAPTERS)
   string(REPLACE "_" "-" RG_PC_NAME "respgen-${a}")
   set(RG_PC_LIB "respgen_${a}")

@@ -32,7 +32,7 @@ enum {
 };
 
 /* Connect sequence steps. */
-enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT };
+enum { HS_HELLO = 1, HS_AUTH, HS_SETNAME, HS_SELECT, HS_ROLE };
 
 #define UNKNOWN_COUNT UINT32_MAX
 
@@ -95,6 +95,32 @@ static bool parse_address(const char *p, size_t n, rg_redirect *out) {
     out->host = (rg_view){addr, (size_t)(colon - addr)};
     out->port = (uint16_t)port;
     return true;
+}
+
+/* ---- roles ---------------------------------------------------------------------------------- */
+
+rg_role rg_role_parse(rg_view raw) {
+    static const struct {
+        const char *word;
+        rg_role role;
+    } roles[] = {
+        {"master", RG_ROLE_MASTER}, {"slave", RG_ROLE_REPLICA}, {"sentinel", RG_ROLE_SENTINEL}};
+    rg_reader r;
+    rg_event ev;
+    size_t pos = 0;
+    rg_reader_init(&r, NULL);
+    if (!raw.ptr || rg_next(&r, raw.ptr, raw.len, &pos, &ev) != RG_OK || ev.kind != RG_EV_ARRAY ||
+        ev.u.i < 1 || rg_next(&r, raw.ptr, raw.len, &pos, &ev) != RG_OK ||
+        (ev.kind != RG_EV_BULK && ev.kind != RG_EV_SIMPLE))
+        return RG_ROLE_ANY;
+    for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++)
+        if (rg_view_eq(ev.str, rg_cstr(roles[k].word))) return roles[k].role;
+    return RG_ROLE_ANY;
+}
+
+const char *rg_role_name(rg_role r) {
+    static const char *const names[] = {"unknown", "master", "replica", "sentinel"};
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : names[0];
 }
 
 rg_redirect_kind rg_redirect_parse(rg_view error, rg_redirect *out) {
@@ -927,6 +953,12 @@ static bool queue_select(rg_conn *c) {
     return !c->cfg.db || put_internal(c, HS_SELECT, 2, argv);
 }
 
+/* ROLE last, so that it is asked as the user the sequence authenticated. */
+static bool queue_role(rg_conn *c) {
+    const rg_view argv[] = {RG_LIT("ROLE")};
+    return c->cfg.role == RG_ROLE_ANY || put_internal(c, HS_ROLE, 1, argv);
+}
+
 static bool queue_handshake(rg_conn *c) {
     c->hs_n = c->hs_i = 0;
     c->resp = c->cfg.protocol == 3 ? 3 : 2;
@@ -936,6 +968,7 @@ static bool queue_handshake(rg_conn *c) {
     } else if (c->cfg.protocol == 2) {
         ok = queue_auth(c) && queue_setname(c) && queue_select(c);
     }
+    ok = ok && queue_role(c);
     c->out_ready = c->held_from = c->out_len;
     c->state = c->hs_n ? RG_CONN_HANDSHAKE : RG_CONN_READY;
     return ok;
@@ -969,14 +1002,28 @@ static bool hello_refused(rg_view e) {
     return false;
 }
 
-/* One reply of the connect sequence. */
-static void handshake_reply(rg_conn *c, rg_status st) {
+/* ROLE's reply against the role asked for: a wrong one is a loss, not a refusal, so that an
+ * adapter reconnects (and asks Sentinel again) instead of giving up. */
+static bool role_fits(rg_conn *c, rg_view raw) {
+    const rg_role got = rg_role_parse(raw);
+    if (got == c->cfg.role) return true;
+    char what[96];
+    snprintf(what, sizeof what, "connect: ROLE says %s, not %s", rg_role_name(got),
+             rg_role_name(c->cfg.role));
+    fail(c, RG_CLOSED, what, (rg_view){NULL, 0});
+    return false;
+}
+
+/* One reply of the connect sequence (raw: its bytes). */
+static void handshake_reply(rg_conn *c, rg_status st, const rg_raw_result *raw) {
     const uint8_t step = c->hs_steps[c->hs_i++];
     const rg_view e = rg_reply_error(&c->rr).msg;
     if (st == RG_SERVER_ERROR && step == HS_HELLO && hello_refused(e)) {
         if (!fall_back(c)) fail(c, RG_FULL, "connect: output buffer too small", e);
     } else if (st != RG_OK) {
         fail(c, RG_REFUSED, "connect sequence refused", e);
+        return;
+    } else if (step == HS_ROLE && !role_fits(c, raw->value)) {
         return;
     }
     if (c->state == RG_CONN_HANDSHAKE && c->hs_i == c->hs_n) {
@@ -1815,7 +1862,7 @@ static bool end_reply(rg_conn *c, rg_call *call, rg_status st, const rg_raw_resu
     const int fate = stream_fate(c, st);
     if (fate >= 0) return fate == 1;
     if (hs) {
-        handshake_reply(c, st);
+        handshake_reply(c, st, raw);
         return true;
     }
     const rg_status grew = st == RG_SHORT ? storage_grow(c, call, rg_reply_needed(&c->rr)) : st;

@@ -139,6 +139,21 @@ typedef void (*rg_call_fn)(void *ud, const rg_call_done *d);
 typedef struct rg_conn rg_conn;
 typedef void (*rg_push_fn)(void *ud, const rg_push *p);
 
+/* A server's role, as ROLE tells it (rg_conn_config.role; rg_role_parse). */
+typedef enum rg_role {
+    RG_ROLE_ANY = 0, /* as a check: none; as a parse: not a ROLE reply (or an unknown role) */
+    RG_ROLE_MASTER,
+    RG_ROLE_REPLICA, /* "slave" */
+    RG_ROLE_SENTINEL
+} rg_role;
+
+/* The role in a ROLE reply, given as its RESP bytes (an array whose first element is "master",
+ * "slave" or "sentinel"); RG_ROLE_ANY for anything else, malformed or truncated bytes included.
+ * Reads at most the array's header and first element. */
+rg_role rg_role_parse(rg_view raw);
+/* "master", "replica", "sentinel" or "unknown". */
+const char *rg_role_name(rg_role r);
+
 /* Flags of a call. */
 enum {
     RG_CALL_F_PUBSUB = 1u /* a (p|s)(un)subscribe: completes on its confirmations */
@@ -180,11 +195,17 @@ typedef struct rg_conn_config {
      * calls queued here go out right after it, e.g. the SUBSCRIBEs to replay after a reconnect. */
     void (*on_connect)(void *ud, rg_conn *c);
     void *connect_ud;
-    int protocol;            /* 3: HELLO 3 (falls back to 2), 2: RESP2, 0: send nothing (as is) */
-    rg_view user;            /* AUTH user (empty: default) */
-    rg_view password;        /* empty: no AUTH */
-    int64_t db;              /* SELECT when not 0 */
-    rg_view name;            /* CLIENT SETNAME when not empty */
+    int protocol;     /* 3: HELLO 3 (falls back to 2), 2: RESP2, 0: send nothing (as is) */
+    rg_view user;     /* AUTH user (empty: default) */
+    rg_view password; /* empty: no AUTH */
+    int64_t db;       /* SELECT when not 0 */
+    rg_view name;     /* CLIENT SETNAME when not empty */
+    /* RG_ROLE_ANY: nothing. Else ROLE ends the connect sequence and a server in another role
+     * fails the connection (RG_CLOSED, "connect: ROLE ..."), before any call is written: a client
+     * that was sent to a master (by Sentinel: rg_sentinel.h) never writes to a replica that was
+     * named by mistake or demoted since. The calls held behind the sequence complete with
+     * RG_CLOSED and `written` false; an adapter that reconnects goes on as after a loss. */
+    rg_role role;
     const rg_limits *limits; /* NULL: defaults, but for max_depth (see frames) */
     /* Replies nest up to limits->max_depth levels when it is set, else RG_CONN_MAX_DEPTH, or with
      * frames given RG_MAX_DEPTH + nframes; a deeper one is a protocol error (RG_ERR_DEPTH) that

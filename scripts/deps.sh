@@ -10,6 +10,7 @@ packages=(
   clang-format                        # generated-code format check
   lua-check                           # luacheck over gen/lua and specs (tests/style)
   redis-server redis-tools            # integration tests start their own server
+  redis-sentinel                      # Sentinel tests start three of their own
   libhiredis-dev                      # benchmarks compare against hiredis
   libuv1-dev                          # the libuv client adapter (adapters/rg_uv.h)
   libssl-dev openssl                  # TLS (adapters/rg_tls.h); tests make certificates

@@ -136,7 +136,8 @@ if(MODE STREQUAL "install")
   foreach(f bin/respgen include/respgen/rg.h include/respgen/rg_reply.h
             share/respgen/specs/redis.lua share/respgen/specs/example.lua
             share/respgen/specs/overlays/redis.lua lib/cmake/respgen/respgenConfig.cmake
-            include/respgen/rg_blocking.h include/respgen/rg_cluster_client.h)
+            include/respgen/rg_blocking.h include/respgen/rg_cluster_client.h
+            include/respgen/rg_sentinel.h include/respgen/rg_sentinel_client.h)
     if(NOT EXISTS "${PREFIX}/${f}")
       fail("cmake --install left out ${f}")
     endif()
@@ -146,7 +147,7 @@ if(MODE STREQUAL "install")
     fail("cmake --install left out respgen.pc")
   endif()
   # The client adapters: a library and a .pc each (respgen::uv only when libuv was found).
-  foreach(a blocking cluster_client)
+  foreach(a blocking cluster_client sentinel_client)
     string(REPLACE "_" "-" name "respgen-${a}")
     installed_lib(respgen_${a} lib)
     file(GLOB apc "${PREFIX}/lib*/pkgconfig/${name}.pc" "${PREFIX}/lib/*/pkgconfig/${name}.pc")

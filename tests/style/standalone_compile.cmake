@@ -18,7 +18,7 @@ list(SORT sources)
 set(failed "")
 foreach(src ${sources})
   get_filename_component(name "${src}" NAME_WE)
-  if(name STREQUAL "rg_uv" AND NOT WITH_UV)
+  if(name MATCHES "^rg_(.*_)?uv$" AND NOT WITH_UV) # rg_uv, rg_cluster_uv, rg_sentinel_uv
     continue()
   endif()
   if(name STREQUAL "rg_tls" AND NOT WITH_TLS)

@@ -140,8 +140,12 @@ void test_redis_kill(test_redis *s) {
 }
 
 int test_redis_restart(test_redis *s, const char *const *extra_args) {
+    return test_redis_restart_conf(s, NULL, extra_args);
+}
+
+int test_redis_restart_conf(test_redis *s, const char *conf, const char *const *extra_args) {
     test_redis_kill(s);
-    s->pid = spawn_server(s, NULL, extra_args);
+    s->pid = spawn_server(s, conf, extra_args);
     return s->pid > 0 ? wait_ready(s) : -1;
 }
 

@@ -45,6 +45,8 @@ void test_sleep_ms(long ms);
 /* Kills the server if it runs and starts it again on the same port and directory, waiting until
  * it answers PING. Returns 0 or -1. */
 int test_redis_restart(test_redis *s, const char *const *extra_args);
+/* test_redis_restart with a config file (a sentinel's, rewritten by it: its dir is s->dir). */
+int test_redis_restart_conf(test_redis *s, const char *conf, const char *const *extra_args);
 
 /* A blocking connection with its own read buffer and decoder. */
 typedef struct test_conn {
