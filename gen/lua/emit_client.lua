@@ -245,8 +245,9 @@ local function signature(cm, lead, tail)
         tail = tail, decl = true })
 end
 
-local function definition(model, cm, static)
-    local o = own_names(cm)
+-- The request encoded into the connection's room, or sized and reserved when it does not fit
+-- (a call returns 0 when the output cannot take it): C_call's and C_cached's lines.
+local function encode_lines(cm, o, lines)
     local args = emit_c.arg_names(cm)
     local function call(indent, lead, name, first, tail)
         local a = {}
@@ -254,12 +255,7 @@ local function definition(model, cm, static)
         for _, x in ipairs(args) do a[#a + 1] = x end
         return layout.call({ indent = indent, lead = lead, name = name, args = a, tail = tail })
     end
-    local lines = {
-        signature(cm, static .. "uint64_t ", ") {"),
-        descriptor(model, cm, o.desc),
-    }
-    for _, l in ipairs(slot_lines(cm, o)) do lines[#lines + 1] = l end
-    local rest = {
+    local enc = {
         IND .. "size_t " .. o.cap .. " = 0, " .. o.n .. " = 0;",
         IND .. "char *" .. o.dst .. " = rg_conn_room(" .. o.conn .. ", &" .. o.cap .. ");",
         IND .. "if (" .. o.dst .. ") {",
@@ -273,6 +269,19 @@ local function definition(model, cm, static)
         IND .. IND .. "}",
         call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.n }, ");"),
         IND .. "}",
+    }
+    for _, l in ipairs(enc) do lines[#lines + 1] = l end
+end
+
+local function definition(model, cm, static)
+    local o = own_names(cm)
+    local lines = {
+        signature(cm, static .. "uint64_t ", ") {"),
+        descriptor(model, cm, o.desc),
+    }
+    for _, l in ipairs(slot_lines(cm, o)) do lines[#lines + 1] = l end
+    encode_lines(cm, o, lines)
+    local rest = {
         layout.call({ indent = 4, lead = "return ", name = "rg_conn_commit", args = {
             o.conn, o.n, "&" .. o.desc, o.result, o.cb, o.ud }, tail = ");" }),
         "}",
@@ -349,38 +358,20 @@ end
 -- answers it or commits it.
 local function cached_definition(model, cm, static, key)
     local o = own_names(cm)
-    local args = emit_c.arg_names(cm)
-    local function call(indent, lead, name, first, tail)
-        local a = {}
-        for _, x in ipairs(first) do a[#a + 1] = x end
-        for _, x in ipairs(args) do a[#a + 1] = x end
-        return layout.call({ indent = indent, lead = lead, name = name, args = a, tail = tail })
-    end
     local lines = {
         cached_signature(cm, static .. "uint64_t ", ") {"),
         descriptor(model, cm, o.desc),
         IND .. "rg_conn *" .. o.conn .. " = rg_cache_conn(" .. o.cache .. ");",
-        IND .. "size_t " .. o.cap .. " = 0, " .. o.n .. " = 0;",
-        IND .. "char *" .. o.dst .. " = rg_conn_room(" .. o.conn .. ", &" .. o.cap .. ");",
-        IND .. "if (" .. o.dst .. ") {",
-        call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.cap }, ");"),
-        IND .. "}",
-        IND .. "if (" .. o.n .. " == 0) {",
-        call(8, o.n .. " = ", cm.fn .. "_size", {}, ");"),
-        IND .. IND .. o.dst .. " = rg_conn_reserve(" .. o.conn .. ", " .. o.n .. ");",
-        IND .. IND .. "if (!" .. o.dst .. ") {",
-        IND .. IND .. IND .. "return 0;",
-        IND .. IND .. "}",
-        call(8, o.n .. " = ", cm.fn .. "_encode", { o.dst, o.n }, ");"),
-        IND .. "}",
+    }
+    encode_lines(cm, o, lines)
+    lines[#lines + 1] =
         type(key) == "table" and
             layout.call({ indent = 4, lead = "return ", name = "rg_cache_call_keys", args = {
                 o.cache, o.dst, o.n, "&" .. o.desc, key.list, key.count, o.result, o.cb, o.ud },
                 tail = ");" }) or
             layout.call({ indent = 4, lead = "return ", name = "rg_cache_call", args = {
-                o.cache, o.dst, o.n, "&" .. o.desc, key, o.result, o.cb, o.ud }, tail = ");" }),
-        "}",
-    }
+                o.cache, o.dst, o.n, "&" .. o.desc, key, o.result, o.cb, o.ud }, tail = ");" })
+    lines[#lines + 1] = "}"
     return table.concat(lines, "\n")
 end
 
