@@ -282,7 +282,8 @@ static void notify_waiting(rg_cc *cc) {
         if (cc->cfg.calls[j].notify) notify(&cc->cfg.calls[j]);
 }
 
-static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
+/* Call k has its outcome st (error text err, n bytes): its window is freed. */
+static void ended(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->status = st;
     if (n >= sizeof k->text) n = sizeof k->text - 1;
     if (n) memmove(k->text, err, n); /* (err may be text itself: a transaction's cause) */
@@ -292,6 +293,28 @@ static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
     k->complete = true;
     if (k->charged != RG_NODE_NONE && k->cc->node[k->charged].charged)
         k->cc->node[k->charged].charged--;
+}
+
+/* A plain call answered: the node's completion d is passed on as the call's own (its id the
+ * cluster call's), not built anew, for the common path's sake. */
+static void answered_ok(rg_cc *cc, rg_cc_call *k, const rg_call_done *d) {
+    ended(k, RG_OK, NULL, 0);
+    cc->done++;
+    if (!k->cb) return;
+    if (cc->adding) {
+        notify(k);
+        return;
+    }
+    rg_call_done own = *d;
+    own.id = k->id;
+    own.error = k->error;
+    own.redirect = k->redirect_at;
+    sync_front(cc); /* the callback may make calls */
+    k->cb(k->ud, &own);
+}
+
+static void finish(rg_cc_call *k, rg_status st, const char *err, size_t n) {
+    ended(k, st, err, n);
     if (k->parent == SIZE_MAX) {
         k->cc->done++;
         if (k->cb) notify(k);
@@ -421,8 +444,13 @@ static void on_done(void *ud, const rg_call_done *d) {
             return;
         }
     }
-    if (k->carve && d->status == RG_OK) {
-        deliver(cc, k, k->raw.value);
+    if (d->status == RG_OK) {
+        if (k->carve)
+            deliver(cc, k, k->raw.value);
+        else if (k->parent == SIZE_MAX)
+            answered_ok(cc, k, d);
+        else
+            finish(k, RG_OK, NULL, 0);
         return;
     }
     /* A MOVED or ASK not followed: the redirects ran out (a bad ASK target is one too). */
@@ -1047,12 +1075,14 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
 }
 
 /* needs_storage of t, the last table's answer kept: a stream of one command asks once. */
+static RG_NOINLINE bool carves_new(rg_cc *cc, const rg_rtable *t) {
+    cc->carve_table = t;
+    return cc->carve = needs_storage(t, 0, 0);
+}
+
+/* Kept for the last table asked about: calls come in runs of one command. */
 static bool carves(rg_cc *cc, const rg_rtable *t) {
-    if (t != cc->carve_table) {
-        cc->carve_table = t;
-        cc->carve = needs_storage(t, 0, 0);
-    }
-    return cc->carve;
+    return t == cc->carve_table ? cc->carve : carves_new(cc, t);
 }
 
 /* A new call of the batch whose request is the len bytes at the arena's end (NULL: full). */
@@ -1103,16 +1133,26 @@ static void charge(rg_cc *cc, rg_cc_call *k, uint16_t node) {
 
 static void send_now(rg_cc *cc, rg_cc_call *k);
 
+/* What start asks of command e, kept for the last one: calls come in runs of one command. */
+static void entry_facts(rg_cc *cc, const rg_keys_entry *e) {
+    if (e == cc->entry) return;
+    const rg_cluster_commands *cmds = cc->cfg.cmds;
+    cc->entry = e;
+    cc->entry_ro = read_only(e);
+    cc->entry_special =
+        e && cmds->policy && cmds->policy[e - cmds->table].request == RG_REQ_SPECIAL;
+}
+
 /* Starts call k on its route: sent (now, or by rg_cc_step), split, fanned out or refused. */
 static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     const char *req = cc->cfg.arena + k->off;
+    entry_facts(cc, r->cmd);
     k->slot = r->slot;
-    k->reads_only = read_only(r->cmd);
+    k->reads_only = cc->entry_ro;
     k->read = cc->cfg.read != RG_CC_READ_PRIMARY && k->reads_only;
     k->response = r->response;
-    const rg_cluster_commands *cmds = cc->cfg.cmds;
     cc->adding = true; /* a refusal's callback waits for the next step */
-    if (r->cmd && cmds->policy && cmds->policy[r->cmd - cmds->table].request == RG_REQ_SPECIAL)
+    if (cc->entry_special)
         /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
         refuse(k, RG_INVALID,
                "REQUEST_POLICY:SPECIAL (SCAN): a cursor belongs to one node; rg_cc_scan_start "
@@ -2081,6 +2121,8 @@ rg_status rg_cc_setup(rg_cc *cc, const rg_cc_config *cfg, const char *seed_host,
     cc->adding = cc->notify = false;
     cc->known = NULL; /* (after argv: not cleared above) */
     cc->carve_table = NULL;
+    cc->entry = NULL;
+    cc->entry_ro = cc->entry_special = false;
     cc->listener = RG_NODE_NONE; /* chosen when a channel is first listened to */
     rg_cluster_map_init(&cc->map);
     cc->map.tls = cfg->tls != NULL;

@@ -323,6 +323,8 @@ struct rg_cc {
     const rg_cmd *known;          /* the last descriptor found in cfg.cmds (relay) */
     const rg_rtable *carve_table; /* the last reply table asked about, and whether its */
     bool carve;                   /* replies carve arrays (new_call) */
+    const rg_keys_entry *entry;   /* the last command start saw, and its facts: */
+    bool entry_ro, entry_special; /* read-only keys; REQUEST_POLICY:SPECIAL */
     bool adding;                  /* inside rg_cc_add: callbacks wait (notify) */
     bool notify;                  /* some call's callback waits */
     void *driver; /* the driver's own state (rg_cluster_client.h, rg_cluster_uv.h) */

@@ -830,8 +830,10 @@ static void test_roll_in_flight(void **state) {
     seen s[N + 1] = {0};
     redis_get_result g[N] = {0};
     rg_conn *c = rg_cc_conn(&x->cc);
+    uint64_t gid[N];
     for (int i = 0; i < N; i++)
-        assert_int_not_equal(redis_get_call(c, i % 2 ? RG_LIT("k") : ov, &g[i], on_call, &s[i]), 0);
+        assert_int_not_equal(
+            gid[i] = redis_get_call(c, i % 2 ? RG_LIT("k") : ov, &g[i], on_call, &s[i]), 0);
     const rg_view keys[] = {ov, RG_LIT("k")};
     redis_mget_result m = {0};
     assert_int_not_equal(redis_mget_call(c, keys, 2, &m, on_call, &s[N]), 0);
@@ -853,6 +855,11 @@ static void test_roll_in_flight(void **state) {
         assert_memory_equal(raw[i].value.ptr, want, strlen(want));
         assert_int_equal(s[i].calls, 1);
         assert_int_equal(s[i].last.status, RG_OK);
+        /* the call's own completion, not its node's */
+        assert_int_equal(s[i].last.id, gid[i]);
+        assert_ptr_equal(s[i].last.result, &g[i]);
+        assert_true(s[i].last.written);
+        assert_int_equal(s[i].last.error.len, 0);
         snprintf(want, sizeof want, "n%d", i % 2 ? k_node : 1 - k_node);
         assert_int_equal(g[i].value.len, 2);
         assert_memory_equal(g[i].value.ptr, want, 2);
