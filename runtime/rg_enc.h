@@ -330,17 +330,40 @@ typedef struct rg_iov {
  * Inline: a call per argument cost as much as the measuring (bench/enc, docs/bench-encoder.md).
  * Out-of-line copies for option code were tried and dropped: redis.c kept its size and compile
  * time (the code of a command is its structure: literals, choices, loops, not these calls). */
+
+/* Doubles formatted once: a command's general path measures, then writes, and a double it
+ * formatted to measure it was formatted again to write it (rg_fmt_double: about 190 instructions,
+ * a third of bench/enc E6, ZADD of 3 scores). Measuring (rg_meas_double, when the measure struct
+ * points here) keeps the text of the first RG_DBLS_MAX doubles, and writing
+ * (rg_put_bulk_double_kept) takes them back in the same order; later ones are formatted twice, as
+ * before. Lives on the stack of the command's _pipe_write. */
+#define RG_DBLS_MAX 16
+
+typedef struct rg_dbls {
+    size_t n;    /* doubles kept */
+    size_t next; /* the next one to write */
+    unsigned char len[RG_DBLS_MAX];
+    char text[RG_DBLS_MAX][RG_DOUBLE_MAX_LEN];
+} rg_dbls;
+
 typedef struct rg_meas {
     size_t argc;
     size_t bytes;
     size_t views;
     size_t payload;
     bool bad;
+    rg_dbls *dbls; /* where doubles are kept, or NULL (rg_meas_keep) */
 } rg_meas;
 
 /* Starts with the words and bytes every request of the command has. */
 static inline void rg_meas_start(rg_meas *m, size_t argc, size_t bytes) {
     *m = (rg_meas){.argc = argc, .bytes = bytes};
+}
+/* Keeps the doubles measured from now on in k, empty until then. */
+static inline void rg_meas_keep(rg_meas *m, rg_dbls *k) {
+    k->n = 0;
+    k->next = 0;
+    m->dbls = k;
 }
 /* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
  * request invalid instead. */
@@ -382,7 +405,22 @@ static inline void rg_meas_i64(rg_meas *m, int64_t v) {
 static inline void rg_meas_double(rg_meas *m, double v) {
     m->argc++;
     m->bad |= v != v;
+    rg_dbls *const k = m->dbls;
+    if (k && k->n < RG_DBLS_MAX) {
+        const size_t len = rg_fmt_double(k->text[k->n], v);
+        k->len[k->n++] = (unsigned char)len;
+        rg_meas_add(m, rg_bulk_size(len));
+        return;
+    }
     rg_meas_add(m, rg_bulk_double_size(v));
+}
+/* The next double as a bulk: the text measuring kept, or formatted now. */
+static inline char *rg_put_bulk_double_kept(char *dst, rg_dbls *k, double v) {
+    if (k->next < k->n) {
+        const size_t i = k->next++;
+        return rg_put_bulk(dst, k->text[i], k->len[i]);
+    }
+    return rg_put_bulk_double(dst, v);
 }
 /* ---- the fixed-shape path: a command's single-word arguments, opts == NULL --------------------
  * Its words and array header are constants; what varies is the size of its few views and numbers.
