@@ -73,7 +73,10 @@ size_t rg_u64_len_long(uint64_t v) {
 
 /* ---- RESP pieces (the per-argument ones are inline in rg_enc.h) ---------------------------- */
 
+/* Counts, limits and seconds, mostly below 10000, by the inline short form: the general form is
+ * three calls deep (bench/enc E8, COUNT 10: 100 -> 25 instructions). */
 char *rg_put_bulk_i64(char *dst, int64_t v) {
+    if ((uint64_t)v < 10000) return rg_put_bulk_i64_short(dst, v);
     return rg_put_crlf(rg_put_i64(rg_put_bulk_header(dst, rg_i64_len(v)), v));
 }
 

@@ -196,7 +196,8 @@ static inline char *rg_put_bulk_i64_short(char *dst, int64_t v) {
 size_t rg_bulk_double_size(double v);
 char *rg_put_bulk_double(char *dst, double v);
 
-/* "*<n>\r\n"; most commands have fewer than 10 words. */
+/* "*<n>\r\n"; most commands have fewer than 10 words, requests with options or a few pairs
+ * fewer than 100 (two digits from the table, not a call: bench/enc E6-E8 send 10 words). */
 static inline size_t rg_array_header_size(size_t n) {
     return 1 + rg_u64_len(n) + 2;
 }
@@ -205,6 +206,10 @@ static inline char *rg_put_array_header(char *dst, size_t n) {
     if (n < 10) {
         dst[1] = (char)('0' + n);
         return rg_put_crlf(dst + 2);
+    }
+    if (n < 100) {
+        memcpy(dst + 1, rg_digit_pairs + 2 * n, 2);
+        return rg_put_crlf(dst + 3);
     }
     return rg_put_crlf(rg_put_u64(dst + 1, n));
 }
@@ -325,23 +330,47 @@ typedef struct rg_iov {
  * Inline: a call per argument cost as much as the measuring (bench/enc, docs/bench-encoder.md).
  * Out-of-line copies for option code were tried and dropped: redis.c kept its size and compile
  * time (the code of a command is its structure: literals, choices, loops, not these calls). */
+
+/* Doubles formatted once: a command's general path measures, then writes, and a double it
+ * formatted to measure it was formatted again to write it (rg_fmt_double: about 190 instructions,
+ * a third of bench/enc E6, ZADD of 3 scores). Measuring (rg_meas_double, when the measure struct
+ * points here) keeps the text of the first RG_DBLS_MAX doubles, and writing
+ * (rg_put_bulk_double_kept) takes them back in the same order; later ones are formatted twice, as
+ * before. Lives on the stack of the command's _pipe_write. */
+#define RG_DBLS_MAX 16
+
+typedef struct rg_dbls {
+    size_t n;    /* doubles kept */
+    size_t next; /* the next one to write */
+    unsigned char len[RG_DBLS_MAX];
+    char text[RG_DBLS_MAX][RG_DOUBLE_MAX_LEN];
+} rg_dbls;
+
 typedef struct rg_meas {
     size_t argc;
     size_t bytes;
     size_t views;
     size_t payload;
     bool bad;
+    rg_dbls *dbls; /* where doubles are kept, or NULL (rg_meas_keep) */
 } rg_meas;
 
 /* Starts with the words and bytes every request of the command has. */
 static inline void rg_meas_start(rg_meas *m, size_t argc, size_t bytes) {
     *m = (rg_meas){.argc = argc, .bytes = bytes};
 }
+/* Keeps the doubles measured from now on in k, empty until then. */
+static inline void rg_meas_keep(rg_meas *m, rg_dbls *k) {
+    k->n = 0;
+    k->next = 0;
+    m->dbls = k;
+}
 /* Adds to the size; a sum that would wrap (views may name the same bytes many times) makes the
- * request invalid instead. */
+ * request invalid instead. Tested after the add: it wrapped exactly when the sum is below what was
+ * added (bench/enc E7: 16 instructions fewer than testing the room before). */
 static inline void rg_meas_add(rg_meas *m, size_t bytes) {
-    m->bad |= bytes > SIZE_MAX - m->bytes;
     m->bytes += bytes;
+    m->bad |= m->bytes < bytes;
 }
 /* Constant words. */
 static inline void rg_meas_lit(rg_meas *m, size_t argc, size_t bytes) {
@@ -377,7 +406,22 @@ static inline void rg_meas_i64(rg_meas *m, int64_t v) {
 static inline void rg_meas_double(rg_meas *m, double v) {
     m->argc++;
     m->bad |= v != v;
+    rg_dbls *const k = m->dbls;
+    if (k && k->n < RG_DBLS_MAX) {
+        const size_t len = rg_fmt_double(k->text[k->n], v);
+        k->len[k->n++] = (unsigned char)len;
+        rg_meas_add(m, rg_bulk_size(len));
+        return;
+    }
     rg_meas_add(m, rg_bulk_double_size(v));
+}
+/* The next double as a bulk: the text measuring kept, or formatted now. */
+static inline char *rg_put_bulk_double_kept(char *dst, rg_dbls *k, double v) {
+    if (k->next < k->n) {
+        const size_t i = k->next++;
+        return rg_put_bulk(dst, k->text[i], k->len[i]);
+    }
+    return rg_put_bulk_double(dst, v);
 }
 /* ---- the fixed-shape path: a command's single-word arguments, opts == NULL --------------------
  * Its words and array header are constants; what varies is the size of its few views and numbers.
@@ -441,9 +485,10 @@ static inline size_t rg_meas_total_array(const rg_meas *m) {
     const size_t header = rg_array_header_size(m->argc);
     return m->bad || header > SIZE_MAX - m->bytes ? 0 : m->bytes + header;
 }
-/* A constant bulk chosen at run time (rg_meas_bulk measured it). */
+/* A constant bulk chosen at run time (rg_meas_bulk measured it). Its length is not a constant,
+ * so rg_put_raw's memcpy would be a call: a choice's bulk is short, two moves. */
 static inline char *rg_put_bulk_lit(char *dst, rg_view bulk) {
-    return rg_put_raw(dst, bulk.ptr, bulk.len);
+    return rg_put_bytes(dst, bulk.ptr, bulk.len);
 }
 
 /* ---- op tables: the general path of a generated command as data --------------------------------

@@ -148,7 +148,15 @@ end
 -- The same emitter, naming the measure struct and the writer as given, and stopping with ret.
 function Ops:with(m, w, ret)
     return setmetatable({ p = self.p, used = self.used, m = m, w = w, ret = ret or self.ret,
-        iov = self.iov }, Ops)
+        iov = self.iov, kept = self.kept }, Ops)
+end
+
+-- The same emitter, writing doubles from the texts measuring kept in k (rg_dbls, rg_enc.h): the
+-- put functions of the general path.
+function Ops:keeping()
+    local o = self:with(self.m, self.w, self.ret)
+    o.kept = true
+    return o
 end
 
 -- The runtime's measuring function rg_<name> (rg_enc.h).
@@ -173,6 +181,19 @@ local BASE = { param = "", opts = "opts->", member = "v->" }
 -- The argument an op sends, or its i-th element (elem).
 local function value_of(o)
     return BASE[o.via] .. o.arg.id .. (o.elem and "[i]" or "")
+end
+
+-- Whether ops send a double, in a type's ops too: then the command's measure keeps them
+-- (rg_meas_keep) and its put functions and those of such types take the kept texts (rg_dbls *k).
+local function sends_double(ops)
+    for _, o in ipairs(ops) do
+        if o.op == "dbl" or (o.op == "call" and sends_double(o.arg.ops)) or
+            sends_double(o.body or {}) then
+            return true
+        end
+        for _, c in ipairs(o.cases or {}) do if sends_double(c.body) then return true end end
+    end
+    return false
 end
 
 -- The element count of multiple argument a.
@@ -256,11 +277,18 @@ local PUT = {
         return call("dst = ", self:helper("put_view"), { "dst", self.w, x })
     end,
     i64 = function(_, o) return call("dst = ", "rg_put_bulk_i64", { "dst", i64_of(o) }) end,
-    dbl = function(_, o) return call("dst = ", "rg_put_bulk_double", { "dst", value_of(o) }) end,
+    dbl = function(self, o)
+        if self.kept then
+            return call("dst = ", "rg_put_bulk_double_kept", { "dst", "k", value_of(o) })
+        end
+        return call("dst = ", "rg_put_bulk_double", { "dst", value_of(o) })
+    end,
     enum = function(_, o) return call("dst = ", o.arg.cname .. "_put", { "dst", value_of(o) }) end,
     call = function(self, o)
-        local x = "&" .. value_of(o)
-        local args = self:writer(o.arg.has_views) and { "dst", self.w, x } or { "dst", x }
+        local args = { "dst" }
+        if self:writer(o.arg.has_views) then args[#args + 1] = self.w end
+        if sends_double(o.arg.ops) then args[#args + 1] = "k" end
+        args[#args + 1] = "&" .. value_of(o)
         return call("dst = ", o.arg.cname .. "_put", args)
     end,
 }
@@ -603,9 +631,11 @@ local function type_defs(t, ops, static)
     local v = "const " .. t.cname .. " *v"
     local m = func(static .. " void ", t.cname .. "_measure",
         { "rg_meas *m", v }, ops:with("m", "w", "return;"):measure(t.ops, IND, {}))
-    local put_params = { "char *dst", v }
-    if ops:writer(t.has_views) then put_params = { "char *dst", ops.p .. "_iovw *w", v } end
-    local put_body = ops:put(t.ops, IND, {})
+    local put_params = { "char *dst" }
+    if ops:writer(t.has_views) then put_params[#put_params + 1] = ops.p .. "_iovw *w" end
+    if sends_double(t.ops) then put_params[#put_params + 1] = "rg_dbls *k" end
+    put_params[#put_params + 1] = v
+    local put_body = ops:keeping():put(t.ops, IND, {})
     put_body[#put_body + 1] = text("return dst;")
     local p = func(static .. " char *", t.cname .. "_put", put_params, put_body)
     return m .. "\n\n" .. p
@@ -640,19 +670,38 @@ local function guard_opts(ops)
 end
 
 local function measure_def(cm, ops, static)
-    local body = {}
+    local body, params = {}, { "rg_meas *m" }
     body[#body + 1] = call("", ops:rt("meas_start"),
         { "m", tostring(cm.fixed_argc), cm.MACRO .. "_FIXED_SIZE" })
+    if sends_double(cm.ops) then
+        params[2] = "rg_dbls *k"
+        body[#body + 1] = call("", ops:rt("meas_keep"), { "m", "k" })
+    end
     ops:measure(guard_opts(cm.ops), IND, body, true)
     local total = cm.const_argc and "meas_total" or "meas_total_array"
     body[#body + 1] = call("return ", ops:rt(total), { "m" })
-    return func(static .. " size_t ", cm.fn .. "_measure",
-        concat({ "rg_meas *m" }, param_texts(cm)), body)
+    return func(static .. " size_t ", cm.fn .. "_measure", concat(params, param_texts(cm)), body)
+end
+
+-- The arguments of a call of the command's measure function (with the kept doubles' k when it
+-- sends doubles).
+local function measure_args(cm)
+    local args = { "&m" }
+    if sends_double(cm.ops) then args[2] = "&k" end
+    return concat(args, arg_names(cm))
+end
+
+-- The declarations of the measure struct and, when the command sends doubles, their texts.
+local function meas_decls(cm)
+    local out = { text("rg_meas m;") }
+    if sends_double(cm.ops) then out[2] = text("rg_dbls k;") end
+    return out
 end
 
 local function put_params(cm, ops)
     local params = { "char *dst" }
     if ops:writer(cm.has_views) then params[#params + 1] = ops.p .. "_iovw *w" end
+    if sends_double(cm.ops) then params[#params + 1] = "rg_dbls *k" end
     if not cm.const_argc then params[#params + 1] = "size_t argc" end
     return concat(params, param_texts(cm))
 end
@@ -672,7 +721,7 @@ local function put_def(cm, ops, static)
     if not cm.const_argc then
         body[#body + 1] = call("dst = ", "rg_put_array_header", { "dst", "argc" })
     end
-    ops:put(guard_opts(writing_ops(cm.ops)), IND, body)
+    ops:keeping():put(guard_opts(writing_ops(cm.ops)), IND, body)
     body[#body + 1] = text("return dst;")
     return func(static .. " char *", cm.fn .. "_put", put_params(cm, ops), body)
 end
@@ -681,6 +730,7 @@ end
 local function put_args(cm, ops, dst, writer)
     local args = { dst }
     if ops:writer(cm.has_views) then args[#args + 1] = writer end
+    if sends_double(cm.ops) then args[#args + 1] = "&k" end
     if not cm.const_argc then args[#args + 1] = "m.argc" end
     return concat(args, arg_names(cm))
 end
@@ -823,13 +873,12 @@ end
 local function write_def(cm, ops, lead, plain, split)
     local params = concat(PIPE_WRITE, param_texts(cm))
     local write = cm.fn .. "_pipe_write"
-    local general = {
-        text("rg_meas m;"),
-        call("const size_t n = ", cm.fn .. "_measure", concat({ "&m" }, arg_names(cm))),
+    local general = concat(meas_decls(cm), {
+        call("const size_t n = ", cm.fn .. "_measure", measure_args(cm)),
         short_return("n"),
         call("", cm.fn .. "_put", put_args(cm, ops, "rg_pipe_end(p)", "NULL")),
         text("return n;"),
-    }
+    })
     if not plain then return func(lead, write, params, general) end
     if not split then
         local fast = plain.unchecked and fix_path(plain, ops) or checked_path(plain, ops)
@@ -844,25 +893,23 @@ end
 
 -- The iovec form (--iov): three more entry points, each measuring again.
 local function iov_defs(cm, ops, lead)
-    local meas = text("rg_meas m;")
     local params = param_texts(cm)
-    local measure_n = call("const size_t n = ", cm.fn .. "_measure",
-        concat({ "&m" }, arg_names(cm)))
+    local measure_n = call("const size_t n = ", cm.fn .. "_measure", measure_args(cm))
     return {
-        func(lead, cm.fn .. "_iov_count", params, {
-            meas, measure_n, text("return n ? 2 * m.views + 1 : 0;"),
-        }),
-        func(lead, cm.fn .. "_scratch_size", params, {
-            meas, measure_n, text("return n ? n - m.payload : 0;"),
-        }),
-        func(lead, cm.fn .. "_encode_iov", concat(PUBLIC_IOV, params), {
-            meas, measure_n,
+        func(lead, cm.fn .. "_iov_count", params, concat(meas_decls(cm), {
+            measure_n, text("return n ? 2 * m.views + 1 : 0;"),
+        })),
+        func(lead, cm.fn .. "_scratch_size", params, concat(meas_decls(cm), {
+            measure_n, text("return n ? n - m.payload : 0;"),
+        })),
+        func(lead, cm.fn .. "_encode_iov", concat(PUBLIC_IOV, params), concat(meas_decls(cm), {
+            measure_n,
             { t = "if", cond = "!" .. ops:helper("iov_fits") .. "(&m, n, iov_cap, scratch_cap)",
                 body = { text("return 0;") } },
             text(ops:helper("iovw") .. " w = {iov, 0, scratch};"),
             call("const char *end = ", cm.fn .. "_put", put_args(cm, ops, "scratch", "&w")),
             call("return ", ops:helper("iov_finish"), { "&w", "end", "&m" }),
-        }),
+        })),
     }
 end
 

@@ -302,9 +302,10 @@ static inline void combinators_lists_pairs_measure(rg_meas *m, const combinators
     rg_meas_double(m, v->value);
 }
 
-static inline char *combinators_lists_pairs_put(char *dst, const combinators_lists_pairs *v) {
+static inline char *combinators_lists_pairs_put(char *dst, rg_dbls *k,
+                                                const combinators_lists_pairs *v) {
     dst = rg_put_bulk(dst, v->field.ptr, v->field.len);
-    dst = rg_put_bulk_double(dst, v->value);
+    dst = rg_put_bulk_double_kept(dst, k, v->value);
     return dst;
 }
 
@@ -350,9 +351,11 @@ static inline char *combinators_lists_marks_put(char *dst, combinators_lists_mar
     return rg_put_bulk_lit(dst, b);
 }
 
-static inline size_t combinators_lists_measure(rg_meas *m, const rg_view *keys, size_t keys_count,
+static inline size_t combinators_lists_measure(rg_meas *m, rg_dbls *k, const rg_view *keys,
+                                               size_t keys_count,
                                                const combinators_lists_opts *opts) {
     rg_meas_start(m, 1, COMBINATORS_LISTS_FIXED_SIZE);
+    rg_meas_keep(m, k);
     if (keys_count == 0) m->bad = true;
     if (!keys && keys_count != 0) {
         m->bad = true;
@@ -403,7 +406,7 @@ static inline size_t combinators_lists_measure(rg_meas *m, const rg_view *keys, 
     return rg_meas_total_array(m);
 }
 
-static inline char *combinators_lists_put(char *dst, size_t argc, const rg_view *keys,
+static inline char *combinators_lists_put(char *dst, rg_dbls *k, size_t argc, const rg_view *keys,
                                           size_t keys_count, const combinators_lists_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$5\r\nLISTS\r\n", 11);
@@ -421,7 +424,7 @@ static inline char *combinators_lists_put(char *dst, size_t argc, const rg_view 
         if (opts->pairs_count > 0) {
             dst = rg_put_raw(dst, "$5\r\nPAIRS\r\n", 11);
             for (size_t i = 0; i < opts->pairs_count; i++)
-                dst = combinators_lists_pairs_put(dst, &opts->pairs[i]);
+                dst = combinators_lists_pairs_put(dst, k, &opts->pairs[i]);
         }
         for (size_t i = 0; i < opts->ops_count; i++)
             dst = combinators_lists_ops_put(dst, &opts->ops[i]);
@@ -434,9 +437,10 @@ static inline char *combinators_lists_put(char *dst, size_t argc, const rg_view 
 size_t combinators_lists_pipe_write(rg_pipe *p, const rg_view *keys, size_t keys_count,
                                     const combinators_lists_opts *opts) {
     rg_meas m;
-    const size_t n = combinators_lists_measure(&m, keys, keys_count, opts);
+    rg_dbls k;
+    const size_t n = combinators_lists_measure(&m, &k, keys, keys_count, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    combinators_lists_put(rg_pipe_end(p), m.argc, keys, keys_count, opts);
+    combinators_lists_put(rg_pipe_end(p), &k, m.argc, keys, keys_count, opts);
     return n;
 }
 
@@ -446,9 +450,10 @@ static inline void combinators_nested_lonlat_measure(rg_meas *m,
     rg_meas_double(m, v->lat);
 }
 
-static inline char *combinators_nested_lonlat_put(char *dst, const combinators_nested_lonlat *v) {
-    dst = rg_put_bulk_double(dst, v->lon);
-    dst = rg_put_bulk_double(dst, v->lat);
+static inline char *combinators_nested_lonlat_put(char *dst, rg_dbls *k,
+                                                  const combinators_nested_lonlat *v) {
+    dst = rg_put_bulk_double_kept(dst, k, v->lon);
+    dst = rg_put_bulk_double_kept(dst, k, v->lat);
     return dst;
 }
 
@@ -466,7 +471,8 @@ static inline void combinators_nested_from_measure(rg_meas *m, const combinators
     }
 }
 
-static inline char *combinators_nested_from_put(char *dst, const combinators_nested_from *v) {
+static inline char *combinators_nested_from_put(char *dst, rg_dbls *k,
+                                                const combinators_nested_from *v) {
     switch (v->kind) {
     case COMBINATORS_NESTED_FROM_MEMBER:
         dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
@@ -474,7 +480,7 @@ static inline char *combinators_nested_from_put(char *dst, const combinators_nes
         break;
     case COMBINATORS_NESTED_FROM_LONLAT:
         dst = rg_put_raw(dst, "$10\r\nFROMLONLAT\r\n", 17);
-        dst = combinators_nested_lonlat_put(dst, &v->lonlat);
+        dst = combinators_nested_lonlat_put(dst, k, &v->lonlat);
         break;
     default: break;
     }
@@ -629,9 +635,11 @@ static inline char *combinators_nested_filter_put(char *dst, const combinators_n
     return dst;
 }
 
-static inline size_t combinators_nested_measure(rg_meas *m, combinators_nested_from from,
+static inline size_t combinators_nested_measure(rg_meas *m, rg_dbls *k,
+                                                combinators_nested_from from,
                                                 const combinators_nested_opts *opts) {
     rg_meas_start(m, 1, COMBINATORS_NESTED_FIXED_SIZE);
+    rg_meas_keep(m, k);
     if (opts) {
         if (!opts->write && opts->write_count != 0) {
             m->bad = true;
@@ -648,11 +656,12 @@ static inline size_t combinators_nested_measure(rg_meas *m, combinators_nested_f
     return rg_meas_total_array(m);
 }
 
-static inline char *combinators_nested_put(char *dst, size_t argc, combinators_nested_from from,
+static inline char *combinators_nested_put(char *dst, rg_dbls *k, size_t argc,
+                                           combinators_nested_from from,
                                            const combinators_nested_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nNESTED\r\n", 12);
-    dst = combinators_nested_from_put(dst, &from);
+    dst = combinators_nested_from_put(dst, k, &from);
     if (opts) {
         for (size_t i = 0; i < opts->write_count; i++)
             dst = combinators_nested_write_put(dst, &opts->write[i]);
@@ -665,8 +674,9 @@ static inline char *combinators_nested_put(char *dst, size_t argc, combinators_n
 size_t combinators_nested_pipe_write(rg_pipe *p, combinators_nested_from from,
                                      const combinators_nested_opts *opts) {
     rg_meas m;
-    const size_t n = combinators_nested_measure(&m, from, opts);
+    rg_dbls k;
+    const size_t n = combinators_nested_measure(&m, &k, from, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    combinators_nested_put(rg_pipe_end(p), m.argc, from, opts);
+    combinators_nested_put(rg_pipe_end(p), &k, m.argc, from, opts);
     return n;
 }

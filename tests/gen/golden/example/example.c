@@ -334,10 +334,10 @@ static inline void example_geosearch_fromlonlat_measure(rg_meas *m,
     rg_meas_double(m, v->latitude);
 }
 
-static inline char *example_geosearch_fromlonlat_put(char *dst,
+static inline char *example_geosearch_fromlonlat_put(char *dst, rg_dbls *k,
                                                      const example_geosearch_fromlonlat *v) {
-    dst = rg_put_bulk_double(dst, v->longitude);
-    dst = rg_put_bulk_double(dst, v->latitude);
+    dst = rg_put_bulk_double_kept(dst, k, v->longitude);
+    dst = rg_put_bulk_double_kept(dst, k, v->latitude);
     return dst;
 }
 
@@ -355,7 +355,8 @@ static inline void example_geosearch_from_measure(rg_meas *m, const example_geos
     }
 }
 
-static inline char *example_geosearch_from_put(char *dst, const example_geosearch_from *v) {
+static inline char *example_geosearch_from_put(char *dst, rg_dbls *k,
+                                               const example_geosearch_from *v) {
     switch (v->kind) {
     case EXAMPLE_GEOSEARCH_FROM_MEMBER:
         dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
@@ -363,7 +364,7 @@ static inline char *example_geosearch_from_put(char *dst, const example_geosearc
         break;
     case EXAMPLE_GEOSEARCH_FROM_FROMLONLAT:
         dst = rg_put_raw(dst, "$10\r\nFROMLONLAT\r\n", 17);
-        dst = example_geosearch_fromlonlat_put(dst, &v->fromlonlat);
+        dst = example_geosearch_fromlonlat_put(dst, k, &v->fromlonlat);
         break;
     default: break;
     }
@@ -398,9 +399,10 @@ static inline void example_geosearch_circle_measure(rg_meas *m, const example_ge
     example_geosearch_circle_unit_measure(m, v->unit);
 }
 
-static inline char *example_geosearch_circle_put(char *dst, const example_geosearch_circle *v) {
+static inline char *example_geosearch_circle_put(char *dst, rg_dbls *k,
+                                                 const example_geosearch_circle *v) {
     dst = rg_put_raw(dst, "$8\r\nBYRADIUS\r\n", 14);
-    dst = rg_put_bulk_double(dst, v->radius);
+    dst = rg_put_bulk_double_kept(dst, k, v->radius);
     dst = example_geosearch_circle_unit_put(dst, v->unit);
     return dst;
 }
@@ -433,10 +435,11 @@ static inline void example_geosearch_box_measure(rg_meas *m, const example_geose
     example_geosearch_box_unit_measure(m, v->unit);
 }
 
-static inline char *example_geosearch_box_put(char *dst, const example_geosearch_box *v) {
+static inline char *example_geosearch_box_put(char *dst, rg_dbls *k,
+                                              const example_geosearch_box *v) {
     dst = rg_put_raw(dst, "$5\r\nBYBOX\r\n", 11);
-    dst = rg_put_bulk_double(dst, v->width);
-    dst = rg_put_bulk_double(dst, v->height);
+    dst = rg_put_bulk_double_kept(dst, k, v->width);
+    dst = rg_put_bulk_double_kept(dst, k, v->height);
     dst = example_geosearch_box_unit_put(dst, v->unit);
     return dst;
 }
@@ -449,10 +452,10 @@ static inline void example_geosearch_by_measure(rg_meas *m, const example_geosea
     }
 }
 
-static inline char *example_geosearch_by_put(char *dst, const example_geosearch_by *v) {
+static inline char *example_geosearch_by_put(char *dst, rg_dbls *k, const example_geosearch_by *v) {
     switch (v->kind) {
-    case EXAMPLE_GEOSEARCH_BY_CIRCLE: dst = example_geosearch_circle_put(dst, &v->circle); break;
-    case EXAMPLE_GEOSEARCH_BY_BOX: dst = example_geosearch_box_put(dst, &v->box); break;
+    case EXAMPLE_GEOSEARCH_BY_CIRCLE: dst = example_geosearch_circle_put(dst, k, &v->circle); break;
+    case EXAMPLE_GEOSEARCH_BY_BOX: dst = example_geosearch_box_put(dst, k, &v->box); break;
     default: break;
     }
     return dst;
@@ -492,10 +495,11 @@ static inline char *example_geosearch_count_block_put(char *dst,
     return dst;
 }
 
-static inline size_t example_geosearch_measure(rg_meas *m, rg_view key, example_geosearch_from from,
-                                               example_geosearch_by by,
+static inline size_t example_geosearch_measure(rg_meas *m, rg_dbls *k, rg_view key,
+                                               example_geosearch_from from, example_geosearch_by by,
                                                const example_geosearch_opts *opts) {
     rg_meas_start(m, 1, EXAMPLE_GEOSEARCH_FIXED_SIZE);
+    rg_meas_keep(m, k);
     rg_meas_view(m, key);
     example_geosearch_from_measure(m, &from);
     example_geosearch_by_measure(m, &by);
@@ -510,14 +514,14 @@ static inline size_t example_geosearch_measure(rg_meas *m, rg_view key, example_
     return rg_meas_total_array(m);
 }
 
-static inline char *example_geosearch_put(char *dst, size_t argc, rg_view key,
+static inline char *example_geosearch_put(char *dst, rg_dbls *k, size_t argc, rg_view key,
                                           example_geosearch_from from, example_geosearch_by by,
                                           const example_geosearch_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$9\r\nGEOSEARCH\r\n", 15);
     dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = example_geosearch_from_put(dst, &from);
-    dst = example_geosearch_by_put(dst, &by);
+    dst = example_geosearch_from_put(dst, k, &from);
+    dst = example_geosearch_by_put(dst, k, &by);
     if (opts) {
         if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
             dst = example_geosearch_order_put(dst, opts->order);
@@ -532,9 +536,10 @@ static inline char *example_geosearch_put(char *dst, size_t argc, rg_view key,
 size_t example_geosearch_pipe_write(rg_pipe *p, rg_view key, example_geosearch_from from,
                                     example_geosearch_by by, const example_geosearch_opts *opts) {
     rg_meas m;
-    const size_t n = example_geosearch_measure(&m, key, from, by, opts);
+    rg_dbls k;
+    const size_t n = example_geosearch_measure(&m, &k, key, from, by, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_geosearch_put(rg_pipe_end(p), m.argc, key, from, by, opts);
+    example_geosearch_put(rg_pipe_end(p), &k, m.argc, key, from, by, opts);
     return n;
 }
 
@@ -925,15 +930,17 @@ static inline void example_zadd_data_measure(rg_meas *m, const example_zadd_data
     rg_meas_view(m, v->member);
 }
 
-static inline char *example_zadd_data_put(char *dst, const example_zadd_data *v) {
-    dst = rg_put_bulk_double(dst, v->score);
+static inline char *example_zadd_data_put(char *dst, rg_dbls *k, const example_zadd_data *v) {
+    dst = rg_put_bulk_double_kept(dst, k, v->score);
     dst = rg_put_bulk(dst, v->member.ptr, v->member.len);
     return dst;
 }
 
-static inline size_t example_zadd_measure(rg_meas *m, rg_view key, const example_zadd_data *data,
-                                          size_t data_count, const example_zadd_opts *opts) {
+static inline size_t example_zadd_measure(rg_meas *m, rg_dbls *k, rg_view key,
+                                          const example_zadd_data *data, size_t data_count,
+                                          const example_zadd_opts *opts) {
     rg_meas_start(m, 1, EXAMPLE_ZADD_FIXED_SIZE);
+    rg_meas_keep(m, k);
     if (data_count == 0) m->bad = true;
     if (!data && data_count != 0) {
         m->bad = true;
@@ -952,7 +959,7 @@ static inline size_t example_zadd_measure(rg_meas *m, rg_view key, const example
     return rg_meas_total_array(m);
 }
 
-static inline char *example_zadd_put(char *dst, size_t argc, rg_view key,
+static inline char *example_zadd_put(char *dst, rg_dbls *k, size_t argc, rg_view key,
                                      const example_zadd_data *data, size_t data_count,
                                      const example_zadd_opts *opts) {
     dst = rg_put_array_header(dst, argc);
@@ -966,16 +973,17 @@ static inline char *example_zadd_put(char *dst, size_t argc, rg_view key,
         if (opts->change) dst = rg_put_raw(dst, "$2\r\nCH\r\n", 8);
         if (opts->increment) dst = rg_put_raw(dst, "$4\r\nINCR\r\n", 10);
     }
-    for (size_t i = 0; i < data_count; i++) dst = example_zadd_data_put(dst, &data[i]);
+    for (size_t i = 0; i < data_count; i++) dst = example_zadd_data_put(dst, k, &data[i]);
     return dst;
 }
 
 size_t example_zadd_pipe_write(rg_pipe *p, rg_view key, const example_zadd_data *data,
                                size_t data_count, const example_zadd_opts *opts) {
     rg_meas m;
-    const size_t n = example_zadd_measure(&m, key, data, data_count, opts);
+    rg_dbls k;
+    const size_t n = example_zadd_measure(&m, &k, key, data, data_count, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_zadd_put(rg_pipe_end(p), m.argc, key, data, data_count, opts);
+    example_zadd_put(rg_pipe_end(p), &k, m.argc, key, data, data_count, opts);
     return n;
 }
 

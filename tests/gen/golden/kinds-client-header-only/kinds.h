@@ -117,9 +117,10 @@ typedef struct kinds_tokens_opts {
     bool flag;
 } kinds_tokens_opts;
 
-static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view value,
+static inline size_t kinds_bounded_measure(rg_meas *m, rg_dbls *k, rg_view key, rg_view value,
                                            const kinds_bounded_opts *opts) {
     rg_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
+    rg_meas_keep(m, k);
     rg_meas_view_max(m, key, 16);
     rg_meas_view_max(m, value, 64);
     if (opts) {
@@ -135,8 +136,8 @@ static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view valu
     return rg_meas_total_array(m);
 }
 
-static inline char *kinds_bounded_put(char *dst, size_t argc, rg_view key, rg_view value,
-                                      const kinds_bounded_opts *opts) {
+static inline char *kinds_bounded_put(char *dst, rg_dbls *k, size_t argc, rg_view key,
+                                      rg_view value, const kinds_bounded_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
     dst = rg_put_bulk(dst, key.ptr, key.len);
@@ -148,7 +149,7 @@ static inline char *kinds_bounded_put(char *dst, size_t argc, rg_view key, rg_vi
         }
         if (opts->has_weight) {
             dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
-            dst = rg_put_bulk_double(dst, opts->weight);
+            dst = rg_put_bulk_double_kept(dst, k, opts->weight);
         }
     }
     return dst;
@@ -173,9 +174,10 @@ static inline size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view v
         }
     }
     rg_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
+    rg_dbls k;
+    const size_t n = kinds_bounded_measure(&m, &k, key, value, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_bounded_put(rg_pipe_end(p), m.argc, key, value, opts);
+    kinds_bounded_put(rg_pipe_end(p), &k, m.argc, key, value, opts);
     return n;
 }
 
@@ -314,9 +316,10 @@ static inline size_t kinds_gather_append(rg_pipe *p, const rg_view *key, size_t 
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
-static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
-                                         int64_t count, double score, int64_t at) {
+static inline size_t kinds_kinds_measure(rg_meas *m, rg_dbls *k, rg_view key, rg_view value,
+                                         rg_view pattern, int64_t count, double score, int64_t at) {
     rg_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
+    rg_meas_keep(m, k);
     rg_meas_view(m, key);
     rg_meas_view(m, value);
     rg_meas_view(m, pattern);
@@ -326,14 +329,14 @@ static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value,
     return rg_meas_total(m);
 }
 
-static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_view pattern,
-                                    int64_t count, double score, int64_t at) {
+static inline char *kinds_kinds_put(char *dst, rg_dbls *k, rg_view key, rg_view value,
+                                    rg_view pattern, int64_t count, double score, int64_t at) {
     dst = rg_put_raw(dst, "*8\r\n$5\r\nKINDS\r\n", 15);
     dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = rg_put_bulk(dst, value.ptr, value.len);
     dst = rg_put_bulk(dst, pattern.ptr, pattern.len);
     dst = rg_put_bulk_i64(dst, count);
-    dst = rg_put_bulk_double(dst, score);
+    dst = rg_put_bulk_double_kept(dst, k, score);
     dst = rg_put_bulk_i64(dst, at);
     dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     return dst;
@@ -342,9 +345,10 @@ static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_vi
 static inline size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                                             int64_t count, double score, int64_t at) {
     rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    rg_dbls k;
+    const size_t n = kinds_kinds_measure(&m, &k, key, value, pattern, count, score, at);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_kinds_put(rg_pipe_end(p), key, value, pattern, count, score, at);
+    kinds_kinds_put(rg_pipe_end(p), &k, key, value, pattern, count, score, at);
     return n;
 }
 
@@ -533,8 +537,9 @@ static inline size_t kinds_time_append(rg_pipe *p) {
     return n <= rg_pipe_room(p) ? rg_pipe_commit(p, n) : 0;
 }
 
-static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {
+static inline size_t kinds_tokens_measure(rg_meas *m, rg_dbls *k, const kinds_tokens_opts *opts) {
     rg_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
+    rg_meas_keep(m, k);
     if (opts) {
         if (opts->key.ptr || opts->key.len) {
             rg_meas_lit(m, 1, 9);
@@ -565,7 +570,8 @@ static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *o
     return rg_meas_total_array(m);
 }
 
-static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_opts *opts) {
+static inline char *kinds_tokens_put(char *dst, rg_dbls *k, size_t argc,
+                                     const kinds_tokens_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nTOKENS\r\n", 12);
     if (opts) {
@@ -587,7 +593,7 @@ static inline char *kinds_tokens_put(char *dst, size_t argc, const kinds_tokens_
         }
         if (opts->has_score) {
             dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
-            dst = rg_put_bulk_double(dst, opts->score);
+            dst = rg_put_bulk_double_kept(dst, k, opts->score);
         }
         if (opts->has_at) {
             dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
@@ -610,9 +616,10 @@ static inline size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts
         return n;
     }
     rg_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
+    rg_dbls k;
+    const size_t n = kinds_tokens_measure(&m, &k, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_tokens_put(rg_pipe_end(p), m.argc, opts);
+    kinds_tokens_put(rg_pipe_end(p), &k, m.argc, opts);
     return n;
 }
 

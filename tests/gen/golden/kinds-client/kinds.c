@@ -217,9 +217,10 @@ size_t kinds_escapes_pipe_write(rg_pipe *p, const kinds_escapes_opts *opts) {
     return kinds_escapes_pipe_write_opts(p, opts);
 }
 
-static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
-                                         int64_t count, double score, int64_t at) {
+static inline size_t kinds_kinds_measure(rg_meas *m, rg_dbls *k, rg_view key, rg_view value,
+                                         rg_view pattern, int64_t count, double score, int64_t at) {
     rg_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
+    rg_meas_keep(m, k);
     rg_meas_view(m, key);
     rg_meas_view(m, value);
     rg_meas_view(m, pattern);
@@ -229,14 +230,14 @@ static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value,
     return rg_meas_total(m);
 }
 
-static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_view pattern,
-                                    int64_t count, double score, int64_t at) {
+static inline char *kinds_kinds_put(char *dst, rg_dbls *k, rg_view key, rg_view value,
+                                    rg_view pattern, int64_t count, double score, int64_t at) {
     dst = rg_put_raw(dst, "*8\r\n$5\r\nKINDS\r\n", 15);
     dst = rg_put_bulk(dst, key.ptr, key.len);
     dst = rg_put_bulk(dst, value.ptr, value.len);
     dst = rg_put_bulk(dst, pattern.ptr, pattern.len);
     dst = rg_put_bulk_i64(dst, count);
-    dst = rg_put_bulk_double(dst, score);
+    dst = rg_put_bulk_double_kept(dst, k, score);
     dst = rg_put_bulk_i64(dst, at);
     dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     return dst;
@@ -245,9 +246,10 @@ static inline char *kinds_kinds_put(char *dst, rg_view key, rg_view value, rg_vi
 size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                               int64_t count, double score, int64_t at) {
     rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    rg_dbls k;
+    const size_t n = kinds_kinds_measure(&m, &k, key, value, pattern, count, score, at);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_kinds_put(rg_pipe_end(p), key, value, pattern, count, score, at);
+    kinds_kinds_put(rg_pipe_end(p), &k, key, value, pattern, count, score, at);
     return n;
 }
 

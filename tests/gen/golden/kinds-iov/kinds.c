@@ -42,9 +42,10 @@ static inline size_t kinds_iov_finish(kinds_iovw *w, const char *end, const rg_m
     return w->n;
 }
 
-static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view value,
+static inline size_t kinds_bounded_measure(rg_meas *m, rg_dbls *k, rg_view key, rg_view value,
                                            const kinds_bounded_opts *opts) {
     rg_meas_start(m, 1, KINDS_BOUNDED_FIXED_SIZE);
+    rg_meas_keep(m, k);
     rg_meas_view_max(m, key, 16);
     rg_meas_view_max(m, value, 64);
     if (opts) {
@@ -60,8 +61,8 @@ static inline size_t kinds_bounded_measure(rg_meas *m, rg_view key, rg_view valu
     return rg_meas_total_array(m);
 }
 
-static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_view key,
-                                      rg_view value, const kinds_bounded_opts *opts) {
+static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, rg_dbls *k, size_t argc,
+                                      rg_view key, rg_view value, const kinds_bounded_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$7\r\nBOUNDED\r\n", 13);
     dst = kinds_put_view(dst, w, key);
@@ -73,7 +74,7 @@ static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_
         }
         if (opts->has_weight) {
             dst = rg_put_raw(dst, "$6\r\nWEIGHT\r\n", 12);
-            dst = rg_put_bulk_double(dst, opts->weight);
+            dst = rg_put_bulk_double_kept(dst, k, opts->weight);
         }
     }
     return dst;
@@ -83,9 +84,10 @@ static inline char *kinds_bounded_put(char *dst, kinds_iovw *w, size_t argc, rg_
 static RG_OPTS_PATH size_t kinds_bounded_pipe_write_opts(rg_pipe *p, rg_view key, rg_view value,
                                                          const kinds_bounded_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
+    rg_dbls k;
+    const size_t n = kinds_bounded_measure(&m, &k, key, value, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_bounded_put(rg_pipe_end(p), NULL, m.argc, key, value, opts);
+    kinds_bounded_put(rg_pipe_end(p), NULL, &k, m.argc, key, value, opts);
     return n;
 }
 
@@ -112,23 +114,26 @@ size_t kinds_bounded_pipe_write(rg_pipe *p, rg_view key, rg_view value,
 
 size_t kinds_bounded_iov_count(rg_view key, rg_view value, const kinds_bounded_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
+    rg_dbls k;
+    const size_t n = kinds_bounded_measure(&m, &k, key, value, opts);
     return n ? 2 * m.views + 1 : 0;
 }
 
 size_t kinds_bounded_scratch_size(rg_view key, rg_view value, const kinds_bounded_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
+    rg_dbls k;
+    const size_t n = kinds_bounded_measure(&m, &k, key, value, opts);
     return n ? n - m.payload : 0;
 }
 
 size_t kinds_bounded_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                                 rg_view key, rg_view value, const kinds_bounded_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_bounded_measure(&m, key, value, opts);
+    rg_dbls k;
+    const size_t n = kinds_bounded_measure(&m, &k, key, value, opts);
     if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
     kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_bounded_put(scratch, &w, m.argc, key, value, opts);
+    const char *end = kinds_bounded_put(scratch, &w, &k, m.argc, key, value, opts);
     return kinds_iov_finish(&w, end, &m);
 }
 
@@ -252,9 +257,10 @@ size_t kinds_gather_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_
     return kinds_iov_finish(&w, end, &m);
 }
 
-static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value, rg_view pattern,
-                                         int64_t count, double score, int64_t at) {
+static inline size_t kinds_kinds_measure(rg_meas *m, rg_dbls *k, rg_view key, rg_view value,
+                                         rg_view pattern, int64_t count, double score, int64_t at) {
     rg_meas_start(m, 2, KINDS_KINDS_FIXED_SIZE);
+    rg_meas_keep(m, k);
     rg_meas_view(m, key);
     rg_meas_view(m, value);
     rg_meas_view(m, pattern);
@@ -264,14 +270,15 @@ static inline size_t kinds_kinds_measure(rg_meas *m, rg_view key, rg_view value,
     return rg_meas_total(m);
 }
 
-static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_view value,
-                                    rg_view pattern, int64_t count, double score, int64_t at) {
+static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_dbls *k, rg_view key,
+                                    rg_view value, rg_view pattern, int64_t count, double score,
+                                    int64_t at) {
     dst = rg_put_raw(dst, "*8\r\n$5\r\nKINDS\r\n", 15);
     dst = kinds_put_view(dst, w, key);
     dst = kinds_put_view(dst, w, value);
     dst = kinds_put_view(dst, w, pattern);
     dst = rg_put_bulk_i64(dst, count);
-    dst = rg_put_bulk_double(dst, score);
+    dst = rg_put_bulk_double_kept(dst, k, score);
     dst = rg_put_bulk_i64(dst, at);
     dst = rg_put_raw(dst, "$4\r\nFLAG\r\n", 10);
     return dst;
@@ -280,23 +287,26 @@ static inline char *kinds_kinds_put(char *dst, kinds_iovw *w, rg_view key, rg_vi
 size_t kinds_kinds_pipe_write(rg_pipe *p, rg_view key, rg_view value, rg_view pattern,
                               int64_t count, double score, int64_t at) {
     rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    rg_dbls k;
+    const size_t n = kinds_kinds_measure(&m, &k, key, value, pattern, count, score, at);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_kinds_put(rg_pipe_end(p), NULL, key, value, pattern, count, score, at);
+    kinds_kinds_put(rg_pipe_end(p), NULL, &k, key, value, pattern, count, score, at);
     return n;
 }
 
 size_t kinds_kinds_iov_count(rg_view key, rg_view value, rg_view pattern, int64_t count,
                              double score, int64_t at) {
     rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    rg_dbls k;
+    const size_t n = kinds_kinds_measure(&m, &k, key, value, pattern, count, score, at);
     return n ? 2 * m.views + 1 : 0;
 }
 
 size_t kinds_kinds_scratch_size(rg_view key, rg_view value, rg_view pattern, int64_t count,
                                 double score, int64_t at) {
     rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    rg_dbls k;
+    const size_t n = kinds_kinds_measure(&m, &k, key, value, pattern, count, score, at);
     return n ? n - m.payload : 0;
 }
 
@@ -304,10 +314,11 @@ size_t kinds_kinds_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t
                               rg_view key, rg_view value, rg_view pattern, int64_t count,
                               double score, int64_t at) {
     rg_meas m;
-    const size_t n = kinds_kinds_measure(&m, key, value, pattern, count, score, at);
+    rg_dbls k;
+    const size_t n = kinds_kinds_measure(&m, &k, key, value, pattern, count, score, at);
     if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
     kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_kinds_put(scratch, &w, key, value, pattern, count, score, at);
+    const char *end = kinds_kinds_put(scratch, &w, &k, key, value, pattern, count, score, at);
     return kinds_iov_finish(&w, end, &m);
 }
 
@@ -478,8 +489,9 @@ size_t kinds_time_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t 
     return kinds_iov_finish(&w, end, &m);
 }
 
-static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *opts) {
+static inline size_t kinds_tokens_measure(rg_meas *m, rg_dbls *k, const kinds_tokens_opts *opts) {
     rg_meas_start(m, 1, KINDS_TOKENS_FIXED_SIZE);
+    rg_meas_keep(m, k);
     if (opts) {
         if (opts->key.ptr || opts->key.len) {
             rg_meas_lit(m, 1, 9);
@@ -510,7 +522,7 @@ static inline size_t kinds_tokens_measure(rg_meas *m, const kinds_tokens_opts *o
     return rg_meas_total_array(m);
 }
 
-static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
+static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, rg_dbls *k, size_t argc,
                                      const kinds_tokens_opts *opts) {
     dst = rg_put_array_header(dst, argc);
     dst = rg_put_raw(dst, "$6\r\nTOKENS\r\n", 12);
@@ -533,7 +545,7 @@ static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
         }
         if (opts->has_score) {
             dst = rg_put_raw(dst, "$5\r\nSCORE\r\n", 11);
-            dst = rg_put_bulk_double(dst, opts->score);
+            dst = rg_put_bulk_double_kept(dst, k, opts->score);
         }
         if (opts->has_at) {
             dst = rg_put_raw(dst, "$4\r\nEXAT\r\n", 10);
@@ -547,9 +559,10 @@ static inline char *kinds_tokens_put(char *dst, kinds_iovw *w, size_t argc,
 /* With options: what _pipe_write does for any command (RG_OPTS_PATH: rg_enc.h). */
 static RG_OPTS_PATH size_t kinds_tokens_pipe_write_opts(rg_pipe *p, const kinds_tokens_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
+    rg_dbls k;
+    const size_t n = kinds_tokens_measure(&m, &k, opts);
     if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    kinds_tokens_put(rg_pipe_end(p), NULL, m.argc, opts);
+    kinds_tokens_put(rg_pipe_end(p), NULL, &k, m.argc, opts);
     return n;
 }
 
@@ -569,22 +582,25 @@ size_t kinds_tokens_pipe_write(rg_pipe *p, const kinds_tokens_opts *opts) {
 
 size_t kinds_tokens_iov_count(const kinds_tokens_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
+    rg_dbls k;
+    const size_t n = kinds_tokens_measure(&m, &k, opts);
     return n ? 2 * m.views + 1 : 0;
 }
 
 size_t kinds_tokens_scratch_size(const kinds_tokens_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
+    rg_dbls k;
+    const size_t n = kinds_tokens_measure(&m, &k, opts);
     return n ? n - m.payload : 0;
 }
 
 size_t kinds_tokens_encode_iov(rg_iov *iov, size_t iov_cap, char *scratch, size_t scratch_cap,
                                const kinds_tokens_opts *opts) {
     rg_meas m;
-    const size_t n = kinds_tokens_measure(&m, opts);
+    rg_dbls k;
+    const size_t n = kinds_tokens_measure(&m, &k, opts);
     if (!kinds_iov_fits(&m, n, iov_cap, scratch_cap)) return 0;
     kinds_iovw w = {iov, 0, scratch};
-    const char *end = kinds_tokens_put(scratch, &w, m.argc, opts);
+    const char *end = kinds_tokens_put(scratch, &w, &k, m.argc, opts);
     return kinds_iov_finish(&w, end, &m);
 }
