@@ -69,8 +69,10 @@ static inline double rg_decimal_bits(uint64_t bits) {
 
 #if defined(__GNUC__) || defined(__clang__)
 #define RG_DECIMAL_NOINLINE __attribute__((noinline, unused))
+#define RG_DECIMAL_INLINE   __attribute__((always_inline, unused)) static inline
 #else
 #define RG_DECIMAL_NOINLINE
+#define RG_DECIMAL_INLINE static inline
 #endif
 
 /* rg_decimal for m >= 2^53 and k >= 1 (16 to 19 digits: Redis before 7.2 sends "%.17g", e.g.
@@ -85,12 +87,14 @@ static inline double rg_decimal_bits(uint64_t bits) {
  * tie either, nor exact (its bits below the rounding bit are not all zero), so rounding half
  * up is rounding to nearest (Eisel-Lemire's method, with one 64-bit product). All zero happens
  * for a multiple of 5^k, whose quotient is exact (converted, then scaled by 2^-k: one rounding),
- * and for about one in a thousand other values: false, for strtod. */
-static inline bool rg_decimal_wide_body(uint64_t m, unsigned k, bool neg, double *out) {
+ * and for about one in a thousand other values: false, for strtod. Nothing of this needs m to be
+ * at least 2^53 (the shift by lz makes every m alike), so a caller may skip rg_decimal's test;
+ * m 0 (shifted as 1) gives a product of 0, the exact way's 0. */
+RG_DECIMAL_INLINE bool rg_decimal_wide_body(uint64_t m, unsigned k, bool neg, double *out) {
     const rg_pow5 *const c = &RG_POW5[k];
 #if defined(__SIZEOF_INT128__) && (defined(__GNUC__) || defined(__clang__))
     __extension__ typedef unsigned __int128 u128;
-    const unsigned lz = (unsigned)__builtin_clzll(m); /* m != 0 */
+    const unsigned lz = (unsigned)__builtin_clzll(m | 1); /* m 0: exact, below */
     const uint64_t hi = (uint64_t)((u128)(m << lz) * c->recip >> 64);
     const unsigned shift = 9 + (unsigned)(hi >> 63); /* the top bit: 127 or 126 */
     const uint64_t mant = hi >> shift;               /* 2^53..2^54 */

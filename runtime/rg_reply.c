@@ -1257,15 +1257,16 @@ static RG_NOINLINE bool score_rest(const char *s, size_t len, double *out) {
     return quick_double((rg_view){s, len}, out);
 }
 
-/* quick_score's long texts (more than SCORE_SHORT bytes: "%.17g" scores such as
- * "0.33333333333333331"), out of line. q is past the integer digits (their value m), at a '.'
- * if there is one. The digits after it go 8 at a time while 8 are left: a chain of 8 dependent
- * multiply-adds per 8 digits becomes one multiply-add on a value of three independent multiplies
- * (the digits of 8 bytes are checked and combined at once), then rg_decimal beyond its common
- * case (16 to 19 digits). The byte after the text is a CR (the callers checked), which ends the
- * digit loop. */
-static RG_NOINLINE bool score_long(const char *s, const char *e, const char *q, uint64_t m,
-                                   double *out) {
+/* quick_score's long texts (more than SCORE_SHORT bytes) that fused_score does not take (other
+ * lengths, no point in the first 8 bytes, a sign, an exponent), out of line: the integer digits,
+ * then the digits after the point 8 at a time while 8 are left, then rg_decimal. The byte after
+ * the text is a CR (the callers checked), which ends the digit loops. */
+static RG_NOINLINE bool score_long(const char *s, size_t len, double *out) {
+    const char *const e = s + len;
+    uint64_t m = 0;
+    const char *q = s;
+    for (unsigned d; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
+    if (q == s) return quick_double((rg_view){s, len}, out); /* '-', '.', ... */
     const char *r = q;
     if (*q == '.') {
         for (r++; e - r >= 8; r += 8) {
@@ -1277,8 +1278,42 @@ static RG_NOINLINE bool score_long(const char *s, const char *e, const char *q, 
     }
     const unsigned k = r == q ? 0 : (unsigned)(r - q - 1);
     if (r != e || (size_t)(q - s) + k > RG_DECIMAL_DIGITS) return false;
-    if (m >> 53 && k) return rg_decimal_wide_body(m, k, false, out);
     return rg_decimal(m, k, false, out);
+}
+
+/* The bytes of x (digits less '0') that are not digits: the high bit of each such byte, exact up
+ * to the first one (a carry reaches later bytes only, which are then refused anyway). */
+static inline uint64_t non_digits(uint64_t x) {
+    return (x | (x + RG_FAST_ONES * (0x80 - 10))) & RG_FAST_HIGHS;
+}
+
+/* "%.17g" scores (Redis before 7.2: "0.33333333333333331", "10.333333333333334") of 17 to 19
+ * bytes, digits with a point among the first 8 bytes, read at once: no loop, and no branch but for
+ * the answer. The text is read as a frame of 19 bytes ending where it does, whose 0 to 2 bytes
+ * before the text (its bulk's header or the ',': readable) count as zeros; with the frame's point
+ * at j, digit i of the frame without it is byte i (i < j) or byte i + 1 (i >= j): the first 8 a
+ * blend of the words at 0 and 1, the next 8 the word at 9, the last 2 bytes 17 and 18. Nothing
+ * after the text is read. False when the text is not of that shape (nothing written); else *ok
+ * says whether *out is its value (false for the few rg_decimal_wide_body leaves, as score_long). */
+RG_FAST_INLINE bool fused_score(const char *s, size_t len, double *out, bool *ok) {
+    const unsigned pad = 19 - (unsigned)len;
+    if (pad > 2) return false;
+    const char *const f = s - pad;
+    const uint64_t zeros = RG_FAST_ONES * '0';
+    const uint64_t a = (rg_fast_load64(f) ^ zeros) & ~(uint64_t)0 << 8 * pad;
+    const uint64_t b = rg_fast_load64(f + 1) ^ zeros, c = rg_fast_load64(f + 9) ^ zeros;
+    const uint64_t tail = rg_fast_load16(f + 17) ^ 0x3030u;
+    const uint64_t stops = non_digits(a);
+    const uint64_t upto = stops ^ (stops - 1); /* bytes 0..j (all 8 when there is no stop) */
+    const uint64_t ints = upto >> 8;           /* bytes 0..j-1 */
+    const uint64_t d0 = a ^ ((a ^ b) & ~ints);
+    const uint64_t point = (a ^ RG_FAST_ONES * ('.' ^ '0')) & (upto ^ ints);
+    if (point | non_digits(d0) | non_digits(c) | non_digits(tail)) return false;
+    const uint64_t m = rg_fast_eight_digits(d0) * 10000000000 + rg_fast_eight_digits(c) * 100 +
+                       (tail & 0xff) * 10 + (tail >> 8);
+    const unsigned k = 18 - rg_fast_ctz(stops) / 8; /* digits after the point */
+    *ok = rg_decimal_wide_body(m, k, false, out);   /* (any m: see there) */
+    return true;
 }
 
 /* Their values go to *out through a double of its own, so that the common way's value can go
@@ -1290,10 +1325,11 @@ RG_FAST_INLINE bool score_rest_to(const char *s, size_t len, double *out) {
     return true;
 }
 
-RG_FAST_INLINE bool score_long_to(const char *s, const char *e, const char *q, uint64_t m,
-                                  double *out) {
+RG_FAST_INLINE bool score_long_to(const char *s, size_t len, double *out) {
     double w;
-    if (!score_long(s, e, q, m, &w)) return false;
+    bool ok;
+    if (!fused_score(s, len, &w, &ok)) ok = score_long(s, len, &w);
+    if (!ok) return false;
     *out = w;
     return true;
 }
@@ -1303,12 +1339,12 @@ RG_FAST_INLINE bool score_long_to(const char *s, const char *e, const char *q, u
 #define SCORE_SHORT 15
 
 RG_FAST_INLINE bool quick_score(const char *s, size_t len, double *out) {
+    if (RG_FAST_RARE(len > SCORE_SHORT)) return score_long_to(s, len, out);
     uint64_t m = 0;
     unsigned d;
     const char *q = s;
     for (; (d = rg_fast_digit(*q)) < 10; q++) m = m * 10 + d;
     if (RG_FAST_RARE(q == s)) return score_rest_to(s, len, out); /* '-', '.', ... */
-    if (RG_FAST_RARE(len > SCORE_SHORT)) return score_long_to(s, s + len, q, m, out);
     const bool point = d == (unsigned)('.' - '0');
     const char *r = q + point;
     for (; (d = rg_fast_digit(*r)) < 10; r++) m = m * 10 + d;

@@ -413,6 +413,47 @@ static void score_texts(void **state) {
     }
 }
 
+/* The texts the score loops read at once (17 to 19 bytes, 1 to 7 digits, a point, digits:
+ * "%.17g" as Redis before 7.2 sends it), with leading zeros and zeros after the point, whole, cut
+ * at every byte, and with each byte in turn replaced by each of ten that are not digits (or are
+ * a second point), all against strtod: the one-load checks for digits, the point's place and the
+ * digits around it, the 0 to 2 bytes before the text read as zeros. */
+static void fused_score_texts(void **state) {
+    (void)state;
+    static const char bad[] = {'.', '/', ':',        'a',        '-',
+                               '+', 'e', (char)0xb9, (char)0xba, (char)0xff};
+    static const char *const fixed[] = {
+        "0.0000000000000000",  "0.00000000000000000", "0.00000000000000001", "0000000.00000000001",
+        "9999999.99999999999", "0.99999999999999999", "1.0000000000000002",  "9999999.9999999999",
+        "1234567.1234567891",  "0.10000000000000001", "0.29999999999999999", "7.0000000000000000"};
+    char text[32], cut[32];
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int k = 0; k < 3000 + (int)(sizeof fixed / sizeof *fixed); k++) {
+        size_t n = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (k < (int)(sizeof fixed / sizeof *fixed)) {
+            n = (size_t)snprintf(text, sizeof text, "%s", fixed[k]);
+        } else {
+            const size_t len = 16 + x % 5, ints = 1 + (x >> 3) % 7; /* 16 to 20 bytes */
+            const unsigned zeros = (unsigned)(x >> 6) % 4;          /* 0: no run of zeros */
+            for (size_t i = 0; i < len; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                const bool zero = zeros && (i < zeros || (i > ints && i <= ints + zeros * 3));
+                text[n++] = i == ints ? '.' : zero ? '0' : (char)('0' + (x >> 20) % 10);
+            }
+            text[n] = '\0';
+        }
+        for (size_t c = 1; c <= n; c++) check_score_text(text, c);
+        for (size_t i = 0; i < n; i++) {
+            for (size_t b = 0; b < sizeof bad; b++) {
+                memcpy(cut, text, n);
+                cut[i] = bad[b];
+                check_score_text(cut, n);
+            }
+        }
+    }
+}
+
 /* ---- nested arrays ---- */
 
 static void check_xrange(const void *p) {
@@ -723,19 +764,13 @@ static void mutations(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(integer),
-        cmocka_unit_test(simple_and_nullable),
-        cmocka_unit_test(arrays),
-        cmocka_unit_test(maps),
-        cmocka_unit_test(raw_long_bulks),
-        cmocka_unit_test(doubles),
-        cmocka_unit_test(score_texts),
-        cmocka_unit_test(nested),
-        cmocka_unit_test(oneof),
-        cmocka_unit_test(model_rules),
-        cmocka_unit_test(errors_and_recovery),
-        cmocka_unit_test(storage_modes),
-        cmocka_unit_test(mutations),
+        cmocka_unit_test(integer),        cmocka_unit_test(simple_and_nullable),
+        cmocka_unit_test(arrays),         cmocka_unit_test(maps),
+        cmocka_unit_test(raw_long_bulks), cmocka_unit_test(doubles),
+        cmocka_unit_test(score_texts),    cmocka_unit_test(fused_score_texts),
+        cmocka_unit_test(nested),         cmocka_unit_test(oneof),
+        cmocka_unit_test(model_rules),    cmocka_unit_test(errors_and_recovery),
+        cmocka_unit_test(storage_modes),  cmocka_unit_test(mutations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
