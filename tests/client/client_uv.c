@@ -19,6 +19,8 @@
  *   is one on a connection without a queue; SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE replayed by the
  *   engine and one publish of each received once; the server gone for good: three attempts,
  *   GAVE_UP, the queued call CLOSED unwritten; a refused AUTH after a restart: GAVE_UP at once;
+ * - the client-side cache (rg_cache.h) through an automatic reconnect: hits, invalidations read
+ *   before a round trip's reply, the cache flushed at the loss and tracking on again after it;
  * - a GET of 64 MiB through the 64 KiB input buffer grown by rg_conn_std_alloc (the alloc callback
  *   hands out the grown room), RESP2 and RESP3, every byte compared; with max_reply 1 MiB the
  *   connection fails with RG_ERR_LIMIT.
@@ -730,6 +732,144 @@ static void sigpipe(void **state) {
     free(c);
 }
 
+/* ---- the client-side cache ------------------------------------------------------------------ */
+
+/* A typed client-side cache (rg_cache.h) on an rg_uv with automatic reconnects, RESP3 tracking:
+ * a miss, a hit, a miss after another client's write (its invalidation read before a PING's
+ * reply), then the connection killed by the server: after the reconnect the cache was flushed
+ * (a miss with the value written meanwhile) and tracking is on again (another write, another
+ * miss, not the stale hit a cache without tracking would give). */
+enum { CACHE_STEPS = 8 };
+
+typedef struct cache_run {
+    fixture *f;
+    uvc *c;
+    test_conn other; /* the writer, blocking, on its own connection */
+    rg_cache cache;
+    redis_get_result g;
+    redis_ping_result pong;
+    char mem[1 << 16];
+    char seen[CACHE_STEPS][16]; /* what each cached GET gave, in order */
+    bool hit[CACHE_STEPS];
+    int n, ready;
+    rg_cache_track tracking; /* before the close */
+} cache_run;
+
+static void cache_write(cache_run *r, const char *value) {
+    char reply[64];
+    const char *const set[] = {"SET", "uvck", value};
+    assert_int_equal(test_conn_command(&r->other, reply, sizeof reply, 3, set), 0);
+    assert_string_equal(reply, "+OK");
+}
+
+static void cache_got(void *ud, const rg_call_done *d);
+static void cache_pinged(void *ud, const rg_call_done *d);
+
+/* A cached GET; its value is recorded by cache_got (inside the call for a hit). */
+static void cache_read(cache_run *r) {
+    const int at = r->n;
+    const uint64_t id = redis_get_cached(&r->cache, V("uvck"), &r->g, cache_got, r);
+    assert_int_not_equal(id, 0);
+    r->hit[at] = id == RG_CACHE_HIT;
+}
+
+/* A round trip: what the server sent before its reply (an invalidation) is read by then. */
+static void cache_ping(cache_run *r) {
+    assert_int_not_equal(redis_ping_call(&r->c->u.conn, NULL, &r->pong, cache_pinged, r), 0);
+}
+
+static void cache_pinged(void *ud, const rg_call_done *d) {
+    assert_int_equal(d->status, RG_OK);
+    cache_read(ud);
+}
+
+static void cache_got(void *ud, const rg_call_done *d) {
+    cache_run *r = ud;
+    assert_int_equal(d->status, RG_OK);
+    assert_true(r->n < CACHE_STEPS);
+    snprintf(r->seen[r->n++], sizeof r->seen[0], "%.*s", (int)r->g.value.len,
+             r->g.value.ptr ? r->g.value.ptr : "");
+    switch (r->n) {
+    case 1: cache_read(r); break; /* the same again: a hit */
+    case 2:
+        cache_write(r, "v2");
+        cache_ping(r);
+        break;
+    case 3: {
+        /* the server drops the connection; v3 is written while it is down */
+        char reply[64];
+        const char *const kill[] = {"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"};
+        assert_int_equal(test_conn_command(&r->other, reply, sizeof reply, 6, kill), 0);
+        assert_string_equal(reply, ":1");
+        cache_write(r, "v3");
+        break;
+    }
+    case 4:
+        cache_write(r, "v4");
+        cache_ping(r);
+        break;
+    default:
+        r->tracking = rg_cache_tracking(&r->cache); /* (a close is a loss: off after it) */
+        rg_uv_close(&r->c->u);
+        break;
+    }
+}
+
+static void cache_event(rg_uv *u, rg_uv_event ev, void *ud) {
+    cache_run *r = ud;
+    on_event(u, ev, r->c);
+    if (ev != RG_UV_READY) return;
+    if (++r->ready == 1) {
+        cache_write(r, "v1");
+        cache_read(r);
+    } else {
+        cache_read(r); /* after the reconnect */
+    }
+}
+
+static void cached(void **state) {
+    fixture *f = *state;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    cache_run *r = calloc(1, sizeof *r);
+    uvc *c = calloc(1, sizeof *c);
+    assert_true(r && c);
+    r->f = f;
+    r->c = c;
+    assert_int_equal(test_conn_open(&r->other, f->server.port), 0);
+    const rg_cache_config kc = {.mem = r->mem, .mem_size = sizeof r->mem};
+    assert_int_equal(rg_cache_init(&r->cache, &kc), RG_OK);
+    rg_conn_config cfg = config(c, 3);
+    cfg.on_push = NULL; /* (pubsub's, which counts pushes; the cache's hook comes first) */
+    const rg_uv_options opt = {.reconnect = {5, 20, 50}};
+    assert_int_equal(
+        rg_uv_connect(&c->u, &loop, "127.0.0.1", f->server.port, &cfg, &opt, cache_event, r),
+        RG_OK);
+    assert_int_equal(rg_cache_attach(&r->cache, &c->u.conn), RG_OK);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    const char *const want[] = {"v1", "v1", "v2", "v3", "v4"};
+    const bool hit[] = {false, true, false, false, false};
+    assert_int_equal(r->n, 5);
+    for (int i = 0; i < 5; i++) {
+        assert_string_equal(r->seen[i], want[i]);
+        assert_int_equal(r->hit[i], hit[i]);
+    }
+    const rg_cache_stats st = rg_cache_stats_of(&r->cache);
+    assert_int_equal(st.hits, 1);
+    assert_true(st.flushes >= 1);       /* the loss */
+    assert_true(st.invalidations >= 2); /* v2's and v4's writes */
+    assert_int_equal(r->tracking, RG_CACHE_TRACK_ON);
+    const int events[] = {RG_UV_READY, RG_UV_DISCONNECTED, RG_UV_RECONNECTING, RG_UV_READY,
+                          RG_UV_CLOSED};
+    assert_int_equal(c->nevents, 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(c->events[i], events[i]);
+    rg_cache_free(&r->cache);
+    test_conn_close(&r->other);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    free(r);
+    free(c);
+}
+
 /* ---- a 64 MiB reply through a 64 KiB input buffer ----------------------------------------- */
 
 typedef struct big_get {
@@ -797,6 +937,7 @@ int main(void) {
         cmocka_unit_test(reconnect), cmocka_unit_test(timeouts),
         cmocka_unit_test(sigpipe),   cmocka_unit_test(auto_reconnect),
         cmocka_unit_test(gives_up),  cmocka_unit_test(refused_auth),
+        cmocka_unit_test(cached),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
