@@ -86,10 +86,12 @@ size_t rg_bulk_double_size(double v) {
 }
 
 char *rg_put_bulk_double(char *dst, double v) {
-    /* Formatted in place after room for a two-digit length (a double takes at most 24 bytes); a
-     * shorter text ("1.5", "42") then moves down one byte. Both stay within the bulk's size. */
-    const size_t n = rg_fmt_double(dst + 5, v);
-    if (n < 10) memmove(dst + 4, dst + 5, n);
+    /* Formatted in place after room for a one-digit length; a text of 10 or more characters (a
+     * double takes at most 24 bytes) then moves up one byte. Both stay within the bulk's size. The
+     * short texts ("1.5", "200", "13.361389") move nothing: a call of memmove was a quarter of
+     * what this function added to the formatting (bench/enc E8). */
+    const size_t n = rg_fmt_double(dst + 4, v);
+    if (n >= 10) memmove(dst + 5, dst + 4, n);
     return rg_put_crlf(rg_put_bulk_header(dst, n) + n);
 }
 

@@ -66,6 +66,8 @@ local function render_one(s, indent, out)
             tail = ");" })
     elseif s.t == "text" then
         out[#out + 1] = ind .. s.text
+    elseif s.t == "assign" then
+        out[#out + 1] = layout.assign(indent, s.lhs, s.rhs)
     elseif s.t == "if" or s.t == "for" then
         local only = #s.body == 1 and flat(s.body[1])
         local head = control_head(ind, s, only and "" or " {")
@@ -95,9 +97,13 @@ local function render_one(s, indent, out)
             label = ind .. label
             local parts = {}
             for _, b in ipairs(c.body) do parts[#parts + 1] = flat(b) or false end
-            local one = #parts <= 2 and label
+            local one = #parts <= 2 and not c.braced and label
             for _, p in ipairs(parts) do one = one and p and (one .. " " .. p) end
-            if one and #one <= LIMIT then
+            if c.braced then
+                out[#out + 1] = label .. " {"
+                render_list(c.body, indent + IND, out)
+                out[#out + 1] = ind .. "}"
+            elseif one and #one <= LIMIT then
                 out[#out + 1] = one
             else
                 out[#out + 1] = label
@@ -914,7 +920,8 @@ local function iov_defs(cm, ops, lead)
 end
 
 -- header_only: the wrappers too (a source file's header defines them).
-local function public_defs(cm, ops, lead, iov, header_only)
+local function public_defs(cm, ops, lead, form)
+    local iov, header_only = form.iov, form.header_only
     local defs = { write_def(cm, ops, lead, plain_ops(cm), not header_only) }
     if header_only then
         for _, d in ipairs(wrapper_defs(cm, lead)) do defs[#defs + 1] = d end
@@ -940,6 +947,9 @@ local STATIC = "static inline"
 -- would refuse (a choice outside its enum, a NaN, a oneof of no known kind), and the general path
 -- then refuses. One walk that writes, instead of the table's walk: bench/enc E5 (SET k v EX 100).
 local WORDS_MAX = 128 -- RG_WORDS_MAX
+-- The one-pass path's words (onepass_plan): strings copied up to this many bytes, and a buffer on
+-- the stack of at most this many.
+local WORDS_VIEW_MAX, ONEPASS_MAX = 64, 512
 local WORDS_I64, WORDS_DBL = 5 + 20 + 2, 5 + 24 + 2
 
 -- The statements of ops into out; returns the most bytes they write, or nil when not flat.
@@ -964,7 +974,7 @@ local WORDS = {
     end,
     dbl = function(o, st, out)
         local x = value_of(o)
-        out[#out + 1] = { t = "if", cond = x .. " != " .. x, body = { text("return false;") } }
+        out[#out + 1] = { t = "if", cond = x .. " != " .. x, body = { text(st.fail) } }
         out[#out + 1] = call("dst = ", "rg_put_bulk_double", { "dst", x })
         st.argc = st.argc + 1
         return WORDS_DBL
@@ -973,13 +983,25 @@ local WORDS = {
         local x, t = value_of(o), o.arg
         -- 0 (none) wraps to SIZE_MAX: none and out of range alike.
         out[#out + 1] = { t = "if", cond = "(size_t)" .. x .. " - 1 >= " .. #t.alts,
-            body = { text("return false;") } }
+            body = { text(st.fail) } }
         out[#out + 1] = call("dst = ", t.cname .. "_put", { "dst", x })
         st.enums[t.cname] = true
         st.argc = st.argc + 1
         local most = 0
         for _, alt in ipairs(t.alts) do most = math.max(most, #alt.bulk) end
         return most
+    end,
+    -- A string (the one-pass path only): copied when at most WORDS_VIEW_MAX bytes (and its
+    -- max_len), else false, and the general path encodes or refuses it.
+    view = function(o, st, out)
+        if not st.nested then return nil end
+        local x = value_of(o)
+        local max = math.min(o.arg.max_len or WORDS_VIEW_MAX, WORDS_VIEW_MAX)
+        out[#out + 1] = { t = "if", cond = x .. ".len > " .. max .. " || (!" .. x .. ".ptr && " ..
+            x .. ".len != 0)", body = { text(st.fail) } }
+        out[#out + 1] = call("dst = ", "rg_put_bulk", { "dst", x .. ".ptr", x .. ".len" })
+        st.argc = st.argc + 1
+        return resp.bulk_size(max)
     end,
     ["if"] = function(o, st, out, indent)
         flush(st, out)
@@ -996,15 +1018,19 @@ local WORDS = {
         return most
     end,
     call = function(o, st, out, indent)
-        if st.in_type then return nil end
+        if st.in_type and not st.nested then return nil end
         flush(st, out)
         local at = st.unwrapped and indent or indent + IND
         st.unwrapped = false
-        local body = { text(layout.assign(at, "const " .. o.arg.cname .. " *v", "&" ..
-            value_of(o)):sub(at + 1)) }
-        st.in_type = true
+        -- A type inside a type (the one-pass path only) names its value v2, v3, ...: -Wshadow.
+        local depth = (st.depth or 0) + 1
+        local var = depth == 1 and "v" or "v" .. depth
+        local body = { { t = "assign", lhs = "const " .. o.arg.cname .. " *" .. var,
+            rhs = "&" .. value_of(o) } }
+        local outer, in_type = BASE.member, st.in_type
+        BASE.member, st.in_type, st.depth = var .. "->", true, depth
         local most = words_ops(o.arg.ops, st, body, at)
-        st.in_type = false
+        BASE.member, st.in_type, st.depth = outer, in_type, depth - 1
         flush(st, body)
         if not most then return nil end
         out[#out + 1] = { t = "block", body = body }
@@ -1018,12 +1044,21 @@ local WORDS = {
             local n = words_ops(c.body, st, body, indent + IND)
             if not n then return nil end
             flush(st, body)
+            -- A type's block (a nested type: the one-pass path) opens the case's braces instead.
+            local blocks = {}
+            for k, b in ipairs(body) do if b.t == "block" then blocks[#blocks + 1] = k end end
+            if #blocks == 1 then
+                local k = blocks[1]
+                body = concat({ table.unpack(body, 1, k - 1) }, body[k].body,
+                    { table.unpack(body, k + 1) })
+            end
+            local braced = #blocks > 0
             body[#body + 1] = text("break;")
-            cases[#cases + 1] = { label = c.label, body = body }
+            cases[#cases + 1] = { label = c.label, body = body, braced = braced }
             most = math.max(most, n)
         end
-        cases[#cases + 1] = { label = "default", body = { text("return false;") } }
-        out[#out + 1] = { t = "switch", expr = "v->kind", cases = cases }
+        cases[#cases + 1] = { label = "default", body = { text(st.fail) } }
+        out[#out + 1] = { t = "switch", expr = BASE.member .. "kind", cases = cases }
         return most
     end,
 }
@@ -1063,7 +1098,7 @@ end
 -- The definition of <cmd>_words for the options' run (the `if (opts)` op), or nil when its
 -- options are not flat; and the enum types whose _put it calls (by cname).
 local function words_def(cm, run)
-    local st = { argc = 0, enums = {} }
+    local st = { argc = 0, enums = {}, fail = "return false;" }
     local body = { text("char *dst = w->bytes;"), text("size_t argc = 0;") }
     local most = words_ops({ run }, st, body, IND)
     if not most or most > WORDS_MAX then return nil end
@@ -1116,6 +1151,217 @@ local function words_path(cm, ops, inline, run)
     fix[#fix + 1] = { t = "if", cond = "rg_fix_ok(&f)", body = enc }
     return { text("rg_words w;"), call("const bool words = ", cm.fn .. "_words", { "&w", "opts" }),
         { t = "if", cond = "words", body = fix } }
+end
+
+-- The one-pass path of a command without a fixed-shape path whose options sit between its other
+-- arguments (XADD key [NOMKSTREAM] [MAXLEN ~ n] id field value ..., GEOSEARCH key FROMMEMBER m
+-- BYRADIUS r km [COUNT n] ...): the general path measures every option and oneof, then tests and
+-- writes each again. Here one run of the command's top-level ops (options, oneofs and blocks of
+-- tokens, choices, integers, doubles and strings of at most WORDS_VIEW_MAX bytes) is written once
+-- into a buffer on the stack (<cmd>_words), and the request is its constant words, its top-level
+-- strings and integers (summed with rg_fix) and lists (measured with rg_meas), with the words'
+-- bytes copied where the run sits. Anything the words or the sums do not take (a longer string, a
+-- view {NULL, n > 0}, a NaN, a choice outside its enum, a check that holds, a sum that would wrap)
+-- goes to the general path, out of line, which encodes or refuses it as before.
+-- Returns nil for commands it does not fit: no run, two runs, a list of doubles (ZADD: rg_dbls
+-- keeps their texts), or more than FIX_VIEWS_MAX top-level strings.
+local ONEPASS_DIRECT = { lit = true, view = true, i64 = true, each = true }
+
+-- Whether ops hold a check (measuring code writes m->bad: not for the one-pass path's local m).
+local function has_check(ops)
+    for _, o in ipairs(ops) do
+        if o.op == "check" or has_check(o.body or {}) or
+            (o.op == "call" and has_check(o.arg.ops)) then
+            return true
+        end
+        for _, c in ipairs(o.cases or {}) do if has_check(c.body) then return true end end
+    end
+    return false
+end
+
+local function onepass_plan(cm)
+    if not cm.has_opts then return nil end
+    local checks, items, run, views = {}, {}, nil, 0
+    for _, o in ipairs(guard_opts(cm.ops)) do
+        local direct = ONEPASS_DIRECT[o.op] and o.via == "param" and not o.elem
+        if o.op == "check" then
+            checks[#checks + 1] = o
+        elseif o.op == "lit" and items[#items] and items[#items].kind == "lit" then
+            local prev = items[#items].o
+            items[#items].o = { op = "lit", bytes = prev.bytes .. o.bytes,
+                argc = prev.argc + o.argc }
+        elseif o.op == "lit" then
+            items[#items + 1] = { kind = "lit", o = o }
+        elseif direct and o.op == "each" then
+            if sends_double({ o }) or has_check(o.body) then return nil end
+            items[#items + 1] = { kind = "list", o = o }
+        elseif direct then
+            views = views + (o.op == "view" and 1 or 0)
+            items[#items + 1] = { kind = "value", o = o }
+        elseif run and items[#items] ~= run then
+            return nil
+        elseif run then
+            run.ops[#run.ops + 1] = o
+        else
+            run = { kind = "words", ops = { o } }
+            items[#items + 1] = run
+        end
+    end
+    if not run or views > FIX_VIEWS_MAX or items[1].kind ~= "lit" then return nil end
+    return { checks = checks, items = items, run = run }
+end
+
+-- <cmd>_words of the one-pass path: its checks (false when one holds), then the run's words at
+-- dst; returns their end, or NULL where the general path must decide. Its parameters: the
+-- command's that it reads. nil when the run is not flat or longer than ONEPASS_MAX.
+local function onepass_words_def(cm, plan)
+    local st = { argc = 0, enums = {}, fail = "return NULL;", nested = true }
+    local body = {}
+    for _, o in ipairs(plan.checks) do
+        body[#body + 1] = { t = "if", cond = TEST[o.test](o), body = { text("return NULL;") } }
+    end
+    body[#body + 1] = text("size_t argc = 0;")
+    local most = words_ops(plan.run.ops, st, body, IND)
+    if not most or most > ONEPASS_MAX then return nil end
+    flush(st, body)
+    body[#body + 1] = text("*count = argc;")
+    body[#body + 1] = text("return dst;")
+    local seen = table.concat(render_list(body, IND, {}), "\n")
+    local params = { "char *dst", "size_t *count" }
+    local args = {}
+    for _, d in ipairs(cm.params) do
+        if seen:find("%f[%w_]" .. d.name .. "%f[^%w_]") then
+            params[#params + 1] = decl_type(d) .. d.name
+            args[#args + 1] = d.name
+        end
+    end
+    if seen:find("%f[%w_]opts%f[^%w_]") then
+        params[#params + 1] = "const " .. cm.opts_type .. " *opts"
+        args[#args + 1] = "opts"
+    end
+    return func("static inline char *", cm.fn .. "_words", params, body), args, most, st.enums
+end
+
+-- _pipe_write of the one-pass path (onepass_plan), <cmd>_words (onepass_words_def: words, args
+-- and most) and the general path (body general) out of line (_pipe_write_general,
+-- RG_OPTS_PATH).
+local function onepass_defs(cm, ops, plan, general, words, args, most)
+    local lead = "size_t "
+    local bytes, argc, list = 0, 0, nil
+    local fix, enc = {}, {}
+    local at = ops:with("&m", "NULL")
+    for _, it in ipairs(plan.items) do
+        if it.kind == "lit" then
+            bytes, argc = bytes + #it.o.bytes, argc + it.o.argc
+            put_lit(it.o, 3 * IND, enc)
+        elseif it.kind == "value" then
+            argc = argc + 1
+            fix[#fix + 1] = FIX[it.o.op](it.o)
+            at:put({ it.o }, 3 * IND, enc)
+        elseif it.kind == "words" then
+            enc[#enc + 1] = text("dst = rg_put_bytes(dst, words, len);")
+        else
+            list = it.o
+            at:put({ it.o }, 3 * IND, enc)
+        end
+    end
+    local words_fn = cm.fn .. "_words"
+    local body = {
+        text("char words[" .. most .. "];"),
+        text("size_t count;"),
+        call("const char *const end = ", words_fn, concat({ "words", "&count" }, args)),
+    }
+    local path = { text("const size_t len = (size_t)(end - words);"), text("rg_fix f;"),
+        call("", "rg_fix_start", { "&f", bytes .. " + len" }) }
+    for _, st in ipairs(fix) do path[#path + 1] = st end
+    local head = {}
+    if list then
+        path[#path + 1] = text("rg_meas m;")
+        path[#path + 1] = call("", "rg_meas_start", { "&m", argc .. " + count", "f.bytes" })
+        at:measure({ list }, 2 * IND, path)
+        head[1] = text("const size_t n = rg_meas_total_array(&m);")
+        head[2] = short_return("n")
+        head[3] = DST
+        head[4] = text("dst = rg_put_array_header(dst, m.argc);")
+    else
+        path[#path + 1] = text("const size_t argc = " .. argc .. " + count;")
+        -- "*<argc>\r\n": 4 bytes while at most 9 words.
+        local header = argc + words_argc(plan.run.ops) < 10 and "4" or
+            "rg_array_header_size(argc)"
+        head[1] = text("const size_t n = f.bytes + " .. header .. ";")
+        head[2] = { t = "if", cond = "!rg_pipe_fits(p, n)", body = { text("return n;") } }
+        head[3] = DST
+        head[4] = text("dst = rg_put_array_header(dst, argc);")
+    end
+    enc = concat(head, enc)
+    enc[#enc + 1] = text("return n;")
+    path[#path + 1] = { t = "if", cond = list and "rg_fix_ok(&f) && !m.bad" or "rg_fix_ok(&f)",
+        body = enc }
+    body[#body + 1] = { t = "if", cond = "end", body = path }
+    local params = concat(PIPE_WRITE, param_texts(cm))
+    local slow = cm.fn .. "_pipe_write_general"
+    body[#body + 1] = call("return ", slow, concat({ "p" }, arg_names(cm)))
+    return words .. "\n\n" .. layout.comment(0, "Any request the one pass does not take: " ..
+        "the table's, measured and written by rg_ops_pipe_write (RG_OPTS_PATH: rg_enc.h).") ..
+        "\n" ..
+        func("static RG_OPTS_PATH size_t ", slow, params, general) .. "\n\n" ..
+        layout.comment(0, "One pass: " .. cm.fn .. "_words writes the words between the " ..
+        "arguments once, and the request is measured around them.") .. "\n" ..
+        func(lead, cm.fn .. "_pipe_write", params, body)
+end
+
+-- The types (by cname) that ops send through their functions: called or chosen, recursively.
+local function types_of(ops, out)
+    for _, o in ipairs(ops) do
+        if o.op == "call" or o.op == "enum" then
+            out[o.arg.cname] = true
+            if o.op == "call" then types_of(o.arg.ops, out) end
+        end
+        types_of(o.body or {}, out)
+        for _, c in ipairs(o.cases or {}) do types_of(c.body, out) end
+    end
+    return out
+end
+
+-- A command with a one-pass path (onepass_plan): its general path is an op table, as that of a
+-- command with a fixed-shape path (table_defs), and only the functions the one pass calls are
+-- code: the _put of the choices in its words, the measure and put of the types in its list.
+-- nil when the words are not flat.
+local function onepass_table_defs(cm, ops, plan)
+    local words, args, most, put_enums = onepass_words_def(cm, plan)
+    if not words then return nil end
+    local listed = {}
+    for _, it in ipairs(plan.items) do
+        if it.kind == "list" then types_of({ it.o }, listed) end
+    end
+    local used, type_parts = {}, {}
+    for k, t in ipairs(cm.types) do
+        if not t.enum then type_parts[k] = tables.type_table(t, used) end
+    end
+    local cmd_table = tables.command_table(cm, guard_opts(cm.ops), used)
+    local parts = {}
+    for k, t in ipairs(cm.types) do
+        if listed[t.cname] then
+            parts[#parts + 1] = type_defs(t, ops, STATIC)
+        elseif put_enums[t.cname] then
+            parts[#parts + 1] = enum_defs(t, ops, STATIC, true)
+        end
+        if t.enum and used[t.cname] then parts[#parts + 1] = tables.bulks(t) end
+        if not t.enum then parts[#parts + 1] = type_parts[k] end
+    end
+    local name = tables.req_name(cm)
+    parts[#parts + 1] = layout.comment(0, "The required arguments of " ..
+        resp.comment_escape(cm.name) .. ", where " .. tables.ops_name(cm.fn) ..
+        " finds them.") .. "\n" .. struct_decl(name, member_lines(cm.params, IND))
+    parts[#parts + 1] = cmd_table
+    local general = { text(name .. " req;") }
+    for _, d in ipairs(cm.params) do
+        general[#general + 1] = text(layout.assign(IND, "req." .. d.name, d.name):sub(IND + 1))
+    end
+    general[#general + 1] = call("return ", "rg_ops_pipe_write",
+        { "p", tables.ops_name(cm.fn), "&req", "opts" })
+    parts[#parts + 1] = onepass_defs(cm, ops, plan, general, words, args, most)
+    return table.concat(parts, "\n\n")
 end
 
 -- The general path of a command with a fixed-shape path as an op table (emit_table.lua): its
@@ -1209,6 +1455,9 @@ local function command_defs(cm, ops, form)
     local shared = form.shapes and
         shape.write(form.shapes, cm, WRAPPER_LEAD, concat(PIPE_WRITE, param_texts(cm)), SHAPE_C)
     if plain and not shared then return table_defs(cm, ops, plain, form) end
+    local plan = form.table and not shared and onepass_plan(cm)
+    local one = plan and onepass_table_defs(cm, ops, plan)
+    if one then return one end
     local parts = {}
     for _, t in ipairs(cm.types) do parts[#parts + 1] = type_defs(t, ops, static) end
     if shared then
@@ -1218,7 +1467,7 @@ local function command_defs(cm, ops, form)
     parts[#parts + 1] = measure_def(cm, ops, static)
     parts[#parts + 1] = put_def(cm, ops, static)
     parts[#parts + 1] = public_defs(cm, ops,
-        form.header_only and "static inline size_t " or "size_t ", form.iov, form.header_only)
+        form.header_only and "static inline size_t " or "size_t ", form)
     return table.concat(parts, "\n\n")
 end
 

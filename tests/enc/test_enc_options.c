@@ -1,7 +1,9 @@
 /* Requests with options of the Redis set (ZADD, XADD, GEOSEARCH, prefix rt), through every entry
  * point, against rg_argv_encode of the words built here: the general path's doubles formatted
  * once (rg_dbls: kept while measuring, written back in order; past RG_DBLS_MAX formatted again),
- * every option combination, NaN refused at every place a double goes. */
+ * XADD's and GEOSEARCH's one-pass path (their words between the other arguments) and, for the
+ * strings it does not copy, the general path, every option combination, NaN refused at every
+ * place a double goes, and bad views, lists and choices refused on either path. */
 #include "redis.h"
 
 #include <math.h>
@@ -314,11 +316,194 @@ static void xadd_options(void **state) {
     }
 }
 
+/* ---- strings in the one-pass words, and bad input ----
+ * GEOSEARCH's member and XADD's threshold and ID are copied into the one-pass path's words up to
+ * 64 bytes; longer ones take the general path (the op table). Both must write the same bytes, and
+ * refuse (0, nothing written) a view {NULL, n > 0}, a length no object has, a choice or kind
+ * outside its enum, a required list that is empty or NULL with a count. */
+
+/* A string of n bytes: 'a' 'b' ... (so that a copy of the wrong bytes shows). */
+static rg_view letters(size_t n) {
+    static char text[512];
+    assert_true(n <= sizeof text);
+    for (size_t i = 0; i < n; i++) text[i] = (char)('a' + i % 26);
+    return (rg_view){text, n};
+}
+
+static const size_t g_lengths[] = {0, 1, 9, 10, 63, 64, 65, 99, 100, 300, 512};
+#define NLENGTHS (sizeof g_lengths / sizeof g_lengths[0])
+
+typedef struct geo_key_req {
+    rg_view key;
+    geo_req q;
+} geo_key_req;
+
+static size_t geo_key_write(rg_pipe *p, const void *r) {
+    const geo_key_req *g = r;
+    return rt_geosearch_pipe_write(p, g->key, g->q.from, g->q.by, g->q.opts);
+}
+
+static void geosearch_strings_and_refusals(void **state) {
+    (void)state;
+    rt_geosearch_opts opts = {.order = RT_GEOSEARCH_ORDER_DESC, .withdist = true};
+    opts.has_count_block = true;
+    opts.count_block.count = 7;
+    for (size_t i = 0; i < NLENGTHS; i++) {
+        for (size_t k = 0; k < 3; k++) {
+            const rg_view member = letters(g_lengths[i]);
+            const rg_view key = k == 0   ? RG_LIT("Sicily")
+                                : k == 1 ? letters(g_lengths[i])
+                                         : RG_LIT("");
+            geo_key_req req = {.key = key, .q = {.opts = &opts}};
+            req.q.from.kind = RT_GEOSEARCH_FROM_MEMBER;
+            req.q.from.member = member;
+            req.q.by.kind = RT_GEOSEARCH_BY_CIRCLE;
+            req.q.by.circle = (rt_geosearch_circle){200, RT_GEOSEARCH_CIRCLE_UNIT_KM};
+            words w = {0};
+            const char *const tail[] = {"BYRADIUS", "200", "km", "DESC", "COUNT", "7", "WITHDIST"};
+            word(&w, "GEOSEARCH");
+            word_view(&w, key);
+            word(&w, "FROMMEMBER");
+            word_view(&w, member);
+            for (size_t t = 0; t < sizeof tail / sizeof tail[0]; t++) word(&w, tail[t]);
+            same_bytes(geo_key_write, &req, &w);
+        }
+    }
+    geo_key_req req = {.key = RG_LIT("Sicily"), .q = {.opts = &opts}};
+    req.q.from.kind = RT_GEOSEARCH_FROM_MEMBER;
+    req.q.from.member = RG_LIT("Palermo");
+    req.q.by.kind = RT_GEOSEARCH_BY_CIRCLE;
+    req.q.by.circle = (rt_geosearch_circle){200, RT_GEOSEARCH_CIRCLE_UNIT_KM};
+    const geo_key_req good = req;
+    static const size_t bad_lens[] = {1, 64, 65, SIZE_MAX / 2 + 1, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad_lens / sizeof bad_lens[0]; i++) {
+        req.q.from.member = (rg_view){NULL, bad_lens[i]}; /* no bytes */
+        same_bytes(geo_key_write, &req, NULL);
+        req.q.from.member = (rg_view){"Palermo", bad_lens[i] > 65 ? bad_lens[i] : 0};
+        if (bad_lens[i] > 65) same_bytes(geo_key_write, &req, NULL); /* no object is that long */
+        req = good;
+        req.key = (rg_view){NULL, bad_lens[i]};
+        same_bytes(geo_key_write, &req, NULL);
+        req = good;
+    }
+    req.q.from.kind = (rt_geosearch_from_kind)0; /* none */
+    same_bytes(geo_key_write, &req, NULL);
+    req.q.from.kind = (rt_geosearch_from_kind)3;
+    same_bytes(geo_key_write, &req, NULL);
+    req = good;
+    req.q.by.kind = (rt_geosearch_by_kind)0;
+    same_bytes(geo_key_write, &req, NULL);
+    req = good;
+    req.q.by.circle.unit = (rt_geosearch_circle_unit)0;
+    same_bytes(geo_key_write, &req, NULL);
+    req.q.by.circle.unit = (rt_geosearch_circle_unit)5;
+    same_bytes(geo_key_write, &req, NULL);
+    req = good;
+    rt_geosearch_opts bad_order = opts;
+    bad_order.order = (rt_geosearch_order)3;
+    req.q.opts = &bad_order;
+    same_bytes(geo_key_write, &req, NULL);
+}
+
+typedef struct xadd_key_req {
+    rg_view key;
+    xadd_req q;
+} xadd_key_req;
+
+static size_t xadd_key_write(rg_pipe *p, const void *r) {
+    const xadd_key_req *x = r;
+    return rt_xadd_pipe_write(p, x->key, x->q.id, x->q.data, x->q.n, x->q.opts);
+}
+
+static void xadd_strings_and_refusals(void **state) {
+    (void)state;
+    const rt_xadd_data data[] = {{RG_LIT("f"), RG_LIT("v")}, {RG_LIT("field:01"), RG_LIT("")}};
+    for (size_t i = 0; i < NLENGTHS; i++) {
+        for (size_t j = 0; j < NLENGTHS; j += 2) {
+            char threshold[600], id[600];
+            memcpy(threshold, letters(g_lengths[i]).ptr, g_lengths[i]);
+            memcpy(id, letters(g_lengths[j]).ptr, g_lengths[j]);
+            rt_xadd_opts opts = {.nomkstream = i % 2};
+            opts.has_trim = true;
+            opts.trim.strategy = RT_XADD_STRATEGY_MINID;
+            opts.trim.operator_ = RT_XADD_OPERATOR_APPROXIMATELY;
+            opts.trim.threshold = (rg_view){threshold, g_lengths[i]};
+            xadd_key_req req = {.key = RG_LIT("events"),
+                                .q = {.data = data, .n = 2, .opts = &opts}};
+            const bool auto_id = (i + j) % 3 == 0;
+            req.q.id.kind = auto_id ? RT_XADD_ID_SELECTOR_AUTO_ID : RT_XADD_ID_SELECTOR_ID;
+            req.q.id.id = auto_id ? (rg_view){NULL, 0} : (rg_view){id, g_lengths[j]};
+            words w = {0};
+            word(&w, "XADD");
+            word(&w, "events");
+            if (opts.nomkstream) word(&w, "NOMKSTREAM");
+            word(&w, "MINID");
+            word(&w, "~");
+            word_view(&w, opts.trim.threshold);
+            if (auto_id) {
+                word(&w, "*");
+            } else {
+                word_view(&w, req.q.id.id);
+            }
+            for (size_t k = 0; k < 2; k++) {
+                word_view(&w, data[k].field);
+                word_view(&w, data[k].value);
+            }
+            same_bytes(xadd_key_write, &req, &w);
+        }
+    }
+    rt_xadd_opts opts = {0};
+    opts.has_trim = true;
+    opts.trim.strategy = RT_XADD_STRATEGY_MAXLEN;
+    opts.trim.threshold = RG_LIT("1000");
+    xadd_key_req req = {.key = RG_LIT("events"), .q = {.data = data, .n = 2, .opts = &opts}};
+    req.q.id.kind = RT_XADD_ID_SELECTOR_AUTO_ID;
+    const xadd_key_req good = req;
+    const rt_xadd_opts good_opts = opts;
+    static const size_t bad_lens[] = {1, 64, 65, SIZE_MAX / 2 + 1, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad_lens / sizeof bad_lens[0]; i++) {
+        opts.trim.threshold = (rg_view){NULL, bad_lens[i]};
+        same_bytes(xadd_key_write, &req, NULL);
+        opts = good_opts;
+        req.q.id.kind = RT_XADD_ID_SELECTOR_ID;
+        req.q.id.id = (rg_view){NULL, bad_lens[i]};
+        same_bytes(xadd_key_write, &req, NULL);
+        req = good;
+        req.key = (rg_view){NULL, bad_lens[i]};
+        same_bytes(xadd_key_write, &req, NULL);
+        req = good;
+        const rt_xadd_data bad[] = {{RG_LIT("f"), RG_LIT("v")}, {RG_LIT("f"), {NULL, bad_lens[i]}}};
+        req.q.data = bad;
+        same_bytes(xadd_key_write, &req, NULL);
+        req = good;
+    }
+    req.q.n = 0; /* XADD needs a pair */
+    same_bytes(xadd_key_write, &req, NULL);
+    req.q.data = NULL;
+    req.q.n = 2;
+    same_bytes(xadd_key_write, &req, NULL);
+    req = good;
+    req.q.id.kind = (rt_xadd_id_selector_kind)0;
+    same_bytes(xadd_key_write, &req, NULL);
+    req.q.id.kind = (rt_xadd_id_selector_kind)3;
+    same_bytes(xadd_key_write, &req, NULL);
+    req = good;
+    opts.trim.strategy = (rt_xadd_strategy)0;
+    same_bytes(xadd_key_write, &req, NULL);
+    opts.trim.strategy = (rt_xadd_strategy)3;
+    same_bytes(xadd_key_write, &req, NULL);
+    opts = good_opts;
+    opts.trim.operator_ = (rt_xadd_operator)3;
+    same_bytes(xadd_key_write, &req, NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(zadd_options),
         cmocka_unit_test(geosearch_options),
         cmocka_unit_test(xadd_options),
+        cmocka_unit_test(geosearch_strings_and_refusals),
+        cmocka_unit_test(xadd_strings_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,87 +28,122 @@ static RG_WORDS_PATH size_t combinators_shape_w1_viv_tail(rg_pipe *p, rg_view he
     return n;
 }
 
-static inline void combinators_blocks_range_measure(rg_meas *m, const combinators_blocks_range *v) {
-    rg_meas_i64(m, v->start);
-    rg_meas_i64(m, v->stop);
-}
+static const rg_op combinators_blocks_range_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_I64(RG_OP_VALUE, combinators_blocks_range, start),
+    RG_OP_I64(RG_OP_VALUE, combinators_blocks_range, stop),
+};
 
-static inline char *combinators_blocks_range_put(char *dst, const combinators_blocks_range *v) {
-    dst = rg_put_bulk_i64(dst, v->start);
-    dst = rg_put_bulk_i64(dst, v->stop);
-    return dst;
-}
+static const rg_op combinators_blocks_limit_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_I64(RG_OP_VALUE, combinators_blocks_limit, offset),
+    RG_OP_I64(RG_OP_VALUE, combinators_blocks_limit, count),
+};
 
-static inline void combinators_blocks_limit_measure(rg_meas *m, const combinators_blocks_limit *v) {
-    rg_meas_i64(m, v->offset);
-    rg_meas_i64(m, v->count);
-}
+static const rg_op combinators_blocks_full_op_table[] = {
+    RG_OP_TYPE(4),
+    RG_OP_LIT("$4\r\nFULL\r\n", 10, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_VALUE, combinators_blocks_full, has_count, 2),
+    RG_OP_LIT("$5\r\nCOUNT\r\n", 11, 1),
+    RG_OP_I64(RG_OP_VALUE, combinators_blocks_full, count),
+};
 
-static inline char *combinators_blocks_limit_put(char *dst, const combinators_blocks_limit *v) {
-    dst = rg_put_bulk_i64(dst, v->offset);
-    dst = rg_put_bulk_i64(dst, v->count);
-    return dst;
-}
+/* The required arguments of BLOCKS, where combinators_blocks_op_table finds them. */
+typedef struct combinators_blocks_req_args {
+    rg_view key;
+    combinators_blocks_range range;
+} combinators_blocks_req_args;
 
-static inline void combinators_blocks_full_measure(rg_meas *m, const combinators_blocks_full *v) {
-    rg_meas_lit(m, 1, 10);
-    if (v->has_count) {
-        rg_meas_lit(m, 1, 11);
-        rg_meas_i64(m, v->count);
+static const rg_op combinators_blocks_op_table[] = {
+    RG_OP_COMMAND(11, RG_OP_ARRAY),
+    RG_OP_LIT("$6\r\nBLOCKS\r\n", 12, 1),
+    RG_OP_VIEW(RG_OP_REQ, combinators_blocks_req_args, key, SIZE_MAX),
+    RG_OP_CALL(RG_OP_REQ, combinators_blocks_req_args, range, combinators_blocks_range_op_table),
+    RG_OP_IF_OPTS(7),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_blocks_opts, has_limit, 2),
+    RG_OP_LIT("$5\r\nLIMIT\r\n", 11, 1),
+    RG_OP_CALL(RG_OP_OPTS, combinators_blocks_opts, limit, combinators_blocks_limit_op_table),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_blocks_opts, has_full, 1),
+    RG_OP_CALL(RG_OP_OPTS, combinators_blocks_opts, full, combinators_blocks_full_op_table),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, combinators_blocks_opts, withall, 1),
+    RG_OP_LIT("$4\r\nWITH\r\n$3\r\nALL\r\n", 19, 2),
+};
+
+static inline char *combinators_blocks_words(char *dst, size_t *count,
+                                             combinators_blocks_range range,
+                                             const combinators_blocks_opts *opts) {
+    size_t argc = 0;
+    {
+        const combinators_blocks_range *v = &range;
+        dst = rg_put_bulk_i64_short(dst, v->start);
+        dst = rg_put_bulk_i64_short(dst, v->stop);
+        argc += 2;
     }
-}
-
-static inline char *combinators_blocks_full_put(char *dst, const combinators_blocks_full *v) {
-    dst = rg_put_raw(dst, "$4\r\nFULL\r\n", 10);
-    if (v->has_count) {
-        dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-        dst = rg_put_bulk_i64(dst, v->count);
-    }
-    return dst;
-}
-
-static inline size_t combinators_blocks_measure(rg_meas *m, rg_view key,
-                                                combinators_blocks_range range,
-                                                const combinators_blocks_opts *opts) {
-    rg_meas_start(m, 1, COMBINATORS_BLOCKS_FIXED_SIZE);
-    rg_meas_view(m, key);
-    combinators_blocks_range_measure(m, &range);
-    if (opts) {
-        if (opts->has_limit) {
-            rg_meas_lit(m, 1, 11);
-            combinators_blocks_limit_measure(m, &opts->limit);
-        }
-        if (opts->has_full) combinators_blocks_full_measure(m, &opts->full);
-        if (opts->withall) rg_meas_lit(m, 2, 19);
-    }
-    return rg_meas_total_array(m);
-}
-
-static inline char *combinators_blocks_put(char *dst, size_t argc, rg_view key,
-                                           combinators_blocks_range range,
-                                           const combinators_blocks_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$6\r\nBLOCKS\r\n", 12);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = combinators_blocks_range_put(dst, &range);
     if (opts) {
         if (opts->has_limit) {
             dst = rg_put_raw(dst, "$5\r\nLIMIT\r\n", 11);
-            dst = combinators_blocks_limit_put(dst, &opts->limit);
+            argc += 1;
+            {
+                const combinators_blocks_limit *v = &opts->limit;
+                dst = rg_put_bulk_i64_short(dst, v->offset);
+                dst = rg_put_bulk_i64_short(dst, v->count);
+                argc += 2;
+            }
         }
-        if (opts->has_full) dst = combinators_blocks_full_put(dst, &opts->full);
-        if (opts->withall) dst = rg_put_raw(dst, "$4\r\nWITH\r\n$3\r\nALL\r\n", 19);
+        if (opts->has_full) {
+            const combinators_blocks_full *v = &opts->full;
+            dst = rg_put_raw(dst, "$4\r\nFULL\r\n", 10);
+            argc += 1;
+            if (v->has_count) {
+                dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+                dst = rg_put_bulk_i64_short(dst, v->count);
+                argc += 2;
+            }
+        }
+        if (opts->withall) {
+            dst = rg_put_raw(dst, "$4\r\nWITH\r\n$3\r\nALL\r\n", 19);
+            argc += 2;
+        }
     }
+    *count = argc;
     return dst;
 }
 
+/* Any request the one pass does not take: the table's, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t combinators_blocks_pipe_write_general(
+    rg_pipe *p, rg_view key, combinators_blocks_range range, const combinators_blocks_opts *opts) {
+    combinators_blocks_req_args req;
+    req.key = key;
+    req.range = range;
+    return rg_ops_pipe_write(p, combinators_blocks_op_table, &req, opts);
+}
+
+/* One pass: combinators_blocks_words writes the words between the arguments once, and the request
+ * is measured around them. */
 size_t combinators_blocks_pipe_write(rg_pipe *p, rg_view key, combinators_blocks_range range,
                                      const combinators_blocks_opts *opts) {
-    rg_meas m;
-    const size_t n = combinators_blocks_measure(&m, key, range, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    combinators_blocks_put(rg_pipe_end(p), m.argc, key, range, opts);
-    return n;
+    char words[186];
+    size_t count;
+    const char *const end = combinators_blocks_words(words, &count, range, opts);
+    if (end) {
+        const size_t len = (size_t)(end - words);
+        rg_fix f;
+        rg_fix_start(&f, 12 + len);
+        rg_fix_view(&f, key);
+        const size_t argc = 2 + count;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + rg_array_header_size(argc);
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$6\r\nBLOCKS\r\n", 12);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bytes(dst, words, len);
+            return n;
+        }
+    }
+    return combinators_blocks_pipe_write_general(p, key, range, opts);
 }
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */

@@ -328,48 +328,23 @@ size_t example_expire_pipe_write(rg_pipe *p, rg_view key, int64_t seconds,
     return example_expire_pipe_write_opts(p, key, seconds, opts);
 }
 
-static inline void example_geosearch_fromlonlat_measure(rg_meas *m,
-                                                        const example_geosearch_fromlonlat *v) {
-    rg_meas_double(m, v->longitude);
-    rg_meas_double(m, v->latitude);
-}
+static const rg_op example_geosearch_fromlonlat_op_table[] = {
+    RG_OP_TYPE(2),
+    RG_OP_DBL(RG_OP_VALUE, example_geosearch_fromlonlat, longitude),
+    RG_OP_DBL(RG_OP_VALUE, example_geosearch_fromlonlat, latitude),
+};
 
-static inline char *example_geosearch_fromlonlat_put(char *dst, rg_dbls *k,
-                                                     const example_geosearch_fromlonlat *v) {
-    dst = rg_put_bulk_double_kept(dst, k, v->longitude);
-    dst = rg_put_bulk_double_kept(dst, k, v->latitude);
-    return dst;
-}
-
-static inline void example_geosearch_from_measure(rg_meas *m, const example_geosearch_from *v) {
-    switch (v->kind) {
-    case EXAMPLE_GEOSEARCH_FROM_MEMBER:
-        rg_meas_lit(m, 1, 17);
-        rg_meas_view(m, v->member);
-        break;
-    case EXAMPLE_GEOSEARCH_FROM_FROMLONLAT:
-        rg_meas_lit(m, 1, 17);
-        example_geosearch_fromlonlat_measure(m, &v->fromlonlat);
-        break;
-    default: m->bad = true; break;
-    }
-}
-
-static inline char *example_geosearch_from_put(char *dst, rg_dbls *k,
-                                               const example_geosearch_from *v) {
-    switch (v->kind) {
-    case EXAMPLE_GEOSEARCH_FROM_MEMBER:
-        dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
-        dst = rg_put_bulk(dst, v->member.ptr, v->member.len);
-        break;
-    case EXAMPLE_GEOSEARCH_FROM_FROMLONLAT:
-        dst = rg_put_raw(dst, "$10\r\nFROMLONLAT\r\n", 17);
-        dst = example_geosearch_fromlonlat_put(dst, k, &v->fromlonlat);
-        break;
-    default: break;
-    }
-    return dst;
-}
+static const rg_op example_geosearch_from_op_table[] = {
+    RG_OP_TYPE(7),
+    RG_OP_SWITCH(example_geosearch_from, 6),
+    RG_OP_CASE(EXAMPLE_GEOSEARCH_FROM_MEMBER, 2, 6),
+    RG_OP_LIT("$10\r\nFROMMEMBER\r\n", 17, 1),
+    RG_OP_VIEW(RG_OP_VALUE, example_geosearch_from, member, SIZE_MAX),
+    RG_OP_CASE(EXAMPLE_GEOSEARCH_FROM_FROMLONLAT, 2, 3),
+    RG_OP_LIT("$10\r\nFROMLONLAT\r\n", 17, 1),
+    RG_OP_CALL(RG_OP_VALUE, example_geosearch_from, fromlonlat,
+               example_geosearch_fromlonlat_op_table),
+};
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_geosearch_circle_unit_bulk(example_geosearch_circle_unit v) {
@@ -382,30 +357,21 @@ static inline rg_view example_geosearch_circle_unit_bulk(example_geosearch_circl
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_geosearch_circle_unit_measure(rg_meas *m,
-                                                         example_geosearch_circle_unit v) {
-    const rg_view b = example_geosearch_circle_unit_bulk(v);
-    rg_meas_bulk(m, b);
-}
-
 static inline char *example_geosearch_circle_unit_put(char *dst, example_geosearch_circle_unit v) {
     const rg_view b = example_geosearch_circle_unit_bulk(v);
     return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_geosearch_circle_measure(rg_meas *m, const example_geosearch_circle *v) {
-    rg_meas_lit(m, 1, 14);
-    rg_meas_double(m, v->radius);
-    example_geosearch_circle_unit_measure(m, v->unit);
-}
+static const rg_view example_geosearch_circle_unit_bulks[] = {
+    {NULL, 0}, {"$1\r\nM\r\n", 7}, {"$2\r\nKM\r\n", 8}, {"$2\r\nFT\r\n", 8}, {"$2\r\nMI\r\n", 8},
+};
 
-static inline char *example_geosearch_circle_put(char *dst, rg_dbls *k,
-                                                 const example_geosearch_circle *v) {
-    dst = rg_put_raw(dst, "$8\r\nBYRADIUS\r\n", 14);
-    dst = rg_put_bulk_double_kept(dst, k, v->radius);
-    dst = example_geosearch_circle_unit_put(dst, v->unit);
-    return dst;
-}
+static const rg_op example_geosearch_circle_op_table[] = {
+    RG_OP_TYPE(3),
+    RG_OP_LIT("$8\r\nBYRADIUS\r\n", 14, 1),
+    RG_OP_DBL(RG_OP_VALUE, example_geosearch_circle, radius),
+    RG_OP_ENUM(RG_OP_VALUE, example_geosearch_circle, unit, example_geosearch_circle_unit_bulks),
+};
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_geosearch_box_unit_bulk(example_geosearch_box_unit v) {
@@ -418,48 +384,31 @@ static inline rg_view example_geosearch_box_unit_bulk(example_geosearch_box_unit
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_geosearch_box_unit_measure(rg_meas *m, example_geosearch_box_unit v) {
-    const rg_view b = example_geosearch_box_unit_bulk(v);
-    rg_meas_bulk(m, b);
-}
-
 static inline char *example_geosearch_box_unit_put(char *dst, example_geosearch_box_unit v) {
     const rg_view b = example_geosearch_box_unit_bulk(v);
     return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_geosearch_box_measure(rg_meas *m, const example_geosearch_box *v) {
-    rg_meas_lit(m, 1, 11);
-    rg_meas_double(m, v->width);
-    rg_meas_double(m, v->height);
-    example_geosearch_box_unit_measure(m, v->unit);
-}
+static const rg_view example_geosearch_box_unit_bulks[] = {
+    {NULL, 0}, {"$1\r\nM\r\n", 7}, {"$2\r\nKM\r\n", 8}, {"$2\r\nFT\r\n", 8}, {"$2\r\nMI\r\n", 8},
+};
 
-static inline char *example_geosearch_box_put(char *dst, rg_dbls *k,
-                                              const example_geosearch_box *v) {
-    dst = rg_put_raw(dst, "$5\r\nBYBOX\r\n", 11);
-    dst = rg_put_bulk_double_kept(dst, k, v->width);
-    dst = rg_put_bulk_double_kept(dst, k, v->height);
-    dst = example_geosearch_box_unit_put(dst, v->unit);
-    return dst;
-}
+static const rg_op example_geosearch_box_op_table[] = {
+    RG_OP_TYPE(4),
+    RG_OP_LIT("$5\r\nBYBOX\r\n", 11, 1),
+    RG_OP_DBL(RG_OP_VALUE, example_geosearch_box, width),
+    RG_OP_DBL(RG_OP_VALUE, example_geosearch_box, height),
+    RG_OP_ENUM(RG_OP_VALUE, example_geosearch_box, unit, example_geosearch_box_unit_bulks),
+};
 
-static inline void example_geosearch_by_measure(rg_meas *m, const example_geosearch_by *v) {
-    switch (v->kind) {
-    case EXAMPLE_GEOSEARCH_BY_CIRCLE: example_geosearch_circle_measure(m, &v->circle); break;
-    case EXAMPLE_GEOSEARCH_BY_BOX: example_geosearch_box_measure(m, &v->box); break;
-    default: m->bad = true; break;
-    }
-}
-
-static inline char *example_geosearch_by_put(char *dst, rg_dbls *k, const example_geosearch_by *v) {
-    switch (v->kind) {
-    case EXAMPLE_GEOSEARCH_BY_CIRCLE: dst = example_geosearch_circle_put(dst, k, &v->circle); break;
-    case EXAMPLE_GEOSEARCH_BY_BOX: dst = example_geosearch_box_put(dst, k, &v->box); break;
-    default: break;
-    }
-    return dst;
-}
+static const rg_op example_geosearch_by_op_table[] = {
+    RG_OP_TYPE(5),
+    RG_OP_SWITCH(example_geosearch_by, 4),
+    RG_OP_CASE(EXAMPLE_GEOSEARCH_BY_CIRCLE, 1, 4),
+    RG_OP_CALL(RG_OP_VALUE, example_geosearch_by, circle, example_geosearch_circle_op_table),
+    RG_OP_CASE(EXAMPLE_GEOSEARCH_BY_BOX, 1, 2),
+    RG_OP_CALL(RG_OP_VALUE, example_geosearch_by, box, example_geosearch_box_op_table),
+};
 
 /* The bulk of each choice; {NULL, 0} for none or out of range. */
 static inline rg_view example_geosearch_order_bulk(example_geosearch_order v) {
@@ -470,77 +419,177 @@ static inline rg_view example_geosearch_order_bulk(example_geosearch_order v) {
     return (size_t)v < sizeof bulks / sizeof bulks[0] ? bulks[v] : (rg_view){NULL, 0};
 }
 
-static inline void example_geosearch_order_measure(rg_meas *m, example_geosearch_order v) {
-    const rg_view b = example_geosearch_order_bulk(v);
-    rg_meas_bulk(m, b);
-}
-
 static inline char *example_geosearch_order_put(char *dst, example_geosearch_order v) {
     const rg_view b = example_geosearch_order_bulk(v);
     return rg_put_bulk_lit(dst, b);
 }
 
-static inline void example_geosearch_count_block_measure(rg_meas *m,
-                                                         const example_geosearch_count_block *v) {
-    rg_meas_lit(m, 1, 11);
-    rg_meas_i64(m, v->count);
-    if (v->any) rg_meas_lit(m, 1, 9);
-}
+static const rg_view example_geosearch_order_bulks[] = {
+    {NULL, 0},
+    {"$3\r\nASC\r\n", 9},
+    {"$4\r\nDESC\r\n", 10},
+};
 
-static inline char *example_geosearch_count_block_put(char *dst,
-                                                      const example_geosearch_count_block *v) {
-    dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
-    dst = rg_put_bulk_i64(dst, v->count);
-    if (v->any) dst = rg_put_raw(dst, "$3\r\nANY\r\n", 9);
-    return dst;
-}
+static const rg_op example_geosearch_count_block_op_table[] = {
+    RG_OP_TYPE(4),
+    RG_OP_LIT("$5\r\nCOUNT\r\n", 11, 1),
+    RG_OP_I64(RG_OP_VALUE, example_geosearch_count_block, count),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_VALUE, example_geosearch_count_block, any, 1),
+    RG_OP_LIT("$3\r\nANY\r\n", 9, 1),
+};
 
-static inline size_t example_geosearch_measure(rg_meas *m, rg_dbls *k, rg_view key,
-                                               example_geosearch_from from, example_geosearch_by by,
-                                               const example_geosearch_opts *opts) {
-    rg_meas_start(m, 1, EXAMPLE_GEOSEARCH_FIXED_SIZE);
-    rg_meas_keep(m, k);
-    rg_meas_view(m, key);
-    example_geosearch_from_measure(m, &from);
-    example_geosearch_by_measure(m, &by);
-    if (opts) {
-        if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
-            example_geosearch_order_measure(m, opts->order);
-        if (opts->has_count_block) example_geosearch_count_block_measure(m, &opts->count_block);
-        if (opts->withcoord) rg_meas_lit(m, 1, 15);
-        if (opts->withdist) rg_meas_lit(m, 1, 14);
-        if (opts->withhash) rg_meas_lit(m, 1, 14);
+/* The required arguments of GEOSEARCH, where example_geosearch_op_table finds them. */
+typedef struct example_geosearch_req_args {
+    rg_view key;
+    example_geosearch_from from;
+    example_geosearch_by by;
+} example_geosearch_req_args;
+
+static const rg_op example_geosearch_op_table[] = {
+    RG_OP_COMMAND(15, RG_OP_ARRAY),
+    RG_OP_LIT("$9\r\nGEOSEARCH\r\n", 15, 1),
+    RG_OP_VIEW(RG_OP_REQ, example_geosearch_req_args, key, SIZE_MAX),
+    RG_OP_CALL(RG_OP_REQ, example_geosearch_req_args, from, example_geosearch_from_op_table),
+    RG_OP_CALL(RG_OP_REQ, example_geosearch_req_args, by, example_geosearch_by_op_table),
+    RG_OP_IF_OPTS(10),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_geosearch_opts, order, 1),
+    RG_OP_ENUM(RG_OP_OPTS, example_geosearch_opts, order, example_geosearch_order_bulks),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_geosearch_opts, has_count_block, 1),
+    RG_OP_CALL(RG_OP_OPTS, example_geosearch_opts, count_block,
+               example_geosearch_count_block_op_table),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_geosearch_opts, withcoord, 1),
+    RG_OP_LIT("$9\r\nWITHCOORD\r\n", 15, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_geosearch_opts, withdist, 1),
+    RG_OP_LIT("$8\r\nWITHDIST\r\n", 14, 1),
+    RG_OP_IF(RG_TEST_NONZERO, RG_OP_OPTS, example_geosearch_opts, withhash, 1),
+    RG_OP_LIT("$8\r\nWITHHASH\r\n", 14, 1),
+};
+
+static inline char *example_geosearch_words(char *dst, size_t *count, example_geosearch_from from,
+                                            example_geosearch_by by,
+                                            const example_geosearch_opts *opts) {
+    size_t argc = 0;
+    {
+        const example_geosearch_from *v = &from;
+        switch (v->kind) {
+        case EXAMPLE_GEOSEARCH_FROM_MEMBER:
+            dst = rg_put_raw(dst, "$10\r\nFROMMEMBER\r\n", 17);
+            if (v->member.len > 64 || (!v->member.ptr && v->member.len != 0)) return NULL;
+            dst = rg_put_bulk(dst, v->member.ptr, v->member.len);
+            argc += 2;
+            break;
+        case EXAMPLE_GEOSEARCH_FROM_FROMLONLAT: {
+            dst = rg_put_raw(dst, "$10\r\nFROMLONLAT\r\n", 17);
+            argc += 1;
+            const example_geosearch_fromlonlat *v2 = &v->fromlonlat;
+            if (v2->longitude != v2->longitude) return NULL;
+            dst = rg_put_bulk_double(dst, v2->longitude);
+            if (v2->latitude != v2->latitude) return NULL;
+            dst = rg_put_bulk_double(dst, v2->latitude);
+            argc += 2;
+            break;
+        }
+        default: return NULL;
+        }
     }
-    return rg_meas_total_array(m);
-}
-
-static inline char *example_geosearch_put(char *dst, rg_dbls *k, size_t argc, rg_view key,
-                                          example_geosearch_from from, example_geosearch_by by,
-                                          const example_geosearch_opts *opts) {
-    dst = rg_put_array_header(dst, argc);
-    dst = rg_put_raw(dst, "$9\r\nGEOSEARCH\r\n", 15);
-    dst = rg_put_bulk(dst, key.ptr, key.len);
-    dst = example_geosearch_from_put(dst, k, &from);
-    dst = example_geosearch_by_put(dst, k, &by);
+    {
+        const example_geosearch_by *v = &by;
+        switch (v->kind) {
+        case EXAMPLE_GEOSEARCH_BY_CIRCLE: {
+            const example_geosearch_circle *v2 = &v->circle;
+            dst = rg_put_raw(dst, "$8\r\nBYRADIUS\r\n", 14);
+            if (v2->radius != v2->radius) return NULL;
+            dst = rg_put_bulk_double(dst, v2->radius);
+            if ((size_t)v2->unit - 1 >= 4) return NULL;
+            dst = example_geosearch_circle_unit_put(dst, v2->unit);
+            argc += 3;
+            break;
+        }
+        case EXAMPLE_GEOSEARCH_BY_BOX: {
+            const example_geosearch_box *v2 = &v->box;
+            dst = rg_put_raw(dst, "$5\r\nBYBOX\r\n", 11);
+            if (v2->width != v2->width) return NULL;
+            dst = rg_put_bulk_double(dst, v2->width);
+            if (v2->height != v2->height) return NULL;
+            dst = rg_put_bulk_double(dst, v2->height);
+            if ((size_t)v2->unit - 1 >= 4) return NULL;
+            dst = example_geosearch_box_unit_put(dst, v2->unit);
+            argc += 4;
+            break;
+        }
+        default: return NULL;
+        }
+    }
     if (opts) {
-        if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE)
+        if (opts->order != EXAMPLE_GEOSEARCH_ORDER_NONE) {
+            if ((size_t)opts->order - 1 >= 2) return NULL;
             dst = example_geosearch_order_put(dst, opts->order);
-        if (opts->has_count_block) dst = example_geosearch_count_block_put(dst, &opts->count_block);
-        if (opts->withcoord) dst = rg_put_raw(dst, "$9\r\nWITHCOORD\r\n", 15);
-        if (opts->withdist) dst = rg_put_raw(dst, "$8\r\nWITHDIST\r\n", 14);
-        if (opts->withhash) dst = rg_put_raw(dst, "$8\r\nWITHHASH\r\n", 14);
+            argc += 1;
+        }
+        if (opts->has_count_block) {
+            const example_geosearch_count_block *v = &opts->count_block;
+            dst = rg_put_raw(dst, "$5\r\nCOUNT\r\n", 11);
+            dst = rg_put_bulk_i64_short(dst, v->count);
+            argc += 2;
+            if (v->any) {
+                dst = rg_put_raw(dst, "$3\r\nANY\r\n", 9);
+                argc += 1;
+            }
+        }
+        if (opts->withcoord) {
+            dst = rg_put_raw(dst, "$9\r\nWITHCOORD\r\n", 15);
+            argc += 1;
+        }
+        if (opts->withdist) {
+            dst = rg_put_raw(dst, "$8\r\nWITHDIST\r\n", 14);
+            argc += 1;
+        }
+        if (opts->withhash) {
+            dst = rg_put_raw(dst, "$8\r\nWITHHASH\r\n", 14);
+            argc += 1;
+        }
     }
+    *count = argc;
     return dst;
 }
 
+/* Any request the one pass does not take: the table's, measured and written by rg_ops_pipe_write
+ * (RG_OPTS_PATH: rg_enc.h). */
+static RG_OPTS_PATH size_t
+example_geosearch_pipe_write_general(rg_pipe *p, rg_view key, example_geosearch_from from,
+                                     example_geosearch_by by, const example_geosearch_opts *opts) {
+    example_geosearch_req_args req;
+    req.key = key;
+    req.from = from;
+    req.by = by;
+    return rg_ops_pipe_write(p, example_geosearch_op_table, &req, opts);
+}
+
+/* One pass: example_geosearch_words writes the words between the arguments once, and the request is
+ * measured around them. */
 size_t example_geosearch_pipe_write(rg_pipe *p, rg_view key, example_geosearch_from from,
                                     example_geosearch_by by, const example_geosearch_opts *opts) {
-    rg_meas m;
-    rg_dbls k;
-    const size_t n = example_geosearch_measure(&m, &k, key, from, by, opts);
-    if (n == 0 || !rg_pipe_fits(p, n)) return n;
-    example_geosearch_put(rg_pipe_end(p), &k, m.argc, key, from, by, opts);
-    return n;
+    char words[269];
+    size_t count;
+    const char *const end = example_geosearch_words(words, &count, from, by, opts);
+    if (end) {
+        const size_t len = (size_t)(end - words);
+        rg_fix f;
+        rg_fix_start(&f, 15 + len);
+        rg_fix_view(&f, key);
+        const size_t argc = 2 + count;
+        if (rg_fix_ok(&f)) {
+            const size_t n = f.bytes + rg_array_header_size(argc);
+            if (!rg_pipe_fits(p, n)) return n;
+            char *dst = rg_pipe_end(p);
+            dst = rg_put_array_header(dst, argc);
+            dst = rg_put_raw(dst, "$9\r\nGEOSEARCH\r\n", 15);
+            dst = rg_put_bulk(dst, key.ptr, key.len);
+            dst = rg_put_bytes(dst, words, len);
+            return n;
+        }
+    }
+    return example_geosearch_pipe_write_general(p, key, from, by, opts);
 }
 
 static inline void example_hset_data_measure(rg_meas *m, const example_hset_data *v) {
