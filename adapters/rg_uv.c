@@ -653,6 +653,11 @@ rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int p
 rg_status rg_uv_dial_at(rg_uv *u, const char *ip, int port) {
     if (!u->asking || u->shutting) return RG_INVALID;
     if (!resolve(ip, port, &u->addr)) return rg_uv_dial_failed(u, RG_IO, "cannot resolve host");
+#ifdef RG_HAVE_TLS
+    /* the certificate must name where this connect goes, not where the last one went */
+    if (u->tls && rg_tls_retarget(u->tls, ip) != RG_OK)
+        return rg_uv_dial_failed(u, rg_tls_error(u->tls).status, rg_tls_error(u->tls).msg.ptr);
+#endif
     u->asking = false;
     const rg_status st = dial(u); /* the first connect's failure: dial shuts u */
     if (st != RG_OK && u->ever_connected) lose(u, st, u->why);
