@@ -641,7 +641,10 @@ rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int p
     if (st != RG_OK) return st;
     if (!asks) u->addr = addr;
     if (opt) u->reconnect = opt->reconnect;
-    if (opt && opt->tls && (st = tls_setup(u, host_or_ip, opt->tls)) != RG_OK) return st;
+    if (opt && opt->tls && (st = tls_setup(u, host_or_ip, opt->tls)) != RG_OK) {
+        rg_conn_free(&u->conn); /* nothing was opened: no close gives its memory back */
+        return st;
+    }
     if (!asks) return dial(u);
     u->where = opt->where;
     u->where_ud = opt->where_ud;
