@@ -241,8 +241,10 @@ static rg_status tls_recv(rg_bconn *b, int flags) {
     return tls_pump(b);
 }
 
-/* The handshake, before the engine's first byte, within connect_ms. */
+/* The handshake, before the engine's first byte, within connect_ms. The name verified follows
+ * the host this connect went to: a where hook may have sent it elsewhere than the last. */
 static rg_status tls_handshake(rg_bconn *b) {
+    if (rg_tls_retarget(b->tls, b->host) != RG_OK) return tls_failed(b);
     const uint64_t end = b->connect_ms > 0 ? now_ms() + (uint64_t)b->connect_ms : 0;
     for (;;) {
         rg_status st = tls_pump(b);

@@ -90,7 +90,8 @@ typedef struct rg_bconn_options {
     const rg_conn_config *config;
     /* NULL: connect to the host and port given, always. Else asked where before every connect,
      * the first one included: the Sentinel client points the reconnects at the master it finds
-     * (rg_sentinel_client.h). TLS names stay the first host's. */
+     * (rg_sentinel_client.h). Over TLS the name verified is the host where answered (unless
+     * the TLS config gives a server_name): each connect checks the server it reached. */
     rg_bconn_where_fn where;
     void *where_ud;
 } rg_bconn_options;

@@ -16,11 +16,12 @@ static uint64_t now_ms(void) {
 
 /* ---- sentinel links -------------------------------------------------------------------------- */
 
-/* A sentinel link's connect options: the data connection's timeouts, no reconnects (a sentinel
- * that fails is skipped, not waited for). */
+/* A sentinel link's connect options: the data connection's timeouts, the sentinels' TLS, no
+ * reconnects (a sentinel that fails is skipped, not waited for). */
 static rg_bconn_options link_options(const rg_sentinel_client *s) {
     const rg_bconn_options o = {.connect_ms = s->data.connect_ms > 0 ? s->data.connect_ms : -1,
-                                .io_ms = s->data.io_ms};
+                                .io_ms = s->data.io_ms,
+                                .tls = s->sentinel_tls};
     return o;
 }
 
@@ -114,15 +115,18 @@ static rg_error where(void *ud, char *host, size_t cap, int *port) {
     s->resolves++;
     rg_sentinel_begin(&s->sm);
     snprintf(s->why, sizeof s->why, "sentinel: no sentinel to ask");
+    rg_status st = RG_REFUSED;
     for (int i; (i = rg_sentinel_next(&s->sm)) >= 0;) {
-        if (ask(s, i) != RG_OK) continue;
+        st = ask(s, i);
+        if (st == RG_INVALID) break; /* a bad TLS config: every sentinel would refuse it */
+        if (st != RG_OK) continue;
         const rg_sentinel_addr *m = rg_sentinel_master(&s->sm);
         snprintf(host, cap, "%s", m->host);
         *port = m->port;
         if (!s->watching) open_watch(s, i);
         return (rg_error){RG_OK, {NULL, 0}, 0};
     }
-    return (rg_error){RG_REFUSED, rg_cstr(s->why), 0};
+    return (rg_error){st == RG_INVALID ? RG_INVALID : RG_REFUSED, rg_cstr(s->why), 0};
 }
 
 /* The data connection's events: READY confirms the master; the caller's hook hears them all. */
@@ -156,6 +160,7 @@ static rg_status setup(rg_sentinel_client *s, const rg_sentinel_client_config *c
     s->link_cfg.user = (rg_view){s->user, cfg->sentinel_user.len};
     s->link_cfg.password = (rg_view){s->password, cfg->sentinel_password.len};
     s->ask_replicas = cfg->replicas && cfg->replicas_cap;
+    s->sentinel_tls = cfg->sentinel_tls;
     return RG_OK;
 }
 
@@ -178,15 +183,12 @@ rg_status rg_sentinel_connect(rg_sentinel_client *s, const rg_sentinel_client_co
     s->why_status = RG_INVALID; /* until the config is taken */
     rg_status st = setup(s, cfg);
     if (st != RG_OK) return st;
-    if (cfg->options.tls) { /* its name would be the placeholder host: not wired yet */
-        snprintf(s->why, sizeof s->why, "sentinel: TLS is not supported yet");
-        return RG_INVALID;
-    }
     rg_conn_config data = {.protocol = 3, .queue_calls = 1024};
     if (cfg->data) data = *cfg->data;
     data.role = RG_ROLE_MASTER;
     if (!data.alloc) data.alloc = rg_conn_std_alloc;
     rg_bconn_options o = cfg->options;
+    if (!o.tls) o.tls = cfg->sentinel_tls;
     if (!o.reconnect.attempts)
         o.reconnect = (rg_backoff){.max_ms = RG_SENTINEL_MAX_MS, .attempts = RG_SENTINEL_ATTEMPTS};
     s->user_event = o.on_event;

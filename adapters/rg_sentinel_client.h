@@ -16,6 +16,10 @@
  * I/O happens inside rg_sentinel_wait and rg_sentinel_poll only, which move the data connection
  * and read the watch link in turns of at most RG_SENTINEL_SLICE_MS.
  *
+ * TLS (rg_tls.h): sentinel_tls for the links to the sentinels, options.tls for the data
+ * connection (the sentinels' when NULL), each verified by default: see the config below for the
+ * names checked.
+ *
  * Memory: the rg_sentinel_client is caller-owned; the data connection's and the sentinel links'
  * buffers come from the allocator (cfg.alloc, else rg_conn_std_alloc: the engine's defaults,
  * growing as needed), given back by rg_sentinel_close.
@@ -43,13 +47,22 @@ typedef struct rg_sentinel_client_config {
     /* The sentinels' own AUTH, apart from the data nodes' (data->user, data->password). */
     rg_view sentinel_user;
     rg_view sentinel_password;
+    /* TLS to the sentinels (rg_tls.h; NULL: plain). Caller-owned and read at each connect (every
+     * resolution connects): keep it alive until rg_sentinel_close; set its ctx to load the CAs
+     * once. A sentinel's certificate must name its host as listed in `sentinels` (a DNS name; an
+     * address: an IP SAN), or sentinel_tls->server_name when set. */
+    const rg_tls_config *sentinel_tls;
     /* The data connection's engine config (connect sequence, AUTH, push handler, deadlines,
      * queue_calls ...; copied); NULL: HELLO 3 and 1,024 calls queued while moving. Its role is
      * set to RG_ROLE_MASTER, its alloc NULL means rg_conn_std_alloc. */
     const rg_conn_config *data;
-    /* Timeouts and the reconnect policy of the data connection (where is the client's own, tls
-     * is refused: not supported yet); the sentinel links take connect_ms and io_ms too.
-     * reconnect.attempts 0: RG_SENTINEL_ATTEMPTS (rg_sentinel.h). */
+    /* Timeouts and the reconnect policy of the data connection (where is the client's own); the
+     * sentinel links take connect_ms and io_ms too. reconnect.attempts 0: RG_SENTINEL_ATTEMPTS
+     * (rg_sentinel.h). options.tls: TLS to the data nodes (caller-owned, kept alive as
+     * sentinel_tls), NULL: sentinel_tls's. The sentinels name the master by address: its
+     * certificate must list that address as an IP SAN, or name options.tls->server_name when set
+     * (one name for every data node). A certificate refused on a move is not retried (as any
+     * reconnect's, rg_blocking.h): the client gives up with the TLS cause. */
     rg_bconn_options options;
     /* Replicas kept from each SENTINEL REPLICAS answer (caller-owned storage; NULL: not asked). */
     rg_sentinel_addr *replicas;
@@ -64,6 +77,8 @@ typedef struct rg_sentinel_client {
     rg_bconn link;  /* a sentinel asked during a resolution, closed after it */
     rg_bconn watch; /* the sentinel subscribed to +switch-master (fd -1: none) */
     rg_conn_config link_cfg;
+    /* the config's sentinel_tls (NULL: plain links) */
+    const rg_tls_config *sentinel_tls;
     bool watching;       /* watch is connected (and its SUBSCRIBE sent) */
     bool switched;       /* a +switch-master moved the master: drop the data connection */
     bool ask_replicas;   /* replicas storage given */

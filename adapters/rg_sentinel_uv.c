@@ -99,16 +99,19 @@ static void link_event(rg_uv *u, rg_uv_event ev, void *ud) {
 
 static void ask_next(rg_sentinel_uv *s) {
     rg_view argv[3];
+    const rg_uv_options lo = {.tls = s->sentinel_tls};
+    rg_status st = RG_REFUSED;
     for (int i; (i = rg_sentinel_next(&s->sm)) >= 0;) {
         const rg_sentinel_addr *a = rg_sentinel_at(&s->sm, i);
         s->asking = i;
         s->answered = false;
-        const rg_status st =
-            rg_uv_connect(&s->link, s->loop, a->host, a->port, &s->link_cfg, NULL, link_event, s);
+        st = rg_uv_connect(&s->link, s->loop, a->host, a->port, &s->link_cfg, &lo, link_event, s);
         if (st != RG_OK) {
             blame(s, i, rg_uv_error(&s->link).msg.ptr);
             rg_sentinel_failed(&s->sm, i);
             if (s->link.open) return; /* RG_UV_CLOSED follows: the next from there */
+            /* a bad TLS config: every sentinel would refuse it */
+            if (st == RG_INVALID) break;
             continue;
         }
         rg_conn *c = &s->link.conn;
@@ -122,7 +125,7 @@ static void ask_next(rg_sentinel_uv *s) {
         return;
     }
     s->asking = -1;
-    rg_uv_dial_failed(&s->data, RG_REFUSED, s->why);
+    rg_uv_dial_failed(&s->data, st == RG_INVALID ? RG_INVALID : RG_REFUSED, s->why);
 }
 
 /* The data connection's where hook: a resolution, before every connect. */
@@ -165,8 +168,9 @@ static void open_watch(rg_sentinel_uv *s, int i) {
     cfg.on_push = watch_push;
     cfg.push_ud = s;
     cfg.timeout_ms = 0; /* it waits for messages for ever */
+    const rg_uv_options lo = {.tls = s->sentinel_tls};
     const rg_status st =
-        rg_uv_connect(&s->watch, s->loop, a->host, a->port, &cfg, NULL, watch_event, s);
+        rg_uv_connect(&s->watch, s->loop, a->host, a->port, &cfg, &lo, watch_event, s);
     s->watching = st == RG_OK;
     if (st == RG_OK && !rg_conn_call_argv(&s->watch.conn, rg_sentinel_subscribe_argv(argv), argv,
                                           NULL, NULL, NULL, NULL))
@@ -216,6 +220,7 @@ static rg_status setup(rg_sentinel_uv *s, const rg_sentinel_uv_config *cfg) {
     s->link_cfg.user = (rg_view){s->user, cfg->sentinel_user.len};
     s->link_cfg.password = (rg_view){s->password, cfg->sentinel_password.len};
     s->ask_replicas = cfg->replicas && cfg->replicas_cap;
+    s->sentinel_tls = cfg->sentinel_tls;
     return RG_OK;
 }
 
@@ -234,7 +239,10 @@ rg_status rg_sentinel_uv_connect(rg_sentinel_uv *s, uv_loop_t *loop,
     if (cfg->data) data = *cfg->data;
     data.role = RG_ROLE_MASTER;
     if (!data.alloc) data.alloc = rg_conn_std_alloc;
-    rg_uv_options o = {.reconnect = cfg->reconnect, .where = where, .where_ud = s};
+    rg_uv_options o = {.tls = cfg->data_tls ? cfg->data_tls : cfg->sentinel_tls,
+                       .reconnect = cfg->reconnect,
+                       .where = where,
+                       .where_ud = s};
     if (!o.reconnect.attempts)
         o.reconnect = (rg_backoff){.max_ms = RG_SENTINEL_MAX_MS, .attempts = RG_SENTINEL_ATTEMPTS};
     st = rg_uv_connect(&s->data, loop, "", 0, &data, &o, data_event, s);

@@ -13,6 +13,9 @@
  * Calls at a move complete as at any loss: written ones RG_CLOSED with `written` (they may have
  * run), unwritten ones RG_CLOSED without; calls made while moving are queued (queue_calls).
  *
+ * TLS: sentinel_tls for the sentinel links, data_tls for the data connection (the sentinels'
+ * when NULL), verified by default (the names checked: the config below).
+ *
  * Events: on_event hears the data connection's (rg_uv_event, with u == &s->data): READY on the
  * master, DISCONNECTED, RECONNECTING, GAVE_UP, FAILED as rg_uv.h says; RG_UV_CLOSED once, when
  * every handle of the client (data, sentinel links, timer) is released: only then may s go.
@@ -40,6 +43,14 @@ typedef struct rg_sentinel_uv_config {
     size_t nsentinels;
     rg_view sentinel_user; /* the sentinels' own AUTH, apart from the data nodes' */
     rg_view sentinel_password;
+    /* TLS (rg_tls.h; caller-owned, read at each connect: keep them alive until RG_UV_CLOSED;
+     * set their ctx to load the CAs once), NULL: plain. sentinel_tls to the sentinels, whose
+     * certificates must name their hosts as listed (an address: an IP SAN) or its server_name;
+     * data_tls to the data nodes (NULL: sentinel_tls's), whose certificates must list the
+     * address the sentinels gave as an IP SAN, or name data_tls->server_name when set. A
+     * certificate refused on a move is not retried (rg_uv.h): RG_UV_FAILED with its cause. */
+    const rg_tls_config *sentinel_tls;
+    const rg_tls_config *data_tls;
     /* The data connection's engine config (copied); NULL: HELLO 3, connect_timeout_ms
      * RG_UV_CONNECT_MS and 1,024 calls queued while moving. Its role is set to RG_ROLE_MASTER,
      * its alloc NULL means rg_conn_std_alloc. */
@@ -61,6 +72,7 @@ typedef struct rg_sentinel_uv {
     rg_uv watch; /* the sentinel subscribed to +switch-master */
     uv_timer_t rewatch;
     rg_conn_config link_cfg;
+    const rg_tls_config *sentinel_tls; /* the config's (NULL: plain links) */
     rg_raw_result master_raw, replicas_raw;
     int asking;      /* the sentinel asked on link (-1: none) */
     bool answered;   /* it named the master */

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct rg_tls_ctx {
     SSL_CTX *ssl;
@@ -32,6 +33,7 @@ struct rg_tls {
     bool established;     /* the handshake completed (SSL_in_init is true again while a
                              post-handshake message, a ticket, is read) */
     rg_tls_cause cause;   /* RG_TLS_NONE while fine */
+    bool named;           /* name is the config's server_name: a new host does not change it */
     char name[256];       /* verified, and sent as SNI when not an address */
     char msg[224];
 };
@@ -218,6 +220,7 @@ rg_tls *rg_tls_new(rg_tls_ctx *ctx, const char *host, const char *server_name) {
     if (!t) return NULL;
     t->ctx = ctx;
     const char *name = server_name ? server_name : host;
+    t->named = server_name != NULL;
     snprintf(t->name, sizeof t->name, "%s", name ? name : "");
     if (start(t) != RG_OK && t->cause == RG_TLS_SYSTEM) {
         rg_tls_free(t);
@@ -229,6 +232,14 @@ rg_tls *rg_tls_new(rg_tls_ctx *ctx, const char *host, const char *server_name) {
 rg_status rg_tls_restart(rg_tls *t) {
     const rg_status st = start(t);
     return st == RG_OK ? RG_OK : rg_tls_cause_status(t->cause);
+}
+
+rg_status rg_tls_retarget(rg_tls *t, const char *host) {
+    if (t->named || strcmp(t->name, host) == 0) return RG_OK;
+    snprintf(t->name, sizeof t->name, "%s", host);
+    if (t->session) SSL_SESSION_free(t->session); /* another server's: never offered to this one */
+    t->session = NULL;
+    return rg_tls_restart(t);
 }
 
 void rg_tls_free(rg_tls *t) {

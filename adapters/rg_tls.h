@@ -107,6 +107,12 @@ rg_tls *rg_tls_new(rg_tls_ctx *ctx, const char *host, const char *server_name);
  * connection's session when the context resumes. Returns RG_OK, or RG_IO (out of memory: the
  * error tells it). */
 rg_status rg_tls_restart(rg_tls *t);
+/* Starts over for a connection to another host (a reconnect a where hook sent elsewhere: a
+ * Sentinel's new master): the name verified (and sent as SNI) becomes host, unless the filter
+ * was made with a server_name, which stays; the session kept, another server's, is dropped; then
+ * as rg_tls_restart. host the same as before: nothing changes (the session stays offered).
+ * Returns RG_OK, or as rg_tls_restart. */
+rg_status rg_tls_retarget(rg_tls *t, const char *host);
 /* NULL is fine. */
 void rg_tls_free(rg_tls *t);
 

@@ -641,7 +641,10 @@ rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int p
     if (st != RG_OK) return st;
     if (!asks) u->addr = addr;
     if (opt) u->reconnect = opt->reconnect;
-    if (opt && opt->tls && (st = tls_setup(u, host_or_ip, opt->tls)) != RG_OK) return st;
+    if (opt && opt->tls && (st = tls_setup(u, host_or_ip, opt->tls)) != RG_OK) {
+        rg_conn_free(&u->conn); /* nothing was opened: no close gives its memory back */
+        return st;
+    }
     if (!asks) return dial(u);
     u->where = opt->where;
     u->where_ud = opt->where_ud;
@@ -653,6 +656,11 @@ rg_status rg_uv_connect(rg_uv *u, uv_loop_t *loop, const char *host_or_ip, int p
 rg_status rg_uv_dial_at(rg_uv *u, const char *ip, int port) {
     if (!u->asking || u->shutting) return RG_INVALID;
     if (!resolve(ip, port, &u->addr)) return rg_uv_dial_failed(u, RG_IO, "cannot resolve host");
+#ifdef RG_HAVE_TLS
+    /* the certificate must name where this connect goes, not where the last one went */
+    if (u->tls && rg_tls_retarget(u->tls, ip) != RG_OK)
+        return rg_uv_dial_failed(u, rg_tls_error(u->tls).status, rg_tls_error(u->tls).msg.ptr);
+#endif
     u->asking = false;
     const rg_status st = dial(u); /* the first connect's failure: dial shuts u */
     if (st != RG_OK && u->ever_connected) lose(u, st, u->why);

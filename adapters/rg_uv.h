@@ -107,7 +107,8 @@ typedef struct rg_uv_options {
      * rg_conn_std_alloc. Unused by rg_uv_connect, which takes cfg. */
     const rg_conn_config *config;
     /* NULL: connect to the host given, always. Else asked before every connect (see
-     * rg_uv_where_fn); rg_uv_connect's host is then unused. TLS names stay that host's. */
+     * rg_uv_where_fn); rg_uv_connect's host is then unused. Over TLS the name verified is the
+     * address rg_uv_dial_at names (unless the TLS config gives a server_name). */
     rg_uv_where_fn where;
     void *where_ud;
 } rg_uv_options;
@@ -204,8 +205,9 @@ rg_status rg_uv_connect_unix(rg_uv *u, uv_loop_t *loop, const char *path, const 
                              rg_uv_event_fn on_event, void *ud);
 
 /* The answer of a where hook: connect to ip (numeric; a name is resolved with getaddrinfo,
- * blocking the loop) and port. RG_OK; RG_INVALID when no answer was asked for (or u is closing:
- * nothing happens). A failure to start the connect counts as the attempt's. */
+ * blocking the loop) and port; over TLS the certificate must name ip (an IP SAN for an address)
+ * unless the TLS config gives a server_name. RG_OK; RG_INVALID when no answer was asked for (or
+ * u is closing: nothing happens). A failure to start the connect counts as the attempt's. */
 rg_status rg_uv_dial_at(rg_uv *u, const char *ip, int port);
 /* The answer of a where hook: this connect fails with st and why (copied). The first connect's
  * failure ends u (RG_UV_FAILED, then RG_UV_CLOSED, both from this call); a reconnect's schedules

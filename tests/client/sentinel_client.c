@@ -15,11 +15,24 @@
  * written set). What asynchronous replication drops in a failover (acks of the old master after
  * the promotion) is measured and printed, as is the time from the event to the first ack of the
  * new master; neither is asserted.
+ *
+ * Built a second time as sentinel_tls (RG_TEST_TLS): the same topology on TLS only (data nodes
+ * --port 0 --tls-port, --tls-replication yes; sentinels port 0, tls-port, tls-replication yes, so
+ * they name the TLS ports), certificates made with `openssl` (test_tls.h). Both drivers resolve,
+ * write and follow a SENTINEL FAILOVER over TLS with the checks above; a wrong CA (sentinels or
+ * data nodes), a plain client, a bad CA file and a data server_name the certificates lack are
+ * refused with their TLS causes, not hung; and the name rule for the data nodes (the address the
+ * sentinel gave, as an IP SAN) is shown on a server whose certificate lacks it, named by a fake
+ * sentinel: refused, then accepted with server_name.
  */
 #include "rg_sentinel_client.h"
 #include "test_redis.h"
 #ifdef RG_TEST_UV
 #include "rg_sentinel_uv.h"
+#endif
+#ifdef RG_TEST_TLS
+#include "rg_tls.h"
+#include "test_tls.h"
 #endif
 
 #include <setjmp.h>
@@ -56,6 +69,49 @@ static uint64_t ms_now(void) {
     return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
+#ifdef RG_TEST_TLS
+static test_certs C;
+static char ca_path[256], other_ca_path[256];
+/* Verified against the CA (the certificates name 127.0.0.1 and localhost); signed by another CA;
+ * the fake sentinel's data node (its certificate names wrong.example only). */
+static rg_tls_config TLS, OTHER_CA, WRONG_NAME;
+static test_redis W; /* a data node whose certificate names wrong.example only (not 127.0.0.1) */
+
+/* One command over TLS with tls: the reply rendered (test_render); -1 when it cannot connect. */
+static int command_tls(const rg_tls_config *tls, int port, char *out, size_t cap, size_t argc,
+                       const char *const *argv) {
+    rg_bconn b;
+    const rg_conn_config cfg = {.protocol = 0,
+                                .alloc = rg_conn_std_alloc}; /* RESP2, as test_conn */
+    const rg_bconn_options o = {.connect_ms = 1000, .io_ms = 2000, .tls = tls};
+    rg_view views[8];
+    rg_raw_result raw = {{NULL, 0}};
+    rg_call_record rec = {0};
+    int r = -1;
+    for (size_t i = 0; i < argc && i < 8; i++) views[i] = rg_cstr(argv[i]);
+    if (rg_bconn_connect(&b, "127.0.0.1", port, &cfg, &o) == RG_OK) {
+        rg_conn_hold(&b.conn, true);
+        const uint64_t id =
+            rg_conn_call_argv(&b.conn, argc, views, NULL, &raw, rg_call_record_fn, &rec);
+        if (id && rg_bconn_wait(&b, id) == RG_OK && rec.status == RG_OK)
+            r = test_render(raw.value.ptr, raw.value.len, out, cap);
+    }
+    rg_bconn_close(&b);
+    return r;
+}
+
+static int command(int port, char *out, size_t cap, size_t argc, const char *const *argv) {
+    return command_tls(&TLS, port, out, cap, argc, argv);
+}
+
+/* test_redis_start_tls_only's probe: PING over TLS with the config ud. */
+static int tls_ping(int port, void *ud) {
+    char out[16];
+    const char *ping[] = {"PING"};
+    const bool pong = command_tls(ud, port, out, sizeof out, 1, ping) == 0 && !strcmp(out, "+PONG");
+    return pong ? 0 : -1;
+}
+#else
 /* One command to a port, its reply rendered (test_conn_command); -1 when it cannot connect. */
 static int command(int port, char *out, size_t cap, size_t argc, const char *const *argv) {
     test_conn c;
@@ -64,6 +120,7 @@ static int command(int port, char *out, size_t cap, size_t argc, const char *con
     test_conn_close(&c);
     return r;
 }
+#endif
 
 static bool reply_has(int port, const char *needle, size_t argc, const char *const *argv) {
     char out[8192];
@@ -117,21 +174,72 @@ static int start_sentinel(int i, int master_port) {
             "sentinel failover-timeout " NAME " 2000\n"
             "sentinel parallel-syncs " NAME " 2\n",
             master_port);
+#ifdef RG_TEST_TLS
+    /* TLS to the clients, and to the data nodes and the other sentinels (tls-replication) */
+    fprintf(f, "tls-cert-file %s/server.crt\ntls-key-file %s/server.key\n", C.dir, C.dir);
+    fprintf(f, "tls-ca-cert-file %s\ntls-auth-clients no\ntls-replication yes\n", ca_path);
+    fclose(f);
+    const char *extra[] = {"--sentinel", NULL};
+    return test_redis_start_tls_only(&T.sent[i], T.conf[i], extra, tls_ping, &TLS);
+#else
     fclose(f);
     const char *extra[] = {"--sentinel", NULL};
     return test_redis_start_conf(&T.sent[i], T.conf[i], extra);
+#endif
+}
+
+#ifdef RG_TEST_TLS
+/* A data node on TLS only, replicating over TLS (its replicas announce their TLS ports). */
+static int start_node(test_redis *s, const char *cert, const char *const *more, test_probe_fn probe,
+                      void *ud) {
+    char crt[256], key[256];
+    snprintf(crt, sizeof crt, "%s/%s.crt", C.dir, cert);
+    snprintf(key, sizeof key, "%s/%s.key", C.dir, cert);
+    const char *args[16] = {"--tls-cert-file",    crt,     "--tls-key-file",     key,
+                            "--tls-ca-cert-file", ca_path, "--tls-auth-clients", "no",
+                            "--tls-replication",  "yes"};
+    size_t n = 10;
+    for (size_t i = 0; more && more[i] && n < 15; i++) args[n++] = more[i];
+    args[n] = NULL;
+    return test_redis_start_tls_only(s, NULL, args, probe, ud);
+}
+
+/* The certificates, and the client configs on them. */
+static int make_certs(void) {
+    if (test_certs_make(&C) != 0) return -1;
+    snprintf(ca_path, sizeof ca_path, "%s", test_certs_file(&C, "ca.crt"));
+    snprintf(other_ca_path, sizeof other_ca_path, "%s", test_certs_file(&C, "other-ca.crt"));
+    TLS = (rg_tls_config){.ca_file = ca_path};
+    OTHER_CA = (rg_tls_config){.ca_file = other_ca_path};
+    WRONG_NAME = (rg_tls_config){.ca_file = ca_path, .server_name = "wrong.example"};
+    return 0;
+}
+#endif
+
+static int start_nodes(void) {
+#ifdef RG_TEST_TLS
+    if (make_certs() != 0 || start_node(&T.node[0], "server", NULL, tls_ping, &TLS) != 0) return -1;
+#else
+    if (test_redis_start(&T.node[0], NULL) != 0) return -1;
+#endif
+    char mport[16];
+    snprintf(mport, sizeof mport, "%d", T.node[0].port);
+    const char *replica[] = {"--replicaof", "127.0.0.1", mport, NULL};
+    for (int i = 1; i < 3; i++) {
+#ifdef RG_TEST_TLS
+        if (start_node(&T.node[i], "server", replica, tls_ping, &TLS) != 0) return -1;
+#else
+        if (test_redis_start(&T.node[i], replica) != 0) return -1;
+#endif
+    }
+    return 0;
 }
 
 static int setup(void **state) {
     (void)state;
     snprintf(T.conf_dir, sizeof T.conf_dir, "/tmp/respgen-sentinel-XXXXXX");
     if (!mkdtemp(T.conf_dir)) return -1;
-    if (test_redis_start(&T.node[0], NULL) != 0) return -1;
-    char mport[16];
-    snprintf(mport, sizeof mport, "%d", T.node[0].port);
-    const char *replica[] = {"--replicaof", "127.0.0.1", mport, NULL};
-    for (int i = 1; i < 3; i++)
-        if (test_redis_start(&T.node[i], replica) != 0) return -1;
+    if (start_nodes() != 0) return -1;
     if (!wait_for(replicas_synced, 10000)) return -1;
     for (int i = 0; i < 3; i++) {
         snprintf(T.conf[i], sizeof T.conf[i], "%s/sentinel%d.conf", T.conf_dir, i);
@@ -156,11 +264,21 @@ static int teardown(void **state) {
 #ifdef RG_TEST_UV
     close_uv_left();
 #endif
+    /* killed first: on SIGTERM a master waits for its replicas (shutdown-timeout), and nothing
+     * of these servers is kept */
+    for (int i = 0; i < 3; i++) test_redis_kill(&T.sent[i]);
+    for (int i = 0; i < 3; i++) test_redis_kill(&T.node[i]);
     for (int i = 0; i < 3; i++) test_redis_stop(&T.sent[i]);
     for (int i = 0; i < 3; i++) test_redis_stop(&T.node[i]);
+#ifdef RG_TEST_TLS
+    test_redis_stop(&W);
+#endif
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", T.conf_dir);
     if (T.conf_dir[0] && system(cmd) != 0) fprintf(stderr, "could not remove %s\n", T.conf_dir);
+#ifdef RG_TEST_TLS
+    test_certs_remove(&C);
+#endif
     return 0;
 }
 
@@ -174,6 +292,13 @@ static void sentinel_addr(rg_sentinel_addr *a, int port) {
 
 static rg_sentinel_addr replicas[8];
 
+/* The sentinels' TLS, which the data nodes take too (NULL: plain). */
+#ifdef RG_TEST_TLS
+#define SENTINEL_TLS (&TLS)
+#else
+#define SENTINEL_TLS NULL
+#endif
+
 /* Connects through the listed sentinel ports. */
 static rg_status connect_client(rg_sentinel_client *s, const int *ports, size_t n) {
     rg_sentinel_addr addrs[RG_SENTINEL_MAX];
@@ -181,6 +306,7 @@ static rg_status connect_client(rg_sentinel_client *s, const int *ports, size_t 
     const rg_sentinel_client_config cfg = {.master_name = RG_LIT(NAME),
                                            .sentinels = addrs,
                                            .nsentinels = n,
+                                           .sentinel_tls = SENTINEL_TLS,
                                            .options = {.connect_ms = 1000, .io_ms = 2000},
                                            .replicas = replicas,
                                            .replicas_cap = 8};
@@ -204,6 +330,28 @@ static int64_t incr(rg_sentinel_client *s, const char *key) {
     return raw.value.len > 1 && raw.value.ptr[0] == ':' ? strtoll(raw.value.ptr + 1, NULL, 10) : -1;
 }
 
+#ifdef RG_TEST_TLS
+/* The data connection runs TLS, and the replicas listed (their TLS ports) take a TLS connection
+ * checked by ROLE, their certificates verified against the addresses the sentinels gave. */
+static void check_tls_data(rg_sentinel_client *s, const rg_sentinel_addr *r, size_t n) {
+    assert_non_null(s->data.tls);
+    for (size_t i = 0; i < n; i++) {
+        rg_bconn b;
+        rg_call_record rec = {0};
+        const rg_conn_config cfg = {
+            .protocol = 3, .role = RG_ROLE_REPLICA, .alloc = rg_conn_std_alloc};
+        const rg_bconn_options o = {.connect_ms = 1000, .io_ms = 2000, .tls = &TLS};
+        assert_int_equal(rg_bconn_connect(&b, r[i].host, r[i].port, &cfg, &o), RG_OK);
+        const rg_view get[] = {RG_LIT("GET"), RG_LIT("resolve")};
+        const uint64_t id = rg_conn_call_argv(&b.conn, 2, get, NULL, NULL, rg_call_record_fn, &rec);
+        assert_true(id != 0);
+        assert_int_equal(rg_bconn_wait(&b, id), RG_OK);
+        assert_int_equal(rec.status, RG_OK);
+        rg_bconn_close(&b);
+    }
+}
+#endif
+
 static void resolve(void **state) {
     (void)state;
     rg_sentinel_client s;
@@ -224,24 +372,22 @@ static void resolve(void **state) {
     assert_int_equal(incr(&s, "resolve"), 1);
     assert_int_equal(incr(&s, "resolve"), 2);
     assert_int_equal(rg_sentinel_client_resolves(&s), 1);
+#ifdef RG_TEST_TLS
+    check_tls_data(&s, r, n);
+#endif
     rg_sentinel_close(&s);
-    /* refused configs: no sentinels; TLS (not supported yet) */
+    /* a refused config: no sentinels */
     rg_sentinel_client_config bad = {.master_name = RG_LIT(NAME)};
     assert_int_equal(rg_sentinel_connect(&s, &bad), RG_INVALID);
     assert_int_equal(rg_sentinel_client_error(&s).status, RG_INVALID);
     rg_sentinel_close(&s);
     rg_sentinel_addr one;
     sentinel_addr(&one, ports[0]);
-    bad = (rg_sentinel_client_config){.master_name = RG_LIT(NAME),
+    /* a sentinel that does not know the name */
+    bad = (rg_sentinel_client_config){.master_name = RG_LIT("nosuchmaster"),
                                       .sentinels = &one,
                                       .nsentinels = 1,
-                                      .options.tls = (const rg_tls_config *)&one};
-    assert_int_equal(rg_sentinel_connect(&s, &bad), RG_INVALID);
-    assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "TLS"));
-    rg_sentinel_close(&s);
-    /* a sentinel that does not know the name */
-    bad = (rg_sentinel_client_config){
-        .master_name = RG_LIT("nosuchmaster"), .sentinels = &one, .nsentinels = 1};
+                                      .sentinel_tls = SENTINEL_TLS};
     assert_int_equal(rg_sentinel_connect(&s, &bad), RG_REFUSED);
     printf("resolve: unknown name: %s\n", rg_sentinel_client_error(&s).msg.ptr);
     rg_sentinel_close(&s);
@@ -321,6 +467,7 @@ static void stop_liar(pid_t pid) {
     liar_running = 0;
 }
 
+#ifndef RG_TEST_TLS /* plain only: the liar speaks no TLS; one move each over TLS */
 static void lying_sentinel(void **state) {
     (void)state;
     const int master = sentinel_master_port();
@@ -363,6 +510,8 @@ static void sentinel_down(void **state) {
     assert_true(wait_for(sentinels_ready, 20000));
 }
 
+#endif
+
 /* ---- writes across a move -------------------------------------------------------------------- */
 
 enum { WINDOW = 16, MAX_WRITES = 400000 };
@@ -400,6 +549,7 @@ typedef struct incr_ctx {
 } incr_ctx;
 
 static incr_ctx *ctxs;
+static uint64_t moved_at; /* when the last move ended (move_guard) */
 
 static long long int_of(const rg_raw_result *raw) {
     return raw->value.len > 1 && raw->value.ptr[0] == ':' ? strtoll(raw->value.ptr + 1, NULL, 10)
@@ -531,6 +681,7 @@ static void run_move(const char *key, void (*event)(void), const char *what) {
         .master_name = RG_LIT(NAME),
         .sentinels = addrs,
         .nsentinels = (size_t)n,
+        .sentinel_tls = SENTINEL_TLS,
         .options = {.connect_ms = 1000, .io_ms = 2000, .on_event = on_event, .event_ud = &w}};
     assert_int_equal(rg_sentinel_connect(&s, &cfg), RG_OK);
     w.old_port = s.data.port;
@@ -540,6 +691,7 @@ static void run_move(const char *key, void (*event)(void), const char *what) {
     assert_non_null(w.slots);
     assert_non_null(ctxs);
     write_through(&w, key, 300, event, 2000, 30000);
+    moved_at = ms_now();
     check_writes(&w, key, what);
     rg_sentinel_close(&s);
     free(w.slots);
@@ -553,6 +705,7 @@ static void do_failover(void) {
     assert_string_equal(out, "+OK");
 }
 
+#ifndef RG_TEST_TLS /* plain only: the liar speaks no TLS; one move each over TLS */
 static int killed_port;
 
 static void do_kill(void) {
@@ -561,7 +714,17 @@ static void do_kill(void) {
         if (T.node[i].port == killed_port) test_redis_kill(&T.node[i]);
 }
 
-/* A failover starts no sooner than 2 * failover-timeout after the last (4 s here). */
+#endif
+
+/* A failover starts no sooner than 2 * failover-timeout after the last (4 s here): the next move
+ * waits that long after the last one's end (the settling in between counts). */
+
+static void move_guard(void) {
+    const uint64_t now = ms_now();
+    if (moved_at && now < moved_at + 4500) test_sleep_ms((long)(moved_at + 4500 - now));
+}
+
+/* The new master has both replicas and every sentinel knows them all again. */
 static bool failover_settled(void) {
     const char *info[] = {"INFO", "replication"};
     const int port = sentinel_master_port();
@@ -574,12 +737,15 @@ static void failover(void **state) {
     assert_true(wait_for(failover_settled, 20000));
 }
 
+#ifndef RG_TEST_TLS /* plain only: the liar speaks no TLS; one move each over TLS */
 static void kill_master(void **state) {
     (void)state;
-    test_sleep_ms(4500); /* the failover-timeout's guard since the last one */
+    move_guard();
     run_move("killed", do_kill, "kill_master");
     assert_int_not_equal(sentinel_master_port(), killed_port);
 }
+
+#endif
 
 #ifdef RG_TEST_UV
 /* ---- the libuv client ------------------------------------------------------------------------ */
@@ -594,12 +760,14 @@ typedef struct uv_run_state {
     uint64_t start;
     bool ready, closed, stop;
     int events[RG_UV_GAVE_UP + 1];
+    int tls_cause; /* the data connection's at RG_UV_FAILED */
 } uv_run_state;
 
 static void uv_event(rg_uv *u, rg_uv_event ev, void *ud) {
     uv_run_state *r = ud;
     (void)u;
     r->events[ev]++;
+    if (ev == RG_UV_FAILED) r->tls_cause = rg_uv_tls_cause(u);
     if (ev == RG_UV_READY) r->ready = true;
     if (ev == RG_UV_CLOSED) r->closed = true;
     if (ev == RG_UV_DISCONNECTED && r->w && !r->w->cause[0]) {
@@ -609,10 +777,19 @@ static void uv_event(rg_uv *u, rg_uv_event ev, void *ud) {
     }
 }
 
-/* Runs the loop until *flag or limit_ms. */
+static void wake(uv_timer_t *t) {
+    (void)t;
+}
+
+/* Runs the loop until *flag or limit_ms (a timer wakes a loop that waits on idle links). */
 static bool run_until(const bool *flag, int limit_ms) {
     const uint64_t end = ms_now() + (uint64_t)limit_ms;
+    uv_timer_t t;
+    uv_timer_init(&loop, &t);
+    uv_timer_start(&t, wake, (uint64_t)limit_ms, 0);
     while (!*flag && ms_now() < end) uv_run(&loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&t, NULL);
+    uv_run(&loop, UV_RUN_NOWAIT); /* t is released before it goes out of scope */
     return *flag;
 }
 
@@ -625,16 +802,24 @@ static void close_uv_left(void) {
     while (!U.told_closed && ms_now() < end) uv_run(&loop, UV_RUN_ONCE);
 }
 
-static rg_status connect_uv(uv_run_state *r, const int *ports, size_t n) {
+/* Starts the libuv client through the listed sentinel ports, with these TLS configs. */
+static rg_status connect_uv_tls(uv_run_state *r, const int *ports, size_t n,
+                                const rg_tls_config *sentinel_tls, const rg_tls_config *data_tls) {
     close_uv_left();
     rg_sentinel_addr addrs[RG_SENTINEL_MAX];
     for (size_t i = 0; i < n; i++) sentinel_addr(&addrs[i], ports[i]);
     const rg_sentinel_uv_config cfg = {.master_name = RG_LIT(NAME),
                                        .sentinels = addrs,
                                        .nsentinels = n,
+                                       .sentinel_tls = sentinel_tls,
+                                       .data_tls = data_tls,
                                        .replicas = replicas,
                                        .replicas_cap = 8};
     return rg_sentinel_uv_connect(&U, &loop, &cfg, uv_event, r);
+}
+
+static rg_status connect_uv(uv_run_state *r, const int *ports, size_t n) {
+    return connect_uv_tls(r, ports, n, SENTINEL_TLS, NULL);
 }
 
 static void close_uv(uv_run_state *r) {
@@ -663,6 +848,7 @@ static void resolve_uv(void **state) {
     close_uv(&r);
 }
 
+#ifndef RG_TEST_TLS /* plain only: the liar speaks no TLS; one move each over TLS */
 static void lying_sentinel_uv(void **state) {
     (void)state;
     const int master = sentinel_master_port();
@@ -701,6 +887,8 @@ static void no_sentinel_uv(void **state) {
     printf("no_sentinel_uv: %s\n", rg_sentinel_uv_error(&U).msg.ptr);
 }
 
+#endif
+
 /* Every millisecond: the event when due, the window topped up, the end when the new master
  * acknowledged enough. */
 static void tick(uv_timer_t *t) {
@@ -736,6 +924,7 @@ static void run_move_uv(const char *key, void (*event)(void), const char *what) 
     while (uv_is_active((uv_handle_t *)&t) && ms_now() - r.start < 60000)
         uv_run(&loop, UV_RUN_ONCE);
     uv_close((uv_handle_t *)&t, NULL);
+    moved_at = ms_now();
     check_writes(&w, key, what);
     close_uv(&r);
     free(w.slots);
@@ -746,11 +935,14 @@ static void run_move_uv(const char *key, void (*event)(void), const char *what) 
 #ifdef RG_TEST_UV
 static void failover_uv(void **state) {
     (void)state;
-    test_sleep_ms(4500); /* the failover-timeout's guard since the last one */
+    move_guard();
     run_move_uv("failover_uv", do_failover, "failover_uv");
+#ifndef RG_TEST_TLS /* (over TLS the last move: nothing needs the old master back) */
     assert_true(wait_for(failover_settled, 20000));
+#endif
 }
 
+#ifndef RG_TEST_TLS /* plain only: the liar speaks no TLS; one move each over TLS */
 /* The node killed last comes back: Sentinel makes it a replica of the new master. */
 static void restart_killed(void) {
     for (int i = 0; i < 3; i++)
@@ -762,14 +954,174 @@ static void restart_killed(void) {
 static void kill_master_uv(void **state) {
     (void)state;
     restart_killed();
-    test_sleep_ms(4500);
+    move_guard();
     run_move_uv("killed_uv", do_kill, "kill_master_uv");
     assert_int_not_equal(sentinel_master_port(), killed_port);
 }
 #endif
 
+#endif
+
+#ifdef RG_TEST_TLS
+/* ---- TLS: refusals and the name rule ----------------------------------------------------------
+ */
+
+static rg_status connect_tls(rg_sentinel_client *s, const int *ports, size_t n,
+                             const rg_tls_config *sentinel_tls, const rg_tls_config *data_tls) {
+    rg_sentinel_addr addrs[RG_SENTINEL_MAX];
+    for (size_t i = 0; i < n; i++) sentinel_addr(&addrs[i], ports[i]);
+    const rg_sentinel_client_config cfg = {
+        .master_name = RG_LIT(NAME),
+        .sentinels = addrs,
+        .nsentinels = n,
+        .sentinel_tls = sentinel_tls,
+        .options = {.connect_ms = 1000, .io_ms = 2000, .tls = data_tls}};
+    return rg_sentinel_connect(s, &cfg);
+}
+
+/* A connect through the three sentinels that fails with want (and the data connection's TLS
+ * cause, when not 0), saying needle, well within the bounds (no hang). */
+static void refused(const char *what, const rg_tls_config *sentinel_tls,
+                    const rg_tls_config *data_tls, rg_status want, int cause, const char *needle) {
+    rg_sentinel_client s;
+    int ports[3];
+    const int n = all_sentinels(ports);
+    const uint64_t t0 = ms_now();
+    const rg_status st = connect_tls(&s, ports, (size_t)n, sentinel_tls, data_tls);
+    const uint64_t took = ms_now() - t0;
+    const rg_error e = rg_sentinel_client_error(&s);
+    printf("refused_tls: %s: %s in %llu ms: %s\n", what, rg_status_name(st),
+           (unsigned long long)took, e.msg.ptr ? e.msg.ptr : "");
+    assert_int_equal(st, want);
+    assert_int_equal(e.status, want);
+    if (cause) assert_int_equal(rg_bconn_tls_cause(&s.data), cause);
+    assert_non_null(e.msg.ptr);
+    assert_non_null(strstr(e.msg.ptr, needle));
+    assert_true(took < 2000);
+    rg_sentinel_close(&s);
+}
+
+static void refused_tls(void **state) {
+    (void)state;
+    const rg_tls_config no_file = {.ca_file = "/nonexistent/ca.crt"};
+    refused("sentinels of another CA", &OTHER_CA, NULL, RG_REFUSED, 0, "certificate verify failed");
+    refused("data nodes of another CA", &TLS, &OTHER_CA, RG_REFUSED, RG_TLS_UNKNOWN_CA,
+            "certificate verify failed");
+    refused("data server_name not in the certificates", &TLS, &WRONG_NAME, RG_REFUSED,
+            RG_TLS_HOSTNAME, "wrong.example");
+    refused("a plain client", NULL, NULL, RG_REFUSED, 0, "TLS port");
+    refused("a CA file that is not there", &no_file, NULL, RG_INVALID, 0, "cannot load CAs");
+    /* the data nodes verified against a configured name their certificates hold */
+    const rg_tls_config named = {.ca_file = ca_path, .server_name = "localhost"};
+    rg_sentinel_client s;
+    int ports[3];
+    assert_int_equal(connect_tls(&s, ports, (size_t)all_sentinels(ports), &TLS, &named), RG_OK);
+    assert_true(incr(&s, "named") >= 1);
+    rg_sentinel_close(&s);
+}
+
+/* W, and a plain fake sentinel naming it at 127.0.0.1 (*liar_port). */
+static pid_t start_wrong(int *liar_port) {
+    if (!W.pid) assert_int_equal(start_node(&W, "wrong", NULL, tls_ping, &WRONG_NAME), 0);
+    const pid_t liar = start_liar(liar_port, W.port);
+    assert_true(liar > 0);
+    return liar;
+}
+
+/* The data nodes' name rule: the address the sentinel gave, which W's certificate does not list,
+ * is refused; W's own name, given as server_name, is accepted. */
+static void name_rule(void **state) {
+    (void)state;
+    int liar_port = 0;
+    const pid_t liar = start_wrong(&liar_port);
+    rg_sentinel_client s;
+    assert_int_equal(connect_tls(&s, &liar_port, 1, NULL, &TLS), RG_REFUSED);
+    const rg_error e = rg_sentinel_client_error(&s);
+    printf("name_rule: %s\n", e.msg.ptr);
+    assert_int_equal(rg_bconn_tls_cause(&s.data), RG_TLS_HOSTNAME);
+    assert_non_null(strstr(e.msg.ptr, "127.0.0.1"));
+    rg_sentinel_close(&s);
+    assert_int_equal(connect_tls(&s, &liar_port, 1, NULL, &WRONG_NAME), RG_OK);
+    assert_int_equal(s.data.port, W.port);
+    assert_true(incr(&s, "name_rule") >= 1);
+    rg_sentinel_close(&s);
+    stop_liar(liar);
+}
+
+#ifdef RG_TEST_UV
+/* A libuv connect that ends RG_UV_FAILED then RG_UV_CLOSED, saying needle (and the data
+ * connection's TLS cause, when not 0). */
+static void refused_uv(const char *what, const int *ports, size_t n,
+                       const rg_tls_config *sentinel_tls, const rg_tls_config *data_tls,
+                       rg_status want, int cause, const char *needle) {
+    uv_run_state r = {0};
+    const uint64_t t0 = ms_now();
+    assert_int_equal(connect_uv_tls(&r, ports, n, sentinel_tls, data_tls), RG_OK);
+    assert_true(run_until(&r.closed, 5000));
+    const rg_error e = rg_sentinel_uv_error(&U);
+    printf("refused_tls_uv: %s: %s in %llu ms: %s\n", what, rg_status_name(e.status),
+           (unsigned long long)(ms_now() - t0), e.msg.ptr ? e.msg.ptr : "");
+    assert_int_equal(r.events[RG_UV_FAILED], 1);
+    assert_int_equal(r.events[RG_UV_READY], 0);
+    assert_int_equal(e.status, want);
+    if (cause) assert_int_equal(r.tls_cause, cause);
+    assert_non_null(strstr(e.msg.ptr, needle));
+    assert_true(ms_now() - t0 < 2000);
+}
+
+static void refused_tls_uv(void **state) {
+    (void)state;
+    int ports[3];
+    const size_t n = (size_t)all_sentinels(ports);
+    const rg_tls_config no_file = {.ca_file = "/nonexistent/ca.crt"};
+    refused_uv("sentinels of another CA", ports, n, &OTHER_CA, NULL, RG_REFUSED, 0,
+               "certificate verify failed");
+    refused_uv("data nodes of another CA", ports, n, &TLS, &OTHER_CA, RG_REFUSED, RG_TLS_UNKNOWN_CA,
+               "certificate verify failed");
+    refused_uv("a plain client", ports, n, NULL, NULL, RG_REFUSED, 0, "sentinel 127.0.0.1");
+    refused_uv("a sentinel CA file that is not there", ports, n, &no_file, &TLS, RG_INVALID, 0,
+               "cannot load CAs");
+    /* a bad data config: refused at once, nothing opened */
+    uv_run_state r = {0};
+    assert_int_equal(connect_uv_tls(&r, ports, n, &TLS, &no_file), RG_INVALID);
+    assert_non_null(strstr(rg_sentinel_uv_error(&U).msg.ptr, "cannot load CAs"));
+}
+
+static void name_rule_uv(void **state) {
+    (void)state;
+    int liar_port = 0;
+    const pid_t liar = start_wrong(&liar_port);
+    refused_uv("the address the sentinel gave", &liar_port, 1, NULL, &TLS, RG_REFUSED,
+               RG_TLS_HOSTNAME, "127.0.0.1");
+    uv_run_state r = {0};
+    assert_int_equal(connect_uv_tls(&r, &liar_port, 1, NULL, &WRONG_NAME), RG_OK);
+    assert_true(run_until(&r.ready, 5000));
+    assert_int_equal(rg_sentinel_uv_master(&U)->port, W.port);
+    rg_call_record rec = {0};
+    const rg_view argv[] = {RG_LIT("INCR"), RG_LIT("name_rule_uv")};
+    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
+    assert_true(run_until(&rec.done, 5000));
+    assert_int_equal(rec.status, RG_OK);
+    close_uv(&r);
+    stop_liar(liar);
+}
+#endif
+#endif
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+#ifdef RG_TEST_TLS
+        cmocka_unit_test(resolve),      cmocka_unit_test(refused_tls),
+        cmocka_unit_test(name_rule),
+#ifdef RG_TEST_UV
+        cmocka_unit_test(resolve_uv),   cmocka_unit_test(refused_tls_uv),
+        cmocka_unit_test(name_rule_uv),
+#endif
+        cmocka_unit_test(failover),
+#ifdef RG_TEST_UV
+        cmocka_unit_test(failover_uv),
+#endif
+#else
         cmocka_unit_test(resolve),        cmocka_unit_test(lying_sentinel),
 #ifdef RG_TEST_UV
         cmocka_unit_test(resolve_uv),     cmocka_unit_test(lying_sentinel_uv),
@@ -782,6 +1134,7 @@ int main(void) {
         cmocka_unit_test(kill_master),
 #ifdef RG_TEST_UV
         cmocka_unit_test(kill_master_uv),
+#endif
 #endif
     };
     setvbuf(stdout, NULL, _IOLBF, 0);

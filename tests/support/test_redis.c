@@ -56,6 +56,8 @@ static pid_t spawn_server(const test_redis *s, const char *conf, const char *con
     char port[16], log[96];
     snprintf(port, sizeof port, "%d", s->port);
     snprintf(log, sizeof log, "%s/redis.log", s->dir);
+    /* a TLS-only server: no plain port at all, the port handed out is the TLS one */
+    const char *tls_only[] = {"--port", "0", "--tls-port", port};
     const char *base[] = {"redis-server",
                           "--port",
                           port,
@@ -76,7 +78,8 @@ static pid_t spawn_server(const test_redis *s, const char *conf, const char *con
     size_t n = 0;
     argv[n++] = base[0];
     if (conf) argv[n++] = conf; /* a config file must be the first argument */
-    for (size_t i = 1; i < NBASE; i++) argv[n++] = base[i];
+    for (size_t i = 0; s->probe && i < 4; i++) argv[n++] = tls_only[i];
+    for (size_t i = s->probe ? 3 : 1; i < NBASE; i++) argv[n++] = base[i];
     for (size_t i = 0; extra && extra[i] && n < MAXARGS - 1; i++) argv[n++] = extra[i];
     argv[n] = NULL;
     const pid_t pid = fork();
@@ -93,6 +96,11 @@ static int wait_ready(test_redis *s) {
         if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
             s->pid = 0;
             return -1;
+        }
+        if (s->probe) {
+            if (s->probe(s->port, s->probe_ud) == 0) return 0;
+            test_sleep_ms(20);
+            continue;
         }
         test_conn c;
         if (test_conn_open(&c, s->port) == 0) {
@@ -112,8 +120,11 @@ int test_redis_start(test_redis *s, const char *const *extra_args) {
     return test_redis_start_conf(s, NULL, extra_args);
 }
 
-int test_redis_start_conf(test_redis *s, const char *conf, const char *const *extra_args) {
+static int start(test_redis *s, const char *conf, const char *const *extra_args,
+                 test_probe_fn probe, void *ud) {
     memset(s, 0, sizeof *s);
+    s->probe = probe;
+    s->probe_ud = ud;
     snprintf(s->dir, sizeof s->dir, "/tmp/respgen-redis-XXXXXX");
     if (!mkdtemp(s->dir)) {
         perror("test_redis_start: mkdtemp");
@@ -129,6 +140,15 @@ int test_redis_start_conf(test_redis *s, const char *conf, const char *const *ex
     }
     fprintf(stderr, "test_redis_start: redis-server did not come up (is it installed?)\n");
     return -1;
+}
+
+int test_redis_start_conf(test_redis *s, const char *conf, const char *const *extra_args) {
+    return start(s, conf, extra_args, NULL, NULL);
+}
+
+int test_redis_start_tls_only(test_redis *s, const char *conf, const char *const *extra_args,
+                              test_probe_fn probe, void *ud) {
+    return start(s, conf, extra_args, probe, ud);
 }
 
 void test_redis_kill(test_redis *s) {
@@ -329,6 +349,19 @@ int test_conn_reply(test_conn *c, char *out, size_t cap) {
             if (render(&t, stack, &ev)) return 0;
         if (st != RG_NEED_MORE || fill(c) != 0) return -1;
     }
+}
+
+int test_render(const char *raw, size_t len, char *out, size_t cap) {
+    text t = {out, cap, 0};
+    level stack[RG_MAX_DEPTH];
+    rg_reader r;
+    rg_event ev;
+    size_t pos = 0;
+    if (cap) out[0] = '\0';
+    rg_reader_init(&r, NULL);
+    while (rg_next(&r, raw, len, &pos, &ev) == RG_OK)
+        if (render(&t, stack, &ev)) return 0;
+    return -1;
 }
 
 /* Copies buf[*start..pos) after what out holds; fill() moves the unconsumed tail, so the bytes of a

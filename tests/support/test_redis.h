@@ -12,10 +12,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Tells whether a server with no plain port answers yet (0: it does). */
+typedef int (*test_probe_fn)(int port, void *ud);
+
 typedef struct test_redis {
     pid_t pid;
     int port;
     char dir[64]; /* the server's working directory, removed by test_redis_stop */
+    /* A server on its TLS port only (test_redis_start_tls_only): port is the TLS port, and
+     * probe (NULL: PING on the plain port) tells when it is up, also on a restart. */
+    test_probe_fn probe;
+    void *probe_ud;
 } test_redis;
 
 /* Starts redis-server with the extra arguments (NULL-terminated list, or NULL) and waits until it
@@ -25,6 +32,11 @@ int test_redis_start(test_redis *s, const char *const *extra_args);
 /* test_redis_start with a config file (a path, or NULL), which redis-server wants as its first
  * argument: Sentinel (extra_args "--sentinel") needs one it can rewrite. */
 int test_redis_start_conf(test_redis *s, const char *conf, const char *const *extra_args);
+
+/* test_redis_start_conf for a server that serves TLS only: --port 0 --tls-port s->port (the TLS
+ * files come in extra_args or the config file); probe(port, ud) says when it answers. */
+int test_redis_start_tls_only(test_redis *s, const char *conf, const char *const *extra_args,
+                              test_probe_fn probe, void *ud);
 
 /* Stops the server (SIGTERM, then SIGKILL after 5 s) and removes its directory. Idempotent. */
 void test_redis_stop(test_redis *s);
@@ -86,6 +98,10 @@ int test_fixture_start(void **state, const char *const *extra_args);
 int test_fixture_setup(void **state);
 /* cmocka group teardown: closes, stops and frees what test_fixture_start made. */
 int test_fixture_teardown(void **state);
+
+/* Renders one reply's raw bytes (raw[0..len)) as test_conn_reply does. Returns 0, or -1 when
+ * they are not one whole reply. */
+int test_render(const char *raw, size_t len, char *out, size_t cap);
 
 /* Sends an argv command (encoded with rg_argv_encode) and renders its reply. */
 int test_conn_command(test_conn *c, char *out, size_t cap, size_t argc, const char *const *argv);

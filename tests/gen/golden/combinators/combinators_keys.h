@@ -8,8 +8,9 @@
 
 #include <stddef.h>
 
-#if RG_ABI_VERSION != 9
-#error "combinators_keys.h was made for RG_ABI_VERSION 9: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 10
+#error \
+    "combinators_keys.h was made for RG_ABI_VERSION 10: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
