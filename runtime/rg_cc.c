@@ -1074,13 +1074,14 @@ static void merge(rg_cc *cc, rg_cc_call *k) {
     deliver_int(cc, k, acc);
 }
 
-/* needs_storage of t, the last table's answer kept: a stream of one command asks once. */
+/* carves for a table not asked about last: out of line, so that new_call saves no registers for
+ * needs_storage's walk. */
 static RG_NOINLINE bool carves_new(rg_cc *cc, const rg_rtable *t) {
     cc->carve_table = t;
     return cc->carve = needs_storage(t, 0, 0);
 }
 
-/* Kept for the last table asked about: calls come in runs of one command. */
+/* needs_storage of t, the last table's answer kept: a stream of one command asks once. */
 static bool carves(rg_cc *cc, const rg_rtable *t) {
     return t == cc->carve_table ? cc->carve : carves_new(cc, t);
 }
