@@ -18,7 +18,7 @@ extern "C" {
 
 /* Bumped on every change of a runtime type or table layout that generated code depends on;
  * generated sources #error when they were made for another value. */
-#define RG_ABI_VERSION 10
+#define RG_ABI_VERSION 11
 
 /* respgen's version. This header is its one source: CMake reads it for project(VERSION) and the
  * package files, the tool reports it and writes it into every generated banner

@@ -93,42 +93,46 @@ typedef struct rg_cc_call {
     int slot;                  /* the call's slot, or RG_SLOT_NONE / RG_SLOT_UNKNOWN */
     uint64_t id;               /* what its call returned (rg_call_done.id; rg_cc_find) */
     rg_view error; /* the error text (truncated to 111 bytes), valid until the next rg_cc_begin */
-    /* private */
+    /* private. What a plain call's life touches comes first, and a new call clears exactly
+     * that (hot): a call record is cold again by the time its reply comes, and each line of it
+     * read then is a cache miss. The rest is written before it is read, on the paths that use
+     * it (fan-outs, retries, rolls, errors). */
     struct rg_cc *cc;
     const rg_rtable *table;
     void *result;
     rg_call_fn cb; /* a relayed generated call's callback (rg_cc_conn), or NULL */
     void *ud;
-    bool notify;      /* its callback waits for the next rg_cc_step */
-    bool own;         /* the engine's (SCAN's): its reply is used up in its callback */
-    uint16_t charged; /* the shard master whose window counts it (RG_NODE_NONE: none) */
-    bool carve; /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     size_t off, len;
-    int64_t due_ns;    /* waiting: when to try again */
     int64_t dead_ns;   /* give up waiting for a node then */
+    size_t parent;     /* a fan-out part: its call's index; else SIZE_MAX */
+    size_t nparts;     /* a fan-out: its parts */
+    uint16_t charged;  /* the shard master whose window counts it (RG_NODE_NONE: none) */
     uint16_t ask_node; /* ASK: where to send, once */
     uint16_t fixed;    /* a fan-out part: its node (RG_NODE_NONE: routed) */
+    uint16_t tx;       /* a transaction: its pieces (MULTI, the calls, EXEC); 0: a plain call */
     uint8_t state;
     uint8_t response; /* a fan-out: rg_response_policy */
+    bool notify;      /* its callback waits for the next rg_cc_step */
+    bool own;         /* the engine's (SCAN's): its reply is used up in its callback */
+    bool carve; /* its typed reply has arrays: kept raw, decoded with arena storage (deliver) */
     bool asking, read;
-    uint16_t tx;      /* a transaction: its pieces (MULTI, the calls, EXEC); 0: a plain call */
     bool tx_error;    /* a piece met a redirect (redirect_at): EXEC aborts, the block goes again */
     bool tx_cause;    /* a piece failed: its error is in text (EXEC's outcome says it) */
     bool reads_only;  /* every key read-only: sent again after a loss even when written */
     bool backoff;     /* waiting: a retry's delay (later calls for its node go ahead) */
     bool ordered;     /* a MULTI_SHARD fan-out whose reply lists its keys in order */
-    uint8_t nkeys;    /* ordered: its keys */
-    size_t order;     /* ordered: arena offset of nkeys bytes, each key's part (split_by_slot's) */
     bool typed_parts; /* its parts are decoded with its table (else raw) */
+    uint8_t nkeys;    /* ordered: its keys */
+    /* not cleared by a new call (see above) */
+    int64_t due_ns; /* waiting: when to try again */
+    size_t order;   /* ordered: arena offset of nkeys bytes, each key's part (split_by_slot's) */
     size_t mem_off, mem_cap; /* a typed part: its lists' storage in the arena */
-    size_t parent;           /* a fan-out part: its call's index; else SIZE_MAX */
     size_t parts;            /* a fan-out: parts not yet complete */
     size_t first_part;       /* a fan-out: where its parts start (they are at the batch's end) */
-    size_t nparts;
     size_t to;               /* rg_cc_roll: its index in the next batch */
     rg_raw_result raw;       /* a fan-out part's reply */
     rg_redirect redirect_at; /* the last redirect as parsed (its host a view into a held reply) */
-    char text[112];          /* backs error; last: a new call does not clear it */
+    char text[112];          /* backs error */
 } rg_cc_call;
 
 typedef struct rg_cc rg_cc;

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 10
+#if RG_ABI_VERSION != 11
 #error \
-    "combinators_reply.h was made for RG_ABI_VERSION 10: regenerate it with this runtime's respgen"
+    "combinators_reply.h was made for RG_ABI_VERSION 11: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus

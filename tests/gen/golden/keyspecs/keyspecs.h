@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-#if RG_ABI_VERSION != 10
-#error "keyspecs.h was made for RG_ABI_VERSION 10: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 11
+#error "keyspecs.h was made for RG_ABI_VERSION 11: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus

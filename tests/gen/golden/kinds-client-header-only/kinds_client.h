@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#if RG_ABI_VERSION != 10
-#error "kinds_client.h was made for RG_ABI_VERSION 10: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 11
+#error "kinds_client.h was made for RG_ABI_VERSION 11: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-#if RG_ABI_VERSION != 10
-#error "kinds.h was made for RG_ABI_VERSION 10: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 11
+#error "kinds.h was made for RG_ABI_VERSION 11: regenerate it with this runtime's respgen"
 #endif
 
 #if RG_DOUBLE_MAX_LEN > 99

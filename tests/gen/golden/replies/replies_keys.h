@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#if RG_ABI_VERSION != 10
-#error "replies_keys.h was made for RG_ABI_VERSION 10: regenerate it with this runtime's respgen"
+#if RG_ABI_VERSION != 11
+#error "replies_keys.h was made for RG_ABI_VERSION 11: regenerate it with this runtime's respgen"
 #endif
 
 #ifdef __cplusplus
