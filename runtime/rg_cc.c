@@ -1171,14 +1171,8 @@ static void entry_facts(rg_cc *cc, const rg_keys_entry *e) {
         e && cmds->policy && cmds->policy[e - cmds->table].request == RG_REQ_SPECIAL;
 }
 
-/* Starts call k on its route: sent (now, or by rg_cc_step), split, fanned out or refused. */
-static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
-    const char *req = cc->cfg.arena + k->off;
-    entry_facts(cc, r->cmd);
-    k->slot = r->slot;
-    k->reads_only = cc->entry_ro;
-    k->read = cc->cfg.read != RG_CC_READ_PRIMARY && k->reads_only;
-    k->response = r->response;
+/* Starts call k, whose route is not one node's (or is SCAN's): split, fanned out or refused. */
+static void start_other(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
     cc->adding = true; /* a refusal's callback waits for the next step */
     if (cc->entry_special)
         /* SCAN: its cursor belongs to one node, and keyless calls rotate over the masters. */
@@ -1190,12 +1184,22 @@ static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
                "CROSSSLOT Keys in request don't hash to the same slot (refused by "
                "the client, not sent)");
     else if (r->kind == RG_ROUTE_MULTI_SHARD)
-        split_by_slot(cc, k, r->cmd, req, k->len);
+        split_by_slot(cc, k, r->cmd, cc->cfg.arena + k->off, k->len);
     else if (r->kind == RG_ROUTE_ALL_NODES || r->kind == RG_ROUTE_ALL_SHARDS)
         fan_out(cc, k, r->kind == RG_ROUTE_ALL_NODES);
     else if (r->kind == RG_ROUTE_INVALID)
         refuse(k, RG_INVALID, "not one encoded call");
     cc->adding = false;
+}
+
+/* Starts call k on its route: sent (now, or by rg_cc_step), split, fanned out or refused. */
+static void start(rg_cc *cc, rg_cc_call *k, const rg_route *r) {
+    entry_facts(cc, r->cmd);
+    k->slot = r->slot;
+    k->reads_only = cc->entry_ro;
+    k->read = cc->cfg.read != RG_CC_READ_PRIMARY && k->reads_only;
+    k->response = r->response;
+    if (r->kind != RG_ROUTE_NODE || cc->entry_special) start_other(cc, k, r);
     if (k->state == C_NEW) send_now(cc, k);
     sync_front(cc);
 }
@@ -1347,9 +1351,13 @@ static uint64_t relay(void *ud, const rg_relayed *call) {
     bool ok;
     if (cmd && (cmd == cc->known || known_cmd(cc, cmd))) {
         ok = cluster_kind(cmd->kind);
-        if (ok)
-            rg_cluster_route_known(&cc->map, cmds, &cmds->table[cmd->id], call->slot, call->req,
-                                   call->len, cc->argv, ARGV, 0, &r);
+        const rg_keys_entry *e = &cmds->table[cmd->id];
+        if (ok && call->slot >= 0) /* the common call: its node is looked up as it is sent */
+            r = (rg_route){
+                .kind = RG_ROUTE_NODE, .slot = call->slot, .node = RG_NODE_NONE, .cmd = e};
+        else if (ok)
+            rg_cluster_route_known(&cc->map, cmds, e, call->slot, call->req, call->len, cc->argv,
+                                   ARGV, 0, &r);
     } else if ((ok = cluster_request(call->req, call->len))) {
         rg_cluster_route_indexed(&cc->map, &cc->index, call->req, call->len, cc->argv, ARGV, 0, &r);
     }
