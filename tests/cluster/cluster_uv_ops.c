@@ -1006,6 +1006,12 @@ typedef struct scale_op {
     double t[SP_DONE + 1];           /* when each phase began */
     size_t at[SP_DONE + 1];          /* calls completed by then */
     uint64_t redirects[SP_DONE + 1]; /* MOVED + ASK followed by then */
+    /* INCRs on the wire to the node as it shut down (RG_CLOSED, written: they may have run, and
+     * are reported so, not sent again), per counter: a refresh from a node that had not yet
+     * learnt of the move back can leave a slot on it in the client's map, and the first call
+     * for that slot then goes there, to meet a MOVED or the shutdown. */
+    uint8_t reported[SCALE_COUNTERS];
+    size_t nreported;
 } scale_op;
 
 static scale_op sop;
@@ -1037,6 +1043,12 @@ static void seen_scale(fixture *f, size_t i, const rg_call_done *d) {
     if (i % 2 == 0) {
         const redis_incr_result *r = d->result;
         const int64_t made = (int64_t)(i / 2 / SCALE_COUNTERS) + 1;
+        if (d->status == RG_CLOSED && d->written && sop.phase >= SP_EMPTY &&
+            sop.reported[i / 2 % SCALE_COUNTERS] < UINT8_MAX) {
+            sop.reported[i / 2 % SCALE_COUNTERS]++;
+            sop.nreported++;
+            return;
+        }
         if (d->status != RG_OK || r->value < 1 || r->value > made) note(f, "INCR", i, d);
         return;
     }
@@ -1160,8 +1172,11 @@ static size_t scale_counters_wrong(fixture *f, size_t incrs) {
     pump_run(f, SCALE_COUNTERS, 30);
     assert_int_equal(f->failed, 0);
     size_t wrong = 0;
-    for (size_t k = 0; k < SCALE_COUNTERS; k++)
-        wrong += f->got[k] != (int16_t)(incrs / SCALE_COUNTERS + (k < incrs % SCALE_COUNTERS));
+    for (size_t k = 0; k < SCALE_COUNTERS; k++) {
+        const int16_t want = (int16_t)(incrs / SCALE_COUNTERS + (k < incrs % SCALE_COUNTERS));
+        wrong +=
+            f->got[k] > want || f->got[k] < want - sop.reported[k]; /* (reported: ran or not) */
+    }
     return wrong;
 }
 
@@ -1224,7 +1239,8 @@ static void scale_report(const scale_result *r) {
         "forgotten and shut down, it exited %.3f s later. %zu calls (INCR and GET alternating) "
         "in %.2f s, "
         "completed per phase (load, join, out, settle, in, empty, gone, after): %zu, %zu, "
-        "%zu, %zu, %zu, %zu, %zu, %zu; %zu not completed exactly once, %zu failed; MOVED "
+        "%zu, %zu, %zu, %zu, %zu, %zu; %zu not completed exactly once, %zu failed, %zu "
+        "reported written as the node shut down; MOVED "
         "%llu, ASK %llu, retries %llu, lost connections %llu; the longest gap between "
         "completions %.3f s (%s), the longest call %.3f s; counters wrong %zu, keys added "
         "%lld; the client's map: %zu slots on the node when it exited, none %.3f s later, %zu at "
@@ -1235,9 +1251,10 @@ static void scale_report(const scale_result *r) {
         t[SP_DONE] - t[SP_LOAD], at[SP_JOIN] - at[SP_LOAD], at[SP_OUT] - at[SP_JOIN],
         at[SP_SETTLE] - at[SP_OUT], at[SP_IN] - at[SP_SETTLE], at[SP_EMPTY] - at[SP_IN],
         at[SP_GONE] - at[SP_EMPTY], at[SP_AFTER] - at[SP_GONE], r->stream.completed - at[SP_AFTER],
-        r->not_once, r->failed, (unsigned long long)r->st.moved, (unsigned long long)r->st.ask,
-        (unsigned long long)r->st.retries, (unsigned long long)r->st.lost_connections,
-        r->stream.gap, phase_at(r->stream.gap_end), r->stream.longest, r->wrong, r->keys, sop.stale,
+        r->not_once, r->failed, sop.nreported, (unsigned long long)r->st.moved,
+        (unsigned long long)r->st.ask, (unsigned long long)r->st.retries,
+        (unsigned long long)r->st.lost_connections, r->stream.gap, phase_at(r->stream.gap_end),
+        r->stream.longest, r->wrong, r->keys, sop.stale,
         sop.stale ? sop.clean_t - t[SP_AFTER] : 0.0, r->on_node,
         r->listed ? "still listed" : "not listed");
 }
@@ -1265,6 +1282,7 @@ static void test_scale_out_in(void **state) {
     scale_report(&r);
     assert_int_equal(r.not_once, 0);
     assert_int_equal(r.failed, 0);
+    assert_true(sop.nreported <= 1000); /* (at most the calls in flight) */
     assert_int_equal(r.wrong, 0);
     assert_int_equal(r.keys, SCALE_VALUES + (r.incrs < SCALE_COUNTERS ? r.incrs : SCALE_COUNTERS));
     assert_true(sop.served > SCALE_SLOTS - 10 && sop.served <= SCALE_SLOTS);
