@@ -76,6 +76,29 @@ static double cpu_s(void) {
     return cpu_of(RUSAGE_SELF);
 }
 
+/* The cluster's servers' CPU so far (s): every node's user and system time from /proc/<pid>/stat
+ * (clock ticks), so that a row tells what its commands cost the servers as well as the client:
+ * on a machine where the servers and the client share the cores, that is what bounds a row. */
+static double servers_cpu(const test_cluster *c) {
+    const double tick = (double)sysconf(_SC_CLK_TCK);
+    double s = 0;
+    for (int i = 0; i < c->n; i++) {
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)c->node[i].pid);
+        FILE *f = c->node[i].pid > 0 ? fopen(path, "r") : NULL;
+        if (!f) continue;
+        const size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        const char *p = strrchr(buf, ')'); /* (the name before it may hold spaces) */
+        unsigned long ut, st; /* fields 14 and 15, after state, five ids, flags and four counts */
+        if (p &&
+            sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+            s += (double)(ut + st) / tick;
+    }
+    return s;
+}
+
 typedef struct reqs {
     char *bytes;
     size_t off[KEYS + 1];
@@ -293,7 +316,7 @@ static int run_mget(size_t n) {
 /* redis-benchmark --cluster -t <test> (set or get): its requests per second (0: failed), and
  * its CPU per request (the children's, waited for: redis-benchmark and the shell pipe). */
 static double redis_benchmark(const test_cluster *c, const char *test, size_t n,
-                              const char *clients, const char *pipeline) {
+                              const char *clients, const char *pipeline, double *servers) {
     char cmd[512];
     snprintf(cmd, sizeof cmd,
              "redis-benchmark -h 127.0.0.1 -p %d --cluster -t %s -n %zu -c %s -P %s -r 65536 "
@@ -301,15 +324,18 @@ static double redis_benchmark(const test_cluster *c, const char *test, size_t n,
              c->node[0].port, test, n, clients, pipeline);
     printf("redis-benchmark --cluster -t %s -c %s -P %s: ", test, clients, pipeline);
     fflush(stdout);
-    const double c0 = cpu_of(RUSAGE_CHILDREN);
+    const double c0 = cpu_of(RUSAGE_CHILDREN), s0 = servers_cpu(c);
     FILE *p = popen(cmd, "r");
     char line[256] = "";
     double ops = 0;
     const bool ok = p && fgets(line, sizeof line, p) && sscanf(line, "%*[A-Z]: %lf", &ops) == 1;
     if (p) pclose(p);
     line[strcspn(line, "\n")] = '\0';
+    const double srv = (servers_cpu(c) - s0) * 1e9 / (double)n;
+    if (servers) *servers = srv;
     if (ok)
-        printf("%s; its CPU %.0f ns/op\n", line, (cpu_of(RUSAGE_CHILDREN) - c0) * 1e9 / (double)n);
+        printf("%s; its CPU %.0f ns/op, the servers' %.0f ns/op\n", line,
+               (cpu_of(RUSAGE_CHILDREN) - c0) * 1e9 / (double)n, srv);
     else
         printf("(failed)\n");
     return ops;
@@ -517,13 +543,15 @@ static void uv_close_client(uvload *b) {
 }
 
 /* One throughput row: n SETs or GETs through the cluster client; ops/s. */
-static double uv_row(uvload *b, bool get, size_t n) {
+static double uv_row(uvload *b, const test_cluster *c, bool get, size_t n, double *servers) {
     double cpu;
+    const double s0 = servers_cpu(c);
     const double dt = uv_load(b, get, n, &cpu);
+    *servers = (servers_cpu(c) - s0) * 1e9 / (double)n;
     printf("respgen rg_cc_uv (libuv cluster, generated calls, window %zu): %zu %s, %.0f ops/s, "
-           "client CPU %.0f ns/op, %.0f calls per loop iteration, %zu failed; batch full %zu "
-           "times, %.1f ms in all\n",
-           b->window, n, get ? "GET" : "SET", (double)n / dt, cpu * 1e9 / (double)n,
+           "client CPU %.0f ns/op, the servers' %.0f ns/op, %.0f calls per loop iteration, %zu "
+           "failed; batch full %zu times, %.1f ms in all\n",
+           b->window, n, get ? "GET" : "SET", (double)n / dt, cpu * 1e9 / (double)n, *servers,
            (double)n / (double)b->iterations, b->failed, b->pauses, b->paused * 1e3);
     return (double)n / dt;
 }
@@ -633,6 +661,7 @@ int main(int argc, char **argv) {
     /* depth x [SET, GET] x [rg_cc_uv, redis-benchmark]; [SET, GET] x [cluster, one node with the
      * same window, one node with the cluster's window per master] ns/op */
     static double uvops[MAX_DEPTHS][2][2][MAX_ROUNDS], uvcpu[2][3][MAX_ROUNDS];
+    static double uvsrv[MAX_DEPTHS][2][2][MAX_ROUNDS]; /* the servers' CPU, ns/op */
     static uvload b;
     static uint32_t all[KEYS], mine[KEYS];
     static int owner[RG_CLUSTER_SLOTS];
@@ -668,8 +697,8 @@ int main(int argc, char **argv) {
             ops[1][round] = only && strcmp(only, "stream") ? 0 : bench_client(&c, &r, n, true);
             if (!client_only) {
                 /* as the client: one connection per master, deep */
-                ops[2][round] = redis_benchmark(&c, "set", n, "3", "2730");
-                ops[3][round] = redis_benchmark(&c, "set", n, "50", "16");
+                ops[2][round] = redis_benchmark(&c, "set", n, "3", "2730", NULL);
+                ops[3][round] = redis_benchmark(&c, "set", n, "50", "16", NULL);
             }
         }
 #ifdef RG_BENCH_UV
@@ -681,10 +710,12 @@ int main(int argc, char **argv) {
             b.window = 3 * depth[d];
             uv_cluster_open(&b, &c);
             for (int get = 0; get < 2; get++) {
-                uvops[d][get][0][round] = uv_row(&b, get, n);
+                uvops[d][get][0][round] = uv_row(&b, &c, get, n, &uvsrv[d][get][0][round]);
                 /* its SETs first: the GETs find the keys */
-                uvops[d][get][1][round] =
-                    client_only ? 0 : redis_benchmark(&c, get ? "get" : "set", n, "3", text);
+                uvops[d][get][1][round] = client_only
+                                              ? 0
+                                              : redis_benchmark(&c, get ? "get" : "set", n, "3",
+                                                                text, &uvsrv[d][get][1][round]);
             }
             uv_close_client(&b);
         }
@@ -724,10 +755,12 @@ int main(int argc, char **argv) {
         for (int get = 0; get < 2; get++) {
             double lo[2], hi[2], mid[2];
             for (int k = 0; k < 2; k++) mid[k] = median(uvops[d][get][k], rounds, &lo[k], &hi[k]);
+            double srv[2], slo, shi;
+            for (int k = 0; k < 2; k++) srv[k] = median(uvsrv[d][get][k], rounds, &slo, &shi);
             printf("  %s  rg_cc_uv %8.0f ops/s (%.0f to %.0f)  redis-benchmark %8.0f ops/s (%.0f "
-                   "to %.0f)  ours/redis-benchmark %.2f\n",
+                   "to %.0f)  ours/redis-benchmark %.2f; the servers' CPU %.0f and %.0f ns/op\n",
                    get ? "GET" : "SET", mid[0], lo[0], hi[0], mid[1], lo[1], hi[1],
-                   mid[1] > 0 ? mid[0] / mid[1] : 0.0);
+                   mid[1] > 0 ? mid[0] / mid[1] : 0.0, srv[0], srv[1]);
         }
     }
     if (cpu) {
