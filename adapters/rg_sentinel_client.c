@@ -181,6 +181,10 @@ rg_status rg_sentinel_connect(rg_sentinel_client *s, const rg_sentinel_client_co
     s->data.fd = s->link.fd = s->watch.fd = -1;
     s->data.closed = s->link.closed = s->watch.closed = true;
     s->why_status = RG_INVALID; /* until the config is taken */
+    if (cfg->data_plain && cfg->options.tls) {
+        snprintf(s->why, sizeof s->why, "sentinel: data_plain with options.tls");
+        return RG_INVALID;
+    }
     rg_status st = setup(s, cfg);
     if (st != RG_OK) return st;
     rg_conn_config data = {.protocol = 3, .queue_calls = 1024};
@@ -188,7 +192,7 @@ rg_status rg_sentinel_connect(rg_sentinel_client *s, const rg_sentinel_client_co
     data.role = RG_ROLE_MASTER;
     if (!data.alloc) data.alloc = rg_conn_std_alloc;
     rg_bconn_options o = cfg->options;
-    if (!o.tls) o.tls = cfg->sentinel_tls;
+    if (!o.tls && !cfg->data_plain) o.tls = cfg->sentinel_tls;
     if (!o.reconnect.attempts)
         o.reconnect = (rg_backoff){.max_ms = RG_SENTINEL_MAX_MS, .attempts = RG_SENTINEL_ATTEMPTS};
     s->user_event = o.on_event;

@@ -64,6 +64,9 @@ typedef struct rg_sentinel_client_config {
      * (one name for every data node). A certificate refused on a move is not retried (as any
      * reconnect's, rg_blocking.h): the client gives up with the TLS cause. */
     rg_bconn_options options;
+    /* The data nodes speak plain RESP although the sentinels speak TLS (sentinel_tls set,
+     * options.tls NULL; both set is refused as invalid). */
+    bool data_plain;
     /* Replicas kept from each SENTINEL REPLICAS answer (caller-owned storage; NULL: not asked). */
     rg_sentinel_addr *replicas;
     size_t replicas_cap;

@@ -232,6 +232,10 @@ rg_status rg_sentinel_uv_connect(rg_sentinel_uv *s, uv_loop_t *loop,
     s->asking = -1;
     s->on_event = on_event;
     s->ud = ud;
+    if (cfg->data_plain && cfg->data_tls) { /* nothing opened: nothing to close */
+        s->closing = s->told_closed = true;
+        return invalid(s, "sentinel: data_plain with data_tls");
+    }
     rg_status st = setup(s, cfg);
     if (st != RG_OK) return st;
     rg_conn_config data = {
@@ -239,7 +243,9 @@ rg_status rg_sentinel_uv_connect(rg_sentinel_uv *s, uv_loop_t *loop,
     if (cfg->data) data = *cfg->data;
     data.role = RG_ROLE_MASTER;
     if (!data.alloc) data.alloc = rg_conn_std_alloc;
-    rg_uv_options o = {.tls = cfg->data_tls ? cfg->data_tls : cfg->sentinel_tls,
+    rg_uv_options o = {.tls = cfg->data_plain ? NULL
+                              : cfg->data_tls ? cfg->data_tls
+                                              : cfg->sentinel_tls,
                        .reconnect = cfg->reconnect,
                        .where = where,
                        .where_ud = s};

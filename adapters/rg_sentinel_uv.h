@@ -51,6 +51,9 @@ typedef struct rg_sentinel_uv_config {
      * certificate refused on a move is not retried (rg_uv.h): RG_UV_FAILED with its cause. */
     const rg_tls_config *sentinel_tls;
     const rg_tls_config *data_tls;
+    /* The data nodes speak plain RESP although the sentinels speak TLS (sentinel_tls set,
+     * data_tls NULL; both set is refused as invalid). */
+    bool data_plain;
     /* The data connection's engine config (copied); NULL: HELLO 3, connect_timeout_ms
      * RG_UV_CONNECT_MS and 1,024 calls queued while moving. Its role is set to RG_ROLE_MASTER,
      * its alloc NULL means rg_conn_std_alloc. */

@@ -76,6 +76,9 @@ static char ca_path[256], other_ca_path[256];
  * the fake sentinel's data node (its certificate names wrong.example only). */
 static rg_tls_config TLS, OTHER_CA, WRONG_NAME;
 static test_redis W; /* a data node whose certificate names wrong.example only (not 127.0.0.1) */
+/* TLS sentinels in front of plain data nodes (data_plain): a master of its own on its plain port,
+ * and a sentinel on TLS only that watches it in plain (tls-replication no). */
+static test_redis PM, PS;
 
 /* One command over TLS with tls: the reply rendered (test_render); -1 when it cannot connect. */
 static int command_tls(const rg_tls_config *tls, int port, char *out, size_t cap, size_t argc,
@@ -272,6 +275,9 @@ static int teardown(void **state) {
     for (int i = 0; i < 3; i++) test_redis_stop(&T.node[i]);
 #ifdef RG_TEST_TLS
     test_redis_stop(&W);
+    test_redis_kill(&PS);
+    test_redis_stop(&PS);
+    test_redis_stop(&PM);
 #endif
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", T.conf_dir);
@@ -1048,6 +1054,65 @@ static void name_rule(void **state) {
     stop_liar(liar);
 }
 
+static void start_plain_data(void) {
+    if (PS.pid > 0) return;
+    assert_int_equal(test_redis_start(&PM, NULL), 0);
+    char conf[128];
+    snprintf(conf, sizeof conf, "%s/plain-data-sentinel.conf", T.conf_dir);
+    FILE *f = fopen(conf, "w");
+    assert_non_null(f);
+    fprintf(f, "sentinel monitor " NAME " 127.0.0.1 %d 1\n", PM.port);
+    fprintf(f, "tls-cert-file %s/server.crt\ntls-key-file %s/server.key\n", C.dir, C.dir);
+    fprintf(f, "tls-ca-cert-file %s\ntls-auth-clients no\ntls-replication no\n", ca_path);
+    fclose(f);
+    const char *extra[] = {"--sentinel", NULL};
+    assert_int_equal(test_redis_start_tls_only(&PS, conf, extra, tls_ping, &TLS), 0);
+}
+
+static rg_status connect_plain_data(rg_sentinel_client *s, bool data_plain,
+                                    const rg_tls_config *data_tls) {
+    rg_sentinel_addr addr;
+    sentinel_addr(&addr, PS.port);
+    const rg_sentinel_client_config cfg = {
+        .master_name = RG_LIT(NAME),
+        .sentinels = &addr,
+        .nsentinels = 1,
+        .sentinel_tls = &TLS,
+        /* (two attempts: a port that speaks no TLS is an I/O failure, retried by policy) */
+        .options = {.connect_ms = 1000,
+                    .io_ms = 2000,
+                    .tls = data_tls,
+                    .reconnect = {.first_ms = 10, .max_ms = 20, .attempts = 2}},
+        .data_plain = data_plain};
+    return rg_sentinel_connect(s, &cfg);
+}
+
+/* Without data_plain the data node gets the sentinels' TLS, which its plain port refuses; with
+ * it, the client writes there; with a data TLS config as well, the config is refused. */
+static void plain_data(void **state) {
+    (void)state;
+    start_plain_data();
+    rg_sentinel_client s;
+    const uint64_t t0 = ms_now();
+    const rg_status st = connect_plain_data(&s, false, NULL);
+    printf("plain_data: the sentinels' TLS to the plain data node: %s in %llu ms: %s\n",
+           rg_status_name(st), (unsigned long long)(ms_now() - t0),
+           rg_sentinel_client_error(&s).msg.ptr);
+    assert_int_not_equal(st, RG_OK);
+    /* (Redis reads the client hello as an inline command: nothing comes back) */
+    assert_int_equal(rg_bconn_tls_cause(&s.data), RG_TLS_TIMEOUT);
+    assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "plain port"));
+    rg_sentinel_close(&s);
+    assert_int_equal(connect_plain_data(&s, true, &TLS), RG_INVALID);
+    assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "data_plain"));
+    rg_sentinel_close(&s);
+    assert_int_equal(connect_plain_data(&s, true, NULL), RG_OK);
+    assert_int_equal(s.data.port, PM.port);
+    assert_int_equal(rg_bconn_tls_cause(&s.data), 0);
+    assert_true(incr(&s, "plain_data") >= 1);
+    rg_sentinel_close(&s);
+}
+
 #ifdef RG_TEST_UV
 /* A libuv connect that ends RG_UV_FAILED then RG_UV_CLOSED, saying needle (and the data
  * connection's TLS cause, when not 0). */
@@ -1105,6 +1170,48 @@ static void name_rule_uv(void **state) {
     close_uv(&r);
     stop_liar(liar);
 }
+
+static void plain_data_uv(void **state) {
+    (void)state;
+    start_plain_data();
+    close_uv_left();
+    rg_sentinel_addr addr;
+    sentinel_addr(&addr, PS.port);
+    const rg_conn_config data = {.protocol = 3, .connect_timeout_ms = 500, .queue_calls = 16};
+    rg_sentinel_uv_config cfg = {.master_name = RG_LIT(NAME),
+                                 .data = &data,
+                                 .sentinels = &addr,
+                                 .nsentinels = 1,
+                                 .sentinel_tls = &TLS,
+                                 .data_plain = true,
+                                 .reconnect = {.first_ms = 10, .max_ms = 20, .attempts = 2}};
+    uv_run_state r = {0};
+    assert_int_equal(rg_sentinel_uv_connect(&U, &loop, &cfg, uv_event, &r), RG_OK);
+    assert_true(run_until(&r.ready, 5000));
+    assert_int_equal(rg_sentinel_uv_master(&U)->port, PM.port);
+    rg_call_record rec = {0};
+    const rg_view argv[] = {RG_LIT("INCR"), RG_LIT("plain_data_uv")};
+    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
+    assert_true(run_until(&rec.done, 5000));
+    assert_int_equal(rec.status, RG_OK);
+    close_uv(&r);
+    /* without data_plain: the sentinels' TLS to the plain port, refused, not hung */
+    cfg.data_plain = false;
+    uv_run_state f = {0};
+    const uint64_t t0 = ms_now();
+    assert_int_equal(rg_sentinel_uv_connect(&U, &loop, &cfg, uv_event, &f), RG_OK);
+    assert_true(run_until(&f.closed, 5000));
+    printf("plain_data_uv: the sentinels' TLS to the plain data node: failed in %llu ms: %s\n",
+           (unsigned long long)(ms_now() - t0), rg_sentinel_uv_error(&U).msg.ptr);
+    assert_int_equal(f.events[RG_UV_GAVE_UP], 1); /* (its two attempts ran out) */
+    assert_int_equal(f.events[RG_UV_READY], 0);
+    assert_non_null(strstr(rg_sentinel_uv_error(&U).msg.ptr, "tls: handshake timeout"));
+    /* both: refused at once, nothing opened */
+    cfg.data_plain = true;
+    cfg.data_tls = &TLS;
+    assert_int_equal(rg_sentinel_uv_connect(&U, &loop, &cfg, uv_event, &f), RG_INVALID);
+    assert_non_null(strstr(rg_sentinel_uv_error(&U).msg.ptr, "data_plain"));
+}
 #endif
 #endif
 
@@ -1112,10 +1219,10 @@ int main(void) {
     const struct CMUnitTest tests[] = {
 #ifdef RG_TEST_TLS
         cmocka_unit_test(resolve),      cmocka_unit_test(refused_tls),
-        cmocka_unit_test(name_rule),
+        cmocka_unit_test(name_rule),    cmocka_unit_test(plain_data),
 #ifdef RG_TEST_UV
         cmocka_unit_test(resolve_uv),   cmocka_unit_test(refused_tls_uv),
-        cmocka_unit_test(name_rule_uv),
+        cmocka_unit_test(name_rule_uv), cmocka_unit_test(plain_data_uv),
 #endif
         cmocka_unit_test(failover),
 #ifdef RG_TEST_UV
