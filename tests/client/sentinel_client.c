@@ -77,8 +77,11 @@ static char ca_path[256], other_ca_path[256];
 static rg_tls_config TLS, OTHER_CA, WRONG_NAME;
 static test_redis W; /* a data node whose certificate names wrong.example only (not 127.0.0.1) */
 /* TLS sentinels in front of plain data nodes (data_plain): a master of its own on its plain port,
- * and a sentinel on TLS only that watches it in plain (tls-replication no). */
+ * and a sentinel on TLS only that watches it in plain (tls-replication no) and wants client
+ * certificates (mutual TLS, MTLS). */
 static test_redis PM, PS;
+static rg_tls_config MTLS;
+static char client_crt[256], client_key[256];
 
 /* One command over TLS with tls: the reply rendered (test_render); -1 when it cannot connect. */
 static int command_tls(const rg_tls_config *tls, int port, char *out, size_t cap, size_t argc,
@@ -1056,6 +1059,9 @@ static void name_rule(void **state) {
 
 static void start_plain_data(void) {
     if (PS.pid > 0) return;
+    snprintf(client_crt, sizeof client_crt, "%s", test_certs_file(&C, "client.crt"));
+    snprintf(client_key, sizeof client_key, "%s", test_certs_file(&C, "client.key"));
+    MTLS = (rg_tls_config){.ca_file = ca_path, .cert_file = client_crt, .key_file = client_key};
     assert_int_equal(test_redis_start(&PM, NULL), 0);
     char conf[128];
     snprintf(conf, sizeof conf, "%s/plain-data-sentinel.conf", T.conf_dir);
@@ -1063,21 +1069,21 @@ static void start_plain_data(void) {
     assert_non_null(f);
     fprintf(f, "sentinel monitor " NAME " 127.0.0.1 %d 1\n", PM.port);
     fprintf(f, "tls-cert-file %s/server.crt\ntls-key-file %s/server.key\n", C.dir, C.dir);
-    fprintf(f, "tls-ca-cert-file %s\ntls-auth-clients no\ntls-replication no\n", ca_path);
+    fprintf(f, "tls-ca-cert-file %s\ntls-auth-clients yes\ntls-replication no\n", ca_path);
     fclose(f);
     const char *extra[] = {"--sentinel", NULL};
-    assert_int_equal(test_redis_start_tls_only(&PS, conf, extra, tls_ping, &TLS), 0);
+    assert_int_equal(test_redis_start_tls_only(&PS, conf, extra, tls_ping, &MTLS), 0);
 }
 
-static rg_status connect_plain_data(rg_sentinel_client *s, bool data_plain,
-                                    const rg_tls_config *data_tls) {
+static rg_status connect_plain_data(rg_sentinel_client *s, const rg_tls_config *sentinel_tls,
+                                    bool data_plain, const rg_tls_config *data_tls) {
     rg_sentinel_addr addr;
     sentinel_addr(&addr, PS.port);
     const rg_sentinel_client_config cfg = {
         .master_name = RG_LIT(NAME),
         .sentinels = &addr,
         .nsentinels = 1,
-        .sentinel_tls = &TLS,
+        .sentinel_tls = sentinel_tls,
         /* (two attempts: a port that speaks no TLS is an I/O failure, retried by policy) */
         .options = {.connect_ms = 1000,
                     .io_ms = 2000,
@@ -1087,14 +1093,19 @@ static rg_status connect_plain_data(rg_sentinel_client *s, bool data_plain,
     return rg_sentinel_connect(s, &cfg);
 }
 
-/* Without data_plain the data node gets the sentinels' TLS, which its plain port refuses; with
- * it, the client writes there; with a data TLS config as well, the config is refused. */
+/* A client without a certificate is refused by the sentinel; without data_plain the data node
+ * gets the sentinels' TLS, which its plain port does not answer; with it, the client writes there;
+ * with a data TLS config as well, the config is refused. */
 static void plain_data(void **state) {
     (void)state;
     start_plain_data();
     rg_sentinel_client s;
+    assert_int_equal(connect_plain_data(&s, &TLS, true, NULL), RG_REFUSED);
+    printf("plain_data: no client certificate: %s\n", rg_sentinel_client_error(&s).msg.ptr);
+    assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "client certificate"));
+    rg_sentinel_close(&s);
     const uint64_t t0 = ms_now();
-    const rg_status st = connect_plain_data(&s, false, NULL);
+    const rg_status st = connect_plain_data(&s, &MTLS, false, NULL);
     printf("plain_data: the sentinels' TLS to the plain data node: %s in %llu ms: %s\n",
            rg_status_name(st), (unsigned long long)(ms_now() - t0),
            rg_sentinel_client_error(&s).msg.ptr);
@@ -1103,10 +1114,10 @@ static void plain_data(void **state) {
     assert_int_equal(rg_bconn_tls_cause(&s.data), RG_TLS_TIMEOUT);
     assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "plain port"));
     rg_sentinel_close(&s);
-    assert_int_equal(connect_plain_data(&s, true, &TLS), RG_INVALID);
+    assert_int_equal(connect_plain_data(&s, &MTLS, true, &TLS), RG_INVALID);
     assert_non_null(strstr(rg_sentinel_client_error(&s).msg.ptr, "data_plain"));
     rg_sentinel_close(&s);
-    assert_int_equal(connect_plain_data(&s, true, NULL), RG_OK);
+    assert_int_equal(connect_plain_data(&s, &MTLS, true, NULL), RG_OK);
     assert_int_equal(s.data.port, PM.port);
     assert_int_equal(rg_bconn_tls_cause(&s.data), 0);
     assert_true(incr(&s, "plain_data") >= 1);
@@ -1182,7 +1193,7 @@ static void plain_data_uv(void **state) {
                                  .data = &data,
                                  .sentinels = &addr,
                                  .nsentinels = 1,
-                                 .sentinel_tls = &TLS,
+                                 .sentinel_tls = &MTLS,
                                  .data_plain = true,
                                  .reconnect = {.first_ms = 10, .max_ms = 20, .attempts = 2}};
     uv_run_state r = {0};
