@@ -837,6 +837,15 @@ static void close_uv(uv_run_state *r) {
     assert_int_equal(r->events[RG_UV_CLOSED], 1);
 }
 
+/* One INCR of key through the libuv client, answered. */
+static void incr_uv(rg_view key) {
+    rg_call_record rec = {0};
+    const rg_view argv[] = {RG_LIT("INCR"), key};
+    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
+    assert_true(run_until(&rec.done, 5000));
+    assert_int_equal(rec.status, RG_OK);
+}
+
 static void resolve_uv(void **state) {
     (void)state;
     uv_run_state r = {0};
@@ -849,11 +858,7 @@ static void resolve_uv(void **state) {
     size_t n;
     rg_sentinel_uv_replicas(&U, &n);
     assert_int_equal(n, 2);
-    rg_call_record rec = {0};
-    const rg_view argv[] = {RG_LIT("INCR"), RG_LIT("resolve_uv")};
-    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
-    assert_true(run_until(&rec.done, 5000));
-    assert_int_equal(rec.status, RG_OK);
+    incr_uv(RG_LIT("resolve_uv"));
     close_uv(&r);
 }
 
@@ -1173,11 +1178,7 @@ static void name_rule_uv(void **state) {
     assert_int_equal(connect_uv_tls(&r, &liar_port, 1, NULL, &WRONG_NAME), RG_OK);
     assert_true(run_until(&r.ready, 5000));
     assert_int_equal(rg_sentinel_uv_master(&U)->port, W.port);
-    rg_call_record rec = {0};
-    const rg_view argv[] = {RG_LIT("INCR"), RG_LIT("name_rule_uv")};
-    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
-    assert_true(run_until(&rec.done, 5000));
-    assert_int_equal(rec.status, RG_OK);
+    incr_uv(RG_LIT("name_rule_uv"));
     close_uv(&r);
     stop_liar(liar);
 }
@@ -1200,11 +1201,7 @@ static void plain_data_uv(void **state) {
     assert_int_equal(rg_sentinel_uv_connect(&U, &loop, &cfg, uv_event, &r), RG_OK);
     assert_true(run_until(&r.ready, 5000));
     assert_int_equal(rg_sentinel_uv_master(&U)->port, PM.port);
-    rg_call_record rec = {0};
-    const rg_view argv[] = {RG_LIT("INCR"), RG_LIT("plain_data_uv")};
-    assert_true(rg_conn_call_argv(&U.data.conn, 2, argv, NULL, NULL, rg_call_record_fn, &rec));
-    assert_true(run_until(&rec.done, 5000));
-    assert_int_equal(rec.status, RG_OK);
+    incr_uv(RG_LIT("plain_data_uv"));
     close_uv(&r);
     /* without data_plain: the sentinels' TLS to the plain port, refused, not hung */
     cfg.data_plain = false;
