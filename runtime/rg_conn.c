@@ -732,8 +732,8 @@ static RG_NOINLINE uint64_t commit_special(rg_conn *c, size_t n, const rg_cmd *c
 }
 
 /* A front's commit: handed to its relay (rg_conn_relay_init). */
-static RG_NOINLINE uint64_t relay(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
-                                  void *result, rg_call_fn cb, void *ud) {
+static inline uint64_t relay(rg_conn *c, size_t n, const rg_cmd *cmd, const rg_rtable *table,
+                             void *result, rg_call_fn cb, void *ud) {
     const rg_relayed call = {c->cfg.out + c->out_len, n, cmd, table, c->relay_slot, result, cb, ud};
     c->relay_slot = RG_SLOT_UNKNOWN;
     return n && c->state == RG_CONN_RELAY ? c->relay(c->relay_ud, &call) : 0;
