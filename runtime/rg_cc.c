@@ -255,9 +255,14 @@ static bool answered(rg_status st) {
            st == RG_REDIRECT;
 }
 
-/* The last redirect call k met (redirect_at is written only then). */
+/* Did call k meet a redirect (redirect_at is written only then)? */
+static bool met_redirect(const rg_cc_call *k) {
+    return k->redirect != RG_REDIRECT_NONE || k->tx_error;
+}
+
+/* The last redirect call k met, or none (as a node tells it). */
 static rg_redirect redirect_of(const rg_cc_call *k) {
-    return k->redirect != RG_REDIRECT_NONE || k->tx_error ? k->redirect_at : (rg_redirect){0};
+    return met_redirect(k) ? k->redirect_at : (rg_redirect){RG_REDIRECT_NONE, -1, {NULL, 0}, 0};
 }
 
 /* A relayed call's callback, as on one node; during rg_cc_add (a refusal) it waits for the
@@ -315,8 +320,8 @@ static void answered_ok(rg_cc *cc, rg_cc_call *k, const rg_call_done *d) {
     rg_call_done own = *d;
     own.id = k->id;
     own.error = k->error;
-    own.redirect = redirect_of(k);
-    sync_front(cc); /* the callback may make calls */
+    if (met_redirect(k)) own.redirect = k->redirect_at; /* (else the node's: none) */
+    sync_front(cc);                                     /* the callback may make calls */
     k->cb(k->ud, &own);
 }
 
