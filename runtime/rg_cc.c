@@ -573,7 +573,7 @@ static rg_cc_call *move_call(rg_cc *cc, rg_cc_call *k) {
     k->redirect_at.host = (rg_view){NULL, 0}; /* (a view into a reply let go) */
     rg_cc_call *to = &cc->cfg.calls[k->to];
     if (to != k) *to = *k;
-    to->error = (rg_view){to->text, to->error.len};
+    if (to->error.len) to->error.ptr = to->text; /* (an empty one is "": no text written) */
     if (to->state == C_FLIGHT && !to->nparts && (to->tx || !to->own)) cc->node[to->node].pins++;
     return to;
 }
