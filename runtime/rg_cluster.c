@@ -293,9 +293,16 @@ static int decode(rg_cluster_map *m, const char *reply, size_t len, rg_view aske
 }
 
 /* The map's one status: RG_OK, or why decode failed (its status set by fail_as). */
+/* A failed decode takes back the nodes it added: else each malformed reply naming new nodes would
+ * fill the table for good, and every refresh after it would fail RG_FULL. (The table only grows:
+ * the entries past nnodes are as rg_cluster_map_init left them.) */
 static rg_status decode_top(rg_cluster_map *m, const char *reply, size_t len, rg_view asked,
                             int (*entry)(cursor *)) {
-    return decode(m, reply, len, asked, entry) == 0 ? RG_OK : m->status;
+    const size_t known = m->nnodes;
+    if (decode(m, reply, len, asked, entry) == 0) return RG_OK;
+    memset(&m->node[known], 0, (m->nnodes - known) * sizeof m->node[0]);
+    m->nnodes = known;
+    return m->status;
 }
 
 rg_status rg_cluster_map_from_shards(rg_cluster_map *m, const char *reply, size_t len,

@@ -102,6 +102,9 @@ static void three_shards(buf *o, int resp, const char *endpoint) {
 
 static const rg_view localhost = {"127.0.0.1", 9};
 
+/* What a caller may read of a map: the fields before the private ones. */
+#define PUBLIC_SIZE offsetof(rg_cluster_map, tls)
+
 static uint16_t node_at(const rg_cluster_map *m, int port) {
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->node[i].port == port) return (uint16_t)i;
@@ -212,14 +215,51 @@ static void test_shards_truncated_and_mangled(void **state) {
             buf x = o;
             x.b[(size_t)rand() % x.n] = (char)rand();
             memcpy(&before, &m, sizeof m);
-            if (rg_cluster_map_from_shards(&m, x.b, x.n, localhost) != RG_OK) {
-                assert_memory_equal(m.slot, before.slot, sizeof m.slot);
-                assert_int_equal(m.epoch, before.epoch);
-            }
+            if (rg_cluster_map_from_shards(&m, x.b, x.n, localhost) != RG_OK)
+                assert_memory_equal(&m, &before, PUBLIC_SIZE); /* slots, nodes, epoch */
             for (size_t s = 0; s < RG_CLUSTER_SLOTS; s++)
                 assert_true(m.slot[s] == RG_NODE_NONE || m.slot[s] < m.nnodes);
         }
     }
+}
+
+/* A malformed reply that names new nodes adds none of them: a node that sends such replies cannot
+ * fill the table (RG_CLUSTER_MAX_NODES) and make every later refresh fail RG_FULL. */
+static void test_failed_refresh_adds_no_node(void **state) {
+    (void)state;
+    static rg_cluster_map m, before;
+    buf o;
+    three_shards(&o, 2, "127.0.0.1");
+    rg_cluster_map_init(&m);
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
+    for (int i = 0; i < 2 * RG_CLUSTER_MAX_NODES; i++) {
+        buf x = {.resp = 2};
+        arr(&x, 1);
+        map(&x, 2);
+        str(&x, "slots");
+        arr(&x, 2);
+        num(&x, 0);
+        num(&x, 10);
+        str(&x, "nodes");
+        arr(&x, 1);
+        const node_desc n = {"10.9.9.9", 20000 + i, true, true, 0};
+        shard_node(&x, &n);
+        put(&x, "+trailing\r\n");
+        memcpy(&before, &m, sizeof m);
+        assert_int_equal(rg_cluster_map_from_shards(&m, x.b, x.n, localhost), RG_MISMATCH);
+        assert_memory_equal(&m, &before, PUBLIC_SIZE);
+        /* the same node through CLUSTER SLOTS: [[0, 10, ["10.9.9.9", port, id]]] + trailing */
+        x.n = 0;
+        put(&x, "*1\r\n*3\r\n:0\r\n:10\r\n*3\r\n");
+        str(&x, "10.9.9.9");
+        num(&x, 20000 + i);
+        str(&x, "0123456789012345678901234567890123456789");
+        put(&x, "+trailing\r\n");
+        assert_int_equal(rg_cluster_map_from_slots(&m, x.b, x.n, localhost), RG_MISMATCH);
+        assert_memory_equal(&m, &before, PUBLIC_SIZE);
+    }
+    assert_int_equal(rg_cluster_map_from_shards(&m, o.b, o.n, localhost), RG_OK);
+    assert_int_equal(m.nnodes, 6);
 }
 
 static void test_shards_rejects(void **state) {
@@ -548,6 +588,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shards),
         cmocka_unit_test(test_shards_truncated_and_mangled),
+        cmocka_unit_test(test_failed_refresh_adds_no_node),
         cmocka_unit_test(test_shards_tls_ports),
         cmocka_unit_test(test_shards_rejects),
         cmocka_unit_test(test_refresh_and_moved),
