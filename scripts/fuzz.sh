@@ -17,6 +17,7 @@ fuzz_reply tests/reply/corpus tests/fuzz/resp.dict
 fuzz_conn tests/client/corpus tests/fuzz/resp.dict
 fuzz_cache tests/client/cache-corpus tests/fuzz/resp.dict
 fuzz_sentinel tests/client/corpus-sentinel tests/fuzz/resp.dict
+fuzz_cluster tests/cluster/corpus tests/fuzz/resp.dict
 "
 
 secs=${1:-60}
