@@ -18,6 +18,7 @@ fuzz_conn tests/client/corpus tests/fuzz/resp.dict
 fuzz_cache tests/client/cache-corpus tests/fuzz/resp.dict
 fuzz_sentinel tests/client/corpus-sentinel tests/fuzz/resp.dict
 fuzz_cluster tests/cluster/corpus tests/fuzz/resp.dict
+fuzz_cc tests/cluster/corpus-cc tests/fuzz/resp.dict
 "
 
 secs=${1:-60}
