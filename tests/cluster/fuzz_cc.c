@@ -95,10 +95,7 @@ static void add(rig *r, const char *const *words, size_t argc, const rg_rtable *
                 void *result) {
     rg_view argv[8];
     for (size_t i = 0; i < argc; i++) argv[i] = rg_cstr(words[i]);
-    size_t at;
-    if (rg_cc_add_argv(&r->cc, argc, argv, table, result, &at) != RG_OK) return;
-    r->cc.cfg.calls[at].cb = on_done; /* (as rg_cc_conn's calls) */
-    r->cc.cfg.calls[at].ud = r;
+    (void)rg_conn_call_argv(rg_cc_conn(&r->cc), argc, argv, table, result, on_done, r);
 }
 
 static void calls(rig *r, rg_raw_result *raw, redis_get_result *got) {
